@@ -1,0 +1,53 @@
+package floor
+
+// EventKind names one kind of generator event (DESIGN §2). Events are
+// role-relative to the floor holder.
+type EventKind string
+
+// The six event kinds of an MPTB event log.
+const (
+	Turn                       EventKind = "TURN"
+	Interruption               EventKind = "INTERRUPTION"
+	InterruptionAttempt        EventKind = "INTERRUPTION_ATTEMPT"
+	NonFloorTakingInterruption EventKind = "NON_FLOOR_TAKING_INTERRUPTION"
+	Backchannel                EventKind = "BACKCHANNEL"
+	NonContent                 EventKind = "NON_CONTENT"
+)
+
+// EventKinds lists every kind, in the order of DESIGN §2.
+var EventKinds = []EventKind{Turn, Interruption, InterruptionAttempt, NonFloorTakingInterruption, Backchannel, NonContent}
+
+// TurnEnding says how a TURN lost the floor.
+type TurnEnding string
+
+// The two ways a turn ends.
+const (
+	Yielded     TurnEnding = "yielded"
+	Interrupted TurnEnding = "interrupted"
+)
+
+// Hold is a pause inside a turn during which the speaker keeps the floor.
+type Hold struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	// AfterQuestion is true when the speech before the hold ends a question
+	// (the error anatomy of DESIGN §3.4 splits hold FPs on it).
+	AfterQuestion bool `json:"after_question"`
+}
+
+// Event is one entry of a generator's event log, with exact times.
+type Event struct {
+	Kind    EventKind `json:"kind"`
+	Speaker int       `json:"speaker"`
+	Start   float64   `json:"start"`
+	End     float64   `json:"end"`
+	Text    string    `json:"text,omitempty"`
+	Words   int       `json:"words"`
+	// Ending and Holds are set for TURN events only.
+	Ending TurnEnding `json:"ending,omitempty"`
+	Holds  []Hold     `json:"holds,omitempty"`
+	// FloorBefore and FloorAfter are the floor holder's speaker number just
+	// before and just after the event (0: nobody holds the floor).
+	FloorBefore int `json:"floor_before"`
+	FloorAfter  int `json:"floor_after"`
+}

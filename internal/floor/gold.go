@@ -1,0 +1,111 @@
+package floor
+
+import "fmt"
+
+// Task is one of the two detection tasks.
+type Task string
+
+// The tasks. TaskINT's name in submissions is "interruption".
+const (
+	TaskEOT Task = "eot"
+	TaskINT Task = "int"
+)
+
+// Tasks lists both tasks in output order.
+var Tasks = []Task{TaskEOT, TaskINT}
+
+// ParseTask reads a task name as the command line and files spell it.
+func ParseTask(s string) (Task, error) {
+	switch s {
+	case "eot":
+		return TaskEOT, nil
+	case "int", "interruption":
+		return TaskINT, nil
+	}
+	return "", fmt.Errorf("unknown task %q (want eot or int)", s)
+}
+
+// Anchor is a positive event: a window around Time on Speaker's channel is
+// searched for a prediction.
+type Anchor struct {
+	Speaker int
+	Time    float64
+}
+
+// Span is a stretch of one speaker's channel: a negative span (firing in it
+// is a false positive) or an excluded interval (predictions in it are
+// ignored).
+type Span struct {
+	Speaker int
+	Start   float64
+	End     float64
+}
+
+// TaskGold is the gold of one task in one conversation.
+type TaskGold struct {
+	Positives []Anchor
+	Negatives []Span
+	Excluded  []Span
+}
+
+// ConversationGold is the gold of one conversation.
+type ConversationGold struct {
+	ID       string
+	Duration float64
+	EOT      TaskGold
+	INT      TaskGold
+}
+
+// Task returns the gold of task t.
+func (c *ConversationGold) Task(t Task) *TaskGold {
+	if t == TaskINT {
+		return &c.INT
+	}
+	return &c.EOT
+}
+
+// Speakers returns the highest speaker number the gold mentions (at least 1).
+func (c *ConversationGold) Speakers() int {
+	n := 1
+	for _, g := range []*TaskGold{&c.EOT, &c.INT} {
+		for _, a := range g.Positives {
+			n = max(n, a.Speaker)
+		}
+		for _, s := range g.Negatives {
+			n = max(n, s.Speaker)
+		}
+		for _, s := range g.Excluded {
+			n = max(n, s.Speaker)
+		}
+	}
+	return n
+}
+
+// GoldSet is a gold artifact: every conversation of a split, in order, with
+// the matching windows it was built for (DESIGN §4, TurnBench's gold export).
+type GoldSet struct {
+	// ScorerSHA and DatasetRevision are TurnBench's provenance stamps; kept
+	// when read and written back, empty for gold floorbench derived itself.
+	ScorerSHA       string
+	DatasetRevision string
+	HasProvenance   bool
+	TauPre          float64
+	TauMax          float64
+	Conversations   []ConversationGold
+}
+
+// Default matching windows (DESIGN §3.1).
+const (
+	DefaultTauPre = 0.25
+	DefaultTauMax = 3.0
+)
+
+// Find returns the conversation with the given id, or nil.
+func (g *GoldSet) Find(id string) *ConversationGold {
+	for i := range g.Conversations {
+		if g.Conversations[i].ID == id {
+			return &g.Conversations[i]
+		}
+	}
+	return nil
+}

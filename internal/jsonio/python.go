@@ -1,0 +1,73 @@
+package jsonio
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// PyFloat formats x as Python's repr(float) does, which is what json.dumps
+// writes: the shortest digits that read back to x, in fixed notation when
+// the decimal exponent is in [-4, 16) (always with a fractional part, so 3.0
+// and not 3), otherwise as d.ddde±XX.
+func PyFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	sci := strconv.FormatFloat(x, 'e', -1, 64) // e.g. -1.2345e-05
+	mant, expPart, _ := strings.Cut(sci, "e")
+	exp, _ := strconv.Atoi(expPart)
+	if exp < -4 || exp >= 16 {
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
+	}
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if !strings.ContainsAny(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// PyString quotes s as json.dumps does with ensure_ascii: every rune outside
+// printable ASCII becomes a \uXXXX escape (a surrogate pair above the BMP).
+func PyString(s string) string {
+	var b bytes.Buffer
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || (r >= 0x7f && r < 0x10000):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r >= 0x10000:
+			r -= 0x10000
+			fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
