@@ -97,7 +97,7 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
 		}
 		given[name] = true
 		if info.DataType != dtype {
-			return fmt.Errorf("input %q is %s in the model, the spec gives %s", name, info.DataType, dtype)
+			return fmt.Errorf("input %q is %s in the model, the spec gives %s", name, typeName(info.DataType), typeName(dtype))
 		}
 		return matchDims(name, info.Dimensions, shape, o.channels(), o.Frame)
 	}
@@ -120,7 +120,7 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
 		if !ok {
 			errs = append(errs, fmt.Errorf("the spec names output %q; the model's outputs are %s", sc.Output, names(outs)))
 		} else if info.DataType != ort.TensorElementDataTypeFloat {
-			errs = append(errs, fmt.Errorf("output %q is %s; scores are read from float outputs", sc.Output, info.DataType))
+			errs = append(errs, fmt.Errorf("output %q is %s; scores are read from float32 outputs", sc.Output, typeName(info.DataType)))
 		}
 	}
 	for _, in := range ins {
@@ -129,6 +129,17 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// typeName spells an element type as specs do.
+func typeName(t ort.TensorElementDataType) string {
+	switch t {
+	case ort.TensorElementDataTypeFloat:
+		return "float32"
+	case ort.TensorElementDataTypeInt64:
+		return "int64"
+	}
+	return t.String()
 }
 
 // matchDims compares a symbolic shape with a model input's dimensions, where

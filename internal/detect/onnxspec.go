@@ -103,6 +103,13 @@ func (o *OnnxSpec) check() error {
 		return nil
 	}
 	outputs := map[string]bool{}
+	for i := range o.State {
+		// A missing shape is a scalar; spelling it [] keeps the normalised
+		// spec, and so the system's hash, the same either way.
+		if o.State[i].Shape == nil {
+			o.State[i].Shape = []string{}
+		}
+	}
 	for i, st := range o.State {
 		what := fmt.Sprintf("state[%d]", i)
 		if err := claim(st.Input, what); err != nil {
