@@ -10,12 +10,12 @@ import (
 // Params are the protocol constants of DESIGN §3, with the published
 // defaults from DefaultParams. Every result records the Params it used.
 type Params struct {
-	TauPre       float64 `json:"tau_pre_s"`       // §3.1: matching tolerance before an anchor and a span
-	TauMax       float64 `json:"tau_max_s"`       // §3.1: latency deadline after an anchor
-	FPBudgetDev  float64 `json:"fp_budget_dev"`   // §3.3: dev fp_rate an operating point may have
-	FPBudgetTest float64 `json:"fp_budget_test"`  // §3.3: test fp_rate an in-budget system may have
-	Candidates   int     `json:"n_quantiles"`     // §3.3: quantile levels of the candidate thresholds
-	Refractory   float64 `json:"refractory_s"`    // §3.2: minimum time between committed edges
+	TauPre       float64 `json:"tau_pre_s"`      // §3.1: matching tolerance before an anchor and a span
+	TauMax       float64 `json:"tau_max_s"`      // §3.1: latency deadline after an anchor
+	FPBudgetDev  float64 `json:"fp_budget_dev"`  // §3.3: dev fp_rate an operating point may have
+	FPBudgetTest float64 `json:"fp_budget_test"` // §3.3: test fp_rate an in-budget system may have
+	Candidates   int     `json:"n_quantiles"`    // §3.3: quantile levels of the candidate thresholds
+	Refractory   float64 `json:"refractory_s"`   // §3.2: minimum time between committed edges
 }
 
 // DefaultParams returns the published protocol constants.
