@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	webrtcvad "github.com/maxhawkins/go-webrtcvad"
 )
@@ -65,8 +64,9 @@ func (w *webrtcActivity) activity(ctx context.Context, channels [][]float32) (*a
 }
 
 // pcm16 converts a sample in [-1, 1] to 16-bit PCM, clipping outside it.
+// It truncates toward zero, which returns 16-bit input (i/32768) exactly.
 func pcm16(s float32) int16 {
-	return int16(math.Max(-32768, math.Min(32767, math.Round(float64(s)*32768))))
+	return int16(max(-32768, min(32767, s*32768)))
 }
 
 func (w *webrtcActivity) close() error { return nil }
