@@ -282,7 +282,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		n.Files["model"] = sum
 	}
 	if s.family.Name == "external" {
-		for _, name := range externalFiles {
+		for _, name := range probsFileNames {
 			sum, err := fileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
