@@ -64,7 +64,8 @@ func WriteProbsFiles(dir string, eot, intr *score.ProbsFile) error {
 			return err
 		}
 		temps = append(temps, f.Name())
-		if err := errors.Join(score.WriteProbs(f, p), f.Close()); err != nil {
+		// CreateTemp makes the file private; the output is an ordinary file.
+		if err := errors.Join(f.Chmod(0o644), score.WriteProbs(f, p), f.Close()); err != nil {
 			return fmt.Errorf("write %s probabilities: %w", p.Task, err)
 		}
 	}

@@ -51,6 +51,11 @@ func TestProbsFilesRoundTripThroughTheProbabilityFormat(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("output folder holds %d entries, want the 2 probability files", len(entries))
 	}
+	for _, e := range entries {
+		if info, err := e.Info(); err != nil || info.Mode().Perm() != 0o644 {
+			t.Errorf("%s: mode %v, want 0644", e.Name(), info.Mode().Perm())
+		}
+	}
 }
 
 func TestFailedRunLeavesNoOutput(t *testing.T) {
