@@ -368,7 +368,7 @@ func (d *Decoder) escape() (rune, error) {
 		}
 		return r, nil
 	}
-	return 0, d.Errorf("invalid escape \\%c", c)
+	return 0, d.Errorf("invalid escape %q", `\`+string(rune(c)))
 }
 
 func (d *Decoder) hex4() (rune, error) {
