@@ -189,13 +189,9 @@ func renderLeaderboard(w io.Writer, res *leaderboardResult, format string) error
 		return writeJSON(w, res)
 	case "csv":
 		// One CSV table for all tasks, the task a column of its own.
-		all := &report.Table{}
+		all := &report.Table{Header: report.CSVHeader}
 		for i := range res.Tasks {
-			t := res.Tasks[i].Table()
-			all.Header = append([]string{"task"}, t.Header...)
-			for _, row := range t.Rows {
-				all.Rows = append(all.Rows, append([]string{string(res.Tasks[i].Task)}, row...))
-			}
+			all.Rows = append(all.Rows, res.Tasks[i].CSVRows()...)
 		}
 		return all.CSV(w)
 	}

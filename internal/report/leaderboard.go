@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
@@ -90,6 +91,7 @@ func (lb *TaskLeaderboard) Table() *Table {
 	t := &Table{
 		Title:  fmt.Sprintf("%s leaderboard", taskName(lb.Task)),
 		Header: []string{"rank", "system", "θ", "dev recall", "dev fp", "test recall", "test fp", "test lat p50 ms", "status"},
+		Labels: 2,
 	}
 	for _, r := range lb.Rows {
 		rank := "—"
@@ -115,6 +117,7 @@ func (lb *TaskLeaderboard) PairedTable() *Table {
 	t := &Table{
 		Title:  fmt.Sprintf("%s paired comparisons (A − B, test, same resamples)", taskName(lb.Task)),
 		Header: []string{"A", "B", "Δ recall", "95% CI", "p", "Δ fp_rate", "95% CI", "p"},
+		Labels: 2,
 	}
 	for _, p := range lb.Paired {
 		t.Rows = append(t.Rows, []string{p.A, p.B,
@@ -161,4 +164,43 @@ func taskName(t floor.Task) string {
 		return "INT"
 	}
 	return "EOT"
+}
+
+// CSVHeader and CSVRows give the leaderboard as plain numeric columns for
+// spreadsheets and scripts: full precision, intervals in columns of their
+// own, empty cells where a value is undefined.
+var CSVHeader = []string{"task", "rank", "system", "status", "theta", "dev_recall", "dev_fp_rate",
+	"test_recall", "test_recall_lo", "test_recall_hi", "test_fp_rate", "test_fp_rate_lo", "test_fp_rate_hi",
+	"test_latency_p50_ms", "test_tp", "test_fn", "test_fp", "test_tn"}
+
+// CSVRows returns one row per system in leaderboard order.
+func (lb *TaskLeaderboard) CSVRows() [][]string {
+	num := func(v Num) string {
+		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return ""
+	}
+	var rows [][]string
+	for _, r := range lb.Rows {
+		rank := ""
+		if r.Rank != nil {
+			rank = fmt.Sprint(*r.Rank)
+		}
+		row := []string{string(lb.Task), rank, r.System, r.Status, num(r.Theta)}
+		if r.Test == nil {
+			rows = append(rows, append(row, make([]string, len(CSVHeader)-len(row))...))
+			continue
+		}
+		undefined := Num(math.NaN())
+		recallCI, fpCI := [2]Num{undefined, undefined}, [2]Num{undefined, undefined}
+		if r.Test.CI95 != nil {
+			recallCI, fpCI = r.Test.CI95.Recall, r.Test.CI95.FPRate
+		}
+		row = append(row, num(r.Dev.Recall), num(r.Dev.FPRate),
+			num(r.Test.Recall), num(recallCI[0]), num(recallCI[1]), num(r.Test.FPRate), num(fpCI[0]), num(fpCI[1]),
+			num(r.Test.LatencyMS.P50), fmt.Sprint(r.Test.TP), fmt.Sprint(r.Test.FN), fmt.Sprint(r.Test.FP), fmt.Sprint(r.Test.TN))
+		rows = append(rows, row)
+	}
+	return rows
 }

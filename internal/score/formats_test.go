@@ -15,8 +15,8 @@ func TestParseSubmissionErrors(t *testing.T) {
 		`{"schema_version": 1, "predictions": [], "extra": 1}`: `unknown key "extra"`,
 		`{"schema_version": 1}`:                                `missing key "predictions"`,
 		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_2": {"eot": [], "interruption": []}}]}`:    `conversation "a": speaker_1 is missing (speakers must be numbered 1..1)`,
-		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_1": {"eot": []}}]}`:                        `predictions[0].speaker_1: want both keys "eot" and "interruption"`,
-		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_1": {"eot": ["1"], "interruption": []}}]}`: `predictions[0].speaker_1.eot[0]: line 1 col 86: expected number, found string`,
+		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_1": {"eot": []}}]}`:                        `conversation "a" speaker_1: want both keys "eot" and "interruption"`,
+		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_1": {"eot": ["1"], "interruption": []}}]}`: `conversation "a" speaker_1 eot[0]: line 1 col 86: expected number, found string`,
 		`{"schema_version": 1, "predictions": [{"conversation_id": 3}]}`:                                                    `predictions[0].conversation_id: line 1 col 59: expected string, found number`,
 	}
 	for in, want := range cases {

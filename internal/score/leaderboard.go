@@ -14,8 +14,10 @@ type Standing struct {
 
 // Leaderboard orders evaluations of one task (DESIGN §3.3): in-budget
 // systems ranked by test recall, then every out-of-budget system below
-// them (those with an operating point by test recall, then those without),
-// ties broken by system name so the order never depends on input order.
+// them (those with an operating point by test recall, then those without).
+// Equal recall is broken by the lower median test latency (TurnBench ranks
+// qualifying systems by latency), then by name, so the order never depends
+// on the input order.
 func Leaderboard(evals []*TaskEvaluation) []Standing {
 	out := make([]Standing, len(evals))
 	for i, e := range evals {
@@ -33,7 +35,8 @@ func Leaderboard(evals []*TaskEvaluation) []Standing {
 	slices.SortStableFunc(out, func(a, b Standing) int {
 		return cmp.Or(
 			cmp.Compare(group(a), group(b)),
-			compareRecallDesc(a.Test.Recall(), b.Test.Recall()),
+			compareNaNLast(a.Test.Recall(), b.Test.Recall(), true),
+			compareNaNLast(a.Test.Latency().P50, b.Test.Latency().P50, false),
 			cmp.Compare(a.System, b.System),
 		)
 	})
@@ -47,8 +50,9 @@ func Leaderboard(evals []*TaskEvaluation) []Standing {
 	return out
 }
 
-// compareRecallDesc orders higher recall first and undefined recall last.
-func compareRecallDesc(a, b float64) int {
+// compareNaNLast orders a and b ascending (descending with desc), undefined
+// values last either way.
+func compareNaNLast(a, b float64, desc bool) int {
 	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
 	case an && bn:
 		return 0
@@ -57,5 +61,8 @@ func compareRecallDesc(a, b float64) int {
 	case bn:
 		return -1
 	}
-	return cmp.Compare(b, a)
+	if desc {
+		return cmp.Compare(b, a)
+	}
+	return cmp.Compare(a, b)
 }
