@@ -100,11 +100,17 @@ func TestScoreJSONShape(t *testing.T) {
 	dir := t.TempDir()
 	gold := writeFile(t, dir, "gold.json", cliGold)
 	pred := writeFile(t, dir, "p.json", `{"schema_version": 1, "predictions": [{"conversation_id": "c1", "speaker_1": {"eot": [5.5], "interruption": []}, "speaker_2": {"eot": [8.5], "interruption": [12.25]}}, {"conversation_id": "c2", "speaker_1": {"eot": [], "interruption": []}, "speaker_2": {"eot": [], "interruption": []}}]}`)
-	stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", pred, "-o", "json", "--bootstrap", "200", "--seed", "3")
+	attrs := writeFile(t, dir, "attrs.json", `{"c1": {"speakers": 2, "type": "casual"}, "c2": {"speakers": 3, "type": "casual"}}`)
+	stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", pred, "-o", "json", "--bootstrap", "200", "--seed", "3",
+		"--attributes", attrs, "--by", "speakers,type")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	golden(t, "score.json", stdout)
+	stdout, stderr, code = run(t, "score", "--gold", gold, "--predictions", pred, "--attributes", attrs, "--by", "snr")
+	if want := "floorbench: " + attrs + `: conversation "c1" has no attribute "snr"` + "\n"; code == 0 || stdout != "" || stderr != want {
+		t.Errorf("missing attribute: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
 }
 
 // leaderboardFixture writes dev and test gold and, per system, dev and test
