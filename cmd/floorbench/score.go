@@ -17,6 +17,8 @@ func init() { subcommands = append(subcommands, newScoreCommand) }
 
 type scoreOptions struct {
 	gold, predictions, output string
+	attributes                string
+	by                        []string
 	bootstrap                 int
 	seed                      uint64
 	params                    score.Params
@@ -41,6 +43,8 @@ rows and the aggregate (counts summed, latencies pooled), and with
 	cmd.Flags().StringVar(&o.predictions, "predictions", "", "submission JSON")
 	cmd.Flags().IntVar(&o.bootstrap, "bootstrap", 0, "conversation-bootstrap resamples for 95% intervals (0: none)")
 	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "bootstrap seed")
+	cmd.Flags().StringVar(&o.attributes, "attributes", "", `per-conversation attributes JSON: {"<id>": {"<name>": value}}`)
+	cmd.Flags().StringSliceVar(&o.by, "by", nil, "attributes to break results down by (needs --attributes)")
 	protocolFlags(cmd.Flags(), &o.params)
 	outputFlag(cmd, &o.output)
 	_ = cmd.MarkFlagRequired("gold")
@@ -54,7 +58,21 @@ type scoreResult struct {
 	Bootstrap     *bootstrapSpec        `json:"bootstrap,omitempty"`
 	EOT           report.TaskMetrics    `json:"eot"`
 	INT           report.TaskMetrics    `json:"int"`
+	Breakdowns    []breakdown           `json:"breakdowns,omitempty"`
 	Conversations []conversationMetrics `json:"conversations"`
+}
+
+// breakdown is the JSON shape of results grouped by one attribute.
+type breakdown struct {
+	Attribute string           `json:"attribute"`
+	Groups    []breakdownGroup `json:"groups"`
+}
+
+type breakdownGroup struct {
+	Value         string             `json:"value"`
+	Conversations int                `json:"conversations"`
+	EOT           report.TaskMetrics `json:"eot"`
+	INT           report.TaskMetrics `json:"int"`
 }
 
 type bootstrapSpec struct {
@@ -74,6 +92,9 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	}
 	if o.bootstrap < 0 {
 		return fmt.Errorf("--bootstrap %d: must be >= 0", o.bootstrap)
+	}
+	if len(o.by) > 0 && o.attributes == "" {
+		return fmt.Errorf("--by needs --attributes")
 	}
 	gold, err := floor.ReadGoldSet(o.gold)
 	if err != nil {
@@ -117,12 +138,19 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 			res.INT = m
 		}
 	}
+	if res.Breakdowns, err = breakdowns(o, rows, perTask); err != nil {
+		return err
+	}
 	// Render fully before writing, so an error leaves stdout empty.
 	var out bytes.Buffer
 	if o.output == "json" {
 		err = writeJSON(&out, res)
 	} else {
 		err = scoreTables(&out, o, rows, perTask, cis)
+		for i := 0; err == nil && i < len(res.Breakdowns); i++ {
+			fmt.Fprintln(&out)
+			err = breakdownTable(&res.Breakdowns[i]).Text(&out)
+		}
 	}
 	if err != nil {
 		return err
@@ -169,4 +197,62 @@ func taskLabel(t floor.Task) string {
 		return "INT"
 	}
 	return "EOT"
+}
+
+// breakdowns groups the per-conversation counts by each --by attribute.
+func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts) ([]breakdown, error) {
+	if len(o.by) == 0 {
+		return nil, nil
+	}
+	attrs, err := score.ReadAttributes(o.attributes)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var out []breakdown
+	for _, name := range o.by {
+		values, err := attrs.Values(ids, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.attributes, err)
+		}
+		b := breakdown{Attribute: name}
+		eot := score.Breakdown(perTask[floor.TaskEOT], values, o.bootstrap, o.seed)
+		in := score.Breakdown(perTask[floor.TaskINT], values, o.bootstrap, o.seed)
+		for i := range eot {
+			g := breakdownGroup{Value: eot[i].Value, Conversations: eot[i].Conversations,
+				EOT: report.Metrics(eot[i].Counts), INT: report.Metrics(in[i].Counts)}
+			if eot[i].CIs != nil {
+				g.EOT, g.INT = g.EOT.WithCI(*eot[i].CIs), g.INT.WithCI(*in[i].CIs)
+			}
+			b.Groups = append(b.Groups, g)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func breakdownTable(b *breakdown) *report.Table {
+	t := &report.Table{
+		Title:  "by " + b.Attribute,
+		Header: []string{b.Attribute, "n", "EOT recall", "EOT fp", "INT recall", "INT fp"},
+	}
+	cell := func(v report.Num, ci *report.CI95, recall bool) string {
+		if ci == nil {
+			return report.Rate(float64(v))
+		}
+		iv := ci.FPRate
+		if recall {
+			iv = ci.Recall
+		}
+		return report.RateWithCI(float64(v), score.Interval{Lo: float64(iv[0]), Hi: float64(iv[1])})
+	}
+	for _, g := range b.Groups {
+		t.Rows = append(t.Rows, []string{g.Value, fmt.Sprint(g.Conversations),
+			cell(g.EOT.Recall, g.EOT.CI95, true), cell(g.EOT.FPRate, g.EOT.CI95, false),
+			cell(g.INT.Recall, g.INT.CI95, true), cell(g.INT.FPRate, g.INT.CI95, false)})
+	}
+	return t
 }

@@ -8,13 +8,18 @@ import (
 	"unicode/utf8"
 )
 
-// Table is a titled grid of cells with a header row.
+// Table is a titled grid of cells with a header row. The first Labels
+// columns hold names and are left-aligned (at least one); the rest hold
+// numbers and are right-aligned.
 type Table struct {
 	Title   string
 	Header  []string
 	Rows    [][]string
 	Caption string
+	Labels  int
 }
+
+func (t *Table) leftAligned(col int) bool { return col < max(1, t.Labels) }
 
 // Text writes t as aligned plain text, numbers right-aligned.
 func (t *Table) Text(w io.Writer) error {
@@ -34,7 +39,7 @@ func (t *Table) Text(w io.Writer) error {
 				b.WriteString("  ")
 			}
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			if i == 0 {
+			if t.leftAligned(i) {
 				b.WriteString(cell + pad)
 			} else {
 				b.WriteString(pad + cell)
@@ -75,7 +80,7 @@ func (t *Table) Markdown(w io.Writer) error {
 	sep := make([]string, len(t.Header))
 	for i := range sep {
 		sep[i] = "---"
-		if i > 0 {
+		if !t.leftAligned(i) {
 			sep[i] = "---:"
 		}
 	}
@@ -110,7 +115,8 @@ var latexEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, 
 func (t *Table) LaTeX(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("\\begin{table}[t]\n\\centering\n")
-	fmt.Fprintf(&b, "\\begin{tabular}{l%s}\n\\toprule\n", strings.Repeat("r", len(t.Header)-1))
+	labels := max(1, t.Labels)
+	fmt.Fprintf(&b, "\\begin{tabular}{%s%s}\n\\toprule\n", strings.Repeat("l", labels), strings.Repeat("r", len(t.Header)-labels))
 	row := func(cells []string) {
 		out := make([]string, len(cells))
 		for i, c := range cells {

@@ -49,7 +49,7 @@ type speakerGold struct {
 	windows   []window // in anchor time order
 	exempt    intervals
 	excluded  intervals
-	negatives [][2]float64 // FP search windows [start - tau_pre, end]
+	negatives [][2]float64 // FP search windows [start - tau_pre, end], by start
 }
 
 // Matcher scores predictions for one task of one conversation against its
@@ -111,6 +111,11 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 		sg := &m.speakers[s.Speaker-1]
 		sg.negatives = append(sg.negatives, [2]float64{s.Start - tauPre, s.End})
 	}
+	for k := range m.speakers {
+		// Counts do not depend on span order; sorted spans let Score walk
+		// the predictions once.
+		slices.SortFunc(m.speakers[k].negatives, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+	}
 	return m
 }
 
@@ -137,11 +142,17 @@ func (m *Matcher) ScoreInto(predictions [][]float64, c *Counts) {
 
 func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts) {
 	// §3.1 step 1: predictions inside an excluded interval are invisible.
+	// Both lists are sorted, so one merge-walk filters them.
 	kept := m.kept[:0]
+	x := 0
 	for _, t := range times {
-		if !sg.excluded.contains(t) {
-			kept = append(kept, t)
+		for x < len(sg.excluded) && sg.excluded[x][1] < t {
+			x++
 		}
+		if x < len(sg.excluded) && sg.excluded[x][0] <= t {
+			continue
+		}
+		kept = append(kept, t)
 	}
 	m.kept = kept
 	claimed := m.claimed[:0]
@@ -150,8 +161,13 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts) {
 	}
 	m.claimed = claimed
 	// §3.1 step 2: each window claims its earliest unclaimed prediction.
+	// Window starts ascend, so the first candidate index only moves forward.
+	first := 0
 	for _, w := range sg.windows {
-		i, _ := slices.BinarySearch(kept, w.start)
+		for first < len(kept) && kept[first] < w.start {
+			first++
+		}
+		i := first
 		for ; i < len(kept) && kept[i] <= w.end; i++ {
 			if !claimed[i] {
 				break
@@ -167,10 +183,14 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts) {
 	}
 	// §3.1 step 3: a span is an FP when an unclaimed prediction outside every
 	// positive window lies in [start - tau_pre, end]; at most one per span.
+	// Spans are sorted by start, so again the first index only moves forward.
+	first = 0
 	for _, span := range sg.negatives {
+		for first < len(kept) && kept[first] < span[0] {
+			first++
+		}
 		fired := false
-		i, _ := slices.BinarySearch(kept, span[0])
-		for ; i < len(kept) && kept[i] <= span[1]; i++ {
+		for i := first; i < len(kept) && kept[i] <= span[1]; i++ {
 			if !claimed[i] && !sg.exempt.contains(kept[i]) {
 				fired = true
 				break

@@ -161,7 +161,11 @@ func parseConversationPredictions(d *jsonio.Decoder, i int) (ConversationPredict
 		if !ok {
 			return fmt.Errorf("predictions[%d]: unknown key %q", i, key)
 		}
-		sp, err := parseSpeakerPredictions(d, fmt.Sprintf("predictions[%d].%s", i, key))
+		where := fmt.Sprintf("predictions[%d] %s", i, key)
+		if haveID {
+			where = fmt.Sprintf("conversation %q %s", c.ID, key)
+		}
+		sp, err := parseSpeakerPredictions(d, where)
 		speakers[k] = sp
 		return err
 	})
@@ -198,7 +202,7 @@ func parseSpeakerPredictions(d *jsonio.Decoder, where string) (SpeakerPrediction
 		return d.Array(func(j int) error {
 			v, err := d.Float()
 			if err != nil {
-				return fmt.Errorf("%s.%s[%d]: %w", where, key, j, err)
+				return fmt.Errorf("%s %s[%d]: %w", where, key, j, err)
 			}
 			*dst = append(*dst, v)
 			return nil

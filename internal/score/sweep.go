@@ -34,13 +34,14 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 		byID[probs.Conversations[i].ID] = &probs.Conversations[i]
 	}
 	refractory := RefractoryFrames(p.Refractory, probs.FrameRate)
+	ranks := newRankIndex(thetas)
 	convs := make([]sweepConversation, len(gold.Conversations))
 	for ci := range gold.Conversations {
 		g := &gold.Conversations[ci]
 		c := &convs[ci]
 		c.matcher = NewMatcher(g.Task(probs.Task), p.TauPre, p.TauMax)
 		for _, track := range byID[g.ID].Speakers {
-			c.tracks = append(c.tracks, newEdgeTrack(track, thetas))
+			c.tracks = append(c.tracks, newEdgeTrack(track, thetas, ranks))
 		}
 		c.predictions = make([][]float64, len(c.tracks))
 	}
@@ -68,32 +69,57 @@ type sweepConversation struct {
 
 // edgeTrack holds, for one score track, which frames are rising edges at the
 // current threshold (a bitset), and the frames that become and stop being
-// edges at each threshold index.
+// edges at each threshold index (compressed rows: the frames of index j are
+// frames[offsets[j]:offsets[j+1]]).
 type edgeTrack struct {
-	active          []uint64
-	startAt, stopAt [][]int32
+	active               []uint64
+	startOffsets, starts []int32
+	stopOffsets, stops   []int32
 }
 
-func newEdgeTrack(track []float64, thetas []float64) *edgeTrack {
-	t := &edgeTrack{
-		active:  make([]uint64, (len(track)+63)/64),
-		startAt: make([][]int32, len(thetas)+1),
-		stopAt:  make([][]int32, len(thetas)+1),
-	}
-	lowest := 0 // frame 0 is an edge at every threshold below its score
+func newEdgeTrack(track []float64, thetas []float64, ranks *rankIndex) *edgeTrack {
+	// rank[i]: how many thresholds lie below track[i]. Frame i is an edge
+	// iff track[i-1] <= theta < track[i], i.e. for the threshold indices
+	// rank[i-1] .. rank[i]-1; frame 0 for every index below rank[0].
+	rank := make([]int32, len(track))
 	for i, v := range track {
-		if i > 0 {
-			if v <= track[i-1] {
-				continue
-			}
-			// Edge iff previous <= theta < v: thresholds from the first
-			// candidate >= previous up to the last one < v.
-			lowest, _ = slices.BinarySearch(thetas, track[i-1])
+		if i > 0 && v == track[i-1] {
+			rank[i] = rank[i-1]
+			continue
 		}
-		highest, _ := slices.BinarySearch(thetas, v)
-		if lowest < highest {
-			t.startAt[lowest] = append(t.startAt[lowest], int32(i))
-			t.stopAt[highest] = append(t.stopAt[highest], int32(i))
+		rank[i] = int32(ranks.below(v))
+	}
+	t := &edgeTrack{
+		active:       make([]uint64, (len(track)+63)/64),
+		startOffsets: make([]int32, len(thetas)+2),
+		stopOffsets:  make([]int32, len(thetas)+2),
+	}
+	edge := func(i int) (lo, hi int32) {
+		if i == 0 {
+			return 0, rank[0]
+		}
+		return rank[i-1], rank[i]
+	}
+	for i := range track {
+		if lo, hi := edge(i); lo < hi {
+			t.startOffsets[lo+1]++
+			t.stopOffsets[hi+1]++
+		}
+	}
+	for j := 1; j < len(t.startOffsets); j++ {
+		t.startOffsets[j] += t.startOffsets[j-1]
+		t.stopOffsets[j] += t.stopOffsets[j-1]
+	}
+	n := t.startOffsets[len(t.startOffsets)-1]
+	t.starts, t.stops = make([]int32, n), make([]int32, n)
+	nextStart := slices.Clone(t.startOffsets)
+	nextStop := slices.Clone(t.stopOffsets)
+	for i := range track {
+		if lo, hi := edge(i); lo < hi {
+			t.starts[nextStart[lo]] = int32(i)
+			nextStart[lo]++
+			t.stops[nextStop[hi]] = int32(i)
+			nextStop[hi]++
 		}
 	}
 	return t
@@ -101,10 +127,10 @@ func newEdgeTrack(track []float64, thetas []float64) *edgeTrack {
 
 // advance moves the edge set to threshold index j (called with j ascending).
 func (t *edgeTrack) advance(j int) {
-	for _, i := range t.startAt[j] {
+	for _, i := range t.starts[t.startOffsets[j]:t.startOffsets[j+1]] {
 		t.active[i>>6] |= 1 << (uint(i) & 63)
 	}
-	for _, i := range t.stopAt[j] {
+	for _, i := range t.stops[t.stopOffsets[j]:t.stopOffsets[j+1]] {
 		t.active[i>>6] &^= 1 << (uint(i) & 63)
 	}
 }
@@ -169,4 +195,42 @@ func CommitAll(probs *ProbsFile, theta, refractory float64) map[string][][]float
 		out[c.ID] = preds
 	}
 	return out
+}
+
+// rankIndex answers "how many thresholds are below v" for scores in [0, 1]
+// in constant time on average: a table of where each 1/4096 bucket of
+// [0, 1] starts among the thresholds, refined by a short walk.
+type rankIndex struct {
+	thetas []float64
+	bucket []int32
+}
+
+const rankBuckets = 4096
+
+func newRankIndex(thetas []float64) *rankIndex {
+	r := &rankIndex{thetas: thetas, bucket: make([]int32, rankBuckets+1)}
+	for b := range r.bucket {
+		j, _ := slices.BinarySearch(thetas, float64(b)/rankBuckets)
+		r.bucket[b] = int32(j)
+	}
+	return r
+}
+
+// below returns the index of the first threshold >= v.
+func (r *rankIndex) below(v float64) int {
+	b := int(v * rankBuckets)
+	if b < 0 || b > rankBuckets || v != v {
+		j, _ := slices.BinarySearch(r.thetas, v)
+		return j
+	}
+	// The bucket's start is a hint; rounding in v*rankBuckets may put it one
+	// threshold off either way, so walk to the exact position.
+	j := int(r.bucket[b])
+	for j > 0 && r.thetas[j-1] >= v {
+		j--
+	}
+	for j < len(r.thetas) && r.thetas[j] < v {
+		j++
+	}
+	return j
 }
