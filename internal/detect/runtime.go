@@ -95,7 +95,10 @@ func (rt Runtime) initONNXRuntime() error {
 		return nil
 	}
 	ort.SetSharedLibraryPath(lib)
-	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
+	// ONNX Runtime's own log would print each failure a second time (the
+	// error it returns is reported here, with context) and breaks the
+	// progress bar on stderr; only fatal messages get through.
+	if err := ort.InitializeEnvironment(ort.WithLogLevelFatal()); err != nil {
 		return fmt.Errorf("load ONNX Runtime from %s: %w", lib, err)
 	}
 	ortEnvironment.library = lib
