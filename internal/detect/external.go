@@ -23,7 +23,7 @@ var externalParams = []Param{
 // conversation is present with one track per channel on the right grid.
 type externalDetector struct {
 	fps      float64
-	eot, int map[string][][]float64
+	eotTracks, intTracks map[string][][]float64
 }
 
 func openExternal(s *System, rt Runtime) (Detector, error) {
@@ -46,9 +46,9 @@ func openExternal(s *System, rt Runtime) (Detector, error) {
 			tracks[c.ID] = c.Speakers
 		}
 		if task == floor.TaskEOT {
-			d.eot = tracks
+			d.eotTracks = tracks
 		} else {
-			d.int = tracks
+			d.intTracks = tracks
 		}
 	}
 	return d, nil
@@ -64,7 +64,7 @@ func (d *externalDetector) Detect(_ context.Context, c *Conversation) (*Scores, 
 		name   string
 		tracks map[string][][]float64
 		dst    *[][]float64
-	}{{"eot", d.eot, &s.EOT}, {"int", d.int, &s.INT}} {
+	}{{"eot", d.eotTracks, &s.EOT}, {"int", d.intTracks, &s.INT}} {
 		tracks, ok := t.tracks[c.ID]
 		if !ok {
 			return nil, fmt.Errorf("external: conversation %q is not in probs-%s.json", c.ID, t.name)

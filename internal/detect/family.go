@@ -20,13 +20,13 @@ type Family struct {
 func Families() []Family {
 	return []Family{
 		{Name: "rms", Doc: "energy voice activity against an adaptive noise floor, with hangover",
-			Params: concat(gridParams, rmsParams, mappingParams), open: openRMS},
+			Params: slices.Concat(gridParams, rmsParams, mappingParams), open: openRMS},
 		{Name: "webrtcvad", Doc: "the WebRTC voice activity detector (modes 0-3)",
-			Params: concat(gridParams, webrtcParams, mappingParams), open: openWebRTC},
+			Params: slices.Concat(gridParams, webrtcParams, mappingParams), open: openWebRTC},
 		{Name: "silero", Doc: "Silero VAD v5 on ONNX Runtime, channels batched per step",
-			Params: concat(gridParams, mappingParams), Model: true, open: openSilero},
+			Params: slices.Concat(gridParams, mappingParams), Model: true, open: openSilero},
 		{Name: "onnx", Doc: "any ONNX model described by the spec's onnx section",
-			Params: concat(gridParams, mappingParams), Model: true, open: openONNX},
+			Params: slices.Concat(gridParams, mappingParams), Model: true, open: openONNX},
 		{Name: "external", Doc: "probs-eot.json and probs-int.json made elsewhere",
 			Params: externalParams, open: openExternal},
 	}
@@ -53,8 +53,6 @@ func (f Family) param(name string) (Param, bool) {
 	}
 	return f.Params[i], true
 }
-
-func concat(lists ...[]Param) []Param { return slices.Concat(lists...) }
 
 func openRMS(s *System, _ Runtime) (Detector, error) {
 	vad, err := newRMSActivity(s.values)
