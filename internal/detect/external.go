@@ -22,7 +22,7 @@ var externalParams = []Param{
 // the producer's responsibility; what is checked here is that every
 // conversation is present with one track per channel on the right grid.
 type externalDetector struct {
-	fps      float64
+	fps                  float64
 	eotTracks, intTracks map[string][][]float64
 }
 
