@@ -53,4 +53,15 @@
 //
 // onnx models may instead output EOT or INT scores directly (roles eot and
 // int); those are placed on the grid the same way and used as they are.
+//
+// # Running
+//
+// Runtime says where ONNX Runtime's library and the setup's models are
+// (scripts/setup.sh onnx installs both, sha256-pinned, DESIGN §11) and on
+// which device sessions run; a missing library or model is one error that
+// names the setup step. Device cuda appends ONNX Runtime's CUDA execution
+// provider and, where the provider library or a GPU is missing, logs a
+// warning and runs on the CPU. ProbsFiles runs a Detector over a Source of
+// conversations and WriteProbsFiles writes probs-eot.json and
+// probs-int.json (DESIGN §4) only once both are complete.
 package detect
