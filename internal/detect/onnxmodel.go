@@ -128,7 +128,17 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
 			errs = append(errs, fmt.Errorf("the model's input %q is not in the spec (as audio, state or constant)", in.Name))
 		}
 	}
-	return errors.Join(errs...)
+	// One line, however many mismatches: command-line errors are one line.
+	var msgs []string
+	for _, err := range errs {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return errors.New(strings.Join(msgs, "; "))
 }
 
 // typeName spells an element type as specs do.

@@ -221,12 +221,8 @@ func (s *System) modelRef(rt Runtime) ModelRef {
 // returns its path.
 func (s *System) modelFile(rt Runtime) (string, error) {
 	m := s.modelRef(rt)
-	if _, err := os.Stat(m.Path); err != nil {
-		hint := "check model.path in the spec"
-		if s.model.Path == "" {
-			hint = setupHint
-		}
-		return "", fmt.Errorf("%s: model %s not found (%s)", s.family.Name, m.Path, hint)
+	if err := s.modelExists(m.Path); err != nil {
+		return "", err
 	}
 	if m.SHA256 != "" {
 		got, err := fileSHA256(m.Path)
@@ -238,6 +234,17 @@ func (s *System) modelFile(rt Runtime) (string, error) {
 		}
 	}
 	return m.Path, nil
+}
+
+func (s *System) modelExists(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		hint := "check model.path in the spec"
+		if s.model.Path == "" {
+			hint = setupHint
+		}
+		return fmt.Errorf("%s: model %s not found (%s)", s.family.Name, path, hint)
+	}
+	return nil
 }
 
 // Open makes a Detector of the system on runtime rt. The caller closes it.
@@ -274,6 +281,9 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		m := s.modelRef(rt)
 		sum := m.SHA256
 		if sum == "" {
+			if err := s.modelExists(m.Path); err != nil {
+				return nil, err
+			}
 			var err error
 			if sum, err = fileSHA256(m.Path); err != nil {
 				return nil, fmt.Errorf("hash model: %w", err)
