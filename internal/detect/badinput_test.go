@@ -80,6 +80,7 @@ func TestSpecErrorsBeforeAnyModelRuns(t *testing.T) {
 	for _, tc := range []struct{ name, spec, want string }{
 		{"unknown family", "family: vap\n", `unknown system family "vap"`},
 		{"unknown key", "family: rms\ncolour: red\n", "field colour not found"},
+		{"two unknown keys", "family: rms\ncolour: red\nsize: 3\n", "line 2: field colour not found; line 3: field size not found"},
 		{"unknown parameter", "family: rms\nparams: {mode: 3}\n", `no parameter "mode"`},
 		{"wrong kind", "family: webrtcvad\nparams: {mode: fast}\n", "parameter mode: want an integer"},
 		{"model on rms", "family: rms\nmodel: {path: x.onnx}\n", "takes no model"},
@@ -90,8 +91,8 @@ func TestSpecErrorsBeforeAnyModelRuns(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSystem([]byte(tc.spec), "")
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %q, want one line containing %q", err, tc.want)
 			}
 		})
 	}

@@ -83,7 +83,9 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty spec")
 		}
-		return nil, err
+		// The YAML decoder lists several problems on several lines.
+		msg := strings.ReplaceAll(err.Error(), "\n ", ";")
+		return nil, errors.New(strings.ReplaceAll(msg, " in type detect.specFile", ""))
 	}
 	var extra any
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
