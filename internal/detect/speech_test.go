@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // requireTool skips a test whose tool is missing, or fails it where
@@ -19,7 +21,7 @@ func requireTool(t testing.TB, ok bool, what string) {
 		return
 	}
 	msg := what + " is not installed (run scripts/setup.sh test)"
-	if os.Getenv("FLOORBENCH_REQUIRE_TOOLS") == "1" {
+	if testenv.Required() {
 		t.Fatal(msg)
 	}
 	t.Skip(msg)
