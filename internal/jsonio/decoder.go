@@ -368,7 +368,7 @@ func (d *Decoder) escape() (rune, error) {
 		}
 		return r, nil
 	}
-	return 0, d.Errorf("invalid escape \\%c", c)
+	return 0, d.Errorf("invalid escape %q", `\`+string(rune(c)))
 }
 
 func (d *Decoder) hex4() (rune, error) {
@@ -404,7 +404,10 @@ func (d *Decoder) Skip() error {
 			return nil
 		}
 	}
-	return d.expect(Null)
+	if d.pos >= len(d.data) {
+		return d.Errorf("unexpected end of input, expected a value")
+	}
+	return d.Errorf("invalid character %q, expected a value", d.data[d.pos])
 }
 
 // End checks that nothing but whitespace follows the document.

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// binary is the floorbench command built once for the tests that check
+// exit codes and what reaches stdout and stderr.
+var binary string
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "floorbench-cli")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "floorbench")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("go build: %v\n%s", err, out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run executes the floorbench binary and returns stdout, stderr, exit code.
+func run(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const cliGold = `{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {"c1": {"duration_s": 30.0, "eot_positive_events": [{"speaker": 1, "time_s": 5.0}], "eot_negative_spans": [{"speaker": 2, "start": 8.0, "end": 9.0}], "int_positive_events": [{"speaker": 2, "time_s": 12.0}], "int_negative_spans": [], "eot_excluded": [], "int_excluded": []}, "c2": {"duration_s": 20.0, "eot_positive_events": [], "eot_negative_spans": [], "int_positive_events": [], "int_negative_spans": [], "eot_excluded": [], "int_excluded": []}}}`
+
+func TestInvalidSubmissionsFailWithOneLine(t *testing.T) {
+	dir := t.TempDir()
+	gold := writeFile(t, dir, "gold.json", cliGold)
+	entry := func(c1s2eot string) string {
+		return `{"schema_version": 1, "predictions": [{"conversation_id": "c1", "speaker_1": {"eot": [5.1], "interruption": []}, "speaker_2": {"eot": ` + c1s2eot + `, "interruption": [12.1]}}, {"conversation_id": "c2", "speaker_1": {"eot": [], "interruption": []}, "speaker_2": {"eot": [], "interruption": []}}]}`
+	}
+	cases := []struct{ name, submission, want string }{
+		{"non-increasing", entry("[3, 3]"), `p.json: conversation "c1" speaker_2 eot[1]: time 3 is not after the previous time 3 (times must be strictly increasing)`},
+		{"NaN", entry("[1, NaN]"), `p.json: conversation "c1" speaker_2 eot[1]: time NaN is not finite`},
+		{"Infinity", entry("[Infinity]"), `p.json: conversation "c1" speaker_2 eot[0]: time +Inf is not finite`},
+		{"negative", entry("[-1]"), `p.json: conversation "c1" speaker_2 eot[0]: time -1 is outside [0, 30]`},
+		{"past duration", entry("[31]"), `p.json: conversation "c1" speaker_2 eot[0]: time 31 is outside [0, 30]`},
+		{"wrong type", entry(`["7"]`), `p.json: conversation "c1" speaker_2 eot[0]: line 1 col 136: expected number, found string`},
+		{"missing conversation", `{"schema_version": 1, "predictions": [{"conversation_id": "c1", "speaker_1": {"eot": [], "interruption": []}, "speaker_2": {"eot": [], "interruption": []}}]}`, `p.json: conversation "c2": missing (every gold conversation must appear once)`},
+		{"duplicate conversation", strings.Replace(entry("[]"), `"c2"`, `"c1"`, 1), `p.json: conversation "c1": appears more than once`},
+		{"unknown conversation", strings.Replace(entry("[]"), `"c2"`, `"c9"`, 1), `p.json: conversation "c9": not in the gold`},
+		{"unknown key", strings.Replace(entry("[]"), `"schema_version": 1`, `"schema_version": 1, "team": "x"`, 1), `p.json: unknown key "team"`},
+		{"schema version", strings.Replace(entry("[]"), `"schema_version": 1`, `"schema_version": 2`, 1), `p.json: schema_version: unsupported version 2 (want 1)`},
+		{"duplicate key", strings.Replace(entry("[]"), `"schema_version": 1`, `"schema_version": 1, "schema_version": 1`, 1), `p.json: line 1 col 23: duplicate key "schema_version"`},
+		{"truncated", entry("[]")[:60], `p.json: predictions[0].conversation_id: line 1 col 59: unterminated string`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pred := writeFile(t, dir, "p.json", c.submission)
+			stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", pred)
+			want := "floorbench: " + strings.Replace(c.want, "p.json", pred, 1) + "\n"
+			if code == 0 || stdout != "" || stderr != want {
+				t.Errorf("exit %d, stdout %q\nstderr %q\nwant   %q", code, stdout, stderr, want)
+			}
+		})
+	}
+}
+
+func TestScoreJSONShape(t *testing.T) {
+	dir := t.TempDir()
+	gold := writeFile(t, dir, "gold.json", cliGold)
+	pred := writeFile(t, dir, "p.json", `{"schema_version": 1, "predictions": [{"conversation_id": "c1", "speaker_1": {"eot": [5.5], "interruption": []}, "speaker_2": {"eot": [8.5], "interruption": [12.25]}}, {"conversation_id": "c2", "speaker_1": {"eot": [], "interruption": []}, "speaker_2": {"eot": [], "interruption": []}}]}`)
+	attrs := writeFile(t, dir, "attrs.json", `{"c1": {"speakers": 2, "type": "casual"}, "c2": {"speakers": 3, "type": "casual"}}`)
+	stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", pred, "-o", "json", "--bootstrap", "200", "--seed", "3",
+		"--attributes", attrs, "--by", "speakers,type")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "score.json", stdout)
+	stdout, stderr, code = run(t, "score", "--gold", gold, "--predictions", pred, "--attributes", attrs, "--by", "snr")
+	if want := "floorbench: " + attrs + `: conversation "c1" has no attribute "snr"` + "\n"; code == 0 || stdout != "" || stderr != want {
+		t.Errorf("missing attribute: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+}
+
+// leaderboardFixture writes dev and test gold and, per system, dev and test
+// EOT probability files: "oracle" rises right at every anchor, "noisy" fires
+// at random, "late" rises 2 s after every anchor.
+func leaderboardFixture(t *testing.T, dir string) (devGold, testGold string, systems []string) {
+	rng := rand.New(rand.NewPCG(21, 21))
+	makeSplit := func(name string, n int) (*floor.GoldSet, string) {
+		g := &floor.GoldSet{TauPre: 0.25, TauMax: 3}
+		for i := range n {
+			c := floor.ConversationGold{ID: fmt.Sprintf("%s%02d", name, i), Duration: 60}
+			for t := 3.0; t < 55; t += 4 + rng.Float64()*3 {
+				if rng.IntN(3) == 0 {
+					c.EOT.Negatives = append(c.EOT.Negatives, floor.Span{Speaker: 1 + rng.IntN(2), Start: t, End: t + 0.6})
+				} else {
+					c.EOT.Positives = append(c.EOT.Positives, floor.Anchor{Speaker: 1 + rng.IntN(2), Time: t})
+				}
+			}
+			g.Conversations = append(g.Conversations, c)
+		}
+		var buf bytes.Buffer
+		if err := floor.WriteGoldSet(&buf, g); err != nil {
+			t.Fatal(err)
+		}
+		return g, writeFile(t, dir, name+"-gold.json", buf.String())
+	}
+	dg, devGold := makeSplit("dev", 6)
+	tg, testGold := makeSplit("test", 12)
+	for _, sys := range []string{"oracle", "noisy", "late"} {
+		var files []string
+		for _, g := range []*floor.GoldSet{dg, tg} {
+			p := &score.ProbsFile{Task: floor.TaskEOT, FrameRate: 10}
+			for _, c := range g.Conversations {
+				cp := score.ConversationProbs{ID: c.ID, Speakers: [][]float64{make([]float64, 600), make([]float64, 600)}}
+				for _, a := range c.EOT.Positives {
+					delay := map[string]float64{"oracle": 0, "late": 2, "noisy": 0}[sys]
+					i := int((a.Time + delay) * 10)
+					cp.Speakers[a.Speaker-1][i] = 0.9
+				}
+				if sys == "noisy" {
+					for k := range cp.Speakers {
+						for i := range cp.Speakers[k] {
+							if rng.IntN(15) == 0 {
+								cp.Speakers[k][i] = 0.3 + rng.Float64()*0.7
+							}
+						}
+					}
+				}
+				p.Conversations = append(p.Conversations, cp)
+			}
+			var buf bytes.Buffer
+			if err := score.WriteProbs(&buf, p); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, writeFile(t, dir, fmt.Sprintf("%s-%d.json", sys, len(files)), buf.String()))
+		}
+		systems = append(systems, "--system", sys+"="+files[0]+","+files[1])
+	}
+	return devGold, testGold, systems
+}
+
+func TestLeaderboardFormats(t *testing.T) {
+	dir := t.TempDir()
+	devGold, testGold, systems := leaderboardFixture(t, dir)
+	for _, format := range []string{"text", "md", "csv", "latex", "json"} {
+		args := append([]string{"leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--bootstrap", "500", "--seed", "1", "--format", format}, systems...)
+		stdout, stderr, code := run(t, args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, stderr)
+		}
+		golden(t, "leaderboard."+format, stdout)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/floorbench -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file:\n%s", name, got)
+	}
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+// outputFlag adds -o/--output (table or json) to cmd.
+func outputFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVarP(dst, "output", "o", "table", "output format: table or json")
+}
+
+func checkOutput(o string) error {
+	if o != "table" && o != "json" {
+		return fmt.Errorf("--output %q: want table or json", o)
+	}
+	return nil
+}
+
+// protocolFlags adds the protocol constants of DESIGN §3 to fs, with the
+// published defaults.
+func protocolFlags(fs *pflag.FlagSet, p *score.Params) {
+	d := score.DefaultParams()
+	*p = d
+	fs.Float64Var(&p.TauPre, "tau-pre", d.TauPre, "matching tolerance before an anchor or span, seconds (default from the gold when it has one)")
+	fs.Float64Var(&p.TauMax, "tau-max", d.TauMax, "latency deadline after an anchor, seconds (default from the gold when it has one)")
+	fs.Float64Var(&p.FPBudgetDev, "fp-budget", d.FPBudgetDev, "dev fp_rate budget of an operating point")
+	fs.Float64Var(&p.FPBudgetTest, "fp-budget-test", d.FPBudgetTest, "test fp_rate budget of an in-budget system")
+	fs.IntVar(&p.Candidates, "n-quantiles", d.Candidates, "quantile levels of the candidate thresholds")
+	fs.Float64Var(&p.Refractory, "refractory", d.Refractory, "commit-rule refractory, seconds")
+}
+
+// windowsFromGold takes the matching windows from the gold artifact unless
+// they were given on the command line.
+func windowsFromGold(fs *pflag.FlagSet, p *score.Params, tauPre, tauMax float64) {
+	if !fs.Changed("tau-pre") {
+		p.TauPre = tauPre
+	}
+	if !fs.Changed("tau-max") {
+		p.TauMax = tauMax
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

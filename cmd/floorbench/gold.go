@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+)
+
+func init() { subcommands = append(subcommands, newGoldCommand) }
+
+func newGoldCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gold",
+		Short: "Build gold artifacts (anchors, negative spans, excluded intervals)",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newGoldTurnBenchCommand())
+	return cmd
+}
+
+func newGoldTurnBenchCommand() *cobra.Command {
+	var annotations, output string
+	cmd := &cobra.Command{
+		Use:   "turnbench --annotations A.json",
+		Short: "Derive TurnBench gold from raw three-annotator tracks",
+		Long: `Derive the gold exactly as TurnBench's scorer does (DESIGN §3.6): majority
+consensus of annotators a, b and c (same canonical label, start and end within
+0.2 s, starts matched within 0.5 s, median boundaries rounded to 4 decimals),
+a turn view for EOT and a label view for INT, no-majority regions excluded.
+With -o json it prints the gold artifact as TurnBench's "gold export" does;
+otherwise a table of per-conversation counts.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			convs, err := corpus.ReadTurnBenchAnnotations(annotations)
+			if err != nil {
+				return err
+			}
+			return writeGold(cmd.OutOrStdout(), corpus.TurnBenchGold(convs), output)
+		},
+	}
+	cmd.Flags().StringVar(&annotations, "annotations", "", "raw annotations JSON")
+	outputFlag(cmd, &output)
+	_ = cmd.MarkFlagRequired("annotations")
+	return cmd
+}
+
+// writeGold prints a gold set as the artifact (json) or as counts (table).
+func writeGold(w io.Writer, g *floor.GoldSet, output string) error {
+	var out bytes.Buffer
+	if output == "json" {
+		if err := floor.WriteGoldSet(&out, g); err != nil {
+			return err
+		}
+	} else if err := goldCountsTable(g).Text(&out); err != nil {
+		return err
+	}
+	_, err := out.WriteTo(w)
+	return err
+}
+
+func goldCountsTable(g *floor.GoldSet) *report.Table {
+	t := &report.Table{
+		Title:  fmt.Sprintf("gold: %d conversations (tau_pre %gs, tau_max %gs)", len(g.Conversations), g.TauPre, g.TauMax),
+		Header: []string{"conversation", "duration s", "eot+", "eot-", "eot excl", "int+", "int-", "int excl"},
+	}
+	var total [6]int
+	var hours float64
+	for _, c := range g.Conversations {
+		n := [6]int{len(c.EOT.Positives), len(c.EOT.Negatives), len(c.EOT.Excluded), len(c.INT.Positives), len(c.INT.Negatives), len(c.INT.Excluded)}
+		row := []string{c.ID, fmt.Sprintf("%.1f", c.Duration)}
+		for i, v := range n {
+			total[i] += v
+			row = append(row, fmt.Sprint(v))
+		}
+		hours += c.Duration / 3600
+		t.Rows = append(t.Rows, row)
+	}
+	row := []string{"TOTAL", fmt.Sprintf("%.2f h", hours)}
+	for _, v := range total {
+		row = append(row, fmt.Sprint(v))
+	}
+	t.Rows = append(t.Rows, row)
+	return t
+}

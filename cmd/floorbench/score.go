@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+func init() { subcommands = append(subcommands, newScoreCommand) }
+
+type scoreOptions struct {
+	gold, predictions, output string
+	attributes                string
+	by                        []string
+	bootstrap                 int
+	seed                      uint64
+	params                    score.Params
+}
+
+func newScoreCommand() *cobra.Command {
+	var o scoreOptions
+	cmd := &cobra.Command{
+		Use:   "score --gold G.json --predictions P.json",
+		Short: "Score a submission of EOT and interruption times against a gold artifact",
+		Long: `Score matches each speaker's predictions to the gold (DESIGN §3.1): every
+positive anchor claims the earliest unclaimed prediction in its window, every
+negative span that fires is one false positive. It prints per-conversation
+rows and the aggregate (counts summed, latencies pooled), and with
+--bootstrap, 95% conversation-bootstrap intervals of recall and fp_rate.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runScore(cmd.OutOrStdout(), cmd.Flags(), &o)
+		},
+	}
+	cmd.Flags().StringVar(&o.gold, "gold", "", "gold artifact (TurnBench gold export format)")
+	cmd.Flags().StringVar(&o.predictions, "predictions", "", "submission JSON")
+	cmd.Flags().IntVar(&o.bootstrap, "bootstrap", 0, "conversation-bootstrap resamples for 95% intervals (0: none)")
+	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "bootstrap seed")
+	cmd.Flags().StringVar(&o.attributes, "attributes", "", `per-conversation attributes JSON: {"<id>": {"<name>": value}}`)
+	cmd.Flags().StringSliceVar(&o.by, "by", nil, "attributes to break results down by (needs --attributes)")
+	protocolFlags(cmd.Flags(), &o.params)
+	outputFlag(cmd, &o.output)
+	_ = cmd.MarkFlagRequired("gold")
+	_ = cmd.MarkFlagRequired("predictions")
+	return cmd
+}
+
+// scoreResult is the JSON shape of `score -o json`.
+type scoreResult struct {
+	Params        score.Params          `json:"params"`
+	Bootstrap     *bootstrapSpec        `json:"bootstrap,omitempty"`
+	EOT           report.TaskMetrics    `json:"eot"`
+	INT           report.TaskMetrics    `json:"int"`
+	Breakdowns    []breakdown           `json:"breakdowns,omitempty"`
+	Conversations []conversationMetrics `json:"conversations"`
+}
+
+// breakdown is the JSON shape of results grouped by one attribute.
+type breakdown struct {
+	Attribute string           `json:"attribute"`
+	Groups    []breakdownGroup `json:"groups"`
+}
+
+type breakdownGroup struct {
+	Value         string             `json:"value"`
+	Conversations int                `json:"conversations"`
+	EOT           report.TaskMetrics `json:"eot"`
+	INT           report.TaskMetrics `json:"int"`
+}
+
+type bootstrapSpec struct {
+	Resamples int    `json:"resamples"`
+	Seed      uint64 `json:"seed"`
+}
+
+type conversationMetrics struct {
+	ID  string             `json:"conversation_id"`
+	EOT report.TaskMetrics `json:"eot"`
+	INT report.TaskMetrics `json:"int"`
+}
+
+func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
+	if o.bootstrap < 0 {
+		return fmt.Errorf("--bootstrap %d: must be >= 0", o.bootstrap)
+	}
+	if len(o.by) > 0 && o.attributes == "" {
+		return fmt.Errorf("--by needs --attributes")
+	}
+	gold, err := floor.ReadGoldSet(o.gold)
+	if err != nil {
+		return err
+	}
+	windowsFromGold(fs, &o.params, gold.TauPre, gold.TauMax)
+	if err := o.params.Validate(); err != nil {
+		return err
+	}
+	sub, err := score.ReadSubmission(o.predictions)
+	if err != nil {
+		return err
+	}
+	rows, err := score.ScoreSubmission(gold, sub, o.params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.predictions, err)
+	}
+	res := scoreResult{Params: o.params}
+	perTask := map[floor.Task][]score.Counts{}
+	for _, r := range rows {
+		res.Conversations = append(res.Conversations, conversationMetrics{r.ID, report.Metrics(r.EOT), report.Metrics(r.INT)})
+		for _, t := range floor.Tasks {
+			perTask[t] = append(perTask[t], *r.Task(t))
+		}
+	}
+	var resamples *score.Resamples
+	if o.bootstrap > 0 {
+		res.Bootstrap = &bootstrapSpec{o.bootstrap, o.seed}
+		resamples = score.NewResamples(len(rows), o.bootstrap, o.seed)
+	}
+	var cis = map[floor.Task]score.RateCIs{}
+	for _, t := range floor.Tasks {
+		m := report.Metrics(score.Sum(perTask[t]))
+		if resamples != nil {
+			cis[t] = resamples.CIs(perTask[t])
+			m = m.WithCI(cis[t])
+		}
+		if t == floor.TaskEOT {
+			res.EOT = m
+		} else {
+			res.INT = m
+		}
+	}
+	if res.Breakdowns, err = breakdowns(o, rows, perTask); err != nil {
+		return err
+	}
+	// Render fully before writing, so an error leaves stdout empty.
+	var out bytes.Buffer
+	if o.output == "json" {
+		err = writeJSON(&out, res)
+	} else {
+		err = scoreTables(&out, o, rows, perTask, cis)
+		for i := 0; err == nil && i < len(res.Breakdowns); i++ {
+			fmt.Fprintln(&out)
+			err = breakdownTable(&res.Breakdowns[i]).Text(&out)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = out.WriteTo(stdout)
+	return err
+}
+
+func scoreTables(w io.Writer, o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts, cis map[floor.Task]score.RateCIs) error {
+	per := report.Table{
+		Title:  fmt.Sprintf("%s — per conversation", o.predictions),
+		Header: []string{"convo", "EOT recall", "EOT fp", "EOT lat p10/50/90", "INT recall", "INT fp", "INT lat p10/50/90"},
+	}
+	for _, r := range rows {
+		per.Rows = append(per.Rows, []string{r.ID,
+			report.Rate(r.EOT.Recall()), report.Rate(r.EOT.FPRate()), report.Latencies(r.EOT.Latency()),
+			report.Rate(r.INT.Recall()), report.Rate(r.INT.FPRate()), report.Latencies(r.INT.Latency())})
+	}
+	agg := report.Table{
+		Title:  fmt.Sprintf("%s — aggregate over %d conversations", o.predictions, len(rows)),
+		Header: []string{"task", "recall", "fp_rate", "lat ms p10/50/90", "tp", "fn", "fp", "tn"},
+	}
+	for _, t := range floor.Tasks {
+		c := score.Sum(perTask[t])
+		recall, fp := report.Rate(c.Recall()), report.Rate(c.FPRate())
+		if ci, ok := cis[t]; ok {
+			recall, fp = report.RateWithCI(c.Recall(), ci.Recall), report.RateWithCI(c.FPRate(), ci.FPRate)
+		}
+		agg.Rows = append(agg.Rows, []string{taskLabel(t), recall, fp, report.Latencies(c.Latency()),
+			fmt.Sprint(c.TP), fmt.Sprint(c.FN), fmt.Sprint(c.FP), fmt.Sprint(c.TN)})
+	}
+	if len(cis) > 0 {
+		agg.Caption = fmt.Sprintf("[lo, hi]: 95%% conversation-bootstrap interval, %d resamples, seed %d", o.bootstrap, o.seed)
+	}
+	if err := per.Text(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return agg.Text(w)
+}
+
+func taskLabel(t floor.Task) string {
+	if t == floor.TaskINT {
+		return "INT"
+	}
+	return "EOT"
+}
+
+// breakdowns groups the per-conversation counts by each --by attribute.
+func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts) ([]breakdown, error) {
+	if len(o.by) == 0 {
+		return nil, nil
+	}
+	attrs, err := score.ReadAttributes(o.attributes)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var out []breakdown
+	for _, name := range o.by {
+		values, err := attrs.Values(ids, name)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", o.attributes, err)
+		}
+		b := breakdown{Attribute: name}
+		eot := score.Breakdown(perTask[floor.TaskEOT], values, o.bootstrap, o.seed)
+		in := score.Breakdown(perTask[floor.TaskINT], values, o.bootstrap, o.seed)
+		for i := range eot {
+			g := breakdownGroup{Value: eot[i].Value, Conversations: eot[i].Conversations,
+				EOT: report.Metrics(eot[i].Counts), INT: report.Metrics(in[i].Counts)}
+			if eot[i].CIs != nil {
+				g.EOT, g.INT = g.EOT.WithCI(*eot[i].CIs), g.INT.WithCI(*in[i].CIs)
+			}
+			b.Groups = append(b.Groups, g)
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func breakdownTable(b *breakdown) *report.Table {
+	t := &report.Table{
+		Title:  "by " + b.Attribute,
+		Header: []string{b.Attribute, "n", "EOT recall", "EOT fp", "INT recall", "INT fp"},
+	}
+	cell := func(v report.Num, ci *report.CI95, recall bool) string {
+		if ci == nil {
+			return report.Rate(float64(v))
+		}
+		iv := ci.FPRate
+		if recall {
+			iv = ci.Recall
+		}
+		return report.RateWithCI(float64(v), score.Interval{Lo: float64(iv[0]), Hi: float64(iv[1])})
+	}
+	for _, g := range b.Groups {
+		t.Rows = append(t.Rows, []string{g.Value, fmt.Sprint(g.Conversations),
+			cell(g.EOT.Recall, g.EOT.CI95, true), cell(g.EOT.FPRate, g.EOT.CI95, false),
+			cell(g.INT.Recall, g.INT.CI95, true), cell(g.INT.FPRate, g.INT.CI95, false)})
+	}
+	return t
+}

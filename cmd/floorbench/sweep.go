@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+func init() { subcommands = append(subcommands, newSweepCommand) }
+
+type sweepOptions struct {
+	gold, probs, output string
+	params              score.Params
+}
+
+func newSweepCommand() *cobra.Command {
+	var o sweepOptions
+	cmd := &cobra.Command{
+		Use:   "sweep --gold G.json --probs probs-eot.json",
+		Short: "Sweep a threshold over per-frame probabilities and pick the dev operating point",
+		Long: `Sweep commits every score track at each candidate threshold (DESIGN §3.2,
+§3.3: 512 quantiles of the pooled non-zero scores united with 0.01..0.99),
+scores each against the gold, and picks the operating point: the highest
+recall with fp_rate within the budget (the first candidate on a tie).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(o.output); err != nil {
+				return err
+			}
+			gold, err := floor.ReadGoldSet(o.gold)
+			if err != nil {
+				return err
+			}
+			windowsFromGold(cmd.Flags(), &o.params, gold.TauPre, gold.TauMax)
+			if err := o.params.Validate(); err != nil {
+				return err
+			}
+			probs, err := score.ReadProbs(o.probs)
+			if err != nil {
+				return err
+			}
+			res, err := runSweep(gold, probs, o.params)
+			if err != nil {
+				return fmt.Errorf("%s: %w", o.probs, err)
+			}
+			var out bytes.Buffer
+			if o.output == "json" {
+				err = writeJSON(&out, res)
+			} else {
+				err = sweepTable(&out, o.probs, res, o.params)
+			}
+			if err != nil {
+				return err
+			}
+			_, err = out.WriteTo(cmd.OutOrStdout())
+			return err
+		},
+	}
+	cmd.Flags().StringVar(&o.gold, "gold", "", "gold artifact of the split the probabilities cover")
+	cmd.Flags().StringVar(&o.probs, "probs", "", "probability file (probs-eot.json or probs-int.json)")
+	protocolFlags(cmd.Flags(), &o.params)
+	outputFlag(cmd, &o.output)
+	_ = cmd.MarkFlagRequired("gold")
+	_ = cmd.MarkFlagRequired("probs")
+	return cmd
+}
+
+// sweepRow is the JSON shape of one candidate threshold.
+type sweepRow struct {
+	Theta     float64          `json:"theta"`
+	Recall    report.Num       `json:"recall"`
+	FPRate    report.Num       `json:"fp_rate"`
+	TP        int              `json:"tp"`
+	FP        int              `json:"fp"`
+	FN        int              `json:"fn"`
+	TN        int              `json:"tn"`
+	LatencyMS report.LatencyMS `json:"latency_ms"`
+}
+
+// sweepResult is the JSON shape of `sweep -o json`.
+type sweepResult struct {
+	Task           floor.Task   `json:"task"`
+	Params         score.Params `json:"params"`
+	NCandidates    int          `json:"n_candidates"`
+	Rows           []sweepRow   `json:"rows"`
+	OperatingPoint *sweepRow    `json:"operating_point"`
+}
+
+func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*sweepResult, error) {
+	var tracks [][]float64
+	for _, c := range probs.Conversations {
+		tracks = append(tracks, c.Speakers...)
+	}
+	thetas := score.Candidates(tracks, p.Candidates)
+	rows, err := score.Sweep(gold, probs, thetas, p)
+	if err != nil {
+		return nil, err
+	}
+	res := &sweepResult{Task: probs.Task, Params: p, NCandidates: len(thetas)}
+	for _, r := range rows {
+		m := report.Metrics(r.Counts)
+		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
+	}
+	if op, ok := score.OperatingPoint(rows, p.FPBudgetDev); ok {
+		res.OperatingPoint = &res.Rows[op]
+	}
+	return res, nil
+}
+
+// sweepTable prints about twenty evenly spaced rows, the last one and the
+// operating point, then the operating point or "none in budget".
+func sweepTable(w io.Writer, name string, res *sweepResult, p score.Params) error {
+	t := report.Table{
+		Title:  fmt.Sprintf("%s — %s threshold sweep (%d candidates)", name, taskLabel(res.Task), res.NCandidates),
+		Header: []string{"θ", "recall", "fp_rate", "lat ms p10/50/90", "tp", "fp", "fn", "tn", ""},
+		Caption: fmt.Sprintf("● operating point = highest recall at fp_rate ≤ %g; rows subsampled for display, the point is chosen over all candidates",
+			p.FPBudgetDev),
+	}
+	step := max(1, len(res.Rows)/20)
+	for i := range res.Rows {
+		r := &res.Rows[i]
+		isOP := res.OperatingPoint == r
+		if i%step != 0 && i != len(res.Rows)-1 && !isOP {
+			continue
+		}
+		mark := ""
+		if isOP {
+			mark = "● op"
+		}
+		t.Rows = append(t.Rows, []string{fmt.Sprintf("%.4f", r.Theta), report.Rate(float64(r.Recall)), report.Rate(float64(r.FPRate)),
+			latencyCell(r.LatencyMS), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), mark})
+	}
+	if err := t.Text(w); err != nil {
+		return err
+	}
+	if op := res.OperatingPoint; op != nil {
+		_, err := fmt.Fprintf(w, "operating point: θ=%.4f  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s\n",
+			op.Theta, report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
+		return err
+	}
+	_, err := fmt.Fprintf(w, "none in budget: no threshold reaches fp_rate ≤ %g\n", p.FPBudgetDev)
+	return err
+}
+
+func latencyCell(l report.LatencyMS) string {
+	return report.Latencies(score.Latency{P10: float64(l.P10), P50: float64(l.P50), P90: float64(l.P90)})
+}
+
+func latencyP50(l report.LatencyMS) string {
+	if v := float64(l.P50); v == v {
+		return fmt.Sprintf("%.0fms", v)
+	}
+	return "—"
+}

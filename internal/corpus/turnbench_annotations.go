@@ -1,0 +1,210 @@
+package corpus
+
+import (
+	"fmt"
+	"math"
+	"os"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/jsonio"
+)
+
+// TurnBenchConversation is one conversation of raw TurnBench annotations:
+// per speaker, the tracks of annotators a, b and c.
+type TurnBenchConversation struct {
+	ID       string
+	Duration float64
+	Speakers []floor.SpeakerAnnotations // index speaker-1
+}
+
+// annotatorKeys are the annotator names of TurnBench, in grouping order.
+var annotatorKeys = [floor.Annotators]string{"a", "b", "c"}
+
+// ReadTurnBenchAnnotations reads raw three-annotator tracks from JSON:
+//
+//	{"conversations": {"<id>": {"duration_s": 312.5, "annotations": {
+//	    "speaker_1": {"a": [[start, end, "Normal Turn", "text"], ...], "b": [...], "c": [...]},
+//	    "speaker_2": {...}}}}}
+//
+// Every segment is [start, end, label] with an optional text; labels outside
+// TurnBench's taxonomy are kept and ignored by the gold, as TurnBench does.
+// Errors name the file, conversation, speaker, annotator and index.
+func ReadTurnBenchAnnotations(path string) ([]TurnBenchConversation, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	convs, err := ParseTurnBenchAnnotations(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return convs, nil
+}
+
+// ParseTurnBenchAnnotations parses the bytes of an annotations file.
+func ParseTurnBenchAnnotations(data []byte) ([]TurnBenchConversation, error) {
+	d := jsonio.NewDecoder(data)
+	var out []TurnBenchConversation
+	haveConvs := false
+	err := d.Object(func(key string) error {
+		if key != "conversations" {
+			return fmt.Errorf("unknown key %q", key)
+		}
+		haveConvs = true
+		return d.Object(func(id string) error {
+			c, err := parseTurnBenchConversation(d, id)
+			if err != nil {
+				return fmt.Errorf("conversation %q: %w", id, err)
+			}
+			out = append(out, c)
+			return nil
+		})
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !haveConvs {
+		return nil, fmt.Errorf("missing key \"conversations\"")
+	}
+	return out, nil
+}
+
+func parseTurnBenchConversation(d *jsonio.Decoder, id string) (TurnBenchConversation, error) {
+	c := TurnBenchConversation{ID: id, Duration: math.NaN()}
+	speakers := map[int]floor.SpeakerAnnotations{}
+	haveAnnotations := false
+	err := d.Object(func(key string) error {
+		switch key {
+		case "duration_s":
+			v, err := d.Float()
+			if err != nil {
+				return fmt.Errorf("duration_s: %w", err)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				return fmt.Errorf("duration_s: must be finite and >= 0, got %v", v)
+			}
+			c.Duration = v
+			return nil
+		case "annotations":
+			haveAnnotations = true
+			return d.Object(func(sk string) error {
+				k, ok := speakerNumber(sk)
+				if !ok {
+					return fmt.Errorf("annotations: unknown key %q (want speaker_1, speaker_2, ...)", sk)
+				}
+				tracks, err := parseAnnotatorTracks(d, sk)
+				speakers[k] = tracks
+				return err
+			})
+		}
+		return fmt.Errorf("unknown key %q", key)
+	})
+	if err != nil {
+		return c, err
+	}
+	if math.IsNaN(c.Duration) {
+		return c, fmt.Errorf("missing key \"duration_s\"")
+	}
+	if !haveAnnotations || len(speakers) == 0 {
+		return c, fmt.Errorf("missing key \"annotations\" or no speakers in it")
+	}
+	for k := 1; k <= len(speakers); k++ {
+		tracks, ok := speakers[k]
+		if !ok {
+			return c, fmt.Errorf("annotations: speaker_%d is missing (speakers must be numbered 1..%d)", k, len(speakers))
+		}
+		c.Speakers = append(c.Speakers, tracks)
+	}
+	return c, nil
+}
+
+func parseAnnotatorTracks(d *jsonio.Decoder, speaker string) (floor.SpeakerAnnotations, error) {
+	var tracks floor.SpeakerAnnotations
+	var seen [floor.Annotators]bool
+	err := d.Object(func(key string) error {
+		a := -1
+		for i, name := range annotatorKeys {
+			if key == name {
+				a = i
+			}
+		}
+		if a < 0 {
+			return fmt.Errorf("%s: unknown annotator %q (want a, b and c)", speaker, key)
+		}
+		seen[a] = true
+		return d.Array(func(i int) error {
+			s, err := parseAnnotatedSegment(d)
+			if err != nil {
+				return fmt.Errorf("%s annotator %s segment %d: %w", speaker, key, i, err)
+			}
+			tracks[a] = append(tracks[a], s)
+			return nil
+		})
+	})
+	if err != nil {
+		return tracks, err
+	}
+	for i, ok := range seen {
+		if !ok {
+			return tracks, fmt.Errorf("%s: annotator %q is missing", speaker, annotatorKeys[i])
+		}
+	}
+	return tracks, nil
+}
+
+func parseAnnotatedSegment(d *jsonio.Decoder) (floor.AnnotatedSegment, error) {
+	var s floor.AnnotatedSegment
+	n := 0
+	err := d.Array(func(i int) error {
+		n++
+		var err error
+		switch i {
+		case 0, 1:
+			var v float64
+			if v, err = d.Float(); err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				err = fmt.Errorf("time must be finite, got %v", v)
+			}
+			if i == 0 {
+				s.Start = v
+			} else {
+				s.End = v
+			}
+		case 2:
+			s.Label, err = d.String()
+		case 3:
+			s.Text, err = d.String()
+		default:
+			err = fmt.Errorf("want [start, end, label] or [start, end, label, text], found more items")
+		}
+		if err != nil && i <= 3 {
+			err = fmt.Errorf("item %d: %w", i, err)
+		}
+		return err
+	})
+	if err == nil && n < 3 {
+		err = fmt.Errorf("want [start, end, label] or [start, end, label, text], found %d items", n)
+	}
+	return s, err
+}
+
+// speakerNumber reads "speaker_N" (N >= 1, no leading zeros).
+func speakerNumber(key string) (int, bool) {
+	var n int
+	if _, err := fmt.Sscanf(key, "speaker_%d", &n); err != nil || n < 1 || fmt.Sprintf("speaker_%d", n) != key {
+		return 0, false
+	}
+	return n, true
+}
+
+// TurnBenchGold derives the gold set of annotated conversations (DESIGN §3.6)
+// with the default matching windows.
+func TurnBenchGold(convs []TurnBenchConversation) *floor.GoldSet {
+	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}
+	for _, c := range convs {
+		g.Conversations = append(g.Conversations, floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers))
+	}
+	return g
+}

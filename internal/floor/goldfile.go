@@ -1,0 +1,267 @@
+package floor
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/floorbench/floorbench/internal/jsonio"
+)
+
+// WriteGoldSet writes g in the gold artifact format of TurnBench's
+// `gold export` (DESIGN §4), byte for byte as that command prints it for the
+// same content: key order, separators and float formatting of Python's
+// json.dumps, one line.
+func WriteGoldSet(w io.Writer, g *GoldSet) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString("{")
+	if g.HasProvenance {
+		fmt.Fprintf(bw, `"scorer_sha": %s, "dataset_revision": %s, `, jsonio.PyString(g.ScorerSHA), jsonio.PyString(g.DatasetRevision))
+	}
+	fmt.Fprintf(bw, `"tau_pre_s": %s, "tau_max_s": %s, "conversations": {`, jsonio.PyFloat(g.TauPre), jsonio.PyFloat(g.TauMax))
+	for i := range g.Conversations {
+		c := &g.Conversations[i]
+		if i > 0 {
+			bw.WriteString(", ")
+		}
+		fmt.Fprintf(bw, `%s: {"duration_s": %s`, jsonio.PyString(c.ID), jsonio.PyFloat(c.Duration))
+		writeAnchors(bw, "eot_positive_events", c.EOT.Positives)
+		writeSpans(bw, "eot_negative_spans", c.EOT.Negatives)
+		writeAnchors(bw, "int_positive_events", c.INT.Positives)
+		writeSpans(bw, "int_negative_spans", c.INT.Negatives)
+		writeSpans(bw, "eot_excluded", c.EOT.Excluded)
+		writeSpans(bw, "int_excluded", c.INT.Excluded)
+		bw.WriteString("}")
+	}
+	bw.WriteString("}}\n")
+	return bw.Flush()
+}
+
+func writeAnchors(w *bufio.Writer, key string, anchors []Anchor) {
+	fmt.Fprintf(w, `, %q: [`, key)
+	for i, a := range anchors {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		fmt.Fprintf(w, `{"speaker": %d, "time_s": %s}`, a.Speaker, jsonio.PyFloat(a.Time))
+	}
+	w.WriteString("]")
+}
+
+func writeSpans(w *bufio.Writer, key string, spans []Span) {
+	fmt.Fprintf(w, `, %q: [`, key)
+	for i, s := range spans {
+		if i > 0 {
+			w.WriteString(", ")
+		}
+		fmt.Fprintf(w, `{"speaker": %d, "start": %s, "end": %s}`, s.Speaker, jsonio.PyFloat(s.Start), jsonio.PyFloat(s.End))
+	}
+	w.WriteString("]")
+}
+
+// ReadGoldSet reads a gold artifact file (see ParseGoldSet).
+func ReadGoldSet(path string) (*GoldSet, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	g, err := ParseGoldSet(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
+}
+
+// ParseGoldSet parses a gold artifact strictly: known keys only, every key
+// of a conversation present, speakers >= 1, finite times,
+// and the matching windows finite and >= 0. Conversation order is kept.
+// A span whose start is after its end is kept as TurnBench keeps it: it
+// can never contain a prediction.
+func ParseGoldSet(data []byte) (*GoldSet, error) {
+	d := jsonio.NewDecoder(data)
+	g := &GoldSet{}
+	var haveSHA, haveRevision, havePre, haveMax, haveConvs bool
+	err := d.Object(func(key string) error {
+		var err error
+		switch key {
+		case "scorer_sha":
+			haveSHA = true
+			g.ScorerSHA, err = d.String()
+		case "dataset_revision":
+			haveRevision = true
+			if d.Null() {
+				return nil
+			}
+			g.DatasetRevision, err = d.String()
+		case "tau_pre_s":
+			havePre = true
+			g.TauPre, err = nonNegative(d)
+		case "tau_max_s":
+			haveMax = true
+			g.TauMax, err = nonNegative(d)
+		case "conversations":
+			haveConvs = true
+			return d.Object(func(id string) error {
+				c, err := parseConversationGold(d, id)
+				if err != nil {
+					return fmt.Errorf("conversation %q: %w", id, err)
+				}
+				g.Conversations = append(g.Conversations, c)
+				return nil
+			})
+		default:
+			return fmt.Errorf("unknown key %q", key)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		return nil
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !havePre:
+		return nil, fmt.Errorf("missing key \"tau_pre_s\"")
+	case !haveMax:
+		return nil, fmt.Errorf("missing key \"tau_max_s\"")
+	case !haveConvs:
+		return nil, fmt.Errorf("missing key \"conversations\"")
+	}
+	g.HasProvenance = haveSHA || haveRevision
+	return g, nil
+}
+
+func nonNegative(d *jsonio.Decoder) (float64, error) {
+	v, err := d.Float()
+	if err != nil {
+		return 0, err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, fmt.Errorf("must be finite and >= 0, got %v", v)
+	}
+	return v, nil
+}
+
+var conversationGoldKeys = []string{"duration_s", "eot_positive_events", "eot_negative_spans",
+	"int_positive_events", "int_negative_spans", "eot_excluded", "int_excluded"}
+
+func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, error) {
+	c := ConversationGold{ID: id}
+	seen := map[string]bool{}
+	err := d.Object(func(key string) error {
+		seen[key] = true
+		var err error
+		switch key {
+		case "duration_s":
+			if c.Duration, err = nonNegative(d); err != nil {
+				return fmt.Errorf("duration_s: %w", err)
+			}
+		case "eot_positive_events":
+			c.EOT.Positives, err = parseAnchors(d)
+		case "int_positive_events":
+			c.INT.Positives, err = parseAnchors(d)
+		case "eot_negative_spans":
+			c.EOT.Negatives, err = parseSpans(d)
+		case "int_negative_spans":
+			c.INT.Negatives, err = parseSpans(d)
+		case "eot_excluded":
+			c.EOT.Excluded, err = parseSpans(d)
+		case "int_excluded":
+			c.INT.Excluded, err = parseSpans(d)
+		default:
+			return fmt.Errorf("unknown key %q", key)
+		}
+		if err != nil {
+			return fmt.Errorf("%s%w", key, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return c, err
+	}
+	for _, k := range conversationGoldKeys {
+		if !seen[k] {
+			return c, fmt.Errorf("missing key %q", k)
+		}
+	}
+	return c, nil
+}
+
+func parseAnchors(d *jsonio.Decoder) ([]Anchor, error) {
+	out := []Anchor{}
+	err := d.Array(func(i int) error {
+		var a Anchor
+		fields, err := parseRecord(d, []string{"speaker", "time_s"}, &a.Speaker, []*float64{&a.Time})
+		if err != nil {
+			return fmt.Errorf("[%d]%s: %w", i, fields, err)
+		}
+		out = append(out, a)
+		return nil
+	})
+	return out, err
+}
+
+func parseSpans(d *jsonio.Decoder) ([]Span, error) {
+	out := []Span{}
+	err := d.Array(func(i int) error {
+		var s Span
+		fields, err := parseRecord(d, []string{"speaker", "start", "end"}, &s.Speaker, []*float64{&s.Start, &s.End})
+		if err != nil {
+			return fmt.Errorf("[%d]%s: %w", i, fields, err)
+		}
+		out = append(out, s)
+		return nil
+	})
+	return out, err
+}
+
+// parseRecord reads {"speaker": int, <times...>: float} with exactly the
+// given keys (keys[0] is the speaker). On error it returns the offending
+// field as ".name" for the message.
+func parseRecord(d *jsonio.Decoder, keys []string, speaker *int, times []*float64) (string, error) {
+	seen := 0
+	field := ""
+	err := d.Object(func(key string) error {
+		field = "." + key
+		if key == keys[0] {
+			seen++
+			v, err := d.Int()
+			if err != nil {
+				return err
+			}
+			if v < 1 {
+				return fmt.Errorf("speaker must be >= 1, got %d", v)
+			}
+			*speaker = v
+			return nil
+		}
+		for i, k := range keys[1:] {
+			if key == k {
+				seen++
+				v, err := d.Float()
+				if err != nil {
+					return err
+				}
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("time must be finite, got %v", v)
+				}
+				*times[i] = v
+				return nil
+			}
+		}
+		return fmt.Errorf("unknown key %q", key)
+	})
+	if err != nil {
+		return field, err
+	}
+	if seen != len(keys) {
+		return "", fmt.Errorf("want exactly the keys %q", keys)
+	}
+	return "", nil
+}

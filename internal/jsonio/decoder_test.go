@@ -1,0 +1,112 @@
+package jsonio
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestDecoderReadsInOrderAndRejectsDuplicates(t *testing.T) {
+	d := NewDecoder([]byte(`{"b": [1, 2.5, -3e2, NaN, Infinity, -Infinity], "a": "x\u00e9\ud83d\ude00"}`))
+	var keys []string
+	var nums []float64
+	var s string
+	err := d.Object(func(k string) error {
+		keys = append(keys, k)
+		if k == "b" {
+			return d.Array(func(int) error {
+				v, err := d.Float()
+				nums = append(nums, v)
+				return err
+			})
+		}
+		var err error
+		s, err = d.String()
+		return err
+	})
+	if err != nil || d.End() != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(keys, ",") != "b,a" || s != "xé😀" {
+		t.Errorf("keys %v string %q", keys, s)
+	}
+	if nums[0] != 1 || nums[1] != 2.5 || nums[2] != -300 || !math.IsNaN(nums[3]) || !math.IsInf(nums[4], 1) || !math.IsInf(nums[5], -1) {
+		t.Errorf("numbers %v", nums)
+	}
+	err = NewDecoder([]byte("{\"a\": 1,\n  \"a\": 2}")).Skip()
+	if err == nil || err.Error() != `line 2 col 3: duplicate key "a"` {
+		t.Errorf("duplicate key: %v", err)
+	}
+}
+
+func TestDecoderErrorsCarryPositions(t *testing.T) {
+	cases := map[string]string{
+		`[1, 2,]`:        "line 1 col 7: invalid character ']', expected a value",
+		"[1,\n 01]":      "line 2 col 2: malformed number",
+		`{"a" 1}`:        `line 1 col 6: expected ':' after key "a"`,
+		`"abc`:           "line 1 col 1: unterminated string",
+		`[1] x`:          "line 1 col 5: unexpected data after the JSON document",
+		`{"a": [1, {}]}`: "",
+	}
+	for in, want := range cases {
+		d := NewDecoder([]byte(in))
+		err := d.Skip()
+		if err == nil {
+			err = d.End()
+		}
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("%q: error %q, want %q", in, got, want)
+		}
+	}
+	if _, err := NewDecoder([]byte(`"x"`)).Float(); err == nil || err.Error() != "line 1 col 1: expected number, found string" {
+		t.Errorf("type error: %v", err)
+	}
+	if _, err := NewDecoder([]byte(`1.5`)).Int(); err == nil {
+		t.Error("1.5 is not an integer")
+	}
+}
+
+// Expected strings are what Python 3.11's json.dumps writes.
+func TestPythonFormatting(t *testing.T) {
+	floats := map[float64]string{3: "3.0", 1e-05: "1e-05", 1.5e-07: "1.5e-07", 1e16: "1e+16",
+		123456789012345.6: "123456789012345.6", 0.0001: "0.0001", 12.3457: "12.3457", 1e22: "1e+22"}
+	for v, want := range floats {
+		if got := PyFloat(v); got != want {
+			t.Errorf("PyFloat(%v) = %s, want %s", v, got, want)
+		}
+	}
+	a, b := 0.1, 0.2
+	if got := PyFloat(a + b); got != "0.30000000000000004" {
+		t.Errorf("PyFloat(0.1+0.2) = %s", got)
+	}
+	if got := PyFloat(math.Copysign(0, -1)); got != "-0.0" {
+		t.Errorf("negative zero: %s", got)
+	}
+	if got, want := PyString("a\u00e9\x7f\U0001F600\n\""), `"a\u00e9\u007f\ud83d\ude00\n\""`; got != want {
+		t.Errorf("PyString = %s, want %s", got, want)
+	}
+}
+
+func FuzzDecoder(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2, {"b": null}], "c": true}`, `[NaN, -Infinity]`, `"\ud800"`, `{"a":1,"a":2}`, `[1e400]`, `{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := NewDecoder(data)
+		err := d.Skip()
+		if err == nil {
+			err = d.End()
+		}
+		// Whatever encoding/json accepts, we accept, except duplicate keys
+		// (and huge numbers, which it accepts as text, and invalid UTF-8, which
+		// it replaces).
+		if err != nil && json.Valid(data) && !strings.Contains(err.Error(), "duplicate key") && !strings.Contains(err.Error(), "out of range") && !strings.Contains(err.Error(), "UTF-8") {
+			t.Fatalf("valid JSON rejected: %v", err)
+		}
+	})
+}

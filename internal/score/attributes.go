@@ -1,0 +1,77 @@
+package score
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+
+	"github.com/floorbench/floorbench/internal/jsonio"
+)
+
+// Attributes are per-conversation labels to break results down by (speaker
+// count, interaction type, SNR band, ...): conversation id -> name -> value.
+type Attributes map[string]map[string]string
+
+// ReadAttributes reads {"<conversation id>": {"<name>": string | number}}.
+func ReadAttributes(path string) (Attributes, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := ParseAttributes(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
+}
+
+// ParseAttributes parses an attributes file's bytes.
+func ParseAttributes(data []byte) (Attributes, error) {
+	d := jsonio.NewDecoder(data)
+	out := Attributes{}
+	err := d.Object(func(id string) error {
+		attrs := map[string]string{}
+		out[id] = attrs
+		return d.Object(func(name string) error {
+			switch d.Peek() {
+			case jsonio.String:
+				v, err := d.String()
+				attrs[name] = v
+				return err
+			case jsonio.Number:
+				v, err := d.Float()
+				if err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+					err = fmt.Errorf("value %v is not finite", v)
+				}
+				attrs[name] = strconv.FormatFloat(v, 'g', -1, 64)
+				if err != nil {
+					return fmt.Errorf("conversation %q attribute %q: %w", id, name, err)
+				}
+				return nil
+			}
+			return fmt.Errorf("conversation %q attribute %q: want a string or a number", id, name)
+		})
+	})
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Values returns attribute name's value for each id, in order; an id
+// without it is an error naming both.
+func (a Attributes) Values(ids []string, name string) ([]string, error) {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		v, ok := a[id][name]
+		if !ok {
+			return nil, fmt.Errorf("conversation %q has no attribute %q", id, name)
+		}
+		out[i] = v
+	}
+	return out, nil
+}

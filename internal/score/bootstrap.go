@@ -1,0 +1,132 @@
+package score
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// DefaultBootstrap is the number of resamples of DESIGN §3.4.
+const DefaultBootstrap = 10000
+
+// Resamples are B conversation-bootstrap resamples of n conversations: how
+// many times each conversation is drawn in each resample. Drawn once from a
+// seed, they are shared by every system and task scored on the same
+// conversations, which is what makes paired comparisons paired.
+type Resamples struct {
+	B, N int
+	mult []uint16 // B rows of N multiplicities
+}
+
+// NewResamples draws B resamples of n conversations with replacement from
+// a PCG generator seeded with seed.
+func NewResamples(n, b int, seed uint64) *Resamples {
+	r := &Resamples{B: b, N: n, mult: make([]uint16, b*n)}
+	rng := rand.New(rand.NewPCG(seed, 0x666c6f6f7262656e)) // "floorben"
+	for i := 0; i < b; i++ {
+		row := r.mult[i*n : (i+1)*n]
+		for j := 0; j < n; j++ {
+			row[rng.IntN(n)]++
+		}
+	}
+	return r
+}
+
+// Rates returns recall and fp_rate of every resample of perConv (one Counts
+// per conversation, in the order the resamples were drawn for), recomputed
+// from the summed counts.
+func (r *Resamples) Rates(perConv []Counts) (recall, fpRate []float64) {
+	recall = make([]float64, r.B)
+	fpRate = make([]float64, r.B)
+	for i := 0; i < r.B; i++ {
+		var tp, fn, fp, tn int
+		for j, m := range r.mult[i*r.N : (i+1)*r.N] {
+			if m == 0 {
+				continue
+			}
+			c := &perConv[j]
+			w := int(m)
+			tp += w * c.TP
+			fn += w * c.FN
+			fp += w * c.FP
+			tn += w * c.TN
+		}
+		recall[i] = ratio(tp, tp+fn)
+		fpRate[i] = ratio(fp, fp+tn)
+	}
+	return recall, fpRate
+}
+
+// Interval is a confidence interval; NaN bounds when undefined.
+type Interval struct{ Lo, Hi float64 }
+
+// CI95 is the 95% percentile interval (2.5th and 97.5th percentiles,
+// numpy-linear) of the defined values; resamples where a rate is undefined
+// (no positives or no negatives drawn) are left out.
+func CI95(values []float64) Interval {
+	finite := make([]float64, 0, len(values))
+	for _, v := range values {
+		if !math.IsNaN(v) {
+			finite = append(finite, v)
+		}
+	}
+	if len(finite) == 0 {
+		return Interval{math.NaN(), math.NaN()}
+	}
+	slices.Sort(finite)
+	return Interval{Percentile(finite, 2.5), Percentile(finite, 97.5)}
+}
+
+// RateCIs are the bootstrap intervals of one task's recall and fp_rate.
+type RateCIs struct {
+	Recall Interval
+	FPRate Interval
+}
+
+// CIs bootstraps perConv's recall and fp_rate.
+func (r *Resamples) CIs(perConv []Counts) RateCIs {
+	recall, fp := r.Rates(perConv)
+	return RateCIs{CI95(recall), CI95(fp)}
+}
+
+// Difference is a paired comparison of one rate between systems A and B.
+type Difference struct {
+	Delta float64  // A minus B on the full data
+	CI    Interval // of the bootstrap distribution of A minus B
+	P     float64  // two-sided bootstrap p-value for "no difference"
+}
+
+// Paired compares systems a and b on the same conversations (DESIGN §3.4):
+// the bootstrap distribution of a-b under the same resamples for both, its
+// 95% interval and a two-sided p-value, 2*min(P(d<=0), P(d>=0)) capped at 1.
+func (r *Resamples) Paired(a, b []Counts) (recall, fpRate Difference) {
+	ra, fa := r.Rates(a)
+	rb, fb := r.Rates(b)
+	sa, sb := Sum(a), Sum(b)
+	recall = difference(ra, rb, sa.Recall()-sb.Recall())
+	fpRate = difference(fa, fb, sa.FPRate()-sb.FPRate())
+	return recall, fpRate
+}
+
+func difference(a, b []float64, delta float64) Difference {
+	d := make([]float64, 0, len(a))
+	for i := range a {
+		if x := a[i] - b[i]; !math.IsNaN(x) {
+			d = append(d, x)
+		}
+	}
+	out := Difference{Delta: delta, CI: CI95(d), P: math.NaN()}
+	if len(d) > 0 {
+		var le, ge int
+		for _, x := range d {
+			if x <= 0 {
+				le++
+			}
+			if x >= 0 {
+				ge++
+			}
+		}
+		out.P = min(1, 2*float64(min(le, ge))/float64(len(d)))
+	}
+	return out
+}

@@ -1,0 +1,82 @@
+package score
+
+import (
+	"math"
+	"slices"
+)
+
+// Counts are the outcome of scoring one task: matched positives (TP, with
+// their latencies in ms), missed positives (FN), negative spans that fired
+// (FP) and that did not (TN).
+type Counts struct {
+	TP, FN, FP, TN int
+	LatenciesMS    []float64
+}
+
+// Add accumulates o into c: aggregates sum counts and pool latencies, never
+// average rates (DESIGN §3.1 step 4).
+func (c *Counts) Add(o Counts) {
+	c.TP += o.TP
+	c.FN += o.FN
+	c.FP += o.FP
+	c.TN += o.TN
+	c.LatenciesMS = append(c.LatenciesMS, o.LatenciesMS...)
+}
+
+// Recall is TP/(TP+FN), NaN when there are no positives.
+func (c Counts) Recall() float64 { return ratio(c.TP, c.TP+c.FN) }
+
+// FPRate is FP/(FP+TN), NaN when there are no negatives.
+func (c Counts) FPRate() float64 { return ratio(c.FP, c.FP+c.TN) }
+
+func ratio(num, den int) float64 {
+	if den == 0 {
+		return math.NaN()
+	}
+	return float64(num) / float64(den)
+}
+
+// Latency holds latency percentiles in ms (NaN when there is no TP).
+type Latency struct{ P10, P50, P90 float64 }
+
+// Latency returns the 10th, 50th and 90th percentiles of the TP latencies.
+func (c Counts) Latency() Latency {
+	if len(c.LatenciesMS) == 0 {
+		return Latency{math.NaN(), math.NaN(), math.NaN()}
+	}
+	sorted := slices.Clone(c.LatenciesMS)
+	slices.Sort(sorted)
+	return Latency{Percentile(sorted, 10), Percentile(sorted, 50), Percentile(sorted, 90)}
+}
+
+// Percentile returns the p-th percentile (0..100) of sorted values as numpy's
+// default "linear" method computes it, to the last bit.
+func Percentile(sorted []float64, p float64) float64 { return Quantile(sorted, p/100) }
+
+// Quantile returns the q-quantile (0..1) of sorted values with numpy's
+// "linear" method: virtual index (n-1)*q, and numpy's two-sided lerp (from
+// the lower neighbour below gamma 0.5, from the upper one at or above it).
+// The explicit float64 conversions keep the compiler from fusing a
+// multiply-add, which would round differently from numpy.
+func Quantile(sorted []float64, q float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	virtual := float64(n-1) * q
+	if virtual >= float64(n-1) {
+		return sorted[n-1]
+	}
+	if virtual < 0 {
+		return sorted[0]
+	}
+	below := math.Floor(virtual)
+	i := int(below)
+	gamma := virtual - below
+	a, b := sorted[i], sorted[i+1]
+	diff := b - a
+	if gamma >= 0.5 {
+		return b - float64(diff*(1-gamma))
+	}
+	return a + float64(diff*gamma)
+}

@@ -1,0 +1,123 @@
+package score
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+func TestParseSubmissionErrors(t *testing.T) {
+	cases := map[string]string{
+		`{"schema_version": 2, "predictions": []}`:             "schema_version: unsupported version 2 (want 1)",
+		`{"schema_version": 1, "predictions": [], "extra": 1}`: `unknown key "extra"`,
+		`{"schema_version": 1}`:                                `missing key "predictions"`,
+		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_2": {"eot": [], "interruption": []}}]}`:    `conversation "a": speaker_1 is missing (speakers must be numbered 1..1)`,
+		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_1": {"eot": []}}]}`:                        `conversation "a" speaker_1: want both keys "eot" and "interruption"`,
+		`{"schema_version": 1, "predictions": [{"conversation_id": "a", "speaker_1": {"eot": ["1"], "interruption": []}}]}`: `conversation "a" speaker_1 eot[0]: line 1 col 86: expected number, found string`,
+		`{"schema_version": 1, "predictions": [{"conversation_id": 3}]}`:                                                    `predictions[0].conversation_id: line 1 col 59: expected string, found number`,
+	}
+	for in, want := range cases {
+		_, err := ParseSubmission([]byte(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s\n  error %v\n  want  %s", in, err, want)
+		}
+	}
+}
+
+func TestCheckSubmissionNamesConversationSpeakerTaskIndex(t *testing.T) {
+	gold := &floor.GoldSet{Conversations: []floor.ConversationGold{{ID: "a", Duration: 10}, {ID: "b", Duration: 10}}}
+	sub := func(eot ...float64) *Submission {
+		return &Submission{Conversations: []ConversationPredictions{
+			{ID: "a", Speakers: []SpeakerPredictions{{EOT: []float64{1}}, {EOT: eot}}},
+			{ID: "b", Speakers: []SpeakerPredictions{{}}},
+		}}
+	}
+	nan := 0.0
+	nan = nan / nan
+	cases := []struct {
+		s    *Submission
+		want string
+	}{
+		{sub(1, 1), `conversation "a" speaker_2 eot[1]: time 1 is not after the previous time 1 (times must be strictly increasing)`},
+		{sub(2, 1), `conversation "a" speaker_2 eot[1]: time 1 is not after the previous time 2 (times must be strictly increasing)`},
+		{sub(1, nan), `conversation "a" speaker_2 eot[1]: time NaN is not finite`},
+		{sub(-0.5), `conversation "a" speaker_2 eot[0]: time -0.5 is outside [0, 10]`},
+		{sub(10.5), `conversation "a" speaker_2 eot[0]: time 10.5 is outside [0, 10]`},
+		{&Submission{Conversations: sub().Conversations[:1]}, `conversation "b": missing (every gold conversation must appear once)`},
+		{&Submission{Conversations: append(sub().Conversations, sub().Conversations[1])}, `conversation "b": appears more than once`},
+		{&Submission{Conversations: append(sub().Conversations, ConversationPredictions{ID: "zz"})}, `conversation "zz": not in the gold`},
+	}
+	for _, c := range cases {
+		if err := CheckSubmission(c.s, gold); err == nil || err.Error() != c.want {
+			t.Errorf("error %v\n want %s", err, c.want)
+		}
+	}
+	if err := CheckSubmission(sub(0, 10), gold); err != nil {
+		t.Errorf("times at 0 and at the duration are valid: %v", err)
+	}
+}
+
+func TestParseProbsErrors(t *testing.T) {
+	cases := map[string]string{
+		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 0, "probs": []}`:                                                                                                          "frame_rate_hz: must be finite and > 0, got 0",
+		`{"schema_version": 1, "task": "x", "frame_rate_hz": 50, "probs": []}`:                                                                                                           `task: "x" is not eot or int`,
+		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 50, "probs": [{"conversation_id": "a", "speaker_1": {"prob": [0.5, 1.5]}}]}`:                                              `probs[0] (conversation "a") speaker_1.prob[1]: probability must be finite and in [0, 1], got 1.5`,
+		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 50, "probs": [{"conversation_id": "a", "speaker_1": {"prob": [NaN]}}]}`:                                                   `probs[0] (conversation "a") speaker_1.prob[0]: probability must be finite and in [0, 1], got NaN`,
+		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 50, "probs": [{"conversation_id": "a", "speaker_1": {"prob": []}}, {"conversation_id": "a", "speaker_1": {"prob": []}}]}`: `probs[1]: conversation "a" appears twice`,
+	}
+	for in, want := range cases {
+		_, err := ParseProbs([]byte(in))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s\n  error %v\n  want  %s", in, err, want)
+		}
+	}
+}
+
+func FuzzParseSubmission(f *testing.F) {
+	f.Add([]byte(`{"schema_version": 1, "predictions": [{"conversation_id": "7", "speaker_1": {"eot": [3.5, 6.4], "interruption": []}, "speaker_2": {"eot": [10.3], "interruption": [12.3]}}]}`))
+	f.Add([]byte(`{"schema_version": 1, "predictions": [{"speaker_1": {"eot": [NaN], "interruption": [1e999]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSubmission(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("an error must be one line: %q", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := WriteSubmission(&buf, s); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseSubmission(buf.Bytes())
+		if err != nil {
+			t.Fatalf("written submission does not read back: %v\n%s", err, buf.Bytes())
+		}
+		if len(again.Conversations) != len(s.Conversations) {
+			t.Fatalf("round trip changed the submission")
+		}
+	})
+}
+
+func FuzzParseProbs(f *testing.F) {
+	f.Add([]byte(`{"schema_version": 1, "task": "int", "frame_rate_hz": 12.5, "probs": [{"conversation_id": "a", "speaker_1": {"prob": [0, 0.25, 1]}, "speaker_2": {"prob": [1, 0, 0]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProbs(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("an error must be one line: %q", err)
+			}
+			return
+		}
+		var buf bytes.Buffer
+		if err := WriteProbs(&buf, p); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseProbs(buf.Bytes())
+		if err != nil || !reflect.DeepEqual(again, p) {
+			t.Fatalf("round trip: %v\n%+v\n%+v", err, p, again)
+		}
+	})
+}

@@ -1,0 +1,68 @@
+package score
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// Standing is one system's place on a task's leaderboard.
+type Standing struct {
+	*TaskEvaluation
+	Rank int // 1-based among in-budget systems; 0 when out of budget
+}
+
+// Leaderboard orders evaluations of one task (DESIGN §3.3): in-budget
+// systems ranked by test recall, then every out-of-budget system below
+// them (those with an operating point by test recall, then those without).
+// Equal recall is broken by the lower median test latency (TurnBench ranks
+// qualifying systems by latency), then by name, so the order never depends
+// on the input order.
+func Leaderboard(evals []*TaskEvaluation) []Standing {
+	out := make([]Standing, len(evals))
+	for i, e := range evals {
+		out[i] = Standing{TaskEvaluation: e}
+	}
+	group := func(s Standing) int {
+		switch {
+		case s.InBudget:
+			return 0
+		case s.HasOperatingPoint:
+			return 1
+		}
+		return 2
+	}
+	slices.SortStableFunc(out, func(a, b Standing) int {
+		return cmp.Or(
+			cmp.Compare(group(a), group(b)),
+			compareNaNLast(a.Test.Recall(), b.Test.Recall(), true),
+			compareNaNLast(a.Test.Latency().P50, b.Test.Latency().P50, false),
+			cmp.Compare(a.System, b.System),
+		)
+	})
+	rank := 0
+	for i := range out {
+		if out[i].InBudget {
+			rank++
+			out[i].Rank = rank
+		}
+	}
+	return out
+}
+
+// compareNaNLast orders a and b ascending (descending with desc), undefined
+// values last either way.
+func compareNaNLast(a, b float64, desc bool) int {
+	switch an, bn := math.IsNaN(a), math.IsNaN(b); {
+	case an && bn:
+		return 0
+	case an:
+		return 1
+	case bn:
+		return -1
+	}
+	if desc {
+		return cmp.Compare(b, a)
+	}
+	return cmp.Compare(a, b)
+}

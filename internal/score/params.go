@@ -1,0 +1,47 @@
+package score
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+// Params are the protocol constants of DESIGN §3, with the published
+// defaults from DefaultParams. Every result records the Params it used.
+type Params struct {
+	TauPre       float64 `json:"tau_pre_s"`      // §3.1: matching tolerance before an anchor and a span
+	TauMax       float64 `json:"tau_max_s"`      // §3.1: latency deadline after an anchor
+	FPBudgetDev  float64 `json:"fp_budget_dev"`  // §3.3: dev fp_rate an operating point may have
+	FPBudgetTest float64 `json:"fp_budget_test"` // §3.3: test fp_rate an in-budget system may have
+	Candidates   int     `json:"n_quantiles"`    // §3.3: quantile levels of the candidate thresholds
+	Refractory   float64 `json:"refractory_s"`   // §3.2: minimum time between committed edges
+}
+
+// DefaultParams returns the published protocol constants.
+func DefaultParams() Params {
+	return Params{
+		TauPre:       floor.DefaultTauPre,
+		TauMax:       floor.DefaultTauMax,
+		FPBudgetDev:  0.10,
+		FPBudgetTest: 0.15,
+		Candidates:   512,
+		Refractory:   2.0,
+	}
+}
+
+// Validate rejects parameters the protocol cannot run with.
+func (p Params) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"tau_pre_s", p.TauPre}, {"tau_max_s", p.TauMax}, {"fp_budget_dev", p.FPBudgetDev}, {"fp_budget_test", p.FPBudgetTest}, {"refractory_s", p.Refractory}} {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
+			return fmt.Errorf("protocol parameter %s must be finite and >= 0, got %v", f.name, f.v)
+		}
+	}
+	if p.Candidates < 1 {
+		return fmt.Errorf("protocol parameter n_quantiles must be >= 1, got %d", p.Candidates)
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package score
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+// randomSplit makes a gold set and matching probability tracks with the
+// awkward shapes of real detectors: plateaus, exact ties with candidate
+// values, zeros, single-frame spikes.
+func randomSplit(rng *rand.Rand, convs, speakers int, fps float64) (*floor.GoldSet, *ProbsFile) {
+	g := &floor.GoldSet{TauPre: tauPre, TauMax: tauMax}
+	p := &ProbsFile{Task: floor.TaskEOT, FrameRate: fps}
+	for c := range convs {
+		duration := 20 + rng.Float64()*40
+		cg := floor.ConversationGold{ID: fmt.Sprint("c", c), Duration: duration}
+		for k := 1; k <= speakers; k++ {
+			for t := rng.Float64() * 3; t < duration; t += 0.5 + rng.Float64()*4 {
+				switch rng.IntN(3) {
+				case 0:
+					cg.EOT.Positives = append(cg.EOT.Positives, floor.Anchor{Speaker: k, Time: t})
+				case 1:
+					cg.EOT.Negatives = append(cg.EOT.Negatives, floor.Span{Speaker: k, Start: t, End: t + rng.Float64()*2})
+				default:
+					if rng.IntN(4) == 0 {
+						cg.EOT.Excluded = append(cg.EOT.Excluded, floor.Span{Speaker: k, Start: t, End: t + rng.Float64()})
+					}
+				}
+			}
+		}
+		g.Conversations = append(g.Conversations, cg)
+		cp := ConversationProbs{ID: cg.ID}
+		for range speakers {
+			track := make([]float64, FrameCount(duration, fps))
+			v := 0.0
+			for i := range track {
+				switch r := rng.IntN(20); {
+				case r == 0:
+					v = rng.Float64()
+				case r == 1:
+					v = float64(rng.IntN(100)) / 100 // on the grid
+				case r == 2:
+					v = 0
+				case r == 3:
+					track[i] = rng.Float64() // a one-frame spike
+					continue
+				}
+				track[i] = v
+			}
+			cp.Speakers = append(cp.Speakers, track)
+		}
+		p.Conversations = append(p.Conversations, cp)
+	}
+	return g, p
+}
+
+// The edge-set sweep must give exactly what committing each track at each
+// threshold and scoring it gives.
+func TestSweepEqualsCommitThenScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 20 {
+		fps := []float64{50, 12.5, 12.25, 10}[trial%4]
+		params := DefaultParams()
+		params.Refractory = []float64{2, 0.5, 0.01}[trial%3]
+		g, p := randomSplit(rng, 3, 1+trial%4, fps)
+		var tracks [][]float64
+		for _, c := range p.Conversations {
+			tracks = append(tracks, c.Speakers...)
+		}
+		thetas := Candidates(tracks, 64)
+		rows, err := Sweep(g, p, thetas, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, theta := range thetas {
+			var want Counts
+			committed := CommitAll(p, theta, params.Refractory)
+			for _, c := range g.Conversations {
+				want.Add(ScoreTask(&c.EOT, committed[c.ID], params.TauPre, params.TauMax))
+			}
+			if !sameCounts(rows[j].Counts, want) {
+				t.Fatalf("trial %d theta %v: sweep %+v, direct %+v", trial, theta, rows[j].Counts, want)
+			}
+		}
+	}
+}
+
+func TestSweepRejectsMismatchedProbs(t *testing.T) {
+	g, p := randomSplit(rand.New(rand.NewPCG(3, 4)), 2, 2, 50)
+	p.Conversations[1].Speakers[0] = p.Conversations[1].Speakers[0][1:]
+	if _, err := Sweep(g, p, []float64{0.5}, DefaultParams()); err == nil {
+		t.Fatal("a track one frame short must be rejected")
+	}
+	p.Conversations = p.Conversations[:1]
+	if _, err := Sweep(g, p, []float64{0.5}, DefaultParams()); err == nil {
+		t.Fatal("a missing conversation must be rejected")
+	}
+}
+
+func sameCounts(a, b Counts) bool {
+	return a.TP == b.TP && a.FN == b.FN && a.FP == b.FP && a.TN == b.TN && slices.Equal(a.LatenciesMS, b.LatenciesMS)
+}
