@@ -104,8 +104,8 @@ func newCorpusStatsCommand() *cobra.Command {
 		Short: "Print a corpus's composition (counts, hours, rates by type and speaker count)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" {
-				return fmt.Errorf("-o %q: want text or json", output)
+			if err := checkOutput(output); err != nil {
+				return err
 			}
 			s, err := corpus.ComputeStats(args[0])
 			if err != nil {
@@ -119,7 +119,7 @@ func newCorpusStatsCommand() *cobra.Command {
 			return s.WriteText(cmd.OutOrStdout())
 		},
 	}
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
+	outputFlag(cmd, &output)
 	return cmd
 }
 
