@@ -190,3 +190,6 @@ func encode(v any) ([]byte, error) {
 	}
 	return append(b, '\n'), nil
 }
+
+// Encode returns the manifest as corpus.json's bytes.
+func (m *Manifest) Encode() ([]byte, error) { return encode(m) }
