@@ -6,6 +6,8 @@
 #
 # Components:
 #   speech   espeak-ng, flite and sox from Debian (programs; never linked)
+#   onnx     ONNX Runtime's shared library (npm onnxruntime-node) and the
+#            Silero VAD v5 model (npm @ricky0123/vad-web), sha256-checked
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
 #   minio    the MinIO server, built from the Go module proxy
 #   test     every component the test suite needs
@@ -33,6 +35,41 @@ apt_install() {
 }
 
 setup_speech() { apt_install espeak-ng flite sox; }
+
+# npm_extract PACKAGE@VERSION MEMBER DEST SHA256: takes one file out of an npm
+# package with `npm pack` (the packages' install scripts download from the
+# internet, so they are never run), checks its pinned sha256 and moves it into
+# place atomically. A file already present with the right sum is kept.
+npm_extract() {
+	local spec=$1 member=$2 dest=$3 sum=$4
+	if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then
+		return 0
+	fi
+	command -v npm >/dev/null || { echo "setup: npm is needed to fetch $spec" >&2; exit 1; }
+	log "npm pack $spec ($member)"
+	local tmp
+	tmp=$(mktemp -d)
+	(cd "$tmp" && npm pack --silent "$spec" >/dev/null && tar xzf ./*.tgz "$member")
+	if ! echo "$sum  $tmp/$member" | sha256sum -c --status; then
+		rm -rf "$tmp"
+		echo "setup: $spec $member does not match its pinned sha256 $sum" >&2
+		exit 1
+	fi
+	mkdir -p "$(dirname "$dest")"
+	mv "$tmp/$member" "$dest.tmp" && mv "$dest.tmp" "$dest"
+	rm -rf "$tmp"
+}
+
+# The paths below are the ones internal/detect looks for under
+# $FLOORBENCH_TOOLS (detect.OnnxRuntimeLibraryPath, detect.SileroModelPath).
+setup_onnx() {
+	npm_extract onnxruntime-node@1.24.1 package/bin/napi-v6/linux/x64/libonnxruntime.so.1 \
+		"$TOOLS/onnxruntime-1.24.1/libonnxruntime.so.1" \
+		53ef1ac028dd1b05554b8da28d9159eb3876f99868193d2aaa6e67f0243c23d4
+	npm_extract @ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx \
+		"$TOOLS/models/silero_vad_v5.onnx" \
+		2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f
+}
 
 # go_tool NAME MODULE VERSION: build MODULE@VERSION into $TOOLS/bin/NAME
 # unless that exact version is already there.
@@ -63,7 +100,8 @@ for c in "${components[@]}"; do
 	speech) setup_speech ;;
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
-	test) setup_speech ;;
+	onnx) setup_onnx ;;
+	test) setup_speech; setup_onnx ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

@@ -33,3 +33,23 @@ func TestDeriveMPTB(t *testing.T) {
 		t.Errorf("got  %+v\nwant %+v", g, want)
 	}
 }
+
+func TestMPTBAnatomy(t *testing.T) {
+	events := []Event{
+		{Kind: Turn, Speaker: 1, Start: 0, End: 9, Ending: Yielded, Holds: []Hold{{Start: 2, End: 3, AfterQuestion: true}, {Start: 5, End: 6}}},
+		{Kind: Backchannel, Speaker: 2, Start: 5.2, End: 5.5, Words: 1},
+		{Kind: Interruption, Speaker: 3, Start: 8.5, End: 12, Words: 11},
+		{Kind: Turn, Speaker: 3, Start: 8.5, End: 12, Ending: Yielded},
+	}
+	g := DeriveMPTB("c", 13, events, DefaultInterruptedGuard)
+	a := MPTBAnatomy(&g, events)
+	if !reflect.DeepEqual(a.HoldQuestion, []bool{true, false}) || !reflect.DeepEqual(a.HoldContested, []bool{false, true}) {
+		t.Errorf("holds: question %v contested %v", a.HoldQuestion, a.HoldContested)
+	}
+	if !reflect.DeepEqual(a.ClaimWords, []int{11}) || !reflect.DeepEqual(a.NegativeWords, []int{1}) {
+		t.Errorf("words: claims %v negatives %v", a.ClaimWords, a.NegativeWords)
+	}
+	if ClaimLengthBand(3) != "1-3" || ClaimLengthBand(4) != "4-8" || ClaimLengthBand(9) != "9+" {
+		t.Error("claim length bands are 1-3, 4-8, 9+")
+	}
+}

@@ -39,9 +39,18 @@ func (s intervals) contains(t float64) bool {
 	return i >= 0 && t <= s[i][1]
 }
 
-// window is a positive anchor's search window on its speaker's channel.
+// window is a positive anchor's search window on its speaker's channel;
+// index is the anchor's position in the gold's Positives.
 type window struct {
 	anchor, start, end float64
+	index              int
+}
+
+// negative is a negative span's FP search window [start - tau_pre, end];
+// index is the span's position in the gold's Negatives.
+type negative struct {
+	start, end float64
+	index      int
 }
 
 // speakerGold is one speaker's share of a task's gold, prepared for matching.
@@ -49,7 +58,7 @@ type speakerGold struct {
 	windows   []window // in anchor time order
 	exempt    intervals
 	excluded  intervals
-	negatives [][2]float64 // FP search windows [start - tau_pre, end], by start
+	negatives []negative // by start
 }
 
 // Matcher scores predictions for one task of one conversation against its
@@ -73,13 +82,18 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 	}
 	m := &Matcher{speakers: make([]speakerGold, n)}
 	// §3.1 step 2: positives in time order (a stable sort, as TurnBench's).
-	positives := slices.Clone(g.Positives)
-	slices.SortStableFunc(positives, func(a, b floor.Anchor) int { return cmp.Compare(a.Time, b.Time) })
+	order := make([]int, len(g.Positives))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(g.Positives[a].Time, g.Positives[b].Time) })
 	anchorTimes := make([][]float64, n)
-	for _, a := range positives {
+	for _, i := range order {
+		a := g.Positives[i]
 		anchorTimes[a.Speaker-1] = append(anchorTimes[a.Speaker-1], a.Time)
 	}
-	for _, a := range positives {
+	for _, i := range order {
+		a := g.Positives[i]
 		times := anchorTimes[a.Speaker-1]
 		next := math.Inf(1)
 		// The window ends at the next anchor of the same speaker and task
@@ -88,7 +102,7 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 			next = times[i]
 		}
 		sg := &m.speakers[a.Speaker-1]
-		sg.windows = append(sg.windows, window{a.Time, a.Time - tauPre, min(a.Time+tauMax, next)})
+		sg.windows = append(sg.windows, window{a.Time, a.Time - tauPre, min(a.Time+tauMax, next), i})
 	}
 	for k := range m.speakers {
 		sg := &m.speakers[k]
@@ -107,14 +121,14 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 	for k := range m.speakers {
 		m.speakers[k].excluded = mergeIntervals(excluded[k])
 	}
-	for _, s := range g.Negatives {
+	for i, s := range g.Negatives {
 		sg := &m.speakers[s.Speaker-1]
-		sg.negatives = append(sg.negatives, [2]float64{s.Start - tauPre, s.End})
+		sg.negatives = append(sg.negatives, negative{s.Start - tauPre, s.End, i})
 	}
 	for k := range m.speakers {
 		// Counts do not depend on span order; sorted spans let Score walk
 		// the predictions once.
-		slices.SortFunc(m.speakers[k].negatives, func(a, b [2]float64) int { return cmp.Compare(a[0], b[0]) })
+		slices.SortStableFunc(m.speakers[k].negatives, func(a, b negative) int { return cmp.Compare(a.start, b.start) })
 	}
 	return m
 }
@@ -131,16 +145,49 @@ func (m *Matcher) Score(predictions [][]float64) Counts {
 // ScoreInto is Score accumulating into c, without allocating when c's
 // latency slice has room.
 func (m *Matcher) ScoreInto(predictions [][]float64, c *Counts) {
+	m.score(predictions, c, nil)
+}
+
+// Outcomes say what happened to every gold item: Anchors[i] to the gold's
+// Positives[i], Spans[i] to its Negatives[i].
+type Outcomes struct {
+	Anchors []AnchorOutcome
+	Spans   []SpanOutcome
+}
+
+// AnchorOutcome is a positive's match: the prediction it claimed, if any.
+type AnchorOutcome struct {
+	Matched    bool
+	Prediction float64
+	LatencyMS  float64
+}
+
+// SpanOutcome is a negative span's verdict and the prediction that fired it.
+type SpanOutcome struct {
+	Fired      bool
+	Prediction float64
+}
+
+// Explain scores like Score and also reports every item's outcome, for
+// per-event tables and error anatomy.
+func (m *Matcher) Explain(predictions [][]float64, positives, negatives int) (Counts, Outcomes) {
+	var c Counts
+	o := Outcomes{Anchors: make([]AnchorOutcome, positives), Spans: make([]SpanOutcome, negatives)}
+	m.score(predictions, &c, &o)
+	return c, o
+}
+
+func (m *Matcher) score(predictions [][]float64, c *Counts, o *Outcomes) {
 	for k := range m.speakers {
 		var times []float64
 		if k < len(predictions) {
 			times = predictions[k]
 		}
-		m.scoreSpeaker(&m.speakers[k], times, c)
+		m.scoreSpeaker(&m.speakers[k], times, c, o)
 	}
 }
 
-func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts) {
+func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts, o *Outcomes) {
 	// §3.1 step 1: predictions inside an excluded interval are invisible.
 	// Both lists are sorted, so one merge-walk filters them.
 	kept := m.kept[:0]
@@ -176,7 +223,11 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts) {
 		if i < len(kept) && kept[i] <= w.end {
 			claimed[i] = true
 			c.TP++
-			c.LatenciesMS = append(c.LatenciesMS, (kept[i]-w.anchor)*1000.0)
+			latency := (kept[i] - w.anchor) * 1000.0
+			c.LatenciesMS = append(c.LatenciesMS, latency)
+			if o != nil {
+				o.Anchors[w.index] = AnchorOutcome{true, kept[i], latency}
+			}
 		} else {
 			c.FN++
 		}
@@ -186,13 +237,16 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts) {
 	// Spans are sorted by start, so again the first index only moves forward.
 	first = 0
 	for _, span := range sg.negatives {
-		for first < len(kept) && kept[first] < span[0] {
+		for first < len(kept) && kept[first] < span.start {
 			first++
 		}
 		fired := false
-		for i := first; i < len(kept) && kept[i] <= span[1]; i++ {
+		for i := first; i < len(kept) && kept[i] <= span.end; i++ {
 			if !claimed[i] && !sg.exempt.contains(kept[i]) {
 				fired = true
+				if o != nil {
+					o.Spans[span.index] = SpanOutcome{true, kept[i]}
+				}
 				break
 			}
 		}

@@ -1,6 +1,7 @@
 package score
 
 import (
+	"math"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
@@ -104,4 +105,22 @@ func TestNegativeSpans(t *testing.T) {
 func TestSpeakersWithoutPredictions(t *testing.T) {
 	g := &floor.TaskGold{Positives: anchors(3, 5), Negatives: []floor.Span{span(2, 1, 2)}}
 	check(t, "no predictions at all", ScoreTask(g, nil, tauPre, tauMax), 0, 1, 0, 1)
+}
+
+func TestExplainReportsEveryItemInGoldOrder(t *testing.T) {
+	g := &floor.TaskGold{
+		Positives: []floor.Anchor{{Speaker: 2, Time: 30}, {Speaker: 1, Time: 10}, {Speaker: 1, Time: 20}},
+		Negatives: []floor.Span{{Speaker: 1, Start: 25, End: 26}, {Speaker: 1, Start: 14, End: 15}},
+	}
+	c, o := NewMatcher(g, tauPre, tauMax).Explain([][]float64{{10.5, 14.5}, {31}}, len(g.Positives), len(g.Negatives))
+	check(t, "explain", c, 2, 1, 1, 1, 500, 1000)
+	want := []AnchorOutcome{{true, 31, 1000}, {true, 10.5, 500}, {}}
+	for i, w := range want {
+		if d := o.Anchors[i]; d.Matched != w.Matched || d.Prediction != w.Prediction || math.Abs(d.LatencyMS-w.LatencyMS) > 1e-9 {
+			t.Errorf("anchor %d: %+v, want %+v", i, d, w)
+		}
+	}
+	if o.Spans[0] != (SpanOutcome{}) || o.Spans[1] != (SpanOutcome{true, 14.5}) {
+		t.Errorf("spans %+v", o.Spans)
+	}
 }

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// The fixtures under testdata/reference hold inputs and the outputs that
+// TurnBench's public scorer logic gives for them (see the README there).
+// floorbench must reproduce them: the gold artifact byte for byte, the
+// counts exactly and every rate, latency and threshold to the last bit.
+var referenceDir = filepath.Join("..", "..", "testdata", "reference")
+
+func referencePath(name string) string { return filepath.Join(referenceDir, name) }
+
+// runFloorbench runs the command line in-process and returns its stdout.
+func runFloorbench(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := newRootCommand()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	if err := cmd.Execute(); err != nil {
+		t.Fatalf("floorbench %v: %v\n%s", args, err, errOut.String())
+	}
+	return out.Bytes()
+}
+
+func TestReferenceGold(t *testing.T) {
+	got := runFloorbench(t, "gold", "turnbench", "--annotations", referencePath("annotations.json"), "-o", "json")
+	want, err := os.ReadFile(referencePath("gold.expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		i := 0
+		for i < len(got) && i < len(want) && got[i] == want[i] {
+			i++
+		}
+		t.Fatalf("gold artifact differs from the reference at byte %d:\n got  …%s\n want …%s", i, excerpt(got, i), excerpt(want, i))
+	}
+}
+
+func excerpt(b []byte, at int) string {
+	lo, hi := max(0, at-80), min(len(b), at+80)
+	return string(b[lo:hi])
+}
+
+func TestReferenceScore(t *testing.T) {
+	for _, c := range []struct{ gold, predictions, expected string }{
+		{"gold.expected.json", "predictions.json", "score.expected.json"},
+		{"gold-synthetic.json", "predictions-synthetic.json", "score-synthetic.expected.json"},
+	} {
+		t.Run(c.expected, func(t *testing.T) {
+			got := runFloorbench(t, "score", "--gold", referencePath(c.gold), "--predictions", referencePath(c.predictions), "-o", "json")
+			assertMatchesReference(t, got, referencePath(c.expected))
+		})
+	}
+}
+
+func TestReferenceSweep(t *testing.T) {
+	for _, c := range []struct{ gold, probs, expected string }{
+		{"gold.expected.json", "probs-eot.json", "sweep-eot.expected.json"},
+		{"gold.expected.json", "probs-int.json", "sweep-int.expected.json"},
+		{"gold-synthetic.json", "probs-synthetic-eot.json", "sweep-synthetic-eot.expected.json"},
+		{"gold-synthetic.json", "probs-synthetic-int.json", "sweep-synthetic-int.expected.json"},
+		{"gold-synthetic.json", "probs-synthetic-int-zeros.json", "sweep-synthetic-int-zeros.expected.json"},
+	} {
+		t.Run(c.expected, func(t *testing.T) {
+			got := runFloorbench(t, "sweep", "--gold", referencePath(c.gold), "--probs", referencePath(c.probs), "-o", "json")
+			assertMatchesReference(t, got, referencePath(c.expected))
+		})
+	}
+}
+
+// assertMatchesReference checks that every value of the expected document
+// is in floorbench's output with the same value: numbers compared as
+// float64 exactly, null (the reference's NaN) only against null. Keys that
+// floorbench adds (its protocol parameters) are not compared.
+func assertMatchesReference(t *testing.T, got []byte, expectedPath string) {
+	t.Helper()
+	data, err := os.ReadFile(expectedPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, have any
+	if err := json.Unmarshal(data, &want); err != nil {
+		t.Fatalf("%s: %v", expectedPath, err)
+	}
+	if err := json.Unmarshal(got, &have); err != nil {
+		t.Fatalf("floorbench output: %v\n%s", err, got)
+	}
+	if diff := referenceDiff("", want, have); diff != "" {
+		t.Fatalf("floorbench differs from the reference (%s): %s", filepath.Base(expectedPath), diff)
+	}
+}
+
+// referenceDiff returns where have first differs from want, or "".
+func referenceDiff(path string, want, have any) string {
+	switch w := want.(type) {
+	case map[string]any:
+		h, ok := have.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: want an object, got %v", path, have)
+		}
+		keys := make([]string, 0, len(w))
+		for k := range w {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			hv, ok := h[k]
+			if !ok {
+				return fmt.Sprintf("%s.%s: missing", path, k)
+			}
+			if d := referenceDiff(path+"."+k, w[k], hv); d != "" {
+				return d
+			}
+		}
+	case []any:
+		h, ok := have.([]any)
+		if !ok || len(h) != len(w) {
+			return fmt.Sprintf("%s: want %d items, got %v", path, len(w), have)
+		}
+		for i := range w {
+			if d := referenceDiff(fmt.Sprintf("%s[%d]", path, i), w[i], h[i]); d != "" {
+				return d
+			}
+		}
+	case float64:
+		h, ok := have.(float64)
+		if !ok || math.Float64bits(h) != math.Float64bits(w) {
+			return fmt.Sprintf("%s: want %v, got %v", path, w, have)
+		}
+	default: // strings, booleans and null
+		if want != have {
+			return fmt.Sprintf("%s: want %v, got %v", path, want, have)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,241 @@
+package bundle
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// SchemaVersion of manifest.json and results.json.
+const SchemaVersion = 1
+
+// InputRef identifies one input of a bundle by content hash.
+type InputRef struct {
+	Kind string `json:"kind"` // corpus or system
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+// Meta is what a bundle is built from besides the evaluations.
+type Meta struct {
+	Name        string          `json:"name"`
+	SpecHash    string          `json:"spec_hash"`
+	Spec        json.RawMessage `json:"spec"`
+	Inputs      []InputRef      `json:"inputs"`
+	CodeVersion string          `json:"code_version"`
+	Protocol    score.Params    `json:"protocol"`
+	Resamples   int             `json:"bootstrap_resamples"`
+	Seed        uint64          `json:"bootstrap_seed"`
+}
+
+// ID is the bundle id of meta: a hash of everything that determines the
+// results (spec, input hashes, code version, protocol, bootstrap), so the
+// same inputs name the same bundle before any work is done.
+func ID(m Meta) string {
+	b, _ := json.Marshal(m)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+// Manifest is manifest.json.
+type Manifest struct {
+	SchemaVersion int    `json:"schema_version"`
+	BundleID      string `json:"bundle_id"`
+	Meta
+	Created string `json:"created"`
+}
+
+// Results is results.json: byte-identical for the same inputs.
+type Results struct {
+	SchemaVersion int                 `json:"schema_version"`
+	BundleID      string              `json:"bundle_id"`
+	Protocol      score.Params        `json:"protocol"`
+	Resamples     int                 `json:"bootstrap_resamples"`
+	Seed          uint64              `json:"bootstrap_seed"`
+	Leaderboards  []CorpusLeaderboard `json:"leaderboards"`
+	Evaluations   []Evaluation        `json:"evaluations"`
+}
+
+// CorpusLeaderboard is one corpus and task's leaderboard.
+type CorpusLeaderboard struct {
+	Corpus string `json:"corpus"`
+	report.TaskLeaderboard
+}
+
+// File is one file of a bundle.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Key is where a bundle file is stored.
+func Key(id, name string) string { return "bundles/" + id + "/" + name }
+
+// Build assembles a bundle from evaluations (any order): results.json,
+// report.md, events.csv, predictions, and manifest.json stamped created.
+func Build(meta Meta, evals []Evaluation, created string) ([]File, *Results, error) {
+	id := ID(meta)
+	evals = slices.Clone(evals)
+	slices.SortFunc(evals, func(a, b Evaluation) int {
+		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))
+	})
+	res := &Results{SchemaVersion: SchemaVersion, BundleID: id, Protocol: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed, Evaluations: evals}
+	res.Leaderboards = leaderboards(evals, meta)
+	resultsJSON, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		return nil, nil, err
+	}
+	manifest, err := json.MarshalIndent(Manifest{SchemaVersion, id, meta, created}, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	files := []File{
+		{"manifest.json", append(manifest, '\n')},
+		{"results.json", append(resultsJSON, '\n')},
+		{"report.md", Report(res, meta)},
+		{"events.csv", eventsCSV(evals)},
+	}
+	for _, e := range evals {
+		for _, t := range e.Tasks {
+			if t.Predictions != nil && t.Task == floor.TaskEOT {
+				files = append(files, File{fmt.Sprintf("predictions/%s/%s.json", store.SafeName(e.Corpus), store.SafeName(e.System)), submission(e)})
+				break
+			}
+		}
+	}
+	return files, res, nil
+}
+
+// leaderboards ranks systems per corpus and task, with paired comparisons
+// on the same resamples of that corpus's test conversations.
+func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
+	type key struct {
+		corpus string
+		task   floor.Task
+	}
+	groups := map[key][]*score.TaskEvaluation{}
+	var keys []key
+	for _, e := range evals {
+		for _, t := range e.Tasks {
+			k := key{e.Corpus, t.Task}
+			if _, ok := groups[k]; !ok {
+				keys = append(keys, k)
+			}
+			te := &score.TaskEvaluation{System: e.System, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget}
+			if t.HasOP {
+				te.Theta = float64(t.Theta)
+				for _, c := range t.TestByConv {
+					te.TestByConv = append(te.TestByConv, c.counts())
+				}
+				te.Test = score.Sum(te.TestByConv)
+				if t.Dev != nil {
+					te.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN}
+				}
+			}
+			groups[k] = append(groups[k], te)
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.task, b.task)) })
+	var out []CorpusLeaderboard
+	for _, k := range keys {
+		standings := score.Leaderboard(groups[k])
+		cis := map[string]score.RateCIs{}
+		var resamples *score.Resamples
+		for _, s := range standings {
+			if s.HasOperatingPoint && meta.Resamples > 0 {
+				if resamples == nil {
+					resamples = score.NewResamples(len(s.TestByConv), meta.Resamples, meta.Seed)
+				}
+				cis[s.System] = resamples.CIs(s.TestByConv)
+			}
+		}
+		lb := report.NewTaskLeaderboard(k.task, standings, cis)
+		if resamples != nil {
+			for i, a := range standings {
+				for _, b := range standings[i+1:] {
+					if a.HasOperatingPoint && b.HasOperatingPoint {
+						recall, fp := resamples.Paired(a.TestByConv, b.TestByConv)
+						lb.AddPaired(a.System, b.System, recall, fp)
+					}
+				}
+			}
+		}
+		out = append(out, CorpusLeaderboard{Corpus: k.corpus, TaskLeaderboard: lb})
+	}
+	return out
+}
+
+// eventsCSV is one row per gold item per system, corpus and task.
+func eventsCSV(evals []Evaluation) []byte {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"corpus", "system", "task", "conversation_id", "speaker", "kind", "start", "end", "outcome", "prediction", "latency_ms"})
+	num := func(v report.Num) string {
+		if f := float64(v); f == f {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return ""
+	}
+	for _, e := range evals {
+		for _, t := range e.Tasks {
+			for _, r := range t.Events {
+				_ = w.Write([]string{e.Corpus, e.System, string(t.Task), r.Conversation, strconv.Itoa(r.Speaker), r.Kind,
+					strconv.FormatFloat(r.Start, 'g', -1, 64), strconv.FormatFloat(r.End, 'g', -1, 64), r.Outcome, num(r.Prediction), num(r.LatencyMS)})
+			}
+		}
+	}
+	w.Flush()
+	return buf.Bytes()
+}
+
+// submission writes a system's committed test predictions on a corpus in
+// TurnBench's submission format, so other scorers can check them.
+func submission(e Evaluation) []byte {
+	byTask := map[floor.Task]map[string][][]float64{}
+	var ids []string
+	for _, t := range e.Tasks {
+		byTask[t.Task] = t.Predictions
+		for id := range t.Predictions {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	sub := &score.Submission{}
+	for _, id := range ids {
+		c := score.ConversationPredictions{ID: id}
+		n := max(len(byTask[floor.TaskEOT][id]), len(byTask[floor.TaskINT][id]))
+		for k := range n {
+			var sp score.SpeakerPredictions
+			if p := byTask[floor.TaskEOT][id]; k < len(p) {
+				sp.EOT = p[k]
+			}
+			if p := byTask[floor.TaskINT][id]; k < len(p) {
+				sp.INT = p[k]
+			}
+			if sp.EOT == nil {
+				sp.EOT = []float64{}
+			}
+			if sp.INT == nil {
+				sp.INT = []float64{}
+			}
+			c.Speakers = append(c.Speakers, sp)
+		}
+		sub.Conversations = append(sub.Conversations, c)
+	}
+	var buf bytes.Buffer
+	_ = score.WriteSubmission(&buf, sub)
+	return buf.Bytes()
+}

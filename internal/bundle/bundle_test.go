@@ -1,0 +1,177 @@
+package bundle
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixture builds a generated-looking corpus (dev and test, speaker counts
+// and types as attributes, anatomy from event logs) and two systems' tracks.
+func fixture(t *testing.T) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFile) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	c := &Corpus{Name: "mptb-mini", Hash: "c0ffee", Kind: "mptb", Conversations: map[string]Conversation{},
+		Dev: &floor.GoldSet{TauPre: 0.25, TauMax: 3}, Test: &floor.GoldSet{TauPre: 0.25, TauMax: 3}}
+	tracks := map[string][2]map[floor.Task]*score.ProbsFile{}
+	systems := []string{"early", "late"}
+	for _, s := range systems {
+		tracks[s] = [2]map[floor.Task]*score.ProbsFile{{}, {}}
+		for split := range 2 {
+			for _, task := range floor.Tasks {
+				tracks[s][split][task] = &score.ProbsFile{Task: task, FrameRate: 10}
+			}
+		}
+	}
+	for i := range 16 {
+		split := "test"
+		if i%4 == 0 {
+			split = "dev"
+		}
+		id := fmt.Sprintf("conv%02d", i)
+		speakers := 2 + i%3
+		var events []floor.Event
+		for t := 2.0; t < 50; t += 5 + rng.Float64()*3 {
+			sp := 1 + rng.IntN(speakers)
+			turn := floor.Event{Kind: floor.Turn, Speaker: sp, Start: t - 2, End: t, Ending: floor.Yielded, Words: 6}
+			if rng.IntN(3) == 0 {
+				turn.Holds = []floor.Hold{{Start: t - 1.2, End: t - 0.8, AfterQuestion: rng.IntN(2) == 0}}
+			}
+			events = append(events, turn)
+			other := 1 + (sp % speakers)
+			if rng.IntN(2) == 0 {
+				events = append(events, floor.Event{Kind: floor.Interruption, Speaker: other, Start: t + 1, End: t + 2, Words: 1 + rng.IntN(12)})
+			} else {
+				events = append(events, floor.Event{Kind: floor.Backchannel, Speaker: other, Start: t + 1, End: t + 1.4, Words: 1})
+			}
+		}
+		g := floor.DeriveMPTB(id, 60, events, floor.DefaultInterruptedGuard)
+		a := floor.MPTBAnatomy(&g, events)
+		types := []string{"casual", "narrative"}
+		c.Conversations[id] = Conversation{ID: id, Split: split, Anatomy: &a,
+			Attributes: map[string]string{"speakers": fmt.Sprint(speakers), "type": types[i%2]}}
+		gs := c.Test
+		si := 1
+		if split == "dev" {
+			gs, si = c.Dev, 0
+		}
+		gs.Conversations = append(gs.Conversations, g)
+		for _, s := range systems {
+			delay := map[string]float64{"early": 0.2, "late": 2.5}[s]
+			for _, task := range floor.Tasks {
+				cp := score.ConversationProbs{ID: id}
+				for range speakers {
+					cp.Speakers = append(cp.Speakers, make([]float64, 600))
+				}
+				for _, a := range g.Task(task).Positives {
+					if f := int((a.Time + delay) * 10); f < 600 {
+						cp.Speakers[a.Speaker-1][f] = 0.5 + 0.5*rng.Float64()
+					}
+				}
+				for _, n := range g.Task(task).Negatives {
+					if rng.IntN(4) == 0 {
+						cp.Speakers[n.Speaker-1][int(n.Start*10)] = rng.Float64()
+					}
+				}
+				tracks[s][si][task].Conversations = append(tracks[s][si][task].Conversations, cp)
+			}
+		}
+	}
+	return c, tracks
+}
+
+func buildBundle(t *testing.T, reverse bool) ([]File, *Results) {
+	c, tracks := fixture(t)
+	meta := Meta{Name: "unit", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"unit"}`), CodeVersion: "test",
+		Protocol: score.DefaultParams(), Resamples: 300, Seed: 9,
+		Inputs: []InputRef{{"corpus", c.Name, c.Hash}, {"system", "early", "e1"}, {"system", "late", "l1"}}}
+	var evals []Evaluation
+	for _, s := range []string{"early", "late"} {
+		e, err := Evaluate(&Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s][0], TestProbs: tracks[s][1],
+			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evals = append(evals, *e)
+	}
+	if reverse {
+		evals[0], evals[1] = evals[1], evals[0]
+	}
+	files, res, err := Build(meta, evals, "2026-11-30T00:00:00Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files, res
+}
+
+func TestBundleIsDeterministicWhateverTheOrder(t *testing.T) {
+	a, _ := buildBundle(t, false)
+	b, _ := buildBundle(t, true)
+	if len(a) != len(b) {
+		t.Fatalf("%d files vs %d", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || !bytes.Equal(a[i].Data, b[i].Data) {
+			t.Errorf("%s differs between evaluation orders", a[i].Name)
+		}
+	}
+}
+
+func TestBundleContents(t *testing.T) {
+	files, res := buildBundle(t, false)
+	names := map[string][]byte{}
+	for _, f := range files {
+		names[f.Name] = f.Data
+	}
+	for _, want := range []string{"manifest.json", "results.json", "report.md", "events.csv", "predictions/mptb-mini/early.json", "predictions/mptb-mini/late.json"} {
+		if _, ok := names[want]; !ok {
+			t.Errorf("bundle lacks %s", want)
+		}
+	}
+	// "early" finds every event but fires on too many holds: out of the test budget.
+	if len(res.Leaderboards) != 2 || res.Leaderboards[0].Rows[0].System != "late" || res.Leaderboards[0].Rows[1].Status != "out of budget" {
+		t.Errorf("leaderboards %+v", res.Leaderboards)
+	}
+	sub, err := score.ParseSubmission(names["predictions/mptb-mini/early.json"])
+	if err != nil || len(sub.Conversations) != 12 {
+		t.Fatalf("predictions are not a valid submission of the 12 test conversations: %v", err)
+	}
+	lines := strings.Count(string(names["events.csv"]), "\n")
+	if lines < 100 {
+		t.Errorf("events.csv has %d lines", lines)
+	}
+	report := string(names["report.md"])
+	for _, want := range []string{"EOT leaderboard on mptb-mini", "by speakers (test)", "by type (test)", "error anatomy", "hold_ending", "claim_words", "paired comparisons"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	golden(t, "report.md", names["report.md"])
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from its golden file", name)
+	}
+}

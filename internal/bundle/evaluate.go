@@ -1,0 +1,263 @@
+package bundle
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+// Conversation is what an evaluation knows of a conversation besides its
+// gold: its split and the attributes results are broken down by.
+type Conversation struct {
+	ID         string
+	Split      string            // dev or test
+	Attributes map[string]string // e.g. speakers, type, snr_band
+	Anatomy    *floor.Anatomy    // error-anatomy labels (generated corpora)
+}
+
+// Corpus is one evaluated corpus: its gold per split and its conversations.
+type Corpus struct {
+	Name, Hash    string
+	Kind          string
+	Dev, Test     *floor.GoldSet // Dev may be empty: then a transferred threshold is needed
+	Conversations map[string]Conversation
+}
+
+// Breakdown attributes reported for every corpus that has them.
+var BreakdownAttributes = []string{"speakers", "type", "snr_band"}
+
+// Input is one system on one corpus: its score tracks on both splits.
+type Input struct {
+	System, SystemHash string
+	Corpus             *Corpus
+	DevProbs           map[floor.Task]*score.ProbsFile
+	TestProbs          map[floor.Task]*score.ProbsFile
+	Params             score.Params
+	Resamples          int
+	Seed               uint64
+	// Transferred, per task, is a threshold frozen on another corpus's dev
+	// split, used when this corpus has no dev conversations.
+	Transferred map[floor.Task]TransferredTheta
+}
+
+// TransferredTheta is a threshold taken from another corpus.
+type TransferredTheta struct {
+	Theta float64 `json:"theta"`
+	From  string  `json:"from"`
+}
+
+// Evaluation is one system on one corpus, both tasks.
+type Evaluation struct {
+	System     string       `json:"system"`
+	SystemHash string       `json:"system_hash"`
+	Corpus     string       `json:"corpus"`
+	CorpusHash string       `json:"corpus_hash"`
+	Tasks      []TaskResult `json:"tasks"`
+}
+
+// TaskResult is one task of an evaluation.
+type TaskResult struct {
+	Task            floor.Task          `json:"task"`
+	NCandidates     int                 `json:"n_candidates"`
+	HasOP           bool                `json:"has_operating_point"`
+	Theta           report.Num          `json:"theta"`
+	TransferredFrom string              `json:"transferred_from,omitempty"`
+	InBudget        bool                `json:"in_budget"`
+	Dev             *report.TaskMetrics `json:"dev"`
+	Test            *report.TaskMetrics `json:"test"`
+	Breakdowns      []Breakdown         `json:"breakdowns,omitempty"`
+	Anatomy         []AnatomyRow        `json:"anatomy,omitempty"`
+	// TestByConv are the per-conversation test counts in test gold order,
+	// kept for paired comparisons across systems.
+	TestByConv []ConvCounts `json:"test_by_conversation,omitempty"`
+	// Events are the per-item outcomes on test at the frozen threshold.
+	Events []EventRow `json:"events,omitempty"`
+	// Predictions are the committed test predictions per conversation.
+	Predictions map[string][][]float64 `json:"predictions,omitempty"`
+}
+
+// ConvCounts is one conversation's counts.
+type ConvCounts struct {
+	ID        string    `json:"conversation_id"`
+	TP        int       `json:"tp"`
+	FN        int       `json:"fn"`
+	FP        int       `json:"fp"`
+	TN        int       `json:"tn"`
+	Latencies []float64 `json:"latencies_ms,omitempty"`
+}
+
+func (c ConvCounts) counts() score.Counts {
+	return score.Counts{TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, LatenciesMS: c.Latencies}
+}
+
+// Breakdown is a task's test results grouped by one attribute.
+type Breakdown struct {
+	Attribute string  `json:"attribute"`
+	Groups    []Group `json:"groups"`
+}
+
+// Group is one attribute value.
+type Group struct {
+	Value         string             `json:"value"`
+	Conversations int                `json:"n"`
+	Metrics       report.TaskMetrics `json:"metrics"`
+}
+
+// AnatomyRow is one cell of the error anatomy (DESIGN §3.4).
+type AnatomyRow struct {
+	Factor string     `json:"factor"`
+	Value  string     `json:"value"`
+	N      int        `json:"n"`
+	Rate   report.Num `json:"rate"` // recall for positives, fp_rate for negatives
+	Metric string     `json:"metric"`
+}
+
+// EventRow is one gold item's outcome, for the per-event CSV.
+type EventRow struct {
+	Conversation string     `json:"conversation_id"`
+	Speaker      int        `json:"speaker"`
+	Kind         string     `json:"kind"` // positive or negative
+	Start        float64    `json:"start"`
+	End          float64    `json:"end"`
+	Outcome      string     `json:"outcome"` // TP, FN, FP, TN
+	Prediction   report.Num `json:"prediction"`
+	LatencyMS    report.Num `json:"latency_ms"`
+}
+
+// Evaluate runs DESIGN §3.3–§3.4 for one system on one corpus: per task,
+// the dev sweep and operating point (or the transferred threshold), test at
+// the frozen threshold, bootstrap intervals, breakdowns and error anatomy.
+func Evaluate(in *Input) (*Evaluation, error) {
+	e := &Evaluation{System: in.System, SystemHash: in.SystemHash, Corpus: in.Corpus.Name, CorpusHash: in.Corpus.Hash}
+	for _, task := range floor.Tasks {
+		test := in.TestProbs[task]
+		if test == nil {
+			continue
+		}
+		r, err := evaluateTask(in, task)
+		if err != nil {
+			return nil, fmt.Errorf("%s on %s, %s: %w", in.System, in.Corpus.Name, task, err)
+		}
+		e.Tasks = append(e.Tasks, *r)
+	}
+	return e, nil
+}
+
+func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
+	p := in.Params
+	r := &TaskResult{Task: task, Theta: report.Num(math.NaN())}
+	dev := in.DevProbs[task]
+	var devCounts score.Counts
+	switch {
+	case in.Corpus.Dev != nil && len(in.Corpus.Dev.Conversations) > 0 && dev != nil:
+		var tracks [][]float64
+		for _, c := range dev.Conversations {
+			tracks = append(tracks, c.Speakers...)
+		}
+		thetas := score.Candidates(tracks, p.Candidates)
+		r.NCandidates = len(thetas)
+		rows, err := score.Sweep(in.Corpus.Dev, dev, thetas, p)
+		if err != nil {
+			return nil, fmt.Errorf("dev: %w", err)
+		}
+		op, ok := score.OperatingPoint(rows, p.FPBudgetDev)
+		if !ok {
+			return r, nil
+		}
+		r.HasOP, r.Theta, devCounts = true, report.Num(rows[op].Theta), rows[op].Counts
+		m := report.Metrics(devCounts)
+		r.Dev = &m
+	case in.Transferred != nil:
+		t, ok := in.Transferred[task]
+		if !ok {
+			return r, nil
+		}
+		r.HasOP, r.Theta, r.TransferredFrom = true, report.Num(t.Theta), t.From
+	default:
+		return r, nil
+	}
+	if err := scoreTest(in, task, float64(r.Theta), r); err != nil {
+		return nil, err
+	}
+	fpTest := r.Test.FPRate
+	devOK := r.Dev == nil || float64(r.Dev.FPRate) <= p.FPBudgetDev
+	r.InBudget = devOK && (math.IsNaN(float64(fpTest)) || float64(fpTest) <= p.FPBudgetTest)
+	return r, nil
+}
+
+// scoreTest commits test at theta and fills the test metrics, intervals,
+// per-conversation counts, breakdowns, anatomy, events and predictions.
+func scoreTest(in *Input, task floor.Task, theta float64, r *TaskResult) error {
+	p := in.Params
+	gold := in.Corpus.Test
+	probs := in.TestProbs[task]
+	if err := score.CheckProbs(probs, gold); err != nil {
+		return fmt.Errorf("test: %w", err)
+	}
+	committed := score.CommitAll(probs, theta, p.Refractory)
+	r.Predictions = committed
+	per := make([]score.Counts, len(gold.Conversations))
+	for i := range gold.Conversations {
+		g := &gold.Conversations[i]
+		tg := g.Task(task)
+		counts, outcomes := score.NewMatcher(tg, p.TauPre, p.TauMax).Explain(committed[g.ID], len(tg.Positives), len(tg.Negatives))
+		per[i] = counts
+		r.TestByConv = append(r.TestByConv, ConvCounts{g.ID, counts.TP, counts.FN, counts.FP, counts.TN, counts.LatenciesMS})
+		r.Events = append(r.Events, eventRows(g.ID, tg, outcomes)...)
+	}
+	total := report.Metrics(score.Sum(per))
+	if in.Resamples > 0 {
+		total = total.WithCI(score.NewResamples(len(per), in.Resamples, in.Seed).CIs(per))
+	}
+	r.Test = &total
+	ids := make([]string, len(gold.Conversations))
+	for i, g := range gold.Conversations {
+		ids[i] = g.ID
+	}
+	for _, attr := range BreakdownAttributes {
+		values := make([]string, len(ids))
+		complete := true
+		for i, id := range ids {
+			v, ok := in.Corpus.Conversations[id].Attributes[attr]
+			values[i], complete = v, complete && ok
+		}
+		if !complete {
+			continue
+		}
+		b := Breakdown{Attribute: attr}
+		for _, g := range score.Breakdown(per, values, in.Resamples, in.Seed) {
+			m := report.Metrics(g.Counts)
+			if g.CIs != nil {
+				m = m.WithCI(*g.CIs)
+			}
+			b.Groups = append(b.Groups, Group{g.Value, g.Conversations, m})
+		}
+		r.Breakdowns = append(r.Breakdowns, b)
+	}
+	r.Anatomy = anatomy(in, task, gold, r.Events)
+	return nil
+}
+
+func eventRows(conv string, g *floor.TaskGold, o score.Outcomes) []EventRow {
+	var rows []EventRow
+	for i, a := range g.Positives {
+		row := EventRow{Conversation: conv, Speaker: a.Speaker, Kind: "positive", Start: a.Time, End: a.Time,
+			Outcome: "FN", Prediction: report.Num(math.NaN()), LatencyMS: report.Num(math.NaN())}
+		if o.Anchors[i].Matched {
+			row.Outcome, row.Prediction, row.LatencyMS = "TP", report.Num(o.Anchors[i].Prediction), report.Num(o.Anchors[i].LatencyMS)
+		}
+		rows = append(rows, row)
+	}
+	for i, s := range g.Negatives {
+		row := EventRow{Conversation: conv, Speaker: s.Speaker, Kind: "negative", Start: s.Start, End: s.End,
+			Outcome: "TN", Prediction: report.Num(math.NaN()), LatencyMS: report.Num(math.NaN())}
+		if o.Spans[i].Fired {
+			row.Outcome, row.Prediction = "FP", report.Num(o.Spans[i].Prediction)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}

@@ -1,0 +1,132 @@
+package bundle
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+// Report renders report.md: the leaderboards, operating points, breakdown
+// tables with 95% intervals, paired comparisons and the error anatomy.
+func Report(res *Results, meta Meta) []byte {
+	var b bytes.Buffer
+	title := meta.Name
+	if title == "" {
+		title = "sweep"
+	}
+	fmt.Fprintf(&b, "# floorbench results: %s\n\n", title)
+	fmt.Fprintf(&b, "Bundle `%s`, spec `%s`, code `%s`.\n\n", res.BundleID, short(meta.SpecHash), meta.CodeVersion)
+	p := res.Protocol
+	fmt.Fprintf(&b, "Protocol: windows [t − %g s, t + %g s], refractory %g s, %d quantile candidates, budgets fp_dev ≤ %g and fp_test ≤ %g. ",
+		p.TauPre, p.TauMax, p.Refractory, p.Candidates, p.FPBudgetDev, p.FPBudgetTest)
+	if res.Resamples > 0 {
+		fmt.Fprintf(&b, "Intervals: 95%% conversation bootstrap, %d resamples, seed %d.\n\n", res.Resamples, res.Seed)
+	} else {
+		b.WriteString("No bootstrap intervals.\n\n")
+	}
+	corpus := ""
+	for i := range res.Leaderboards {
+		lb := &res.Leaderboards[i]
+		if lb.Corpus != corpus {
+			corpus = lb.Corpus
+			fmt.Fprintf(&b, "## Corpus %s\n\n", corpus)
+		}
+		t := lb.Table()
+		t.Title = fmt.Sprintf("%s leaderboard on %s", strings.ToUpper(string(lb.Task)), corpus)
+		_ = t.Markdown(&b)
+		b.WriteString("\n")
+		if len(lb.Paired) > 0 {
+			_ = lb.PairedTable().Markdown(&b)
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("## Operating points\n\n")
+	_ = operatingPoints(res.Evaluations).Markdown(&b)
+	b.WriteString("\n")
+	for _, e := range res.Evaluations {
+		for _, t := range e.Tasks {
+			for _, bd := range t.Breakdowns {
+				tb := &report.Table{
+					Title:  fmt.Sprintf("%s on %s, %s, by %s (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task)), bd.Attribute),
+					Header: []string{bd.Attribute, "n", "recall [95% CI]", "fp_rate [95% CI]", "lat p50 ms"},
+				}
+				for _, g := range bd.Groups {
+					tb.Rows = append(tb.Rows, []string{g.Value, fmt.Sprint(g.Conversations), withInterval(g.Metrics, true), withInterval(g.Metrics, false), ms(g.Metrics.LatencyMS.P50)})
+				}
+				_ = tb.Markdown(&b)
+				b.WriteString("\n")
+			}
+			if len(t.Anatomy) > 0 {
+				tb := &report.Table{
+					Title:  fmt.Sprintf("%s on %s, %s: error anatomy (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task))),
+					Header: []string{"factor", "value", "n", "metric", "rate"},
+					Labels: 2,
+				}
+				for _, a := range t.Anatomy {
+					tb.Rows = append(tb.Rows, []string{a.Factor, a.Value, fmt.Sprint(a.N), a.Metric, report.Rate(float64(a.Rate))})
+				}
+				_ = tb.Markdown(&b)
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+func operatingPoints(evals []Evaluation) *report.Table {
+	t := &report.Table{
+		Header: []string{"corpus", "system", "task", "θ", "candidates", "dev recall", "dev fp", "frozen from"},
+		Labels: 3,
+	}
+	for _, e := range evals {
+		for _, r := range e.Tasks {
+			row := []string{e.Corpus, e.System, string(r.Task), "—", fmt.Sprint(r.NCandidates), "—", "—", "—"}
+			if r.HasOP {
+				row[3] = fmt.Sprintf("%.4f", float64(r.Theta))
+				row[7] = "dev"
+			} else {
+				row[7] = "none in budget"
+			}
+			if r.Dev != nil {
+				row[5], row[6] = report.Rate(float64(r.Dev.Recall)), report.Rate(float64(r.Dev.FPRate))
+			}
+			if r.TransferredFrom != "" {
+				row[7] = "transferred from " + r.TransferredFrom
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	return t
+}
+
+func withInterval(m report.TaskMetrics, recall bool) string {
+	v, iv := m.FPRate, [2]report.Num{report.Num(math.NaN()), report.Num(math.NaN())}
+	if recall {
+		v = m.Recall
+	}
+	if m.CI95 != nil {
+		iv = m.CI95.FPRate
+		if recall {
+			iv = m.CI95.Recall
+		}
+	}
+	return report.RateWithCI(float64(v), score.Interval{Lo: float64(iv[0]), Hi: float64(iv[1])})
+}
+
+func ms(v report.Num) string {
+	if f := float64(v); f == f {
+		return fmt.Sprintf("%.0f", f)
+	}
+	return "—"
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

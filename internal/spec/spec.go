@@ -1,0 +1,267 @@
+// Package spec reads, validates and normalises sweep specs (DESIGN §7): the
+// YAML a lab writes to say which corpora, which systems, which protocol
+// constants and which bootstrap to run. The normalised spec (defaults
+// filled, local files replaced by their content hashes) is hashed into the
+// workflow id, so the same submission is one run.
+package spec
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// Sweep is one sweep spec.
+type Sweep struct {
+	Name      string    `yaml:"name" json:"name"`
+	Corpora   []Corpus  `yaml:"corpora" json:"corpora"`
+	Systems   []System  `yaml:"systems" json:"systems"`
+	Protocol  Protocol  `yaml:"protocol" json:"protocol"`
+	Bootstrap Bootstrap `yaml:"bootstrap" json:"bootstrap"`
+	Queues    Queues    `yaml:"queues" json:"queues"`
+	// Concurrency bounds the activities one fan-out keeps in flight.
+	Concurrency int `yaml:"concurrency" json:"concurrency"`
+}
+
+// Corpus is one corpus to evaluate on: generated from a preset, a local
+// folder in the native format, or a prefix in the configured bucket.
+type Corpus struct {
+	Name     string    `yaml:"name" json:"name"`
+	Generate *Generate `yaml:"generate,omitempty" json:"generate,omitempty"`
+	Path     string    `yaml:"path,omitempty" json:"-"`
+	S3       string    `yaml:"s3,omitempty" json:"s3,omitempty"`
+	// Hash is the content hash of a local or S3 corpus, filled by
+	// resolution before submission; it replaces the path in the identity.
+	Hash string `yaml:"-" json:"hash,omitempty"`
+}
+
+// Generate asks for a generated corpus.
+type Generate struct {
+	Preset string `yaml:"preset" json:"preset"`
+	Seed   uint64 `yaml:"seed" json:"seed"`
+}
+
+// System is one system to evaluate: a built-in family with parameters, or
+// a system spec file.
+type System struct {
+	Name    string            `yaml:"name" json:"name"`
+	Builtin string            `yaml:"builtin,omitempty" json:"builtin,omitempty"`
+	Params  map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+	Spec    string            `yaml:"spec,omitempty" json:"-"`
+	// SpecYAML is the content of Spec, read at resolution so workers never
+	// need the submitter's files; it travels with the spec (a few KB).
+	SpecYAML string `yaml:"-" json:"spec_yaml,omitempty"`
+}
+
+// Protocol holds the protocol constants; zero means the default.
+type Protocol struct {
+	TauPre       *float64 `yaml:"tau_pre_s" json:"tau_pre_s"`
+	TauMax       *float64 `yaml:"tau_max_s" json:"tau_max_s"`
+	FPBudgetDev  *float64 `yaml:"fp_budget_dev" json:"fp_budget_dev"`
+	FPBudgetTest *float64 `yaml:"fp_budget_test" json:"fp_budget_test"`
+	Candidates   *int     `yaml:"n_quantiles" json:"n_quantiles"`
+	Refractory   *float64 `yaml:"refractory_s" json:"refractory_s"`
+}
+
+// Bootstrap sets the conversation bootstrap.
+type Bootstrap struct {
+	Resamples *int   `yaml:"resamples" json:"resamples"`
+	Seed      uint64 `yaml:"seed" json:"seed"`
+}
+
+// Queues names the Temporal task queues by resource.
+type Queues struct {
+	CPU   string `yaml:"cpu" json:"cpu"`
+	GPU   string `yaml:"gpu" json:"gpu"`
+	Synth string `yaml:"synth" json:"synth"`
+}
+
+// Default task queues (DESIGN §7).
+const (
+	QueueCPU   = "floorbench-cpu"
+	QueueGPU   = "floorbench-gpu"
+	QueueSynth = "floorbench-synth"
+)
+
+// DefaultConcurrency is how many activities a fan-out keeps in flight.
+const DefaultConcurrency = 64
+
+// Parse reads a spec from YAML; name is the file for messages. Unknown
+// fields, type errors and invalid values are errors naming the field.
+func Parse(name string, data []byte) (*Sweep, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s Sweep
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty spec", name)
+		}
+		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	if err := s.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &s, nil
+}
+
+// Load reads a spec file.
+func Load(path string) (*Sweep, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Params returns the protocol parameters with defaults filled.
+func (s *Sweep) Params() score.Params {
+	p := score.DefaultParams()
+	set := func(dst *float64, v *float64) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	set(&p.TauPre, s.Protocol.TauPre)
+	set(&p.TauMax, s.Protocol.TauMax)
+	set(&p.FPBudgetDev, s.Protocol.FPBudgetDev)
+	set(&p.FPBudgetTest, s.Protocol.FPBudgetTest)
+	set(&p.Refractory, s.Protocol.Refractory)
+	if s.Protocol.Candidates != nil {
+		p.Candidates = *s.Protocol.Candidates
+	}
+	return p
+}
+
+// Resamples is the bootstrap size with its default.
+func (s *Sweep) Resamples() int {
+	if s.Bootstrap.Resamples != nil {
+		return *s.Bootstrap.Resamples
+	}
+	return score.DefaultBootstrap
+}
+
+func (s *Sweep) validate() error {
+	if len(s.Corpora) == 0 {
+		return fmt.Errorf("corpora: at least one corpus is needed")
+	}
+	if len(s.Systems) == 0 {
+		return fmt.Errorf("systems: at least one system is needed")
+	}
+	names := map[string]string{}
+	for i, c := range s.Corpora {
+		where := fmt.Sprintf("corpora[%d]", i)
+		if err := checkName(where, c.Name, names); err != nil {
+			return err
+		}
+		set := 0
+		for _, b := range []bool{c.Generate != nil, c.Path != "", c.S3 != ""} {
+			if b {
+				set++
+			}
+		}
+		if set != 1 {
+			return fmt.Errorf("%s (%s): give exactly one of generate, path or s3", where, c.Name)
+		}
+		if c.Generate != nil && c.Generate.Preset == "" {
+			return fmt.Errorf("%s.generate.preset: missing", where)
+		}
+		if c.S3 != "" {
+			if err := store.CheckPrefix(c.S3); err != nil {
+				return fmt.Errorf("%s.s3: %w", where, err)
+			}
+		}
+	}
+	names = map[string]string{}
+	for i, sys := range s.Systems {
+		where := fmt.Sprintf("systems[%d]", i)
+		if err := checkName(where, sys.Name, names); err != nil {
+			return err
+		}
+		if (sys.Builtin == "") == (sys.Spec == "") {
+			return fmt.Errorf("%s (%s): give exactly one of builtin or spec", where, sys.Name)
+		}
+	}
+	if err := s.Params().Validate(); err != nil {
+		return fmt.Errorf("protocol: %w", err)
+	}
+	if s.Resamples() < 0 {
+		return fmt.Errorf("bootstrap.resamples: must be >= 0, got %d", s.Resamples())
+	}
+	if s.Concurrency < 0 {
+		return fmt.Errorf("concurrency: must be >= 0, got %d", s.Concurrency)
+	}
+	return nil
+}
+
+// checkName requires a unique name that is already a safe key segment, so
+// the name a user reads in the bundle is the one in the spec.
+func checkName(where, name string, seen map[string]string) error {
+	if name == "" {
+		return fmt.Errorf("%s.name: missing", where)
+	}
+	if store.SafeName(name) != name || len(name) > 64 {
+		return fmt.Errorf("%s.name: %q must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'", where, name)
+	}
+	if prev, ok := seen[name]; ok {
+		return fmt.Errorf("%s.name: %q is also the name of %s", where, name, prev)
+	}
+	seen[name] = where
+	return nil
+}
+
+// Normalise fills defaults (protocol, bootstrap, queues, concurrency) so
+// that two specs that mean the same run hash the same.
+func (s *Sweep) Normalise() {
+	p := s.Params()
+	s.Protocol = Protocol{&p.TauPre, &p.TauMax, &p.FPBudgetDev, &p.FPBudgetTest, &p.Candidates, &p.Refractory}
+	b := s.Resamples()
+	s.Bootstrap.Resamples = &b
+	if s.Queues.CPU == "" {
+		s.Queues.CPU = QueueCPU
+	}
+	if s.Queues.GPU == "" {
+		s.Queues.GPU = QueueGPU
+	}
+	if s.Queues.Synth == "" {
+		s.Queues.Synth = QueueSynth
+	}
+	if s.Concurrency == 0 {
+		s.Concurrency = DefaultConcurrency
+	}
+}
+
+// Canonical is the normalised spec as JSON: the identity of a run. Local
+// paths are left out (their content hashes stand in for them).
+func (s *Sweep) Canonical() ([]byte, error) {
+	return json.Marshal(s)
+}
+
+// Hash is the hex sha256 of Canonical.
+func (s *Sweep) Hash() (string, error) {
+	b, err := s.Canonical()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// WorkflowID is the Temporal workflow id of the run of s.
+func (s *Sweep) WorkflowID() (string, error) {
+	h, err := s.Hash()
+	if err != nil {
+		return "", err
+	}
+	return "floorbench-sweep-" + h[:20], nil
+}

@@ -1,0 +1,96 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+)
+
+const example = `
+name: nightly
+corpora:
+  - name: mptb-tiny
+    generate: {preset: tiny, seed: 7}
+systems:
+  - name: rms
+    builtin: rms
+  - name: vad2
+    builtin: webrtcvad
+    params: {mode: "2"}
+bootstrap: {resamples: 1000, seed: 3}
+`
+
+func TestParseAndNormalise(t *testing.T) {
+	s, err := Parse("s.yaml", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Params().FPBudgetDev != 0.10 || s.Resamples() != 1000 {
+		t.Errorf("defaults: %+v %d", s.Params(), s.Resamples())
+	}
+	s.Normalise()
+	if s.Queues.GPU != QueueGPU || s.Concurrency != DefaultConcurrency {
+		t.Errorf("normalised %+v", s)
+	}
+	// The same run written differently (explicit defaults, other order of
+	// params keys) hashes the same.
+	explicit := strings.Replace(example, "bootstrap:", "protocol: {fp_budget_dev: 0.1, n_quantiles: 512}\nqueues: {gpu: floorbench-gpu}\nbootstrap:", 1)
+	s2, err := Parse("s2.yaml", []byte(explicit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Normalise()
+	h1, _ := s.Hash()
+	h2, _ := s2.Hash()
+	if h1 != h2 {
+		t.Errorf("equivalent specs hash differently:\n%s\n%s", mustCanonical(s), mustCanonical(s2))
+	}
+	s2.Bootstrap.Seed = 4
+	if h3, _ := s2.Hash(); h3 == h1 {
+		t.Error("a different seed must change the hash")
+	}
+	if id, _ := s.WorkflowID(); !strings.HasPrefix(id, "floorbench-sweep-") || len(id) != len("floorbench-sweep-")+20 {
+		t.Errorf("workflow id %q", id)
+	}
+}
+
+func mustCanonical(s *Sweep) string {
+	b, _ := s.Canonical()
+	return string(b)
+}
+
+func TestSpecErrorsNameTheField(t *testing.T) {
+	cases := map[string]string{
+		"":                        "s.yaml: empty spec",
+		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed",
+		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
+		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                         `s.yaml: corpora[0].name: "../a" must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":         `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                   "s.yaml: systems[0] (r): give exactly one of builtin or spec",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":          "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                           "s.yaml: yaml: unmarshal errors:;   line 3: field bogus not found in type spec.Sweep",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":       "s.yaml: yaml: unmarshal errors:;   line 3: cannot unmarshal !!str `many` into int",
+		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                     `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
+	}
+	for in, want := range cases {
+		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != want {
+			t.Errorf("%q\n  error %v\n  want  %s", in, err, want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(example))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse("f.yaml", data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("multi-line error %q", err)
+			}
+			return
+		}
+		s.Normalise()
+		if _, err := s.Hash(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

@@ -1,0 +1,166 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// S3Config locates a bucket. Credentials are never printed or logged.
+type S3Config struct {
+	Endpoint  string // host:port, or a URL whose scheme sets Secure
+	Bucket    string
+	AccessKey string
+	SecretKey string
+	Secure    bool
+	Region    string
+	Prefix    string // optional key prefix inside the bucket
+}
+
+// S3 stores objects in an S3 bucket through minio-go.
+type S3 struct {
+	client *minio.Client
+	cfg    S3Config
+}
+
+// NewS3 connects to the endpoint and checks that the bucket exists,
+// creating it when missing, so a wrong endpoint or credentials fail here
+// with one clear error instead of in the middle of a sweep.
+func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
+	endpoint := cfg.Endpoint
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		endpoint, cfg.Secure = u.Host, u.Scheme == "https"
+	}
+	if cfg.Bucket == "" {
+		return nil, fmt.Errorf("s3: no bucket configured")
+	}
+	if cfg.Prefix != "" {
+		if err := CheckPrefix(cfg.Prefix); err != nil {
+			return nil, fmt.Errorf("s3 prefix: %w", err)
+		}
+		cfg.Prefix = strings.TrimSuffix(cfg.Prefix, "/") + "/"
+	}
+	client, err := minio.New(endpoint, &minio.Options{
+		Creds:  credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure: cfg.Secure,
+		Region: cfg.Region,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3 endpoint %s: %w", endpoint, err)
+	}
+	s := &S3{client: client, cfg: cfg}
+	ok, err := client.BucketExists(ctx, cfg.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Describe(), describeS3Error(err))
+	}
+	if !ok {
+		if err := client.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
+			return nil, fmt.Errorf("%s: create bucket: %w", s.Describe(), describeS3Error(err))
+		}
+	}
+	return s, nil
+}
+
+// Describe names the endpoint and bucket, never the credentials.
+func (s *S3) Describe() string {
+	return fmt.Sprintf("s3 bucket %s at %s", s.cfg.Bucket, s.client.EndpointURL().Host)
+}
+
+func (s *S3) object(key string) (string, error) {
+	if err := CheckKey(key); err != nil {
+		return "", err
+	}
+	return s.cfg.Prefix + key, nil
+}
+
+// Put uploads r; S3 makes the object visible only when the upload completes.
+func (s *S3) Put(ctx context.Context, key string, r io.Reader) error {
+	obj, err := s.object(key)
+	if err != nil {
+		return err
+	}
+	_, err = s.client.PutObject(ctx, s.cfg.Bucket, obj, r, -1, minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	if err != nil {
+		return fmt.Errorf("put %s: %w", key, describeS3Error(err))
+	}
+	return nil
+}
+
+// Get opens the object; it is fetched lazily, so a missing key is
+// detected with a Stat first.
+func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	obj, err := s.object(key)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.client.GetObject(ctx, s.cfg.Bucket, obj, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get %s: %w", key, describeS3Error(err))
+	}
+	if _, err := o.Stat(); err != nil {
+		o.Close()
+		if isNotFound(err) {
+			return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+		}
+		return nil, fmt.Errorf("get %s: %w", key, describeS3Error(err))
+	}
+	return o, nil
+}
+
+// Stat describes the object.
+func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
+	obj, err := s.object(key)
+	if err != nil {
+		return Info{}, err
+	}
+	st, err := s.client.StatObject(ctx, s.cfg.Bucket, obj, minio.StatObjectOptions{})
+	if isNotFound(err) {
+		return Info{}, fmt.Errorf("%s: %w", key, ErrNotFound)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("stat %s: %w", key, describeS3Error(err))
+	}
+	return Info{Key: key, Size: st.Size}, nil
+}
+
+// List lists keys under prefix (sorted: S3 lists in key order).
+func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
+	var keys []string
+	for o := range s.client.ListObjects(ctx, s.cfg.Bucket, minio.ListObjectsOptions{Prefix: s.cfg.Prefix + prefix, Recursive: true}) {
+		if o.Err != nil {
+			return nil, fmt.Errorf("list %s: %w", prefix, describeS3Error(o.Err))
+		}
+		keys = append(keys, strings.TrimPrefix(o.Key, s.cfg.Prefix))
+	}
+	return keys, nil
+}
+
+func isNotFound(err error) bool {
+	if err == nil {
+		return false
+	}
+	code := minio.ToErrorResponse(err).Code
+	return code == "NoSuchKey" || code == "NotFound"
+}
+
+// describeS3Error turns the common failures into messages a user can act on.
+func describeS3Error(err error) error {
+	switch minio.ToErrorResponse(err).Code {
+	case "InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied":
+		return fmt.Errorf("access denied: check the S3 access key and secret (%s)", minio.ToErrorResponse(err).Code)
+	}
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return fmt.Errorf("cannot reach the S3 endpoint: %v", urlErr.Err)
+	}
+	return err
+}

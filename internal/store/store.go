@@ -1,0 +1,109 @@
+// Package store keeps floorbench's audio, tracks and bundles behind one
+// small interface (DESIGN §8) with two implementations: a local directory
+// (the embedded default) and S3 through minio-go (MinIO in clusters).
+//
+// Keys are slash-separated paths such as corpora/<hash>/<conv>/speaker_1.wav.
+// Every key is checked by CheckKey before it touches a disk or a bucket,
+// and user-supplied names go through SafeName first, so no name from a spec
+// or a manifest can climb out of its prefix.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+)
+
+// ErrNotFound is returned (wrapped) when a key does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Info describes a stored object.
+type Info struct {
+	Key  string
+	Size int64
+}
+
+// Store is a flat namespace of immutable-by-convention objects.
+type Store interface {
+	// Put stores the content of r under key, replacing any object there.
+	// The object appears whole or not at all.
+	Put(ctx context.Context, key string, r io.Reader) error
+	// Get opens the object under key; ErrNotFound when absent.
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// Stat describes the object under key; ErrNotFound when absent.
+	Stat(ctx context.Context, key string) (Info, error)
+	// List returns the keys under prefix, sorted.
+	List(ctx context.Context, prefix string) ([]string, error)
+	// Describe names the store for messages (never credentials).
+	Describe() string
+}
+
+var keySegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+
+// CheckKey rejects keys that are empty, absolute, have empty, "." or ".."
+// segments, or characters outside [A-Za-z0-9._-] in a segment.
+func CheckKey(key string) error {
+	if key == "" {
+		return fmt.Errorf("store key is empty")
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if !keySegment.MatchString(seg) || seg == "." || seg == ".." || strings.Contains(seg, "..") {
+			return fmt.Errorf("store key %q: segment %q is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)", key, seg)
+		}
+	}
+	return nil
+}
+
+// CheckPrefix is CheckKey for a prefix, which may be empty or end in "/".
+func CheckPrefix(prefix string) error {
+	if p := strings.TrimSuffix(prefix, "/"); p != "" {
+		return CheckKey(p)
+	}
+	return nil
+}
+
+var unsafeRun = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// SafeName turns a user-supplied name into one key segment: runs of other
+// characters become "-", leading dots and dashes go, and an empty result
+// becomes "_". Different names can map to the same segment, so callers
+// that need uniqueness add a hash.
+func SafeName(name string) string {
+	s := unsafeRun.ReplaceAllString(name, "-")
+	s = strings.TrimLeft(s, ".-_")
+	s = strings.ReplaceAll(s, "..", ".")
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	if s == "" {
+		return "_"
+	}
+	return s
+}
+
+// GetBytes reads a whole object.
+func GetBytes(ctx context.Context, s Store, key string) ([]byte, error) {
+	r, err := s.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// PutBytes stores b under key.
+func PutBytes(ctx context.Context, s Store, key string, b []byte) error {
+	return s.Put(ctx, key, strings.NewReader(string(b)))
+}
+
+// Exists reports whether key exists.
+func Exists(ctx context.Context, s Store, key string) (bool, error) {
+	_, err := s.Stat(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
