@@ -15,12 +15,14 @@ const (
 	Babble NoiseKind = "babble"
 )
 
-// WhiteNoise returns n samples of unit-variance Gaussian noise.
+// WhiteNoise returns n samples of Gaussian noise scaled to unit RMS, so
+// that a drawn SNR is realised exactly.
 func WhiteNoise(rng *rand.Rand, n int) []float32 {
 	out := make([]float32, n)
 	for i := range out {
 		out[i] = float32(rng.NormFloat64())
 	}
+	normalise(out)
 	return out
 }
 

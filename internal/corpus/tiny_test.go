@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 var (
@@ -32,7 +33,7 @@ func engines(t testing.TB) map[string]synth.TTS {
 	t.Helper()
 	e, err := synth.NewTTS("")
 	if err != nil {
-		if os.Getenv("FLOORBENCH_REQUIRE_TOOLS") == "1" {
+		if testenv.Required() {
 			t.Fatalf("%v", err)
 		}
 		t.Skipf("%v; skipping (set FLOORBENCH_REQUIRE_TOOLS=1 to fail instead)", err)

@@ -56,7 +56,7 @@ type FloorPlan struct {
 // contestedShare is the share of holds a listener vocalises into; with the
 // holds that overlays reach by chance it gives MPTB's ~15% (§F.8: 28 of
 // 186 test holds).
-const contestedShare = 0.12
+const contestedShare = 0.07
 
 // holdQuestions end the clause before a hold: a speaker who asks this is
 // not handing over the floor, which makes the pause a hard EOT negative.
@@ -86,7 +86,7 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 
 		// A successful interruption needs a next line by someone else and
 		// a turn without holds (a claim inside a hold would be a handover).
-		claimAt := 2.0
+		claimAt := 1.0 // where the claim starts, as a fraction of the turn (1: no claim)
 		var next *Line
 		if i+1 < len(s.Lines) {
 			next = &s.Lines[i+1]
@@ -138,7 +138,7 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 // rendered corpus: turns that cannot be interrupted (the last, those with
 // holds) lower the realised rate, turns longer than planned raise it; this
 // value brings the mptb preset to the paper's 367 claims.
-const interruptBoost = 0.95
+const interruptBoost = 1.2
 
 // segment splits a line into speech segments around its hold pauses.
 func segment(line Line, st Style, rng *rand.Rand) ([]Utterance, []float64) {
@@ -169,7 +169,7 @@ func segment(line Line, st Style, rng *rand.Rand) ([]Utterance, []float64) {
 
 // holdBoost compensates for one-sentence lines, which cannot hold
 // (calibrated like interruptBoost, against the paper's 241 holds).
-const holdBoost = 1.1
+const holdBoost = 1.35
 
 func others(n, speaker int) []int {
 	var out []int

@@ -87,20 +87,56 @@ func speechFrames(x []float32) ([]float64, float64) {
 	return fr, loudest * audio.FromDB(speechFloorDB)
 }
 
+// A boundary frame must also open (or close) 10 ms of speech: the RMS of
+// the five frames from it onwards (backwards, for an end) must reach
+// edgeShare of the threshold. An isolated plosive burst followed by a
+// closure is not yet an onset; this keeps the 10 ms inside every logged
+// boundary audibly speech, which `corpus check` verifies on the noisy
+// channel.
+const (
+	edgeFrames = 5
+	edgeShare  = 0.7
+)
+
+// opens reports whether frame i starts (dir 1) or ends (dir -1) speech.
+func opens(fr []float64, thr float64, i, dir int) bool {
+	if fr[i] <= thr {
+		return false
+	}
+	var s float64
+	n := 0
+	for k := 0; k < edgeFrames; k++ {
+		j := i + dir*k
+		if j < 0 || j >= len(fr) {
+			break
+		}
+		s += fr[j] * fr[j]
+		n++
+	}
+	return math.Sqrt(s/float64(edgeFrames)) >= edgeShare*thr
+}
+
 // TrimSpeech cuts x to its speech (see boundaryFrame) and ramps the ends.
 // It returns a new slice; silence returns an empty one.
 func TrimSpeech(x []float32) []float32 {
 	fr, thr := speechFrames(x)
+	if thr <= 0 {
+		return nil
+	}
 	first, last := -1, -1
-	for i, v := range fr {
-		if v > thr && v > 0 {
-			if first < 0 {
-				first = i
-			}
-			last = i
+	for i := range fr {
+		if opens(fr, thr, i, 1) {
+			first = i
+			break
 		}
 	}
-	if first < 0 {
+	for i := len(fr) - 1; i > first; i-- {
+		if opens(fr, thr, i, -1) {
+			last = i
+			break
+		}
+	}
+	if first < 0 || last < 0 {
 		return nil
 	}
 	out := append([]float32(nil), x[first*boundaryFrame:(last+1)*boundaryFrame]...)
@@ -114,9 +150,10 @@ func TrimSpeech(x []float32) []float32 {
 func CutSpeech(x []float32, n int) ([]float32, bool) {
 	fr, thr := speechFrames(x)
 	last := -1
-	for i := 0; i < len(fr) && (i+1)*boundaryFrame <= n; i++ {
-		if fr[i] > thr {
+	for i := min(len(fr), n/boundaryFrame) - 1; i >= 0; i-- {
+		if opens(fr, thr, i, -1) {
 			last = i
+			break
 		}
 	}
 	if last < 0 {

@@ -1,8 +1,9 @@
 package synth
 
 import (
-	"os"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // enginesForTest returns the real TTS engines. Without espeak-ng or flite
@@ -11,7 +12,7 @@ func enginesForTest(t testing.TB) map[string]TTS {
 	t.Helper()
 	e, err := NewTTS(t.TempDir())
 	if err != nil {
-		if os.Getenv("FLOORBENCH_REQUIRE_TOOLS") == "1" {
+		if testenv.Required() {
 			t.Fatalf("%v", err)
 		}
 		t.Skipf("%v; skipping (set FLOORBENCH_REQUIRE_TOOLS=1 to fail instead)", err)
