@@ -59,13 +59,20 @@ func goldFile(t *testing.T, corpusDir, split string) string {
 	return writeFile(t, t.TempDir(), "gold-"+split+".json", stdout)
 }
 
+// TestDetectOnTheTinyCorpus generates the tiny corpus once for the checks
+// that need one.
+func TestDetectOnTheTinyCorpus(t *testing.T) {
+	requireDetectTools(t)
+	dir := tinyCorpus(t)
+	t.Run("then sweep", func(t *testing.T) { detectThenSweep(t, dir) })
+	t.Run("bad input", func(t *testing.T) { detectRejectsBadInput(t, dir) })
+}
+
 // Issue 4's end-to-end check: detect then sweep on the tiny corpus gives an
 // operating point or a clear "none in budget" for every built-in, and the
 // acoustic systems reach very high EOT recall only far above the FP budget
 // (the MPTB paper's finding for acoustic baselines).
-func TestDetectThenSweepOnTheTinyCorpus(t *testing.T) {
-	requireDetectTools(t)
-	dir := tinyCorpus(t)
+func detectThenSweep(t *testing.T, dir string) {
 	goldDev, goldAll := goldFile(t, dir, "dev"), goldFile(t, dir, "")
 	for _, system := range []string{"rms", "webrtcvad", "silero"} {
 		t.Run(system, func(t *testing.T) {
@@ -121,9 +128,7 @@ func lastLine(s string) string {
 }
 
 // Bad input is one clear line on stderr, exit 1, and no output files.
-func TestDetectRejectsBadInputWithoutLeavingOutput(t *testing.T) {
-	requireDetectTools(t)
-	base := tinyCorpus(t)
+func detectRejectsBadInput(t *testing.T, base string) {
 	// The dev split's first and last conversations: a failure on the first
 	// stops before any progress, one on the last after most of it.
 	c, err := corpus.Open(base)
