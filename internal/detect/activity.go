@@ -30,6 +30,9 @@ func (a *activity) onGrid(frames int, fps float64) [][]float64 {
 		track := make([]float64, frames)
 		for i := range track {
 			j := steps(heardBy(i, fps), a.firstEnd, a.hop) - 1
+			// floor(duration*fps) frames can end a rounding error past
+			// the floor(duration*16000) samples the values were computed
+			// from; the last frame then keeps the last value.
 			if j >= len(v) {
 				j = len(v) - 1
 			}

@@ -143,9 +143,8 @@ func TestOnnxSpecOfSileroGivesTheBuiltinScores(t *testing.T) {
 }
 
 // Every acoustic family should find the speech it was given: per 20 ms
-// frame, its speech state agrees with where the utterances were placed.
-// (The tiny corpus check of issue 4 asks 90% of Silero; this is the same
-// measure on the fixture dialogue.)
+// frame, its activity agrees with where the utterances were placed (the
+// measure TestSileroAgreesWithTheTinyCorpusEventLog applies to a corpus).
 func TestVoiceActivityAgreesWithPlacedSpeech(t *testing.T) {
 	c, where := dialogue(t)
 	for family, want := range map[string]float64{"silero": 0.90, "webrtcvad": 0.85, "rms": 0.85} {

@@ -20,6 +20,12 @@
 //     (per-speaker, or speaker-vs-rest for dyadic models);
 //   - external: probability files made elsewhere, passed through unchanged.
 //
+// A spec is YAML with the keys family, name (a label), params, model (path
+// and sha256; ${FLOORBENCH_TOOLS} in the path is the tools folder, relative
+// paths start at the spec's folder) and, for family onnx, onnx.
+// testdata/silero-onnx.yaml describes Silero VAD v5 for the onnx family.
+// Unknown keys and parameters are errors.
+//
 // A system's hash (System.Hash) identifies it in store keys and bundles: the
 // SHA-256 of its normalised spec (family, every parameter with defaults
 // filled in, the model's and input files' SHA-256 instead of their paths).

@@ -56,10 +56,11 @@ func (m FloorMapping) Apply(activity [][]float64, fps float64) (eot, intr [][]fl
 	}
 	lookback := int(math.Round(m.INTGateLookback * fps))
 	minSpeech := m.EOTMinSpeech * fps
+	onsets := make([]bool, n)
 	for i := 0; i < frames; i++ {
 		// Speech states first, for every speaker, so that the INT gate sees
 		// the other speakers' state on this frame.
-		onsets := make([]bool, n)
+		clear(onsets)
 		for k := range state {
 			s, a := &state[k], activity[k][i]
 			switch {
