@@ -21,19 +21,24 @@ func CorpusSource(c *corpus.Corpus, split string) (Source, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		conv := convs[i]
-		out := &Conversation{ID: conv.ID, SampleRate: SampleRate, Duration: conv.Duration}
-		for _, path := range c.ChannelPaths(conv) {
-			x, err := audio.ReadWAV16k(path)
-			if err != nil {
-				return nil, fmt.Errorf("conversation %q: %w", conv.ID, err)
-			}
-			if d := len(x) - conv.Samples; d < -1 || d > 1 {
-				return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, path, len(x), conv.Samples)
-			}
-			out.Channels = append(out.Channels, x)
-		}
-		return out, nil
+		return LoadConversation(c, convs[i])
 	}
 	return Source{Count: len(convs), Load: load}, nil
+}
+
+// LoadConversation reads one conversation of a native corpus (see
+// CorpusSource).
+func LoadConversation(c *corpus.Corpus, conv corpus.Conversation) (*Conversation, error) {
+	out := &Conversation{ID: conv.ID, SampleRate: SampleRate, Duration: conv.Duration}
+	for _, path := range c.ChannelPaths(conv) {
+		x, err := audio.ReadWAV16k(path)
+		if err != nil {
+			return nil, fmt.Errorf("conversation %q: %w", conv.ID, err)
+		}
+		if d := len(x) - conv.Samples; d < -1 || d > 1 {
+			return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, path, len(x), conv.Samples)
+		}
+		out.Channels = append(out.Channels, x)
+	}
+	return out, nil
 }
