@@ -10,6 +10,7 @@
 #            Silero VAD v5 model (npm @ricky0123/vad-web), sha256-checked
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
 #   minio    the MinIO server, built from the Go module proxy
+#   quickstart  what `floorbench quickstart` needs
 #   test     every component the test suite needs
 #
 # Tools are cached in $FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools),
@@ -101,7 +102,8 @@ for c in "${components[@]}"; do
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
 	onnx) setup_onnx ;;
-	test) setup_speech; setup_onnx ;;
+	quickstart) setup_speech; setup_onnx; setup_temporal ;;
+	test) setup_speech; setup_onnx; setup_temporal; setup_minio ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

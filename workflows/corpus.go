@@ -26,21 +26,25 @@ type CorpusInput struct {
 func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan, error) {
 	var plan activities.CorpusPlan
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.CPU, 30*time.Minute))
+	var err error
 	switch {
+	case in.Plan != nil:
+		plan = *in.Plan
 	case in.Source.Prefix != "":
-		err := workflow.ExecuteActivity(cpu, (*activities.Activities).PlanStored,
+		err = workflow.ExecuteActivity(cpu, (*activities.Activities).PlanStored,
 			activities.PlanStoredInput{Name: in.Source.Name, Prefix: in.Source.Prefix}).Get(ctx, &plan)
-		return plan, err
 	case in.Source.Generate == nil:
-		err := workflow.ExecuteActivity(cpu, (*activities.Activities).IngestLocal,
+		err = workflow.ExecuteActivity(cpu, (*activities.Activities).IngestLocal,
 			activities.IngestInput{Name: in.Source.Name, Dir: in.Source.Dir}).Get(ctx, &plan)
+	default:
+		err = workflow.ExecuteActivity(cpu, (*activities.Activities).PlanGenerated, activities.PlanGeneratedInput{
+			Name: in.Source.Name, Preset: in.Source.Generate.Preset, Seed: in.Source.Generate.Seed}).Get(ctx, &plan)
+	}
+	if err != nil {
 		return plan, err
 	}
-	if in.Plan != nil {
-		plan = *in.Plan
-	} else if err := workflow.ExecuteActivity(cpu, (*activities.Activities).PlanGenerated, activities.PlanGeneratedInput{
-		Name: in.Source.Name, Preset: in.Source.Generate.Preset, Seed: in.Source.Generate.Seed}).Get(ctx, &plan); err != nil {
-		return plan, err
+	if in.Plan == nil {
+		signalProgress(ctx, in.Parent, progressDelta{Planned: len(plan.Conversations)})
 	}
 	if plan.Ready {
 		signalProgress(ctx, in.Parent, progressDelta{Generated: len(plan.Conversations) - in.Next})
@@ -67,7 +71,7 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 // informational: the signal is not waited for, and its failure is not an
 // error of the workflow.
 func signalProgress(ctx workflow.Context, parent string, d progressDelta) {
-	if parent == "" || (d.Generated == 0 && d.Inferred == 0) {
+	if parent == "" || d == (progressDelta{}) {
 		return
 	}
 	workflow.SignalExternalWorkflow(ctx, parent, "", progressSignal, d)

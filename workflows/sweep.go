@@ -60,9 +60,11 @@ const (
 	progressSignal = "progress"
 )
 
-// progressDelta is what children signal to their parent sweep.
+// progressDelta is what children signal to their parent sweep: Planned
+// conversations once a corpus is planned, then each one generated or
+// inferred.
 type progressDelta struct {
-	Generated, Inferred int
+	Planned, Generated, Inferred int
 }
 
 // SweepWorkflow runs a sweep (DESIGN §7): resolve every corpus, evaluate
@@ -77,6 +79,8 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		for {
 			var d progressDelta
 			deltas.Receive(ctx, &d)
+			p.ConversationsTotal += d.Planned
+			p.TracksTotal += d.Planned * len(in.Systems)
 			p.ConversationsGenerated += d.Generated
 			p.TracksInferred += d.Inferred
 		}
@@ -94,11 +98,9 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		if err := f.Get(ctx, &plans[i]); err != nil {
 			return SweepResult{}, fmt.Errorf("corpus %s: %w", in.Corpora[i].Name, err)
 		}
-		p.ConversationsTotal += len(plans[i].Conversations)
 	}
 
 	p.Phase = "evaluation"
-	p.TracksTotal = len(in.Systems) * p.ConversationsTotal
 	var evalKeys []string
 	var evals []workflow.ChildWorkflowFuture
 	for _, sys := range in.Systems {

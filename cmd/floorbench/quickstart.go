@@ -6,7 +6,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/detect"
@@ -37,23 +36,14 @@ stops everything it started. --temporal-address uses an existing Temporal;
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		start := time.Now()
-		bar := progressbar.NewOptions(1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetWidth(30),
-			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(false))
+		show, done := sweepProgress(cmd.ErrOrStderr())
 		res, where, err := orchestrate.Quickstart(ctx, orchestrate.QuickstartOptions{
 			Config:        cfg,
 			StartTemporal: !cmd.Flags().Changed("temporal-address"),
 			Tools:         detect.RuntimeFromEnv().Tools,
-			Progress: func(st orchestrate.Status) {
-				p := st.Progress
-				if total := p.ConversationsTotal + p.TracksTotal + p.SystemsTotal; total > 0 {
-					bar.ChangeMax(total)
-					_ = bar.Set(p.ConversationsGenerated + p.TracksInferred + p.SystemsScored)
-				}
-				bar.Describe(fmt.Sprintf("%-11s", p.Phase))
-			},
+			Progress:      show,
 		}, cmd.ErrOrStderr())
-		_ = bar.Finish()
-		fmt.Fprintln(cmd.ErrOrStderr())
+		done()
 		if err != nil {
 			return err
 		}

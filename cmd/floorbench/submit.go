@@ -5,7 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/detect"
@@ -133,22 +132,12 @@ func newWatchCommand() *cobra.Command {
 	return cmd
 }
 
-// watchWithBar follows a sweep, drawing one bar on stderr over all its
-// work: conversations generated, tracks inferred, systems scored.
+// watchWithBar follows a sweep until it ends, showing its progress on
+// stderr.
 func watchWithBar(cmd *cobra.Command, cl orchestrate.TemporalClient, id string) (orchestrate.Status, error) {
-	bar := progressbar.NewOptions(1, progressbar.OptionSetWriter(cmd.ErrOrStderr()), progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(false), progressbar.OptionClearOnFinish())
-	st, err := orchestrate.Watch(cmd.Context(), cl, id, 500*time.Millisecond, func(st orchestrate.Status) {
-		p := st.Progress
-		total := p.ConversationsTotal + p.TracksTotal + p.SystemsTotal
-		if total > 0 {
-			bar.ChangeMax(total)
-			_ = bar.Set(p.ConversationsGenerated + p.TracksInferred + p.SystemsScored)
-		}
-		bar.Describe(fmt.Sprintf("%-11s", p.Phase))
-	})
-	_ = bar.Finish()
-	return st, err
+	show, done := sweepProgress(cmd.ErrOrStderr())
+	defer done()
+	return orchestrate.Watch(cmd.Context(), cl, id, 500*time.Millisecond, show)
 }
 
 func finish(w io.Writer, st orchestrate.Status, output string) error {

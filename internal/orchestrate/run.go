@@ -89,6 +89,12 @@ func Submit(ctx context.Context, cl client.Client, in workflows.SweepInput) (cli
 	return run, err
 }
 
+// Progress is the sweep workflow's progress report.
+type Progress = workflows.Progress
+
+// phaseNoWorker is shown when no worker answered the progress query.
+const phaseNoWorker = "waiting for a worker"
+
 // Status is a sweep's progress and, when finished, its outcome.
 type Status struct {
 	ID       string             `json:"workflow_id"`
@@ -116,7 +122,7 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 			err = v.Get(&st.Progress)
 		}
 		if err != nil {
-			st.Progress.Phase = "waiting for a worker"
+			st.Progress.Phase = phaseNoWorker
 		}
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		var res workflows.SweepResult
@@ -155,12 +161,26 @@ func stateName(s enums.WorkflowExecutionStatus) string {
 // Watch polls a sweep's status every interval, calling show with each,
 // until it is no longer running; it returns the last status.
 func Watch(ctx context.Context, cl client.Client, id string, interval time.Duration, show func(Status)) (Status, error) {
+	var last Progress
 	for {
 		st, err := GetStatus(ctx, cl, id)
 		if err != nil {
 			return st, err
 		}
-		show(st)
+		// A query can time out while the workers are busy: keep showing
+		// the last progress rather than flickering back to zero.
+		switch {
+		case st.State == "running" && st.Progress.Phase == phaseNoWorker && last.Phase != "":
+			st.Progress = last
+		case st.State == "completed":
+			phase, id := st.Progress.Phase, st.Progress.BundleID
+			st.Progress = last
+			st.Progress.Phase, st.Progress.BundleID = phase, id
+		}
+		last = st.Progress
+		if show != nil {
+			show(st)
+		}
 		if st.State != "running" {
 			return st, nil
 		}

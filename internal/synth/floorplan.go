@@ -79,7 +79,7 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 		default:
 			turn.Gap = min(max(st.GapMean+st.GapSD*rng.NormFloat64(), 0.05), 1.5)
 		}
-		turn.Segments, turn.Holds = segment(line, st, rng)
+		turn.Segments, turn.Holds = segment(line, st, s.Spec.holdScale(), rng)
 		cycle := float64(line.Words())/WordsPerSecond + st.GapMean
 		p.Acts = append(p.Acts, turn)
 		host := len(p.Acts) - 1
@@ -141,7 +141,7 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 const interruptBoost = 1.2
 
 // segment splits a line into speech segments around its hold pauses.
-func segment(line Line, st Style, rng *rand.Rand) ([]Utterance, []float64) {
+func segment(line Line, st Style, scale float64, rng *rand.Rand) ([]Utterance, []float64) {
 	join := func(ss []Sentence) Utterance {
 		u := Utterance{Speaker: line.Speaker}
 		for i, s := range ss {
@@ -154,7 +154,7 @@ func segment(line Line, st Style, rng *rand.Rand) ([]Utterance, []float64) {
 		return u
 	}
 	n := len(line.Sentences)
-	if n < 2 || rng.Float64() >= st.HoldShare*holdBoost {
+	if n < 2 || rng.Float64() >= st.HoldShare*holdBoost*scale {
 		return []Utterance{join(line.Sentences)}, nil
 	}
 	cut := 1 + rng.IntN(n-1)

@@ -56,6 +56,12 @@ func mptbPreset(seed uint64) Preset {
 // lengthFactor spreads conversation lengths by ±20% around the mean.
 func lengthFactor(rng *rand.Rand) float64 { return 0.8 + 0.4*rng.Float64() }
 
+// tinyHoldScale makes holds common in the tiny preset: at MPTB's rates
+// (about one hold per 15 turns) its three 20-second dev conversations
+// would usually have none, and the dev EOT sweep nothing to measure
+// fp_rate on.
+const tinyHoldScale = 6
+
 // tinyPreset is twelve short conversations covering every speaker count
 // and every interaction type, three of them dev: for tests and the
 // quickstart.
@@ -68,7 +74,7 @@ func tinyPreset() Preset {
 			split = Dev
 		}
 		p.Conversations = append(p.Conversations, ConversationSpec{ID: fmt.Sprintf("tiny-%02d-%dp-%s", i, n, typ),
-			Split: split, Type: typ, Speakers: n, Seconds: 20})
+			Split: split, Type: typ, Speakers: n, Seconds: 20, HoldScale: tinyHoldScale})
 	}
 	return p
 }

@@ -27,6 +27,11 @@ type ConversationSpec struct {
 	// Seconds is the planned length of the main floor sequence; the
 	// rendered conversation comes out within a few seconds of it.
 	Seconds float64
+	// HoldScale multiplies the interaction type's share of turns with a
+	// hold pause (0 means 1). The tiny preset raises it so that its few
+	// short dev conversations still hold EOT negatives to sweep against;
+	// the mptb preset keeps the calibrated rates.
+	HoldScale float64
 }
 
 // idPattern is what a conversation id may look like: it becomes a folder
@@ -78,4 +83,11 @@ func StreamFor(seed uint64, id string, stage Stage) *rand.Rand {
 	h.Write([]byte(stage))
 	sum := h.Sum(nil)
 	return rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
+}
+
+func (s ConversationSpec) holdScale() float64 {
+	if s.HoldScale == 0 {
+		return 1
+	}
+	return s.HoldScale
 }
