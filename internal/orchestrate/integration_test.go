@@ -3,9 +3,15 @@ package orchestrate_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -35,7 +41,12 @@ concurrency: 3
 
 var floorbenchBinary string
 
+// recordHistories, when set, saves the histories of the undisturbed run's
+// workflows into that folder (workflows/testdata) for the replay test.
+var recordHistories = flag.String("record-histories", "", "write the undisturbed sweep's workflow histories into this folder")
+
 func TestMain(m *testing.M) {
+	flag.Parse()
 	dir, err := os.MkdirTemp("", "floorbench-integration")
 	if err != nil {
 		panic(err)
@@ -187,6 +198,9 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 		st := h.wait(ctx, id, nil)
 		baseBundle = st.BundleID
 		baseKeys, baseResults = h.contents(ctx, st.BundleID)
+		if *recordHistories != "" {
+			h.saveHistories(ctx, id)
+		}
 		// The same spec again is the same run and the same bundle.
 		if again := h.submit(ctx); again != id {
 			t.Fatalf("resubmission started %s, want the existing %s", again, id)
@@ -264,5 +278,46 @@ func TestUnreachableServersAreOneClearError(t *testing.T) {
 	defer cancel()
 	if _, err := cfg.Dial(ctx); err == nil || !bytes.Contains([]byte(err.Error()), []byte("cannot reach Temporal at "+cfg.TemporalAddress)) {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// saveHistories writes the sweep's history and those of its children as
+// JSON files named after the workflow type.
+func (h *harness) saveHistories(ctx context.Context, sweepID string) {
+	h.t.Helper()
+	cl, err := h.cfg.Dial(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer cl.Close()
+	ids := []string{sweepID, sweepID + "/corpus-tiny", sweepID + "/eval-rms-tiny"}
+	names := []string{"sweep", "corpus", "evaluation"}
+	index := map[string]string{}
+	for i, id := range ids {
+		index[names[i]+"-history.json"] = id
+		var events []*historypb.HistoryEvent
+		it := cl.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			events = append(events, e)
+		}
+		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(*recordHistories, names[i]+"-history.json"), data, 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	// The replayer needs each history's workflow id: child ids derive from it.
+	data, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*recordHistories, "histories.json"), data, 0o644); err != nil {
+		h.t.Fatal(err)
 	}
 }
