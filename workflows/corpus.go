@@ -51,10 +51,12 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 		return plan, nil
 	}
 	synth := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.Synth, 10*time.Minute))
+	add, flush := batched(len(plan.Conversations), func(n int) { signalProgress(ctx, in.Parent, progressDelta{Generated: n}) })
 	next, err := fanOut(ctx, in.Next, len(plan.Conversations), in.Concurrency, func(i int) workflow.Future {
 		return workflow.ExecuteActivity(synth, (*activities.Activities).GenerateConversation, activities.GenerateInput{
 			Prefix: plan.Prefix, Preset: plan.Preset, Seed: plan.Seed, Conversation: plan.Conversations[i]})
-	}, func(int) { signalProgress(ctx, in.Parent, progressDelta{Generated: 1}) })
+	}, func(int) { add() })
+	flush()
 	if err != nil {
 		return plan, err
 	}

@@ -29,10 +29,12 @@ type EvaluationInput struct {
 // bootstrap intervals. It returns the stored evaluation's key.
 func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error) {
 	infer := workflow.WithActivityOptions(ctx, activityOptions(in.Queue, 30*time.Minute))
+	add, flush := batched(len(in.Corpus.Conversations), func(n int) { signalProgress(ctx, in.Parent, progressDelta{Inferred: n}) })
 	next, err := fanOut(ctx, in.Next, len(in.Corpus.Conversations), in.Concurrency, func(i int) workflow.Future {
 		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, activities.InferInput{
 			System: in.System, Corpus: in.Corpus, Conversation: in.Corpus.Conversations[i]})
-	}, func(int) { signalProgress(ctx, in.Parent, progressDelta{Inferred: 1}) })
+	}, func(int) { add() })
+	flush()
 	if err != nil {
 		return "", err
 	}

@@ -123,7 +123,7 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	}
 
 	p.Phase = "aggregation"
-	meta := bundleMeta(in, plans)
+	meta := BundleMeta(in, plans)
 	var id string
 	actx := workflow.WithActivityOptions(ctx, activityOptions(s.Queues.CPU, 10*time.Minute))
 	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, activities.AggregateInput{Meta: meta, Evaluations: evalKeys}).Get(ctx, &id); err != nil {
@@ -133,7 +133,8 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	return SweepResult{BundleID: id}, nil
 }
 
-func bundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
+// BundleMeta is what identifies the bundle of a sweep over these corpora.
+func BundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
 	canonical, _ := in.Spec.Canonical()
 	m := bundle.Meta{Name: in.Spec.Name, SpecHash: in.SpecHash, Spec: canonical, CodeVersion: in.CodeVersion,
 		Protocol: in.Spec.Params(), Resamples: in.Spec.Resamples(), Seed: in.Spec.Bootstrap.Seed}
