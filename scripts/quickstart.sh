@@ -8,5 +8,5 @@ cd "$(dirname "$0")/.."
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart)
 export FLOORBENCH_TOOLS
 mkdir -p bin
-go build -o bin/floorbench ./cmd/floorbench
+go build -buildvcs=auto -o bin/floorbench ./cmd/floorbench
 exec bin/floorbench quickstart "$@"

@@ -20,7 +20,7 @@ import (
 // and Temporal's overhead in percent.
 func BenchmarkOrchestrationOverhead(b *testing.B) {
 	ctx := context.Background()
-	srv, err := orchestrate.NewDevServer(testenv.Tool(b, "temporal", "temporal"), b.TempDir())
+	srv, err := orchestrate.NewDevServer(testenv.Tool(b, "temporal", "temporal"), b.TempDir(), false)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,8 +18,11 @@ import (
 // (scripts/setup.sh temporal); it is never downloaded.
 type DevServer struct {
 	Address string
-	DBFile  string
-	bin     string
+	// DBFile is the server's SQLite database; empty keeps it in memory,
+	// which costs the server about half the CPU (the quickstart's choice).
+	DBFile string
+	dir    string
+	bin    string
 	cmd     *exec.Cmd
 	log     *os.File
 }
@@ -27,9 +30,10 @@ type DevServer struct {
 // TemporalCLI is the path of the setup's Temporal CLI under tools.
 func TemporalCLI(tools string) string { return filepath.Join(tools, "bin", "temporal") }
 
-// NewDevServer prepares a dev server on a free loopback port, its database
-// in dir (kept across restarts, so workflows survive one).
-func NewDevServer(bin, dir string) (*DevServer, error) {
+// NewDevServer prepares a dev server on a free loopback port that logs into
+// dir. With persist, its database is a file in dir, kept across restarts so
+// that workflows survive one.
+func NewDevServer(bin, dir string, persist bool) (*DevServer, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("Temporal CLI not found at %s: run scripts/setup.sh temporal", bin)
 	}
@@ -39,20 +43,27 @@ func NewDevServer(bin, dir string) (*DevServer, error) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	return &DevServer{Address: "127.0.0.1:" + strconv.Itoa(port), DBFile: filepath.Join(dir, "temporal.db"), bin: bin}, nil
+	d := &DevServer{Address: "127.0.0.1:" + strconv.Itoa(port), dir: dir, bin: bin}
+	if persist {
+		d.DBFile = filepath.Join(dir, "temporal.db")
+	}
+	return d, nil
 }
 
 // Start starts the server and waits until it serves the default namespace.
 func (d *DevServer) Start(ctx context.Context) error {
 	_, port, _ := net.SplitHostPort(d.Address)
-	logPath := filepath.Join(filepath.Dir(d.DBFile), "temporal.log")
+	logPath := filepath.Join(d.dir, "temporal.log")
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	d.log = log
-	d.cmd = exec.Command(d.bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
-		"--db-filename", d.DBFile, "--log-level", "warn")
+	args := []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port, "--log-level", "warn"}
+	if d.DBFile != "" {
+		args = append(args, "--db-filename", d.DBFile)
+	}
+	d.cmd = exec.Command(d.bin, args...)
 	d.cmd.Stdout, d.cmd.Stderr = log, log
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := d.cmd.Start(); err != nil {

@@ -52,7 +52,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	floorbenchBinary = filepath.Join(dir, "floorbench")
-	if out, err := exec.Command("go", "build", "-o", floorbenchBinary, "../../cmd/floorbench").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", floorbenchBinary, "../../cmd/floorbench").CombinedOutput(); err != nil {
 		panic(fmt.Sprintf("go build: %v\n%s", err, out))
 	}
 	code := m.Run()
@@ -72,7 +72,7 @@ type harness struct {
 
 func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
 	t.Helper()
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir())
+	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 			return nil, "", err
 		}
 		defer os.RemoveAll(dir)
-		srv, err := NewDevServer(TemporalCLI(o.Tools), dir)
+		srv, err := NewDevServer(TemporalCLI(o.Tools), dir, false)
 		if err != nil {
 			return nil, "", err
 		}
