@@ -23,8 +23,8 @@ type DevServer struct {
 	DBFile string
 	dir    string
 	bin    string
-	cmd     *exec.Cmd
-	log     *os.File
+	cmd    *exec.Cmd
+	log    *os.File
 }
 
 // TemporalCLI is the path of the setup's Temporal CLI under tools.
