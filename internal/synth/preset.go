@@ -60,7 +60,7 @@ func lengthFactor(rng *rand.Rand) float64 { return 0.8 + 0.4*rng.Float64() }
 // (about one hold per 15 turns) its three 20-second dev conversations
 // would usually have none, and the dev EOT sweep nothing to measure
 // fp_rate on.
-const tinyHoldScale = 6
+const tinyHoldScale = 3
 
 // tinyPreset is twelve short conversations covering every speaker count
 // and every interaction type, three of them dev: for tests and the
