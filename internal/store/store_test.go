@@ -124,13 +124,13 @@ func TestS3StoreAgainstMinIO(t *testing.T) {
 
 func TestS3WrongCredentialsIsOneClearError(t *testing.T) {
 	m := testenv.StartMinIO(t)
-	cfg := m.Config("b")
+	cfg := m.Config("wrong-credentials")
 	cfg.SecretKey = "wrong-secret"
 	_, err := store.NewS3(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "access denied: check the S3 access key and secret") || strings.Contains(err.Error(), "wrong-secret") {
 		t.Fatalf("error %v", err)
 	}
-	cfg = m.Config("b")
+	cfg = m.Config("unreachable")
 	cfg.Endpoint = testenv.Addr(testenv.FreePort(t))
 	_, err = store.NewS3(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the S3 endpoint") {
