@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/testtool"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 func TestLintStrict(t *testing.T) {
@@ -64,8 +64,8 @@ type kubeconform struct {
 func newKubeconform(t *testing.T) kubeconform {
 	t.Helper()
 	return kubeconform{
-		bin:     testtool.Path(t, "bin/kubeconform", "kubeconform"),
-		schemas: testtool.Path(t, "kubeschemas", "kubeschemas"),
+		bin:     testenv.Tool(t, "kubeconform", "kubeconform"),
+		schemas: testenv.Path(t, "kubeschemas", "kubeschemas"),
 	}
 }
 

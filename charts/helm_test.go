@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/cluster/clustertest"
-	"github.com/floorbench/floorbench/internal/testtool"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // kubeVersion is the Kubernetes release the chart is rendered for, validated
@@ -41,7 +41,7 @@ type helm struct {
 func newHelm(t *testing.T) *helm {
 	t.Helper()
 	home := t.TempDir()
-	return &helm{t: t, bin: testtool.Path(t, "bin/helm", "helm"), env: append(os.Environ(),
+	return &helm{t: t, bin: testenv.Tool(t, "helm", "helm"), env: append(os.Environ(),
 		"HELM_CACHE_HOME="+filepath.Join(home, "cache"),
 		"HELM_CONFIG_HOME="+filepath.Join(home, "config"),
 		"HELM_DATA_HOME="+filepath.Join(home, "data"),

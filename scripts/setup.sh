@@ -8,6 +8,7 @@
 #   speech   espeak-ng, flite and sox from Debian (programs; never linked)
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
 #   minio    the MinIO server, built from the Go module proxy
+#   onnx-cuda  ONNX Runtime 1.29.0 with the CUDA provider (gpu image only)
 #   kube     etcd and kube-apiserver (a control plane without kubelet), built
 #            from the Go module proxy in tool modules under $FLOORBENCH_TOOLS
 #   kubeschemas  JSON schemas of the Kubernetes 1.37 API for kubeconform,
@@ -39,6 +40,48 @@ apt_install() {
 }
 
 setup_speech() { apt_install espeak-ng flite sox; }
+
+# npm_extract PACKAGE@VERSION MEMBER DEST SHA256: takes one file out of an npm
+# package with `npm pack` (the packages' install scripts download from the
+# internet, so they are never run), checks its pinned sha256 and moves it into
+# place atomically. A file already present with the right sum is kept.
+npm_extract() {
+	local spec=$1 member=$2 dest=$3 sum=$4
+	if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then
+		return 0
+	fi
+	command -v npm >/dev/null || { echo "setup: npm is needed to fetch $spec" >&2; exit 1; }
+	log "npm pack $spec ($member)"
+	local tmp
+	tmp=$(mktemp -d)
+	(cd "$tmp" && npm pack --silent "$spec" >/dev/null && tar xzf ./*.tgz "$member")
+	if ! echo "$sum  $tmp/$member" | sha256sum -c --status; then
+		rm -rf "$tmp"
+		echo "setup: $spec $member does not match its pinned sha256 $sum" >&2
+		exit 1
+	fi
+	mkdir -p "$(dirname "$dest")"
+	mv "$tmp/$member" "$dest.tmp" && mv "$dest.tmp" "$dest"
+	rm -rf "$tmp"
+}
+
+# ONNX Runtime with its CUDA execution provider, for the gpu worker image
+# (Dockerfile.gpu; it needs the CUDA 13 runtime). No npm package ships
+# onnxruntime-node's release with CUDA, so this takes release 1.29.0 whole from
+# the Unity packages: the core library and the provider bridge from the base
+# package, the CUDA provider from its GPU package. The three must come from one
+# build; the CPU component (onnx) stays on its own release.
+setup_onnx_cuda() {
+	local dir="$TOOLS/onnxruntime-cuda-1.29.0" lib=package/Plugins/Linux/x64
+	npm_extract com.github.asus4.onnxruntime@0.4.9 $lib/libonnxruntime.so "$dir/libonnxruntime.so.1" \
+		5715f06d8992ca8eeeddcce43df3a7d38f97d537052126f558e912cb312460ca
+	npm_extract com.github.asus4.onnxruntime@0.4.9 $lib/libonnxruntime_providers_shared.so \
+		"$dir/libonnxruntime_providers_shared.so" \
+		c6a12593396095f5670160e284c35d1700b7708cf3037b7042e2a5200ccae772
+	npm_extract com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 $lib/libonnxruntime_providers_cuda.so \
+		"$dir/libonnxruntime_providers_cuda.so" \
+		56cf3254b118ad837ccc4ed8f6d1b23504bbf7ef91b34cbc0b289cb7f10b3037
+}
 
 # go_tool NAME MODULE VERSION: build MODULE@VERSION into $TOOLS/bin/NAME
 # unless that exact version is already there.
@@ -125,15 +168,13 @@ setup_kube() { setup_etcd && setup_kube_apiserver; }
 # The swagger.json of the API server's own source tree describes every
 # built-in kind; scripts/kubeschemas turns it into kubeconform's layout.
 setup_kubeschemas() {
-	local out="$TOOLS/kubeschemas/$KUBE_VERSION"
-	[ -f "$out/.complete" ] && return 0
+	# The program renames each directory into place when it is complete.
+	[ -d "$TOOLS/kubeschemas/$KUBE_VERSION-standalone-strict" ] && return 0
 	setup_kube_apiserver
 	local swagger
 	swagger="$(cd "$TOOLS/src/kube-apiserver" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/api/openapi-spec/swagger.json"
 	log "generating Kubernetes $KUBE_VERSION schemas"
-	rm -rf "$out"
-	(cd "$(dirname "$0")/.." && go run ./scripts/kubeschemas -swagger "$swagger" -out "$out" -version "$KUBE_VERSION")
-	touch "$out/.complete"
+	(cd "$(dirname "$0")/.." && go run ./scripts/kubeschemas -swagger "$swagger" -out "$TOOLS/kubeschemas" -version "$KUBE_VERSION")
 }
 
 setup_helm() { go_tool helm helm.sh/helm/v3/cmd/helm v3.22.0; }
@@ -146,6 +187,7 @@ for c in "${components[@]}"; do
 	speech) setup_speech ;;
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
+	onnx-cuda) setup_onnx_cuda ;;
 	kube) setup_kube ;;
 	kubeschemas) setup_kubeschemas ;;
 	helm) setup_helm ;;

@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"time"
 
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	appsclient "k8s.io/client-go/kubernetes/typed/apps/v1"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 )
 
 // withdrawTimeout bounds the cleanup that Acquire runs itself when it fails.
@@ -62,39 +64,34 @@ func (c *DeploymentCapacity) Acquire(ctx context.Context, holder string, replica
 
 // claim records holder's claim and raises the pool to cover all claims.
 func (c *DeploymentCapacity) claim(ctx context.Context, holder string, need int32) error {
-	all, err := c.updateClaims(ctx, func(cl claims) { cl[holder] = need })
-	if err != nil {
+	if err := c.updateClaims(ctx, func(cl claims) { cl[holder] = need }); err != nil {
 		return err
 	}
-	size := all.size(c.cfg.RestingReplicas, c.cfg.MaxReplicas)
-	c.log.Info("claiming GPU workers", "holder", holder, "replicas", need, "pool", size)
+	c.log.Info("claimed GPU workers", "holder", holder, "replicas", need)
 	// Only raise here: an operator who sized the pool up by hand keeps it
 	// until the last release.
-	return c.scale(ctx, func(current int32) int32 { return max(current, size) })
+	return c.scale(ctx, func(current, size int32) int32 { return max(current, size) })
 }
 
 // Release implements Capacity.
 func (c *DeploymentCapacity) Release(ctx context.Context, holder string) error {
-	all, err := c.updateClaims(ctx, func(cl claims) { delete(cl, holder) })
-	if err != nil {
+	if err := c.updateClaims(ctx, func(cl claims) { delete(cl, holder) }); err != nil {
 		return err
 	}
-	size := all.size(c.cfg.RestingReplicas, c.cfg.MaxReplicas)
-	c.log.Info("releasing GPU workers", "holder", holder, "pool", size)
-	return c.scale(ctx, func(int32) int32 { return size })
+	c.log.Info("released GPU workers", "holder", holder)
+	return c.scale(ctx, func(_, size int32) int32 { return size })
 }
 
-// updateClaims applies change to the claims on the Deployment and returns
-// them. The patch carries the resourceVersion it read, so two sweeps that
-// claim at once cannot overwrite each other: the loser reads again.
-func (c *DeploymentCapacity) updateClaims(ctx context.Context, change func(claims)) (claims, error) {
-	var result claims
+// updateClaims applies change to the claims on the Deployment. The patch
+// carries the resourceVersion it read, so two sweeps that claim at once
+// cannot overwrite each other: the loser reads again.
+func (c *DeploymentCapacity) updateClaims(ctx context.Context, change func(claims)) error {
 	err := retry.RetryOnConflict(conflictBackoff, func() error {
 		d, err := c.deployments.Get(ctx, c.cfg.Deployment, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		result, err = parseClaims(d.Annotations[ClaimsAnnotation])
+		result, err := parseClaims(d.Annotations[ClaimsAnnotation])
 		if err != nil {
 			return err
 		}
@@ -109,26 +106,34 @@ func (c *DeploymentCapacity) updateClaims(ctx context.Context, change func(claim
 		_, err = c.deployments.Patch(ctx, c.cfg.Deployment, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	})
-	if err != nil {
-		return nil, c.describe("record GPU claims", err)
-	}
-	return result, nil
+	return c.describe("record GPU claims", err)
 }
 
-// scale sets the Deployment's replicas to target(current) through the scale
-// subresource.
-func (c *DeploymentCapacity) scale(ctx context.Context, target func(current int32) int32) error {
+// scale sets the Deployment's replicas to target(current, size), where size
+// is what the recorded claims call for, through the scale subresource. The
+// write carries the resourceVersion of the Deployment it read the claims
+// from, so a pool size is never written for claims that have changed since:
+// of two releases racing, the one that read stale claims reads again.
+func (c *DeploymentCapacity) scale(ctx context.Context, target func(current, size int32) int32) error {
 	err := retry.RetryOnConflict(conflictBackoff, func() error {
-		s, err := c.deployments.GetScale(ctx, c.cfg.Deployment, metav1.GetOptions{})
+		d, err := c.deployments.Get(ctx, c.cfg.Deployment, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
-		want := target(s.Spec.Replicas)
-		if want == s.Spec.Replicas {
+		all, err := parseClaims(d.Annotations[ClaimsAnnotation])
+		if err != nil {
+			return err
+		}
+		current := ptr.Deref(d.Spec.Replicas, 1)
+		want := target(current, all.size(c.cfg.RestingReplicas, c.cfg.MaxReplicas))
+		if want == current {
 			return nil
 		}
-		s.Spec.Replicas = want
-		_, err = c.deployments.UpdateScale(ctx, c.cfg.Deployment, s, metav1.UpdateOptions{})
+		c.log.Info("scaling GPU workers", "from", current, "to", want, "claims", len(all))
+		_, err = c.deployments.UpdateScale(ctx, c.cfg.Deployment, &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Name: d.Name, Namespace: d.Namespace, ResourceVersion: d.ResourceVersion},
+			Spec:       autoscalingv1.ScaleSpec{Replicas: want},
+		}, metav1.UpdateOptions{})
 		return err
 	})
 	return c.describe("scale GPU workers", err)
@@ -136,15 +141,22 @@ func (c *DeploymentCapacity) scale(ctx context.Context, target func(current int3
 
 // waitReady polls until at least need replicas are ready, for at most the
 // configured timeout. Polling needs only get, where a watch would need list
-// and watch on every Deployment of the namespace.
+// and watch on every Deployment of the namespace. A failed poll is tried
+// again unless no later one can succeed (the Deployment is gone, or the Role
+// does not allow it).
 func (c *DeploymentCapacity) waitReady(ctx context.Context, need int32) error {
 	ctx, cancel := context.WithTimeoutCause(ctx, c.cfg.ReadyTimeout, errNotReady)
 	defer cancel()
 	var ready int32
+	var lastErr error
 	err := wait.PollUntilContextCancel(ctx, c.cfg.PollInterval, true, func(ctx context.Context) (bool, error) {
 		d, err := c.deployments.Get(ctx, c.cfg.Deployment, metav1.GetOptions{})
-		if err != nil {
+		switch {
+		case apierrors.IsNotFound(err) || apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err):
 			return false, err
+		case err != nil:
+			lastErr = err
+			return false, nil
 		}
 		ready = d.Status.ReadyReplicas
 		return ready >= need, nil
@@ -154,13 +166,20 @@ func (c *DeploymentCapacity) waitReady(ctx context.Context, need int32) error {
 		return nil
 	case errors.Is(context.Cause(ctx), errNotReady):
 		return fmt.Errorf("%w: %d of %d replicas of deployment %s/%s ready after %s; "+
-			"check that GPU nodes can take them (kubectl -n %s describe deployment %s)",
+			"check that GPU nodes can take them (kubectl -n %s describe deployment %s)%s",
 			errNotReady, ready, need, c.cfg.Namespace, c.cfg.Deployment, c.cfg.ReadyTimeout,
-			c.cfg.Namespace, c.cfg.Deployment)
+			c.cfg.Namespace, c.cfg.Deployment, lastError(lastErr))
 	case ctx.Err() != nil:
 		return fmt.Errorf("waiting for GPU workers: %w", context.Cause(ctx))
 	}
 	return c.describe("wait for GPU workers", err)
+}
+
+func lastError(err error) string {
+	if err == nil {
+		return ""
+	}
+	return "; last error: " + err.Error()
 }
 
 // describe turns API errors into what an operator can act on.

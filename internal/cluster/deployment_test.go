@@ -241,6 +241,10 @@ func TestChartRoleRefusesWhatItDoesNotGrant(t *testing.T) {
 			_, err := deployments.Patch(ctx, cpuDeployment, types.MergePatchType, []byte(`{"spec":{"replicas":9}}`), metav1.PatchOptions{})
 			return err
 		},
+		"get the scale of the gpu Deployment": func() error {
+			_, err := deployments.GetScale(ctx, gpuDeployment, metav1.GetOptions{})
+			return err
+		},
 		"get the scale of the cpu Deployment": func() error {
 			_, err := deployments.GetScale(ctx, cpuDeployment, metav1.GetOptions{})
 			return err

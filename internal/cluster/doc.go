@@ -18,8 +18,8 @@
 // # Permissions
 //
 // Everything here needs only get and patch on the GPU worker Deployment and
-// get and update on its scale subresource: the Role of the Helm chart grants
-// exactly that.
+// update on its scale subresource: the Role of the Helm chart grants exactly
+// that.
 //
 // # Off Kubernetes
 //

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -39,8 +40,8 @@ func (p *ControlPlane) Apply(ctx context.Context, namespace string, manifests []
 		if err != nil {
 			return err
 		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
+		if len(bytes.TrimSpace(comments.ReplaceAll(doc, nil))) == 0 {
+			continue // nothing but comments, such as a file's header
 		}
 		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
 		if err != nil {
@@ -89,6 +90,8 @@ func (p *ControlPlane) create(ctx context.Context, namespace string, obj runtime
 	}
 	return nil
 }
+
+var comments = regexp.MustCompile(`(?m)^\s*#.*$`)
 
 func firstLine(doc []byte) string {
 	line, _, _ := bytes.Cut(bytes.TrimSpace(doc), []byte("\n"))
