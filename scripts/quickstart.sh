@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Runs the whole floorbench job end to end on embedded defaults.
+# Runs the whole floorbench job end to end on embedded defaults: installs
+# what it needs (scripts/setup.sh), builds the binary (so that it records
+# the code revision its outputs are keyed by) and runs `floorbench
+# quickstart`, which starts and stops everything it uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-FLOORBENCH_TOOLS=$(scripts/setup.sh test)
+FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart)
 export FLOORBENCH_TOOLS
-go run ./cmd/floorbench quickstart "$@"
+mkdir -p bin
+go build -o bin/floorbench ./cmd/floorbench
+exec bin/floorbench quickstart "$@"

@@ -6,8 +6,11 @@
 #
 # Components:
 #   speech   espeak-ng, flite and sox from Debian (programs; never linked)
+#   onnx     ONNX Runtime's shared library (npm onnxruntime-node) and the
+#            Silero VAD v5 model (npm @ricky0123/vad-web), sha256-checked
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
 #   minio    the MinIO server, built from the Go module proxy
+#   quickstart  what `floorbench quickstart` needs
 #   onnx-cuda  ONNX Runtime 1.29.0 with the CUDA provider (gpu image only)
 #   kube     etcd and kube-apiserver (a control plane without kubelet), built
 #            from the Go module proxy in tool modules under $FLOORBENCH_TOOLS
@@ -63,6 +66,17 @@ npm_extract() {
 	mkdir -p "$(dirname "$dest")"
 	mv "$tmp/$member" "$dest.tmp" && mv "$dest.tmp" "$dest"
 	rm -rf "$tmp"
+}
+
+# The paths below are the ones internal/detect looks for under
+# $FLOORBENCH_TOOLS (detect.OnnxRuntimeLibraryPath, detect.SileroModelPath).
+setup_onnx() {
+	npm_extract onnxruntime-node@1.24.1 package/bin/napi-v6/linux/x64/libonnxruntime.so.1 \
+		"$TOOLS/onnxruntime-1.24.1/libonnxruntime.so.1" \
+		53ef1ac028dd1b05554b8da28d9159eb3876f99868193d2aaa6e67f0243c23d4
+	npm_extract @ricky0123/vad-web@0.0.31 package/dist/silero_vad_v5.onnx \
+		"$TOOLS/models/silero_vad_v5.onnx" \
+		2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f
 }
 
 # ONNX Runtime with its CUDA execution provider, for the gpu worker image
@@ -187,12 +201,14 @@ for c in "${components[@]}"; do
 	speech) setup_speech ;;
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
+	onnx) setup_onnx ;;
+	quickstart) setup_speech; setup_onnx; setup_temporal ;;
 	onnx-cuda) setup_onnx_cuda ;;
 	kube) setup_kube ;;
 	kubeschemas) setup_kubeschemas ;;
 	helm) setup_helm ;;
 	kubeconform) setup_kubeconform ;;
-	test) setup_speech && setup_kube && setup_helm && setup_kubeconform && setup_kubeschemas ;;
+	test) setup_speech; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

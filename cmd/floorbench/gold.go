@@ -15,11 +15,33 @@ import (
 func init() { subcommands = append(subcommands, newGoldCommand) }
 
 func newGoldCommand() *cobra.Command {
+	var dir, split, output string
 	cmd := &cobra.Command{
-		Use:   "gold",
+		Use:   "gold --corpus DIR [--split dev|test]",
 		Short: "Build gold artifacts (anchors, negative spans, excluded intervals)",
-		Args:  cobra.NoArgs,
+		Long: `With --corpus, derive the MPTB gold of a generated corpus from its event
+logs (DESIGN §3.6): EOT positives at yielded turn ends, hold pauses as EOT
+negatives, INT positives at successful claim onsets, backchannels,
+non-floor-taking interruptions and non-content as INT negatives. Speakers are
+numbered from 1. The turnbench subcommand derives TurnBench gold.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if dir == "" {
+				return cmd.Help()
+			}
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			g, err := corpus.Gold(dir, split)
+			if err != nil {
+				return err
+			}
+			return writeGold(cmd.OutOrStdout(), g, output)
+		},
 	}
+	cmd.Flags().StringVar(&dir, "corpus", "", "generated corpus folder (corpus generate --out)")
+	cmd.Flags().StringVar(&split, "split", "", "dev or test (default: every conversation)")
+	outputFlag(cmd, &output)
 	cmd.AddCommand(newGoldTurnBenchCommand())
 	return cmd
 }

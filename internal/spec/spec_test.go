@@ -60,16 +60,16 @@ func mustCanonical(s *Sweep) string {
 
 func TestSpecErrorsNameTheField(t *testing.T) {
 	cases := map[string]string{
-		"":                        "s.yaml: empty spec",
+		"":                         "s.yaml: empty spec",
 		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed",
 		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
-		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                         `s.yaml: corpora[0].name: "../a" must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":         `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                   "s.yaml: systems[0] (r): give exactly one of builtin or spec",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":          "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                           "s.yaml: yaml: unmarshal errors:;   line 3: field bogus not found in type spec.Sweep",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":       "s.yaml: yaml: unmarshal errors:;   line 3: cannot unmarshal !!str `many` into int",
-		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                     `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
+		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                            `s.yaml: corpora[0].name: "../a" must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":        `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                  "s.yaml: systems[0] (r): give exactly one of builtin or spec",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":         "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                          "s.yaml: yaml: unmarshal errors:;   line 3: field bogus not found in type spec.Sweep",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":      "s.yaml: yaml: unmarshal errors:;   line 3: cannot unmarshal !!str `many` into int",
+		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                    `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
 	}
 	for in, want := range cases {
 		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != want {

@@ -1,0 +1,71 @@
+// Package activities holds floorbench's Temporal activities: thin adapters
+// that load inputs from the store, call a domain package, and save the
+// output under a content-addressed key (DESIGN §7). Every activity is
+// idempotent: when its output key exists it returns it without recomputing,
+// so retries, resubmissions and a restarted worker change nothing.
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// Activities holds what the activities need. Methods are registered with
+// a worker; the workflows refer to them as (*Activities).Method.
+type Activities struct {
+	Store   store.Store
+	Runtime detect.Runtime
+	// Engines are the TTS engines for generation (nil: espeak-ng and flite).
+	Engines map[string]synth.TTS
+	// Scratch is where audio is unpacked while an activity runs ("" : the
+	// system temp dir).
+	Scratch string
+	Log     *slog.Logger
+}
+
+func (a *Activities) logger() *slog.Logger {
+	if a.Log != nil {
+		return a.Log
+	}
+	return slog.Default()
+}
+
+// scratch makes a private working folder removed by the returned func.
+func (a *Activities) scratch() (string, func(), error) {
+	dir, err := os.MkdirTemp(a.Scratch, "floorbench-activity-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// heartbeat records progress when running under Temporal (activities are
+// also called directly, in process).
+func heartbeat(ctx context.Context, details ...any) {
+	if activity.IsActivity(ctx) {
+		activity.RecordHeartbeat(ctx, details...)
+	}
+}
+
+// badInput marks an error that retrying cannot fix: Temporal fails the
+// activity at once with the message.
+func badInput(format string, args ...any) error {
+	err := fmt.Errorf(format, args...)
+	return temporal.NewNonRetryableApplicationError(err.Error(), "BadInput", err)
+}
+
+// IsBadInput reports whether err (or its cause) is a bad-input failure.
+func IsBadInput(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == "BadInput"
+}

@@ -1,0 +1,50 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// AggregateInput asks for a bundle from stored evaluations.
+type AggregateInput struct {
+	Meta        bundle.Meta
+	Evaluations []string // keys
+}
+
+// Aggregate builds the bundle (bundle.Build) and stores its files under
+// bundles/<id>/, manifest.json last. Bundles are immutable: when the
+// manifest exists the bundle is returned as it is.
+func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, error) {
+	id := bundle.ID(in.Meta)
+	if done, err := store.Exists(ctx, a.Store, bundle.Key(id, "manifest.json")); err != nil || done {
+		return id, err
+	}
+	var evals []bundle.Evaluation
+	for _, key := range in.Evaluations {
+		data, err := store.GetBytes(ctx, a.Store, key)
+		if err != nil {
+			return "", err
+		}
+		var e bundle.Evaluation
+		if err := json.Unmarshal(data, &e); err != nil {
+			return "", fmt.Errorf("%s: %w", key, err)
+		}
+		evals = append(evals, e)
+	}
+	files, _, err := bundle.Build(in.Meta, evals, time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return "", err
+	}
+	// manifest.json is files[0]: store it after everything else.
+	for _, f := range append(files[1:], files[0]) {
+		if err := store.PutBytes(ctx, a.Store, bundle.Key(id, f.Name), f.Data); err != nil {
+			return "", err
+		}
+	}
+	return id, nil
+}

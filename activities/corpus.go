@@ -1,0 +1,241 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// CorpusPlan says where a corpus lives in the store and what it holds.
+type CorpusPlan struct {
+	Name          string
+	Prefix        string // "corpora/<hash>"
+	Hash          string
+	Preset        string
+	Seed          uint64
+	Conversations []string
+	// Ready is true when corpus.json is already stored (nothing to generate).
+	Ready bool
+}
+
+// PlanGeneratedInput asks for a generated corpus.
+type PlanGeneratedInput struct {
+	Name   string
+	Preset string
+	Seed   uint64
+}
+
+// GeneratedCorpusHash identifies a generated corpus by what determines its
+// bytes: preset, seed and generator version.
+func GeneratedCorpusHash(preset string, seed uint64) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%s", preset, seed, corpus.CodeVersion()))
+	return hex.EncodeToString(sum[:16])
+}
+
+// PlanGenerated lists a preset's conversations and says whether the corpus
+// is already in the store.
+func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (CorpusPlan, error) {
+	preset, err := synth.PresetByName(in.Preset, in.Seed)
+	if err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
+	}
+	hash := GeneratedCorpusHash(in.Preset, in.Seed)
+	p := CorpusPlan{Name: in.Name, Prefix: "corpora/" + hash, Hash: hash, Preset: in.Preset, Seed: in.Seed}
+	for _, c := range preset.Conversations {
+		p.Conversations = append(p.Conversations, c.ID)
+	}
+	p.Ready, err = store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName)
+	return p, err
+}
+
+// GenerateInput asks for one conversation of a generated corpus.
+type GenerateInput struct {
+	Prefix, Preset string
+	Seed           uint64
+	Conversation   string
+}
+
+func entryKey(prefix, id string) string { return prefix + "/entries/" + id + ".json" }
+
+// GenerateConversation synthesises one conversation (DESIGN §5) and stores
+// its channels, its event log and its manifest entry, the entry last: when
+// the entry exists the conversation is complete and is not generated again.
+// Each conversation has its own seed, so the bytes do not depend on which
+// worker or which attempt made them.
+func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput) error {
+	done, err := store.Exists(ctx, a.Store, entryKey(in.Prefix, in.Conversation))
+	if err != nil || done {
+		return err
+	}
+	preset, err := synth.PresetByName(in.Preset, in.Seed)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	var spec *synth.ConversationSpec
+	for i := range preset.Conversations {
+		if preset.Conversations[i].ID == in.Conversation {
+			spec = &preset.Conversations[i]
+		}
+	}
+	if spec == nil {
+		return badInput("preset %s has no conversation %q", in.Preset, in.Conversation)
+	}
+	engines := a.Engines
+	if engines == nil {
+		if engines, err = synth.NewTTS(""); err != nil {
+			return badInput("%v", err)
+		}
+	}
+	heartbeat(ctx, "synthesising")
+	c, err := synth.Generate(ctx, in.Seed, *spec, engines)
+	if err != nil {
+		return err
+	}
+	dir, cleanup, err := a.scratch()
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	entry, err := corpus.WriteConversation(dir, c)
+	if err != nil {
+		return err
+	}
+	for _, name := range corpus.FileNames(entry.Speakers) {
+		if err := putFile(ctx, a.Store, in.Prefix+"/"+in.Conversation+"/"+name, filepath.Join(dir, in.Conversation, name)); err != nil {
+			return err
+		}
+	}
+	data, err := json.Marshal(entry)
+	if err != nil {
+		return err
+	}
+	return store.PutBytes(ctx, a.Store, entryKey(in.Prefix, in.Conversation), data)
+}
+
+// FinalizeInput closes a generated corpus.
+type FinalizeInput struct {
+	Plan CorpusPlan
+}
+
+// FinalizeCorpus writes corpus.json from the stored entries, in preset
+// order, after every conversation is stored.
+func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) error {
+	key := in.Plan.Prefix + "/" + corpus.ManifestName
+	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
+		return err
+	}
+	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: in.Plan.Preset, Seed: in.Plan.Seed,
+		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
+	for _, id := range in.Plan.Conversations {
+		data, err := store.GetBytes(ctx, a.Store, entryKey(in.Plan.Prefix, id))
+		if err != nil {
+			return fmt.Errorf("corpus %s: conversation %s: %w", in.Plan.Name, id, err)
+		}
+		var e corpus.Conversation
+		if err := json.Unmarshal(data, &e); err != nil {
+			return fmt.Errorf("corpus %s: entry of %s: %w", in.Plan.Name, id, err)
+		}
+		m.Conversations = append(m.Conversations, e)
+	}
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	data, err := m.Encode()
+	if err != nil {
+		return err
+	}
+	return store.PutBytes(ctx, a.Store, key, data)
+}
+
+// IngestInput asks to copy a local native corpus into the store.
+type IngestInput struct {
+	Name string
+	Dir  string
+}
+
+// IngestLocal copies a local corpus (already checked at submission) into
+// corpora/<hash of its corpus.json>, skipping files already stored. The
+// manifest is copied last, so a stored manifest means a complete corpus.
+func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (CorpusPlan, error) {
+	c, err := corpus.Open(in.Dir)
+	if err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
+	}
+	raw, err := os.ReadFile(filepath.Join(in.Dir, corpus.ManifestName))
+	if err != nil {
+		return CorpusPlan{}, err
+	}
+	hash := ManifestHash(raw)
+	p := CorpusPlan{Name: in.Name, Prefix: "corpora/" + hash, Hash: hash, Preset: c.Manifest.Preset, Seed: c.Manifest.Seed, Ready: true}
+	for _, conv := range c.Manifest.Conversations {
+		p.Conversations = append(p.Conversations, conv.ID)
+	}
+	if done, err := store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName); err != nil || done {
+		return p, err
+	}
+	for i, conv := range c.Manifest.Conversations {
+		heartbeat(ctx, i)
+		for _, name := range corpus.FileNames(conv.Speakers) {
+			key := p.Prefix + "/" + conv.ID + "/" + name
+			if ok, err := store.Exists(ctx, a.Store, key); err != nil || ok {
+				if err != nil {
+					return p, err
+				}
+				continue
+			}
+			if err := putFile(ctx, a.Store, key, filepath.Join(in.Dir, conv.ID, name)); err != nil {
+				return p, err
+			}
+		}
+	}
+	return p, a.Store.Put(ctx, p.Prefix+"/"+corpus.ManifestName, bytes.NewReader(raw))
+}
+
+// ManifestHash is a corpus's content hash: the sha256 of its corpus.json,
+// which holds the sha256 of every file.
+func ManifestHash(raw []byte) string {
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:16])
+}
+
+func putFile(ctx context.Context, s store.Store, key, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return s.Put(ctx, key, f)
+}
+
+// PlanStoredInput names a native corpus already in the store.
+type PlanStoredInput struct {
+	Name, Prefix string
+}
+
+// PlanStored reads the manifest of a corpus stored under a prefix.
+func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (CorpusPlan, error) {
+	prefix := strings.TrimSuffix(in.Prefix, "/")
+	raw, err := store.GetBytes(ctx, a.Store, prefix+"/"+corpus.ManifestName)
+	if err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
+	}
+	m, err := corpus.ParseManifest(raw)
+	if err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %s/%s: %v", in.Name, prefix, corpus.ManifestName, err)
+	}
+	p := CorpusPlan{Name: in.Name, Prefix: prefix, Hash: ManifestHash(raw), Preset: m.Preset, Seed: m.Seed, Ready: true}
+	for _, c := range m.Conversations {
+		p.Conversations = append(p.Conversations, c.ID)
+	}
+	return p, nil
+}

@@ -1,0 +1,148 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// EvaluateInput asks for one system's evaluation on one corpus.
+type EvaluateInput struct {
+	System    SystemRef
+	Corpus    CorpusPlan
+	Params    score.Params
+	Resamples int
+	Seed      uint64
+}
+
+// EvaluationKey is where an evaluation is stored; the key holds everything
+// that determines it.
+func EvaluationKey(in EvaluateInput) string {
+	id, _ := json.Marshal(struct {
+		P score.Params
+		R int
+		S uint64
+	}{in.Params, in.Resamples, in.Seed})
+	return fmt.Sprintf("evaluations/%s/%s/%s.json", in.System.Hash, in.Corpus.Hash, ManifestHash(id))
+}
+
+// Evaluate loads a corpus's gold and a system's tracks and runs the
+// evaluation of DESIGN §3.3-§3.4 (bundle.Evaluate); it returns the key of
+// the stored result.
+func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, error) {
+	key := EvaluationKey(in)
+	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
+		return key, err
+	}
+	c, err := a.LoadCorpus(ctx, in.Corpus)
+	if err != nil {
+		return "", err
+	}
+	bin := &bundle.Input{System: in.System.Name, SystemHash: in.System.Hash, Corpus: c,
+		DevProbs: map[floor.Task]*score.ProbsFile{}, TestProbs: map[floor.Task]*score.ProbsFile{},
+		Params: in.Params, Resamples: in.Resamples, Seed: in.Seed}
+	for _, task := range floor.Tasks {
+		for split, gold := range map[string]*floor.GoldSet{"dev": c.Dev, "test": c.Test} {
+			p, err := a.loadTracks(ctx, in.System.Hash, in.Corpus.Hash, gold, task)
+			if err != nil {
+				return "", err
+			}
+			if split == "dev" {
+				bin.DevProbs[task] = p
+			} else {
+				bin.TestProbs[task] = p
+			}
+		}
+	}
+	heartbeat(ctx, "evaluating")
+	e, err := bundle.Evaluate(bin)
+	if err != nil {
+		return "", badInput("%v", err)
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return "", err
+	}
+	return key, store.PutBytes(ctx, a.Store, key, data)
+}
+
+// loadTracks assembles one split's probability file from per-conversation
+// tracks, in gold order.
+func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash string, gold *floor.GoldSet, task floor.Task) (*score.ProbsFile, error) {
+	out := &score.ProbsFile{Task: task}
+	for _, g := range gold.Conversations {
+		data, err := store.GetBytes(ctx, a.Store, TrackKey(systemHash, corpusHash, g.ID, task))
+		if err != nil {
+			return nil, err
+		}
+		p, err := score.ParseProbs(data)
+		if err != nil {
+			return nil, fmt.Errorf("tracks of %s: %w", g.ID, err)
+		}
+		out.FrameRate = p.FrameRate
+		out.Conversations = append(out.Conversations, p.Conversations...)
+	}
+	return out, nil
+}
+
+// LoadCorpus reads a stored corpus's manifest and event logs (no audio)
+// into its gold per split, attributes and error-anatomy labels.
+func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (*bundle.Corpus, error) {
+	dir, cleanup, err := a.scratch()
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
+		return nil, err
+	}
+	c, err := corpus.Open(dir)
+	if err != nil {
+		return nil, badInput("corpus %s: %v", plan.Name, err)
+	}
+	out := &bundle.Corpus{Name: plan.Name, Hash: plan.Hash, Kind: c.Manifest.Kind, Conversations: map[string]bundle.Conversation{},
+		Dev:  &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax},
+		Test: &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}}
+	for _, conv := range c.Manifest.Conversations {
+		if err := a.download(ctx, plan.Prefix+"/"+conv.ID+"/"+corpus.EventsName, filepath.Join(dir, conv.ID, corpus.EventsName)); err != nil {
+			return nil, err
+		}
+		log, err := c.Events(conv)
+		if err != nil {
+			return nil, badInput("corpus %s: %v", plan.Name, err)
+		}
+		g := floor.DeriveMPTB(conv.ID, conv.Duration, log.Events, floor.DefaultInterruptedGuard)
+		anatomy := floor.MPTBAnatomy(&g, log.Events)
+		out.Conversations[conv.ID] = bundle.Conversation{ID: conv.ID, Split: conv.Split, Anatomy: &anatomy,
+			Attributes: map[string]string{"speakers": fmt.Sprint(conv.Speakers), "type": conv.InteractionType, "snr_band": SNRBand(conv.SNR)}}
+		if conv.Split == "dev" {
+			out.Dev.Conversations = append(out.Dev.Conversations, g)
+		} else {
+			out.Test.Conversations = append(out.Test.Conversations, g)
+		}
+	}
+	return out, nil
+}
+
+// SNRBand is the breakdown band of a conversation's mean channel SNR:
+// 5 dB wide, "20-25" ... "35-40" over MPTB's default 20-38 dB draw.
+func SNRBand(snr []float64) string {
+	if len(snr) == 0 {
+		return "unknown"
+	}
+	mean := 0.0
+	for _, v := range snr {
+		mean += v
+	}
+	mean /= float64(len(snr))
+	lo := 5 * math.Floor(mean/5)
+	return fmt.Sprintf("%g-%g", lo, lo+5)
+}

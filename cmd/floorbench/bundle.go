@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+func init() { subcommands = append(subcommands, newBundleCommand) }
+
+func newBundleCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bundle",
+		Short: "List, show, fetch and compare result bundles in the store",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(newBundleLsCommand(), newBundleShowCommand(), newBundleGetCommand(), newBundleDiffCommand())
+	return cmd
+}
+
+// withStore adds the configuration flags and opens the store for run.
+func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store, args []string) error) *cobra.Command {
+	config := configFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		st, err := cfg.OpenStore(cmd.Context())
+		if err != nil {
+			return err
+		}
+		return run(cmd.Context(), st, args)
+	}
+	return cmd
+}
+
+func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
+	if err := store.CheckKey(id); err != nil || strings.Contains(id, "/") {
+		return nil, fmt.Errorf("%q is not a bundle id", id)
+	}
+	data, err := store.GetBytes(ctx, st, bundle.Key(id, "manifest.json"))
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w (see floorbench bundle ls)", id, err)
+	}
+	var m bundle.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("bundle %s: manifest.json: %w", id, err)
+	}
+	return &m, nil
+}
+
+func readResults(ctx context.Context, st store.Store, id string) (*bundle.Results, error) {
+	data, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", id, err)
+	}
+	var r bundle.Results
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("bundle %s: results.json: %w", id, err)
+	}
+	return &r, nil
+}
+
+func newBundleLsCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{Use: "ls", Short: "List bundles, newest first", Args: cobra.NoArgs}
+	outputFlag(cmd, &output)
+	return withStore(cmd, func(ctx context.Context, st store.Store, _ []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		keys, err := st.List(ctx, "bundles/")
+		if err != nil {
+			return err
+		}
+		var manifests []*bundle.Manifest
+		for _, k := range keys {
+			if id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json"); ok {
+				m, err := readManifest(ctx, st, id)
+				if err != nil {
+					return err
+				}
+				manifests = append(manifests, m)
+			}
+		}
+		slices.SortStableFunc(manifests, func(a, b *bundle.Manifest) int { return strings.Compare(b.Created, a.Created) })
+		if output == "json" {
+			return writeJSON(cmd.OutOrStdout(), manifests)
+		}
+		t := &report.Table{Header: []string{"bundle", "created", "name", "corpora", "systems"}, Labels: 5}
+		for _, m := range manifests {
+			var corpora, systems []string
+			for _, in := range m.Inputs {
+				if in.Kind == "corpus" {
+					corpora = append(corpora, in.Name)
+				} else {
+					systems = append(systems, in.Name)
+				}
+			}
+			t.Rows = append(t.Rows, []string{m.BundleID, m.Created, m.Name, strings.Join(corpora, ","), strings.Join(systems, ",")})
+		}
+		return t.Text(cmd.OutOrStdout())
+	})
+}
+
+func newBundleShowCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{Use: "show BUNDLE_ID", Short: "Print a bundle's report (or its results with -o json)", Args: cobra.ExactArgs(1)}
+	outputFlag(cmd, &output)
+	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		if _, err := readManifest(ctx, st, args[0]); err != nil {
+			return err
+		}
+		name := "report.md"
+		if output == "json" {
+			name = "results.json"
+		}
+		data, err := store.GetBytes(ctx, st, bundle.Key(args[0], name))
+		if err != nil {
+			return err
+		}
+		_, err = cmd.OutOrStdout().Write(data)
+		return err
+	})
+}
+
+func newBundleGetCommand() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{Use: "get BUNDLE_ID --out DIR", Short: "Copy every file of a bundle into a folder", Args: cobra.ExactArgs(1)}
+	cmd.Flags().StringVar(&out, "out", "", "destination folder (created; must not exist or be empty)")
+	_ = cmd.MarkFlagRequired("out")
+	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+		id := args[0]
+		if _, err := readManifest(ctx, st, id); err != nil {
+			return err
+		}
+		if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
+			return fmt.Errorf("--out %s is not empty", out)
+		}
+		keys, err := st.List(ctx, "bundles/"+id+"/")
+		if err != nil {
+			return err
+		}
+		tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".bundle-get-*")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		for _, k := range keys {
+			data, err := store.GetBytes(ctx, st, k)
+			if err != nil {
+				return err
+			}
+			path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, "bundles/"+id+"/")))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				return err
+			}
+		}
+		os.Remove(out)
+		if err := os.Rename(tmp, out); err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(keys), id, out)
+		return nil
+	})
+}
+
+func newBundleDiffCommand() *cobra.Command {
+	var output string
+	var tolerance float64
+	cmd := &cobra.Command{
+		Use:   "diff OLD_ID NEW_ID",
+		Short: "Compare two bundles system by system; exit non-zero on a regression",
+		Long: `Diff compares test recall and fp_rate of every system, corpus and task in
+both bundles. A regression is recall lower by more than --tolerance, an
+fp_rate higher by more than --tolerance, or a system that fell out of the
+budget; diff then exits with status 1 (for nightly regressions).`,
+		Args: cobra.ExactArgs(2),
+	}
+	cmd.Flags().Float64Var(&tolerance, "tolerance", 0.005, "allowed change before a difference counts as a regression")
+	outputFlag(cmd, &output)
+	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		old, err := readResults(ctx, st, args[0])
+		if err != nil {
+			return err
+		}
+		cur, err := readResults(ctx, st, args[1])
+		if err != nil {
+			return err
+		}
+		d := bundle.Diff(old, cur, tolerance)
+		var buf bytes.Buffer
+		if output == "json" {
+			err = writeJSON(&buf, d)
+		} else {
+			err = diffTable(&buf, d)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := buf.WriteTo(cmd.OutOrStdout()); err != nil {
+			return err
+		}
+		if n := bundle.Regressions(d); n > 0 {
+			return fmt.Errorf("%d regression(s) from %s to %s", n, args[0], args[1])
+		}
+		return nil
+	})
+}
+
+func diffTable(w io.Writer, d []bundle.Change) error {
+	t := &report.Table{Header: []string{"corpus", "system", "task", "recall old", "recall new", "fp old", "fp new", "verdict"}, Labels: 3}
+	for _, c := range d {
+		t.Rows = append(t.Rows, []string{c.Corpus, c.System, string(c.Task), report.Rate(float64(c.OldRecall)), report.Rate(float64(c.NewRecall)),
+			report.Rate(float64(c.OldFPRate)), report.Rate(float64(c.NewFPRate)), c.Verdict})
+	}
+	return t.Text(w)
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"strconv"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+)
+
+func init() { subcommands = append(subcommands, newCorpusCommand) }
+
+func newCorpusCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "corpus",
+		Short: "Generate, inspect, check and export synthetic multi-party corpora (MPTB)",
+	}
+	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusStatsCommand(), newCorpusCheckCommand(), newCorpusExportCommand())
+	return cmd
+}
+
+func newCorpusGenerateCommand() *cobra.Command {
+	var (
+		preset, seed, out string
+		jobs              int
+		force             bool
+	)
+	cmd := &cobra.Command{
+		Use:   "generate --preset mptb|tiny --seed N --out DIR",
+		Short: "Generate a corpus with the five-stage MPTB pipeline (espeak-ng, flite)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := strconv.ParseUint(seed, 10, 64)
+			if err != nil {
+				return fmt.Errorf("--seed %q: want a non-negative integer", seed)
+			}
+			if out == "" {
+				return fmt.Errorf("--out is required")
+			}
+			if jobs < 1 {
+				return fmt.Errorf("--jobs %d: want at least 1", jobs)
+			}
+			var bar *progressbar.ProgressBar
+			progress := func(done, total int) {
+				if bar == nil {
+					bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(cmd.ErrOrStderr()),
+						progressbar.OptionSetDescription("generating"), progressbar.OptionShowCount(),
+						progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
+						progressbar.OptionOnCompletion(func() { fmt.Fprintln(cmd.ErrOrStderr()) }))
+				}
+				bar.Set(done)
+			}
+			m, err := corpus.Generate(cmd.Context(), corpus.GenerateOptions{
+				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d conversations to %s\n", len(m.Conversations), out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&preset, "preset", "", "corpus design: mptb (240 conversations, 6.9 h) or tiny (12 short ones)")
+	cmd.Flags().StringVar(&seed, "seed", "", "corpus seed (each conversation is seeded from it and its id)")
+	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must be empty unless --force)")
+	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "conversations generated at once")
+	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
+	cmd.MarkFlagRequired("preset")
+	cmd.MarkFlagRequired("seed")
+	cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func newCorpusCheckCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check DIR",
+		Short: "Verify a corpus: hashes, lengths, clipping, event logs, event/audio consistency",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := corpus.Check(args[0])
+			if err != nil {
+				return err
+			}
+			for _, p := range r.Problems {
+				fmt.Fprintln(cmd.OutOrStdout(), p)
+			}
+			if len(r.Problems) > 0 {
+				return fmt.Errorf("%s: %d problems in %d conversations", args[0], len(r.Problems), r.Conversations)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d conversations ok (%d event boundaries within %.0f ms of the audio)\n",
+				args[0], r.Conversations, r.Boundaries, corpus.BoundaryTolerance*1000)
+			return nil
+		},
+	}
+}
+
+func newCorpusStatsCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "stats DIR",
+		Short: "Print a corpus's composition (counts, hours, rates by type and speaker count)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			s, err := corpus.ComputeStats(args[0])
+			if err != nil {
+				return err
+			}
+			if output == "json" {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(s)
+			}
+			return s.WriteText(cmd.OutOrStdout())
+		},
+	}
+	outputFlag(cmd, &output)
+	return cmd
+}
+
+func newCorpusExportCommand() *cobra.Command {
+	var format, out string
+	cmd := &cobra.Command{
+		Use:   "export DIR --format rttm|textgrid --out DIR",
+		Short: "Export speaker activity (RTTM) or per-speaker event tiers (Praat TextGrid)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return fmt.Errorf("--out is required")
+			}
+			n, err := corpus.Export(args[0], format, out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d %s files to %s\n", n, format, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "rttm or textgrid")
+	cmd.Flags().StringVar(&out, "out", "", "output folder")
+	cmd.MarkFlagRequired("format")
+	return cmd
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestCorpusGenerateRejectsBadInputWithOneLine(t *testing.T) {
+	full := t.TempDir()
+	writeFile(t, full, "x", "y")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--preset", "huge", "--seed", "1", "--out", t.TempDir()}, `floorbench: unknown preset "huge" (want one of [mptb tiny])`},
+		{[]string{"--preset", "tiny", "--seed", "-3", "--out", t.TempDir()}, `floorbench: --seed "-3": want a non-negative integer`},
+		{[]string{"--preset", "tiny", "--seed", "x1", "--out", t.TempDir()}, `floorbench: --seed "x1": want a non-negative integer`},
+		{[]string{"--preset", "tiny", "--seed", "1", "--out", full}, "floorbench: output folder " + full + " is not empty (use --force to replace the corpus in it)"},
+		{[]string{"--preset", "tiny", "--seed", "1", "--out", t.TempDir(), "--jobs", "0"}, "floorbench: --jobs 0: want at least 1"},
+	}
+	for _, c := range cases {
+		_, stderr, code := run(t, append([]string{"corpus", "generate"}, c.args...)...)
+		if code != 1 || strings.TrimSpace(stderr) != c.want {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		if os.Getenv("FLOORBENCH_REQUIRE_TOOLS") == "1" {
+			t.Fatal("espeak-ng not found (scripts/setup.sh speech)")
+		}
+		t.Skip("espeak-ng not found; skipping (FLOORBENCH_REQUIRE_TOOLS=1 fails instead)")
+	}
+	dir := filepath.Join(t.TempDir(), "tiny")
+	stdout, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "5", "--out", dir, "--jobs", "2")
+	if code != 0 || stdout != "wrote 12 conversations to "+dir+"\n" || !strings.Contains(stderr, "(12/12)") {
+		t.Fatalf("generate: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	}
+	if stdout, _, code := run(t, "corpus", "check", dir); code != 0 || !strings.Contains(stdout, "12 conversations ok") {
+		t.Fatalf("check: exit %d, %q", code, stdout)
+	}
+	stdout, _, code = run(t, "corpus", "stats", dir, "-o", "json")
+	var stats map[string]json.RawMessage
+	if code != 0 || json.Unmarshal([]byte(stdout), &stats) != nil {
+		t.Fatalf("stats: exit %d, %q", code, stdout)
+	}
+	var keys []string
+	for k := range stats {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{"by_speakers", "by_type", "contested_hold_share", "conversations", "dev", "eot_positives", "hold_negatives", "hours",
+		"int_excluded", "int_negatives", "int_positives", "overlap_events", "overlap_realised", "test", "voices"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("stats fields %v, want %v", keys, want)
+	}
+	var byType map[string]map[string]any
+	json.Unmarshal(stats["by_type"], &byType)
+	if len(byType) != 6 || len(byType["casual"]) != 10 || byType["narrative"]["turn_mean_s"] == nil {
+		t.Fatalf("by_type %v", byType)
+	}
+	stdout, _, code = run(t, "gold", "--corpus", dir, "--split", "test", "-o", "json")
+	if code != 0 || !strings.Contains(stdout, `"eot_positive_events": [{"speaker": `) {
+		t.Fatalf("gold: exit %d, %.200q", code, stdout)
+	}
+	out := t.TempDir()
+	if stdout, _, code := run(t, "corpus", "export", dir, "--format", "rttm", "--out", out); code != 0 || stdout != "wrote 12 rttm files to "+out+"\n" {
+		t.Fatalf("export: exit %d, %q", code, stdout)
+	}
+	// Regenerating needs --force, and gives the same bytes.
+	before, _ := os.ReadFile(filepath.Join(dir, "corpus.json"))
+	if _, _, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "5", "--out", dir, "--jobs", "1", "--force"); code != 0 {
+		t.Fatalf("generate --force: exit %d", code)
+	}
+	if after, _ := os.ReadFile(filepath.Join(dir, "corpus.json")); string(after) != string(before) {
+		t.Fatal("the same seed gave a different manifest")
+	}
+}
+
+func TestCorpusCheckFailsOnAFolderWithoutManifest(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, code := run(t, "corpus", "check", dir)
+	if code != 1 || strings.TrimSpace(stderr) != "floorbench: "+dir+": no corpus.json: not a floorbench corpus (or its generation did not finish)" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/detect"
+)
+
+func init() { subcommands = append(subcommands, newDetectCommand) }
+
+type detectOptions struct {
+	system, spec, corpus, split, out string
+	params                           []string
+	device, onnxRuntime              string
+	threads                          int
+}
+
+func newDetectCommand() *cobra.Command {
+	var o detectOptions
+	cmd := &cobra.Command{
+		Use:   "detect --system NAME|--system-spec FILE --corpus DIR --out DIR",
+		Short: "Run a detector over a corpus and write its EOT and INT probability files",
+		Long: `Detect runs a detector system (DESIGN §6; see floorbench systems) causally
+over every conversation of a corpus split and writes probs-eot.json and
+probs-int.json into --out, ready for sweep and score. The files appear only
+when every conversation has been scored; on any error nothing is written.
+
+ONNX systems need ONNX Runtime and their model (scripts/setup.sh onnx).
+--device cuda uses the CUDA execution provider where it is present and
+falls back to the CPU with a warning where it is not.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runDetect(cmd, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.system, "system", "", "built-in system by family name (see floorbench systems)")
+	f.StringVar(&o.spec, "system-spec", "", "system spec file (YAML)")
+	f.StringArrayVar(&o.params, "param", nil, "set a parameter: name=value (repeatable)")
+	f.StringVar(&o.corpus, "corpus", "", "native corpus folder (holding corpus.json)")
+	f.StringVar(&o.split, "split", "all", "split to score: dev, test or all")
+	f.StringVar(&o.out, "out", "", "folder for probs-eot.json and probs-int.json")
+	rt := detect.RuntimeFromEnv()
+	f.StringVar(&o.device, "device", string(rt.Device), "ONNX Runtime device: cpu or cuda (env FLOORBENCH_DEVICE)")
+	f.StringVar(&o.onnxRuntime, "onnxruntime", rt.OnnxRuntime, "ONNX Runtime shared library (env FLOORBENCH_ONNXRUNTIME; default: the setup's)")
+	f.IntVar(&o.threads, "threads", 1, "ONNX Runtime threads per session")
+	cmd.MarkFlagsMutuallyExclusive("system", "system-spec")
+	cmd.MarkFlagsOneRequired("system", "system-spec")
+	_ = cmd.MarkFlagRequired("corpus")
+	_ = cmd.MarkFlagRequired("out")
+	return cmd
+}
+
+func runDetect(cmd *cobra.Command, o detectOptions) error {
+	sys, err := loadSystem(o.system, o.spec, o.params)
+	if err != nil {
+		return err
+	}
+	rt := detect.RuntimeFromEnv()
+	rt.Device, rt.OnnxRuntime, rt.Threads = detect.Device(o.device), o.onnxRuntime, o.threads
+	if rt.Device != detect.DeviceCPU && rt.Device != detect.DeviceCUDA {
+		return fmt.Errorf("--device %q: want cpu or cuda", o.device)
+	}
+	split := o.split
+	switch split {
+	case "all":
+		split = ""
+	case "dev", "test":
+	default:
+		return fmt.Errorf("--split %q: want dev, test or all", o.split)
+	}
+	hash, err := sys.Hash(rt)
+	if err != nil {
+		return err
+	}
+	c, err := corpus.Open(o.corpus)
+	if err != nil {
+		return err
+	}
+	src, err := detect.CorpusSource(c, split)
+	if err != nil {
+		return err
+	}
+	d, err := sys.Open(rt)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	bar := progressbar.NewOptions(src.Count,
+		progressbar.OptionSetWriter(cmd.ErrOrStderr()),
+		progressbar.OptionSetDescription("detect "+sys.Name),
+		progressbar.OptionShowCount(),
+		progressbar.OptionClearOnFinish())
+	eot, intr, err := detect.ProbsFiles(cmd.Context(), d, src, func() { _ = bar.Add(1) })
+	if err != nil {
+		// The error line replaces the unfinished bar.
+		_ = bar.Clear()
+		return err
+	}
+	if err := detect.WriteProbsFiles(o.out, eot, intr); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s (%s): %d conversations -> %s, %s\n", sys.Name, hash[:12], src.Count,
+		filepath.Join(o.out, "probs-eot.json"), filepath.Join(o.out, "probs-int.json"))
+	return nil
+}
+
+// loadSystem resolves --system or --system-spec, then applies --param.
+func loadSystem(name, spec string, params []string) (*detect.System, error) {
+	var sys *detect.System
+	var err error
+	if spec != "" {
+		sys, err = detect.LoadSystem(spec)
+	} else {
+		sys, err = detect.Builtin(name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, fmt.Errorf("--param %q: want name=value", p)
+		}
+		if err := sys.SetParam(k, v); err != nil {
+			return nil, err
+		}
+	}
+	return sys, nil
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/testenv"
+)
+
+// requireDetectTools skips, or fails under FLOORBENCH_REQUIRE_TOOLS=1, when
+// the speech engines or the setup's onnx component are missing.
+func requireDetectTools(t *testing.T) {
+	t.Helper()
+	rt := detect.RuntimeFromEnv()
+	var missing []string
+	for _, tool := range []string{"espeak-ng", "flite"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	for _, f := range []string{detect.OnnxRuntimeLibraryPath, detect.SileroModelPath} {
+		if _, err := os.Stat(filepath.Join(rt.Tools, f)); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return
+	}
+	msg := strings.Join(missing, ", ") + " not installed (scripts/setup.sh test)"
+	if testenv.Required() {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+}
+
+// tinyCorpus generates the tiny preset into a fresh folder.
+func tinyCorpus(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if _, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", dir, "--jobs", "2"); code != 0 {
+		t.Fatalf("corpus generate: exit %d: %s", code, stderr)
+	}
+	return dir
+}
+
+func goldFile(t *testing.T, corpusDir, split string) string {
+	t.Helper()
+	stdout, stderr, code := run(t, "gold", "--corpus", corpusDir, "--split", split, "-o", "json")
+	if code != 0 {
+		t.Fatalf("gold: exit %d: %s", code, stderr)
+	}
+	return writeFile(t, t.TempDir(), "gold-"+split+".json", stdout)
+}
+
+// TestDetectOnTheTinyCorpus generates the tiny corpus once for the checks
+// that need one.
+func TestDetectOnTheTinyCorpus(t *testing.T) {
+	requireDetectTools(t)
+	dir := tinyCorpus(t)
+	t.Run("then sweep", func(t *testing.T) { detectThenSweep(t, dir) })
+	t.Run("bad input", func(t *testing.T) { detectRejectsBadInput(t, dir) })
+}
+
+// Issue 4's end-to-end check: detect then sweep on the tiny corpus gives an
+// operating point or a clear "none in budget" for every built-in, and the
+// acoustic systems reach very high EOT recall only far above the FP budget
+// (the MPTB paper's finding for acoustic baselines).
+func detectThenSweep(t *testing.T, dir string) {
+	goldDev, goldAll := goldFile(t, dir, "dev"), goldFile(t, dir, "")
+	for _, system := range []string{"rms", "webrtcvad", "silero"} {
+		t.Run(system, func(t *testing.T) {
+			dev, all := t.TempDir(), t.TempDir()
+			stdout, stderr, code := run(t, "detect", "--system", system, "--corpus", dir, "--split", "dev", "--out", dev)
+			if code != 0 || !strings.Contains(stdout, system+" (") || !strings.Contains(stdout, "3 conversations") || !strings.Contains(stderr, "detect "+system) {
+				t.Fatalf("detect: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+			}
+			for _, task := range []string{"eot", "int"} {
+				stdout, stderr, code := run(t, "sweep", "--gold", goldDev, "--probs", filepath.Join(dev, "probs-"+task+".json"))
+				last := lastLine(stdout)
+				if code != 0 || !(strings.HasPrefix(last, "operating point: θ=") || strings.HasPrefix(last, "none in budget")) {
+					t.Fatalf("sweep %s: exit %d, last line %q, stderr %q", task, code, last, stderr)
+				}
+			}
+			if _, stderr, code := run(t, "detect", "--system", system, "--corpus", dir, "--out", all); code != 0 {
+				t.Fatalf("detect --split all: exit %d: %s", code, stderr)
+			}
+			stdout, stderr, code = run(t, "sweep", "--gold", goldAll, "--probs", filepath.Join(all, "probs-eot.json"), "-o", "json")
+			if code != 0 {
+				t.Fatalf("sweep: exit %d: %s", code, stderr)
+			}
+			var res struct {
+				Rows []struct {
+					Theta  float64
+					Recall *float64
+					FPRate *float64 `json:"fp_rate"`
+				}
+			}
+			if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+				t.Fatal(err)
+			}
+			best := 0.0
+			for _, r := range res.Rows {
+				if r.Recall == nil || *r.Recall < 0.9 {
+					continue
+				}
+				best = max(best, *r.Recall)
+				if r.FPRate == nil || *r.FPRate <= 0.10 {
+					t.Errorf("θ=%v: EOT recall %v within the FP budget (fp_rate %v)", r.Theta, *r.Recall, r.FPRate)
+				}
+			}
+			if best < 0.9 {
+				t.Errorf("EOT recall never reaches 0.9 at any threshold")
+			}
+		})
+	}
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// Bad input is one clear line on stderr, exit 1, and no output files.
+func detectRejectsBadInput(t *testing.T, base string) {
+	// The dev split's first and last conversations: a failure on the first
+	// stops before any progress, one on the last after most of it.
+	c, err := corpus.Open(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, _ := c.Conversations("dev")
+	first, last := dev[0].ID, dev[len(dev)-1].ID
+	channel := func(dir string) string { return filepath.Join(dir, first, "speaker_1.wav") }
+	copyCorpus := func(t *testing.T, src string) string {
+		dst := filepath.Join(t.TempDir(), "corpus")
+		if out, err := exec.Command("cp", "-r", src, dst).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, out)
+		}
+		return dst
+	}
+	samples, rate, err := audio.ReadWAV(channel(base))
+	if err != nil || rate != 16000 {
+		t.Fatalf("read %s: %v (%d Hz)", channel(base), err, rate)
+	}
+	specDir := t.TempDir()
+	cases := []struct {
+		name  string
+		spoil func(t *testing.T, dir string)
+		args  []string
+		want  string
+	}{
+		{"stereo channel", func(t *testing.T, dir string) {
+			writeStereo(t, channel(dir), samples)
+		}, nil, "2 channels (want mono"},
+		{"truncated channel", func(t *testing.T, dir string) {
+			path := filepath.Join(dir, last, "speaker_2.wav")
+			data, _ := os.ReadFile(path)
+			os.WriteFile(path, data[:len(data)/2], 0o644)
+		}, nil, "truncated"},
+		{"not a WAV", func(t *testing.T, dir string) {
+			os.WriteFile(channel(dir), []byte("RIFF but not really"), 0o644)
+		}, nil, "speaker_1.wav"},
+		{"missing model", nil, []string{"--system-spec", writeFile(t, specDir, "missing.yaml", "family: silero\nmodel: {path: nowhere.onnx}\n")}, "nowhere.onnx not found"},
+		{"unknown tensor", nil, []string{"--system-spec", writeFile(t, specDir, "bad.yaml", strings.Replace(sileroSpec(t), "name: input", "name: pcm", 1))}, `the spec names input "pcm"`},
+		{"unknown parameter", nil, []string{"--system", "rms", "--param", "mode=3"}, `family rms has no parameter "mode"`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := base
+			if tc.spoil != nil {
+				dir = copyCorpus(t, base)
+				tc.spoil(t, dir)
+			}
+			args := tc.args
+			if args == nil {
+				args = []string{"--system", "rms"}
+			}
+			out := filepath.Join(t.TempDir(), "probs")
+			_, stderr, code := run(t, append([]string{"detect", "--corpus", dir, "--split", "dev", "--out", out}, args...)...)
+			// What a terminal shows last: the text after the last line
+			// break or carriage return.
+			shown := strings.TrimSpace(stderr)
+			shown = shown[strings.LastIndexAny(shown, "\r\n")+1:]
+			if code != 1 || !strings.HasPrefix(shown, "floorbench: ") || !strings.Contains(shown, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want one error line containing %q", code, stderr, tc.want)
+			}
+			if entries, _ := os.ReadDir(out); len(entries) != 0 {
+				t.Fatalf("left behind in --out: %v", entries)
+			}
+		})
+	}
+	// A channel at another rate is resampled on read, not rejected.
+	t.Run("22.05 kHz channel", func(t *testing.T) {
+		dir := copyCorpus(t, base)
+		if err := audio.WriteWAV(channel(dir), audio.Resample(samples, 16000, 22050), 22050); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		if _, stderr, code := run(t, "detect", "--system", "rms", "--corpus", dir, "--split", "dev", "--out", out); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	})
+}
+
+// sileroSpec is the internal/detect test spec running Silero through the
+// generic onnx family.
+func sileroSpec(t *testing.T) string {
+	data, err := os.ReadFile("../../internal/detect/testdata/silero-onnx.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// writeStereo writes samples twice interleaved as a 16-bit stereo WAV.
+func writeStereo(t *testing.T, path string, samples []float32) {
+	t.Helper()
+	n := len(samples)
+	b := make([]byte, 44+4*n)
+	copy(b, "RIFF")
+	le32(b[4:], uint32(36+4*n))
+	copy(b[8:], "WAVEfmt ")
+	le32(b[16:], 16)
+	le16(b[20:], 1)
+	le16(b[22:], 2)
+	le32(b[24:], 16000)
+	le32(b[28:], 16000*4)
+	le16(b[32:], 4)
+	le16(b[34:], 16)
+	copy(b[36:], "data")
+	le32(b[40:], uint32(4*n))
+	for i, s := range samples {
+		v := uint16(audio.PCM16(s))
+		le16(b[44+4*i:], v)
+		le16(b[46+4*i:], v)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func le16(b []byte, v uint16) { b[0], b[1] = byte(v), byte(v>>8) }
+func le32(b []byte, v uint32) { le16(b, uint16(v)); le16(b[2:], uint16(v>>16)) }

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"fmt"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/orchestrate"
+)
+
+func init() { subcommands = append(subcommands, newQuickstartCommand) }
+
+func newQuickstartCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "quickstart",
+		Short: "Run the whole job on this machine: generate, detect, evaluate, bundle",
+		Long: `Quickstart starts a Temporal dev server (the pinned binary from
+scripts/setup.sh; never a download) and an in-process worker, generates the
+tiny MPTB corpus, runs the rms, webrtcvad and silero detectors, evaluates them
+(dev operating points, frozen test thresholds, bootstrap intervals), writes a
+bundle to the store, prints the leaderboard and the bundle's location, and
+stops everything it started. --temporal-address uses an existing Temporal;
+--s3-endpoint puts everything in S3/MinIO instead of the local store.`,
+		Args: cobra.NoArgs,
+	}
+	config := configFlags(cmd)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		start := time.Now()
+		show, done := sweepProgress(cmd.ErrOrStderr())
+		res, where, err := orchestrate.Quickstart(ctx, orchestrate.QuickstartOptions{
+			Config:        cfg,
+			StartTemporal: !cmd.Flags().Changed("temporal-address"),
+			Tools:         detect.RuntimeFromEnv().Tools,
+			Progress:      show,
+		}, cmd.ErrOrStderr())
+		done()
+		if err != nil {
+			return err
+		}
+		out := cmd.OutOrStdout()
+		for i := range res.Leaderboards {
+			lb := &res.Leaderboards[i]
+			t := lb.Table()
+			t.Title = fmt.Sprintf("%s on %s (test, frozen dev thresholds)", t.Title, lb.Corpus)
+			if err := t.Text(out); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "bundle %s in %s\n", res.BundleID, where)
+		fmt.Fprintf(out, "wall time %s\n", time.Since(start).Round(time.Second))
+		return nil
+	}
+	return cmd
+}

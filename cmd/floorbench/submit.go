@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/spec"
+)
+
+func init() {
+	subcommands = append(subcommands, newSubmitCommand, newStatusCommand, newWatchCommand)
+}
+
+func newSubmitCommand() *cobra.Command {
+	var file, output string
+	var wait bool
+	cmd := &cobra.Command{
+		Use:   "submit -f spec.yaml [--wait]",
+		Short: "Submit a sweep; the same spec always maps to the same run",
+		Long: `Submit validates the sweep spec and its systems and corpora, then starts the
+sweep workflow with an id derived from the normalised spec: submitting the
+same spec again attaches to the existing run (or returns its bundle).
+It prints the workflow id, and with --wait the bundle id when done.`,
+		Args: cobra.NoArgs,
+	}
+	config := configFlags(cmd)
+	cmd.Flags().StringVarP(&file, "file", "f", "", "sweep spec (YAML)")
+	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the bundle, showing progress on stderr")
+	outputFlag(cmd, &output)
+	_ = cmd.MarkFlagRequired("file")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		s, err := spec.Load(file)
+		if err != nil {
+			return err
+		}
+		in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		cl, err := cfg.Dial(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		run, err := orchestrate.Submit(cmd.Context(), cl, in)
+		if err != nil {
+			return err
+		}
+		if !wait {
+			return printStatus(cmd.OutOrStdout(), orchestrate.Status{ID: run.GetID(), State: "submitted"}, output)
+		}
+		st, err := watchWithBar(cmd, cl, run.GetID())
+		if err != nil {
+			return err
+		}
+		return finish(cmd.OutOrStdout(), st, output)
+	}
+	return cmd
+}
+
+func newStatusCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "status WORKFLOW_ID",
+		Short: "Show a sweep's phase and progress",
+		Args:  cobra.ExactArgs(1),
+	}
+	config := configFlags(cmd)
+	outputFlag(cmd, &output)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		cl, err := cfg.Dial(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		st, err := orchestrate.GetStatus(cmd.Context(), cl, args[0])
+		if err != nil {
+			return err
+		}
+		return printStatus(cmd.OutOrStdout(), st, output)
+	}
+	return cmd
+}
+
+func newWatchCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "watch WORKFLOW_ID",
+		Short: "Follow a sweep with a progress bar until it ends; print its bundle id",
+		Args:  cobra.ExactArgs(1),
+	}
+	config := configFlags(cmd)
+	outputFlag(cmd, &output)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		cl, err := cfg.Dial(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		st, err := watchWithBar(cmd, cl, args[0])
+		if err != nil {
+			return err
+		}
+		return finish(cmd.OutOrStdout(), st, output)
+	}
+	return cmd
+}
+
+// watchWithBar follows a sweep until it ends, showing its progress on
+// stderr.
+func watchWithBar(cmd *cobra.Command, cl orchestrate.TemporalClient, id string) (orchestrate.Status, error) {
+	show, done := sweepProgress(cmd.ErrOrStderr())
+	defer done()
+	return orchestrate.Watch(cmd.Context(), cl, id, 500*time.Millisecond, show)
+}
+
+func finish(w io.Writer, st orchestrate.Status, output string) error {
+	if err := printStatus(w, st, output); err != nil {
+		return err
+	}
+	if st.State != "completed" {
+		return fmt.Errorf("sweep %s %s: %s", st.ID, st.State, st.Error)
+	}
+	return nil
+}
+
+func printStatus(w io.Writer, st orchestrate.Status, output string) error {
+	if output == "json" {
+		return writeJSON(w, st)
+	}
+	p := st.Progress
+	fmt.Fprintf(w, "workflow %s: %s\n", st.ID, st.State)
+	if p.Phase != "" {
+		fmt.Fprintf(w, "phase %s; conversations %d/%d, tracks %d/%d, systems scored %d/%d\n",
+			p.Phase, p.ConversationsGenerated, p.ConversationsTotal, p.TracksInferred, p.TracksTotal, p.SystemsScored, p.SystemsTotal)
+	}
+	if st.BundleID != "" {
+		fmt.Fprintf(w, "bundle %s\n", st.BundleID)
+	}
+	if st.Error != "" {
+		fmt.Fprintf(w, "error: %s\n", st.Error)
+	}
+	return nil
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/detect"
+)
+
+func init() { subcommands = append(subcommands, newSystemsCommand) }
+
+func newSystemsCommand() *cobra.Command {
+	var output string
+	cmd := &cobra.Command{
+		Use:   "systems",
+		Short: "List the built-in detector systems with their parameters and defaults",
+		Long: `Systems lists the detector families (DESIGN §6) that detect can run by name
+(--system NAME) or from a spec file (--system-spec FILE), with every
+parameter, its kind, its default and what it does. Set parameters with
+--param name=value or in the spec's params section.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			if output == "json" {
+				return writeJSON(cmd.OutOrStdout(), detect.Families())
+			}
+			return systemsText(cmd.OutOrStdout(), detect.Families())
+		},
+	}
+	outputFlag(cmd, &output)
+	return cmd
+}
+
+func systemsText(w io.Writer, fams []detect.Family) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, f := range fams {
+		if i > 0 {
+			fmt.Fprintln(tw)
+		}
+		model := ""
+		if f.Model {
+			model = " (runs an ONNX model)"
+		}
+		fmt.Fprintf(tw, "%s — %s%s\n", f.Name, f.Doc, model)
+		for _, p := range f.Params {
+			def := "required"
+			if p.Default != nil {
+				def = fmt.Sprint(p.Default)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Kind, def, p.Doc)
+		}
+	}
+	return tw.Flush()
+}

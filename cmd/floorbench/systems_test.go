@@ -1,0 +1,52 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestSystemsListsEveryFamilyWithItsParameters(t *testing.T) {
+	stdout, stderr, code := run(t, "systems")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "systems.text", stdout)
+
+	stdout, stderr, code = run(t, "systems", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var fams []struct {
+		Name   string
+		Model  bool
+		Params []struct {
+			Name    string
+			Kind    string
+			Default any
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &fams); err != nil {
+		t.Fatalf("systems -o json is not JSON: %v", err)
+	}
+	defaults := map[string]map[string]any{}
+	for _, f := range fams {
+		defaults[f.Name] = map[string]any{}
+		for _, p := range f.Params {
+			defaults[f.Name][p.Name] = p.Default
+		}
+	}
+	for family, want := range map[string]map[string]any{
+		"rms":       {"hangover_s": 0.2, "frame_rate_hz": 100.0},
+		"webrtcvad": {"mode": 2.0},
+		"silero":    {"speech_threshold": 0.5, "int_gate": true},
+		"onnx":      {"eot_ramp_s": 2.0},
+		"external":  {"dir": nil},
+	} {
+		for name, v := range want {
+			got, ok := defaults[family][name]
+			if !ok || got != v {
+				t.Errorf("%s %s: default %v (listed: %v), want %v", family, name, got, ok, v)
+			}
+		}
+	}
+}

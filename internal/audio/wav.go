@@ -1,0 +1,212 @@
+package audio
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	goaudio "github.com/go-audio/audio"
+	"github.com/go-audio/wav"
+)
+
+// Rate is the sample rate of every generated channel (DESIGN §2).
+const Rate = 16000
+
+// maxWAVSamples bounds what one read will allocate: a header can claim any
+// size, and a file from outside must not make the reader exhaust memory.
+// Ten hours at 48 kHz is far beyond any conversation.
+const maxWAVSamples = 10 * 3600 * 48000
+
+// ReadWAV reads a mono PCM WAV file (8, 16, 24 or 32 bit) at its own rate.
+// Every failure is one error that names the file.
+func ReadWAV(path string) (samples []float32, rate int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	samples, rate, err = DecodeWAV(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return samples, rate, nil
+}
+
+// ReadWAV16k reads a mono WAV file and resamples it to 16 kHz when it was
+// recorded at another rate.
+func ReadWAV16k(path string) ([]float32, error) {
+	x, rate, err := ReadWAV(path)
+	if err != nil {
+		return nil, err
+	}
+	return Resample(x, rate, Rate), nil
+}
+
+// DecodeWAV reads a mono PCM WAV stream. It reads the data in blocks, so a
+// file is never held twice in memory.
+func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
+	if err := checkChunks(r); err != nil {
+		return nil, 0, err
+	}
+	d := wav.NewDecoder(r)
+	d.ReadInfo()
+	if err := d.Err(); err != nil {
+		return nil, 0, fmt.Errorf("not a readable WAV file: %w", err)
+	}
+	if !d.IsValidFile() {
+		return nil, 0, errors.New("not a valid WAV file (bad RIFF/WAVE header or fmt chunk)")
+	}
+	if d.WavAudioFormat != 1 {
+		return nil, 0, fmt.Errorf("unsupported WAV encoding %d (want integer PCM)", d.WavAudioFormat)
+	}
+	if d.NumChans != 1 {
+		return nil, 0, fmt.Errorf("%d channels (want mono: one file per speaker)", d.NumChans)
+	}
+	if d.SampleRate < 1000 || d.SampleRate > 192000 {
+		return nil, 0, fmt.Errorf("implausible sample rate %d Hz", d.SampleRate)
+	}
+	bits := int(d.BitDepth)
+	if bits != 8 && bits != 16 && bits != 24 && bits != 32 {
+		return nil, 0, fmt.Errorf("unsupported bit depth %d", bits)
+	}
+	if err := d.FwdToPCM(); err != nil {
+		return nil, 0, fmt.Errorf("no data chunk: %w", err)
+	}
+	declared := int64(d.PCMSize) / int64(bits/8)
+	if declared > maxWAVSamples {
+		return nil, 0, fmt.Errorf("data chunk claims %d samples, more than the %d this reader accepts", declared, maxWAVSamples)
+	}
+	samples = make([]float32, 0, declared)
+	scale := 1 / float32(int64(1)<<(bits-1))
+	buf := &goaudio.IntBuffer{Data: make([]int, 1<<15)}
+	for {
+		n, err := d.PCMBuffer(buf)
+		if err != nil {
+			return nil, 0, fmt.Errorf("reading samples: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+		for _, v := range buf.Data[:n] {
+			if bits == 8 {
+				v -= 128 // 8-bit WAV is unsigned
+			}
+			samples = append(samples, float32(v)*scale)
+		}
+		if int64(len(samples)) > maxWAVSamples {
+			return nil, 0, fmt.Errorf("more than %d samples", maxWAVSamples)
+		}
+	}
+	if int64(len(samples)) < declared {
+		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, file holds %d", declared, len(samples))
+	}
+	return samples, int(d.SampleRate), nil
+}
+
+// WriteWAV writes samples as a mono PCM16 WAV file. Values outside [-1, 1]
+// are an error rather than silently clipped: the generator promises no
+// clipping (DESIGN §5 stage 5).
+func WriteWAV(path string, samples []float32, rate int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := EncodeWAV(f, samples, rate); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// EncodeWAV writes the canonical 44-byte PCM16 header and the samples. The
+// header is written here rather than by go-audio's encoder, which converts
+// one sample per call (about 90 ns a sample, minutes on a full corpus);
+// go-audio's decoder reads the result back in the tests.
+func EncodeWAV(w io.Writer, samples []float32, rate int) error {
+	data := uint32(2 * len(samples))
+	if int64(len(samples))*2 > math.MaxUint32-36 {
+		return fmt.Errorf("%d samples do not fit in one WAV file", len(samples))
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	header := []any{
+		[4]byte{'R', 'I', 'F', 'F'}, 36 + data, [4]byte{'W', 'A', 'V', 'E'},
+		[4]byte{'f', 'm', 't', ' '}, uint32(16), uint16(1), uint16(1),
+		uint32(rate), uint32(2 * rate), uint16(2), uint16(16),
+		[4]byte{'d', 'a', 't', 'a'}, data,
+	}
+	for _, v := range header {
+		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
+			return err
+		}
+	}
+	var b [2]byte
+	for i, s := range samples {
+		if !(s >= -1 && s <= 1) {
+			return fmt.Errorf("sample %d is %g, outside [-1, 1]", i, s)
+		}
+		binary.LittleEndian.PutUint16(b[:], uint16(PCM16(s)))
+		bw.Write(b[:])
+	}
+	return bw.Flush()
+}
+
+// PCM16 quantises one sample to 16 bits, rounding to nearest; the reader
+// divides by the same 32768, so a read-write round trip is exact.
+func PCM16(s float32) int16 {
+	v := math.Round(float64(s) * 32768)
+	return int16(max(-32768, min(32767, v)))
+}
+
+// checkChunks walks the RIFF chunk headers and rejects any chunk that claims
+// more bytes than the file holds, then rewinds. go-audio allocates what a
+// fmt chunk claims before reading it, so a hostile header would otherwise
+// cost gigabytes; with this check no allocation exceeds the file's size.
+func checkChunks(r io.ReadSeeker) error {
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var head [12]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return errors.New("not a WAV file: shorter than a RIFF header")
+	}
+	if string(head[0:4]) != "RIFF" || string(head[8:12]) != "WAVE" {
+		return errors.New("not a WAV file: no RIFF/WAVE header")
+	}
+	fmtSeen := false
+	for pos := int64(12); pos+8 <= size; {
+		var ch [8]byte
+		if _, err := r.Seek(pos, io.SeekStart); err != nil {
+			return err
+		}
+		if _, err := io.ReadFull(r, ch[:]); err != nil {
+			return err
+		}
+		id, n := string(ch[0:4]), int64(binary.LittleEndian.Uint32(ch[4:8]))
+		if pos+8+n > size {
+			return fmt.Errorf("chunk %q at byte %d claims %d bytes, past the end of the %d-byte file", id, pos, n, size)
+		}
+		switch id {
+		case "fmt ":
+			if n < 16 || n > 64 {
+				return fmt.Errorf("fmt chunk of %d bytes (want 16 to 64)", n)
+			}
+			fmtSeen = true
+		case "data":
+			if !fmtSeen {
+				return errors.New("data chunk before the fmt chunk")
+			}
+			_, err := r.Seek(0, io.SeekStart)
+			return err
+		}
+		pos += 8 + n + n%2
+	}
+	return errors.New("no data chunk")
+}

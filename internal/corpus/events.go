@@ -1,0 +1,109 @@
+package corpus
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+const maxEvents = 8 << 20 // bytes of events.json
+
+// EventLog is events.json: a conversation's exact event log.
+type EventLog struct {
+	SchemaVersion  int           `json:"schema_version"`
+	ConversationID string        `json:"conversation_id"`
+	Duration       float64       `json:"duration_s"`
+	Speakers       int           `json:"speakers"`
+	Events         []floor.Event `json:"events"`
+}
+
+// ReadEvents reads and validates an events.json.
+func ReadEvents(path string) (*EventLog, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxEvents+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	l, err := ParseEvents(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// ParseEvents decodes an event log strictly and validates it.
+func ParseEvents(data []byte) (*EventLog, error) {
+	if len(data) > maxEvents {
+		return nil, fmt.Errorf("event log larger than %d bytes", maxEvents)
+	}
+	var l EventLog
+	if err := decodeStrict(data, &l); err != nil {
+		return nil, err
+	}
+	return &l, l.Validate()
+}
+
+// Validate checks kinds, speakers, times and turn fields.
+func (l *EventLog) Validate() error {
+	if l.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("schema_version %d (want %d)", l.SchemaVersion, SchemaVersion)
+	}
+	if l.Speakers < 1 || l.Speakers > maxSpeakers {
+		return fmt.Errorf("%d speakers", l.Speakers)
+	}
+	if !(l.Duration > 0) || math.IsInf(l.Duration, 0) {
+		return fmt.Errorf("duration_s %v", l.Duration)
+	}
+	inside := func(t float64) bool { return t >= 0 && t <= l.Duration }
+	for i, e := range l.Events {
+		where := fmt.Sprintf("event %d (%s)", i, e.Kind)
+		if !known(e.Kind) {
+			return fmt.Errorf("event %d: unknown kind %q", i, e.Kind)
+		}
+		if e.Speaker < 1 || e.Speaker > l.Speakers {
+			return fmt.Errorf("%s: speaker %d of %d", where, e.Speaker, l.Speakers)
+		}
+		if !inside(e.Start) || !inside(e.End) || e.End <= e.Start {
+			return fmt.Errorf("%s: [%v, %v] is not a span inside [0, %v]", where, e.Start, e.End, l.Duration)
+		}
+		if e.FloorBefore < 0 || e.FloorBefore > l.Speakers || e.FloorAfter < 0 || e.FloorAfter > l.Speakers {
+			return fmt.Errorf("%s: floor holder outside 0..%d", where, l.Speakers)
+		}
+		if e.Words < 0 {
+			return fmt.Errorf("%s: %d words", where, e.Words)
+		}
+		if e.Kind != floor.Turn {
+			if e.Ending != "" || len(e.Holds) > 0 {
+				return fmt.Errorf("%s: only TURN events have an ending and holds", where)
+			}
+			continue
+		}
+		if e.Ending != floor.Yielded && e.Ending != floor.Interrupted {
+			return fmt.Errorf("%s: ending %q (want yielded or interrupted)", where, e.Ending)
+		}
+		prev := e.Start
+		for j, h := range e.Holds {
+			if !(h.Start > prev && h.End > h.Start && h.End < e.End) {
+				return fmt.Errorf("%s: hold %d [%v, %v] not inside the turn in order", where, j, h.Start, h.End)
+			}
+			prev = h.End
+		}
+	}
+	return nil
+}
+
+func known(k floor.EventKind) bool {
+	for _, x := range floor.EventKinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,195 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// Format constants of the native corpus.
+const (
+	ManifestName  = "corpus.json"
+	EventsName    = "events.json"
+	KindMPTB      = "mptb"
+	SchemaVersion = 1
+	SampleRate    = 16000
+	maxSpeakers   = 16
+	maxManifest   = 64 << 20 // bytes; a manifest of 10,000 conversations is about 5 MB
+)
+
+// Manifest is corpus.json.
+type Manifest struct {
+	SchemaVersion int            `json:"schema_version"`
+	Kind          string         `json:"kind"`
+	Preset        string         `json:"preset"`
+	Seed          uint64         `json:"seed"`
+	CodeVersion   string         `json:"code_version"`
+	SampleRate    int            `json:"sample_rate_hz"`
+	Conversations []Conversation `json:"conversations"`
+}
+
+// Conversation is one manifest entry.
+type Conversation struct {
+	ID              string    `json:"id"`
+	Split           string    `json:"split"`
+	InteractionType string    `json:"interaction_type"`
+	Speakers        int       `json:"speakers"`
+	Topic           string    `json:"topic"`
+	Voices          []string  `json:"voices"`
+	Duration        float64   `json:"duration_s"`
+	Samples         int       `json:"samples"`
+	SNR             []float64 `json:"snr_db"`
+	Noise           []string  `json:"noise"`
+	// Files maps every file of the conversation's folder to its sha256.
+	Files map[string]string `json:"files"`
+}
+
+// ChannelName is the file name of speaker k's channel (k from 1).
+func ChannelName(k int) string { return fmt.Sprintf("speaker_%d.wav", k) }
+
+// FileNames lists the files a conversation with n speakers must have.
+func FileNames(n int) []string {
+	out := []string{EventsName}
+	for k := 1; k <= n; k++ {
+		out = append(out, ChannelName(k))
+	}
+	return out
+}
+
+// ReadManifest reads and validates dir/corpus.json.
+func ReadManifest(dir string) (*Manifest, error) {
+	path := filepath.Join(dir, ManifestName)
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no %s: not a floorbench corpus (or its generation did not finish)", dir, ManifestName)
+		}
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// ParseManifest decodes a manifest strictly (no unknown fields, no
+// trailing data) and validates it, so that nothing a manifest says can
+// point outside the corpus folder.
+func ParseManifest(data []byte) (*Manifest, error) {
+	if len(data) > maxManifest {
+		return nil, fmt.Errorf("manifest larger than %d bytes", maxManifest)
+	}
+	var m Manifest
+	if err := decodeStrict(data, &m); err != nil {
+		return nil, err
+	}
+	return &m, m.Validate()
+}
+
+// Validate checks every field a reader relies on.
+func (m *Manifest) Validate() error {
+	if m.SchemaVersion != SchemaVersion {
+		return fmt.Errorf("schema_version %d (this floorbench reads %d)", m.SchemaVersion, SchemaVersion)
+	}
+	if m.Kind != KindMPTB {
+		return fmt.Errorf("kind %q (want %q)", m.Kind, KindMPTB)
+	}
+	if m.SampleRate != SampleRate {
+		return fmt.Errorf("sample_rate_hz %d (want %d)", m.SampleRate, SampleRate)
+	}
+	seen := map[string]bool{}
+	for i, c := range m.Conversations {
+		if err := c.validate(); err != nil {
+			return fmt.Errorf("conversation %d: %w", i, err)
+		}
+		if seen[c.ID] {
+			return fmt.Errorf("conversation %q listed twice", c.ID)
+		}
+		seen[c.ID] = true
+	}
+	return nil
+}
+
+func (c *Conversation) validate() error {
+	if !synth.ValidID(c.ID) {
+		return fmt.Errorf("id %q: want lower-case letters, digits, - and _ (it names a folder)", c.ID)
+	}
+	if c.Split != string(synth.Dev) && c.Split != string(synth.Test) {
+		return fmt.Errorf("%s: split %q (want dev or test)", c.ID, c.Split)
+	}
+	if _, err := synth.ParseInteractionType(c.InteractionType); err != nil {
+		return fmt.Errorf("%s: %w", c.ID, err)
+	}
+	if c.Speakers < 1 || c.Speakers > maxSpeakers {
+		return fmt.Errorf("%s: %d speakers (want 1 to %d)", c.ID, c.Speakers, maxSpeakers)
+	}
+	if len(c.Voices) != c.Speakers || len(c.SNR) != c.Speakers || len(c.Noise) != c.Speakers {
+		return fmt.Errorf("%s: voices, snr_db and noise need one entry per speaker (%d)", c.ID, c.Speakers)
+	}
+	if c.Samples <= 0 || math.Abs(c.Duration-float64(c.Samples)/SampleRate) > 1e-6 {
+		return fmt.Errorf("%s: duration_s %g does not match %d samples", c.ID, c.Duration, c.Samples)
+	}
+	want := FileNames(c.Speakers)
+	got := make([]string, 0, len(c.Files))
+	for name, sum := range c.Files {
+		got = append(got, name)
+		if len(sum) != 64 || !isHex(sum) {
+			return fmt.Errorf("%s: %s: sha256 %q is not 64 hex digits", c.ID, name, sum)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("%s: files %v (want exactly %v)", c.ID, got, want)
+	}
+	return nil
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeStrict decodes one JSON document into v, refusing unknown fields
+// and anything after the document.
+func decodeStrict(data []byte, v any) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("data after the JSON document")
+	}
+	return nil
+}
+
+// encode writes v as indented JSON with a final newline.
+func encode(v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Encode returns the manifest as corpus.json's bytes.
+func (m *Manifest) Encode() ([]byte, error) { return encode(m) }

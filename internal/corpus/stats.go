@@ -1,0 +1,266 @@
+package corpus
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// Stats is a corpus's composition, the fields of `corpus stats -o json`
+// (issue 3). Counts are those of the MPTB gold (DESIGN §3.6).
+type Stats struct {
+	Conversations      int                    `json:"conversations"`
+	Dev                int                    `json:"dev"`
+	Test               int                    `json:"test"`
+	Hours              float64                `json:"hours"`
+	EOTPositives       int                    `json:"eot_positives"`
+	HoldNegatives      int                    `json:"hold_negatives"`
+	INTPositives       int                    `json:"int_positives"`
+	INTNegatives       int                    `json:"int_negatives"`
+	INTExcluded        int                    `json:"int_excluded"`
+	OverlapEvents      int                    `json:"overlap_events"`
+	OverlapRealised    float64                `json:"overlap_realised"`
+	ContestedHoldShare float64                `json:"contested_hold_share"`
+	Voices             map[string][]string    `json:"voices"`
+	ByType             map[string]*GroupStats `json:"by_type"`
+	BySpeakers         map[string]*GroupStats `json:"by_speakers"`
+}
+
+// GroupStats describes the conversations of one interaction type or one
+// speaker count.
+type GroupStats struct {
+	Conversations      int     `json:"conversations"`
+	Hours              float64 `json:"hours"`
+	TurnMean           float64 `json:"turn_mean_s"`
+	EventsPerMin       float64 `json:"events_per_min"`
+	INTPerMin          float64 `json:"int_per_min"`
+	BackchannelsPerMin float64 `json:"backchannels_per_min"`
+	EOTPositives       int     `json:"eot_positives"`
+	HoldNegatives      int     `json:"hold_negatives"`
+	INTPositives       int     `json:"int_positives"`
+	INTNegatives       int     `json:"int_negatives"`
+
+	seconds, turnSeconds     float64
+	turns, events, ints, bcs int
+}
+
+// ComputeStats reads a corpus's manifest, event logs and audio. Overlap
+// realisation is measured on the audio: an overlap event (one that starts
+// while another speaker is speaking) is realised when both speakers'
+// channels carry speech energy at the same moment inside it.
+func ComputeStats(dir string) (*Stats, error) {
+	c, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stats{Voices: map[string][]string{"dev": {}, "test": {}}, ByType: map[string]*GroupStats{}, BySpeakers: map[string]*GroupStats{}}
+	var holds, contested, realised int
+	for _, conv := range c.Manifest.Conversations {
+		log, err := c.Events(conv)
+		if err != nil {
+			return nil, err
+		}
+		s.Conversations++
+		if conv.Split == string(synth.Dev) {
+			s.Dev++
+		} else {
+			s.Test++
+		}
+		for _, v := range conv.Voices {
+			if !slices.Contains(s.Voices[conv.Split], v) {
+				s.Voices[conv.Split] = append(s.Voices[conv.Split], v)
+			}
+		}
+		g := floor.DeriveMPTB(conv.ID, conv.Duration, log.Events, floor.DefaultInterruptedGuard)
+		groups := []*GroupStats{group(s.ByType, conv.InteractionType), group(s.BySpeakers, strconv.Itoa(conv.Speakers))}
+		for _, gr := range groups {
+			gr.add(conv, log, &g)
+		}
+		s.EOTPositives += len(g.EOT.Positives)
+		s.HoldNegatives += len(g.EOT.Negatives)
+		s.INTPositives += len(g.INT.Positives)
+		s.INTNegatives += len(g.INT.Negatives)
+		s.INTExcluded += len(g.INT.Excluded)
+		s.Hours += conv.Duration / 3600
+
+		h, ct := contestedHolds(log.Events)
+		holds, contested = holds+h, contested+ct
+		overlaps := overlapEvents(log.Events)
+		s.OverlapEvents += len(overlaps)
+		if len(overlaps) > 0 {
+			n, err := c.realisedOverlaps(conv, log.Events, overlaps)
+			if err != nil {
+				return nil, err
+			}
+			realised += n
+		}
+	}
+	for _, v := range s.Voices {
+		slices.Sort(v)
+	}
+	for _, m := range []map[string]*GroupStats{s.ByType, s.BySpeakers} {
+		for _, gr := range m {
+			gr.finish()
+		}
+	}
+	s.OverlapRealised = ratio(realised, s.OverlapEvents)
+	s.ContestedHoldShare = ratio(contested, holds)
+	return s, nil
+}
+
+func group(m map[string]*GroupStats, key string) *GroupStats {
+	if m[key] == nil {
+		m[key] = &GroupStats{}
+	}
+	return m[key]
+}
+
+func (gr *GroupStats) add(conv Conversation, log *EventLog, g *floor.ConversationGold) {
+	gr.Conversations++
+	gr.seconds += conv.Duration
+	gr.events += len(log.Events)
+	for _, e := range log.Events {
+		switch e.Kind {
+		case floor.Turn:
+			gr.turns++
+			gr.turnSeconds += e.End - e.Start
+		case floor.Interruption:
+			gr.ints++
+		case floor.Backchannel:
+			gr.bcs++
+		}
+	}
+	gr.EOTPositives += len(g.EOT.Positives)
+	gr.HoldNegatives += len(g.EOT.Negatives)
+	gr.INTPositives += len(g.INT.Positives)
+	gr.INTNegatives += len(g.INT.Negatives)
+}
+
+func (gr *GroupStats) finish() {
+	gr.Hours = gr.seconds / 3600
+	if gr.turns > 0 {
+		gr.TurnMean = gr.turnSeconds / float64(gr.turns)
+	}
+	minutes := gr.seconds / 60
+	gr.EventsPerMin = float64(gr.events) / minutes
+	gr.INTPerMin = float64(gr.ints) / minutes
+	gr.BackchannelsPerMin = float64(gr.bcs) / minutes
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// speaking reports whether event e's speaker is vocalising at time t (in
+// its extent and not in one of its holds).
+func speaking(e floor.Event, t float64) bool {
+	if t < e.Start || t >= e.End {
+		return false
+	}
+	for _, h := range e.Holds {
+		if t >= h.Start && t < h.End {
+			return false
+		}
+	}
+	return true
+}
+
+// overlap is an event that starts while another speaker speaks.
+type overlap struct {
+	event, other int // indexes into the log
+}
+
+func overlapEvents(events []floor.Event) []overlap {
+	var out []overlap
+	for i, e := range events {
+		for j, o := range events {
+			if o.Speaker != e.Speaker && speaking(o, e.Start) {
+				out = append(out, overlap{i, j})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// contestedHolds counts holds and those another speaker vocalises in.
+func contestedHolds(events []floor.Event) (holds, contested int) {
+	for _, e := range events {
+		for _, h := range e.Holds {
+			holds++
+			for _, o := range events {
+				if o.Speaker != e.Speaker && o.Start < h.End && h.Start < o.End {
+					contested++
+					break
+				}
+			}
+		}
+	}
+	return holds, contested
+}
+
+// overlapFactor: in a realised overlap both channels carry a 10 ms window
+// at least this far (6 dB) above their noise.
+const overlapFactor = 2.0
+
+// realisedOverlaps counts the overlaps with simultaneous speech energy.
+func (c *Corpus) realisedOverlaps(conv Conversation, events []floor.Event, ov []overlap) (int, error) {
+	xs := make([][]float32, conv.Speakers)
+	noise := make([]channelNoise, conv.Speakers)
+	for k, path := range c.ChannelPaths(conv) {
+		x, err := audio.ReadWAV16k(path)
+		if err != nil {
+			return 0, err
+		}
+		xs[k], noise[k] = x, measureNoise(x, eventsOf(events, k+1))
+	}
+	loud := func(k int, t float64) bool {
+		return windowRMS(xs[k], t, t+0.01) > overlapFactor*noise[k].median10
+	}
+	n := 0
+	for _, o := range ov {
+		e, other := events[o.event], events[o.other]
+		for t := e.Start; t+0.01 <= min(e.End, other.End); t += 0.005 {
+			if loud(e.Speaker-1, t) && loud(other.Speaker-1, t) {
+				n++
+				break
+			}
+		}
+	}
+	return n, nil
+}
+
+// WriteText prints the stats as a table.
+func (s *Stats) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "conversations %d (dev %d, test %d), %.2f h\n", s.Conversations, s.Dev, s.Test, s.Hours)
+	fmt.Fprintf(w, "EOT: %d positives, %d hold negatives (%.1f%% contested)\n", s.EOTPositives, s.HoldNegatives, 100*s.ContestedHoldShare)
+	fmt.Fprintf(w, "INT: %d positives, %d negatives, %d excluded\n", s.INTPositives, s.INTNegatives, s.INTExcluded)
+	fmt.Fprintf(w, "overlap events %d, %.1f%% realised as simultaneous speech\n", s.OverlapEvents, 100*s.OverlapRealised)
+	fmt.Fprintf(w, "voices: %d dev, %d test\n\n", len(s.Voices["dev"]), len(s.Voices["test"]))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "group\tconvs\thours\tturn s\tevents/min\tINT/min\tBC/min\tEOT+\tholds\tINT+\tINT-\t")
+	row := func(name string, g *GroupStats) {
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t\n", name, g.Conversations, g.Hours, g.TurnMean,
+			g.EventsPerMin, g.INTPerMin, g.BackchannelsPerMin, g.EOTPositives, g.HoldNegatives, g.INTPositives, g.INTNegatives)
+	}
+	for _, t := range synth.InteractionTypes {
+		if g := s.ByType[string(t)]; g != nil {
+			row(string(t), g)
+		}
+	}
+	for n := 1; n <= maxSpeakers; n++ {
+		if g := s.BySpeakers[strconv.Itoa(n)]; g != nil {
+			row(strconv.Itoa(n)+" speakers", g)
+		}
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,68 @@
+package detect
+
+import (
+	"fmt"
+	"math"
+)
+
+// SampleRate is the rate of the audio detectors read, in Hz. Corpora at other
+// rates are resampled when read (DESIGN §2), before they reach a detector.
+const SampleRate = 16000
+
+// Conversation is the audio one detector call reads: one channel per speaker
+// on a common timeline.
+type Conversation struct {
+	ID         string
+	SampleRate int
+	// Duration in seconds decides the grid: floor(Duration*fps) frames per
+	// speaker. Samples past it are ignored; missing samples before it are
+	// silence.
+	Duration float64
+	// Channels[k] is speaker k+1's channel, samples in [-1, 1].
+	Channels [][]float32
+}
+
+func (c *Conversation) check() error {
+	if c.SampleRate != SampleRate {
+		return fmt.Errorf("conversation %q: audio at %d Hz; detectors read %d Hz (resample when reading)", c.ID, c.SampleRate, SampleRate)
+	}
+	if len(c.Channels) == 0 {
+		return fmt.Errorf("conversation %q: no speaker channels", c.ID)
+	}
+	if !(c.Duration >= 0) || math.IsInf(c.Duration, 0) {
+		return fmt.Errorf("conversation %q: duration must be finite and >= 0, got %v", c.ID, c.Duration)
+	}
+	return nil
+}
+
+// heardSamples is the number of samples of the conversation's timeline.
+func (c *Conversation) heardSamples() int {
+	return int(math.Floor(c.Duration * SampleRate))
+}
+
+// timeline returns every channel cut or zero-padded to heardSamples, so that
+// detectors never read past the conversation's duration.
+func (c *Conversation) timeline() [][]float32 {
+	n := c.heardSamples()
+	out := make([][]float32, len(c.Channels))
+	for k, ch := range c.Channels {
+		if len(ch) >= n {
+			out[k] = ch[:n:n]
+			continue
+		}
+		padded := make([]float32, n)
+		copy(padded, ch)
+		out[k] = padded
+	}
+	return out
+}
+
+// frameCount is the number of grid frames: floor(duration * fps), as
+// score.FrameCount.
+func frameCount(duration, fps float64) int { return int(math.Floor(duration * fps)) }
+
+// heardBy is the number of samples heard by the end of grid frame i, the
+// frame's commit time (i+1)/fps.
+func heardBy(i int, fps float64) int {
+	return int(math.Floor(float64(i+1) * SampleRate / fps))
+}

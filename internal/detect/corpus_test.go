@@ -1,0 +1,95 @@
+package detect
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+// tinyCorpus generates the tiny preset (seed 1) into a temporary folder.
+func tinyCorpus(t *testing.T) *corpus.Corpus {
+	t.Helper()
+	for _, tool := range []string{"espeak-ng", "flite"} {
+		_, err := exec.LookPath(tool)
+		requireTool(t, err == nil, tool+" (setup component speech)")
+	}
+	dir := t.TempDir()
+	if _, err := corpus.Generate(context.Background(), corpus.GenerateOptions{Preset: "tiny", Seed: 1, Out: dir, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := corpus.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// speechOf reports whether the event log has speaker k (from 1) vocalising
+// at time at: inside one of their events and outside its hold pauses.
+func speechOf(events []floor.Event, k int, at float64) bool {
+	for _, e := range events {
+		if e.Speaker != k || at < e.Start || at >= e.End {
+			continue
+		}
+		for _, h := range e.Holds {
+			if at >= h.Start && at < h.End {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// Issue 4: on the tiny corpus, Silero's per-frame speech decision agrees
+// with the generator's event log at least 90% of the time.
+func TestSileroAgreesWithTheTinyCorpusEventLog(t *testing.T) {
+	rt := onnxRuntime(t)
+	c := tinyCorpus(t)
+	src, err := CorpusSource(c, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Builtin("silero")
+	d, err := s.Open(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	vad := d.(*acousticDetector).vad
+	const fps = 50
+	agree, total := 0, 0
+	for i := 0; i < src.Count; i++ {
+		conv, err := src.Load(context.Background(), i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, err := c.Events(c.Manifest.Conversations[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		act, err := vad.activity(context.Background(), conv.timeline())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, n := 0, 0
+		for k, track := range act.onGrid(frameCount(conv.Duration, fps), fps) {
+			for f, v := range track {
+				if (v >= 0.5) == speechOf(log.Events, k+1, float64(f+1)/fps) {
+					a++
+				}
+				n++
+			}
+		}
+		t.Logf("%s: %.3f", conv.ID, float64(a)/float64(n))
+		agree, total = agree+a, total+n
+	}
+	got := float64(agree) / float64(total)
+	t.Logf("Silero agrees with the event logs on %.3f of %d frames", got, total)
+	if got < 0.90 {
+		t.Errorf("Silero agrees with the tiny corpus's event logs on %.3f of frames, want >= 0.90", got)
+	}
+}

@@ -1,0 +1,186 @@
+package detect
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The onnx family's layouts and roles are exercised on a small model built
+// here, field by field in ONNX's protobuf encoding (onnx.proto: ModelProto,
+// GraphProto, NodeProto, ValueInfoProto), so that no model file or Python
+// toolchain is needed. For a batch of rows with two channels each, the model
+// computes, per step:
+//
+//	scores[b] = gain * mean(|audio[b, c, :]|) for c = 0, 1
+//	stateN    = state + gain
+//	count     = stateN
+//
+// which exposes the row and channel order, the window, the constant and the
+// state carry to a test that computes the same numbers itself.
+
+type protoMessage []byte
+
+func (m protoMessage) varint(field int, v uint64) protoMessage {
+	m = binary.AppendUvarint(m, uint64(field)<<3)
+	return binary.AppendUvarint(m, v)
+}
+
+func (m protoMessage) bytes(field int, b []byte) protoMessage {
+	m = binary.AppendUvarint(m, uint64(field)<<3|2)
+	m = binary.AppendUvarint(m, uint64(len(b)))
+	return append(m, b...)
+}
+
+// ONNX element types.
+const (
+	onnxFloat = 1
+	onnxInt64 = 7
+)
+
+// valueInfo describes a tensor: dims are sizes, or "" for a free dimension.
+func valueInfo(name string, elem int, dims ...int) protoMessage {
+	var shape protoMessage
+	for _, d := range dims {
+		if d < 0 {
+			shape = shape.bytes(1, protoMessage(nil).bytes(2, []byte("batch")))
+		} else {
+			shape = shape.bytes(1, protoMessage(nil).varint(1, uint64(d)))
+		}
+	}
+	tensor := protoMessage(nil).varint(1, uint64(elem)).bytes(2, shape)
+	return protoMessage(nil).bytes(1, []byte(name)).bytes(2, protoMessage(nil).bytes(1, tensor))
+}
+
+func node(op string, inputs, outputs []string, attrs ...protoMessage) protoMessage {
+	var n protoMessage
+	for _, in := range inputs {
+		n = n.bytes(1, []byte(in))
+	}
+	for _, out := range outputs {
+		n = n.bytes(2, []byte(out))
+	}
+	n = n.bytes(3, []byte(op+"_"+outputs[0])).bytes(4, []byte(op))
+	for _, a := range attrs {
+		n = n.bytes(5, a)
+	}
+	return n
+}
+
+// writeProbeModel writes the model described above for frames of frame
+// samples and returns its path.
+func writeProbeModel(t *testing.T, frame int) string {
+	t.Helper()
+	const batch = -1
+	axes := protoMessage(nil).bytes(1, []byte("axes")).varint(8, 2).varint(20, 7)
+	keep := protoMessage(nil).bytes(1, []byte("keepdims")).varint(3, 0).varint(20, 2)
+	var g protoMessage
+	for _, n := range []protoMessage{
+		node("Abs", []string{"audio"}, []string{"magnitude"}),
+		node("ReduceMean", []string{"magnitude"}, []string{"mean"}, axes, keep),
+		node("Mul", []string{"mean", "gain"}, []string{"scores"}),
+		node("Add", []string{"state", "gain"}, []string{"stateN"}),
+		node("Identity", []string{"stateN"}, []string{"count"}),
+	} {
+		g = g.bytes(1, n)
+	}
+	g = g.bytes(2, []byte("probe"))
+	for _, in := range []protoMessage{
+		valueInfo("audio", onnxFloat, batch, 2, frame),
+		valueInfo("state", onnxFloat, batch, 1),
+		valueInfo("gain", onnxFloat),
+	} {
+		g = g.bytes(11, in)
+	}
+	for _, out := range []protoMessage{
+		valueInfo("scores", onnxFloat, batch, 2),
+		valueInfo("stateN", onnxFloat, batch, 1),
+		valueInfo("count", onnxFloat, batch, 1),
+	} {
+		g = g.bytes(12, out)
+	}
+	model := protoMessage(nil).varint(1, 8).bytes(2, []byte("floorbench-test")).bytes(7, g).
+		bytes(8, protoMessage(nil).bytes(1, nil).varint(2, 13))
+	path := filepath.Join(t.TempDir(), "probe.onnx")
+	if err := os.WriteFile(path, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const probeSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 100}
+onnx:
+  sample_rate: 16000
+  frame: 480
+  hop: 160
+  channel_layout: speaker-vs-rest
+  audio: {name: audio, shape: [batch, channels, frame]}
+  state:
+    - {input: state, output: stateN, shape: [batch, 1]}
+  constants:
+    - {name: gain, type: float32, value: 0.5}
+  scores:
+    - {output: scores, index: 0, role: activity}
+    - {output: scores, index: 1, role: int}
+    - {output: count, index: 0, role: eot, sigmoid: true}
+`
+
+// Speaker-vs-rest feeds row k the speaker's own channel, then the others'
+// sum; direct eot and int outputs replace the mapping's; state is carried
+// and constants are passed. Every value is checked against the same
+// arithmetic done here.
+func TestOnnxSpeakerVsRestLayoutAndDirectScores(t *testing.T) {
+	rt := onnxRuntime(t)
+	const frame, hop, gain = 480, 160, 0.5
+	model := writeProbeModel(t, frame)
+	s, err := ParseSystem([]byte(strings.ReplaceAll(probeSpec, "MODEL", model)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Open(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	c, _ := conversation(t, "probe", 3, 2.5, []utterance{
+		{0, 0.1, "en-us", "One."},
+		{1, 0.8, "en-gb+f2", "Two."},
+		{2, 1.5, "en-029+f3", "Three."},
+	})
+	got := detect(t, d, c)
+	timeline := c.timeline()
+	window := make([]float32, frame)
+	for k := range timeline {
+		others := rest(timeline, k)
+		for i := range got.INT[k] {
+			j := steps(heardBy(i, 100), hop, hop) - 1
+			if j < 0 {
+				if got.INT[k][i] != 0 || got.EOT[k][i] != 0 {
+					t.Fatalf("speaker %d frame %d: scores before the first step", k+1, i)
+				}
+				continue
+			}
+			fillWindow(window, others, (j+1)*hop)
+			wantINT := gain * meanAbs(window)
+			wantEOT := 1 / (1 + math.Exp(-gain*float64(j+1)))
+			if math.Abs(got.INT[k][i]-wantINT) > 1e-6 || math.Abs(got.EOT[k][i]-wantEOT) > 1e-6 {
+				t.Fatalf("speaker %d frame %d (step %d): INT %v EOT %v, want %v and %v",
+					k+1, i, j, got.INT[k][i], got.EOT[k][i], wantINT, wantEOT)
+			}
+		}
+	}
+	requireFloorEvents(t, got)
+}
+
+func meanAbs(x []float32) float64 {
+	var sum float64
+	for _, v := range x {
+		sum += math.Abs(float64(v))
+	}
+	return sum / float64(len(x))
+}

@@ -1,0 +1,129 @@
+package detect
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// ParamKind is the type of a system parameter's value.
+type ParamKind string
+
+// The parameter kinds. A path names a file or folder; it is resolved against
+// the spec's folder and the system's hash covers the content it names, never
+// the path itself.
+const (
+	KindFloat ParamKind = "float"
+	KindInt   ParamKind = "int"
+	KindBool  ParamKind = "bool"
+	KindPath  ParamKind = "path"
+)
+
+// Param documents one parameter of a family. A nil Default means required.
+type Param struct {
+	Name    string    `json:"name"`
+	Kind    ParamKind `json:"kind"`
+	Default any       `json:"default"`
+	Doc     string    `json:"doc"`
+}
+
+// parse reads a parameter value as YAML decodes it (int, float64, bool,
+// string) or as --param gives it (string), and checks its kind.
+func (p Param) parse(v any) (any, error) {
+	if s, ok := v.(string); ok && p.Kind != KindPath {
+		return p.parseString(s)
+	}
+	switch p.Kind {
+	case KindFloat:
+		switch x := v.(type) {
+		case int:
+			return float64(x), nil
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("parameter %s: must be finite, got %v", p.Name, x)
+			}
+			return x, nil
+		}
+	case KindInt:
+		if x, ok := v.(int); ok {
+			return x, nil
+		}
+	case KindBool:
+		if x, ok := v.(bool); ok {
+			return x, nil
+		}
+	case KindPath:
+		if x, ok := v.(string); ok && x != "" {
+			return x, nil
+		}
+	}
+	return nil, fmt.Errorf("parameter %s: want a %s, got %v", p.Name, p.Kind, v)
+}
+
+func (p Param) parseString(s string) (any, error) {
+	switch p.Kind {
+	case KindFloat:
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("parameter %s: want a finite number, got %q", p.Name, s)
+		}
+		return x, nil
+	case KindInt:
+		x, err := strconv.Atoi(s)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s: want an integer, got %q", p.Name, s)
+		}
+		return x, nil
+	case KindBool:
+		x, err := strconv.ParseBool(s)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s: want true or false, got %q", p.Name, s)
+		}
+		return x, nil
+	}
+	return nil, fmt.Errorf("parameter %s: unsupported kind %s", p.Name, p.Kind)
+}
+
+// gridParams are the output grid's parameters, shared by every family that
+// computes scores from audio.
+var gridParams = []Param{
+	{Name: "frame_rate_hz", Kind: KindFloat, Default: 100.0, Doc: "frame rate of the score tracks"},
+}
+
+// mappingParams are FloorMapping's parameters (package documentation).
+var mappingParams = []Param{
+	{Name: "speech_threshold", Kind: KindFloat, Default: 0.5, Doc: "activity at or above which a speaker starts speaking"},
+	{Name: "silence_threshold", Kind: KindFloat, Default: 0.35, Doc: "activity below which a speaker stops speaking"},
+	{Name: "eot_min_speech_s", Kind: KindFloat, Default: 0.1, Doc: "shortest speech run whose end can be an end of turn"},
+	{Name: "eot_ramp_s", Kind: KindFloat, Default: 2.0, Doc: "silence after own speech at which the EOT score reaches 1"},
+	{Name: "int_ramp_s", Kind: KindFloat, Default: 1.0, Doc: "length of an overlapping speech run at which the INT score reaches 1"},
+	{Name: "int_gate", Kind: KindBool, Default: true, Doc: "INT scores only for runs that begin while another speaker speaks"},
+	{Name: "int_gate_lookback_s", Kind: KindFloat, Default: 0.5, Doc: "how long before an onset another speaker's speech still opens the INT gate"},
+}
+
+// values is a system's parameters after defaults are filled in.
+type values map[string]any
+
+func (v values) float(name string) float64 { return v[name].(float64) }
+func (v values) int(name string) int       { return v[name].(int) }
+func (v values) bool(name string) bool     { return v[name].(bool) }
+
+func (v values) mapping() FloorMapping {
+	return FloorMapping{
+		SpeechThreshold:  v.float("speech_threshold"),
+		SilenceThreshold: v.float("silence_threshold"),
+		EOTMinSpeech:     v.float("eot_min_speech_s"),
+		EOTRamp:          v.float("eot_ramp_s"),
+		INTRamp:          v.float("int_ramp_s"),
+		INTGate:          v.bool("int_gate"),
+		INTGateLookback:  v.float("int_gate_lookback_s"),
+	}
+}
+
+func (v values) frameRate() (float64, error) {
+	fps := v.float("frame_rate_hz")
+	if !(fps > 0 && fps <= SampleRate) {
+		return 0, fmt.Errorf("frame_rate_hz must be in (0, %d], got %v", SampleRate, fps)
+	}
+	return fps, nil
+}

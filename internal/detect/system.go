@@ -1,0 +1,333 @@
+package detect
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ModelRef names a model file and, optionally, the SHA-256 it must have.
+type ModelRef struct {
+	Path   string `yaml:"path,omitempty"`
+	SHA256 string `yaml:"sha256,omitempty"`
+}
+
+// specFile is a system spec as written in YAML.
+type specFile struct {
+	Name   string         `yaml:"name,omitempty"`
+	Family string         `yaml:"family"`
+	Params map[string]any `yaml:"params,omitempty"`
+	Model  *ModelRef      `yaml:"model,omitempty"`
+	ONNX   *OnnxSpec      `yaml:"onnx,omitempty"`
+}
+
+// System is a detector family with every parameter set: what a spec file or
+// a built-in name describes. Open makes a Detector of it.
+type System struct {
+	// Name labels the system in reports; it is not part of its identity.
+	Name   string
+	family Family
+	values values
+	model  ModelRef
+	onnx   *OnnxSpec
+	// dir is the spec's folder; relative paths in the spec start there.
+	dir string
+}
+
+// Builtin returns the built-in system of a family with default parameters.
+func Builtin(family string) (*System, error) {
+	f, err := FamilyByName(family)
+	if err != nil {
+		return nil, err
+	}
+	s := &System{Name: family, family: f, values: values{}}
+	for _, p := range f.Params {
+		if p.Default != nil {
+			s.values[p.Name] = p.Default
+		}
+	}
+	return s, nil
+}
+
+// LoadSystem reads a system spec file.
+func LoadSystem(path string) (*System, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("system spec: %w", err)
+	}
+	s, err := ParseSystem(data, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("system spec %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseSystem parses a system spec; dir is the folder relative paths in it
+// start from. Unknown keys, unknown parameters and values of the wrong kind
+// are errors.
+func ParseSystem(data []byte, dir string) (*System, error) {
+	var spec specFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&spec); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty spec")
+		}
+		// The YAML decoder lists several problems on several lines.
+		msg := strings.ReplaceAll(err.Error(), "\n ", ";")
+		return nil, errors.New(strings.ReplaceAll(msg, " in type detect.specFile", ""))
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, errors.New("a spec is one YAML document")
+	}
+	if spec.Family == "" {
+		return nil, errors.New(`missing "family"`)
+	}
+	s, err := Builtin(spec.Family)
+	if err != nil {
+		return nil, err
+	}
+	s.dir = dir
+	if spec.Name != "" {
+		s.Name = spec.Name
+	}
+	names := make([]string, 0, len(spec.Params))
+	for k := range spec.Params {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if err := s.setParam(k, spec.Params[k]); err != nil {
+			return nil, err
+		}
+	}
+	if spec.Model != nil {
+		if !s.family.Model {
+			return nil, fmt.Errorf("family %s takes no model", s.family.Name)
+		}
+		s.model = *spec.Model
+	}
+	if s.model.SHA256 != "" && !isSHA256(s.model.SHA256) {
+		return nil, fmt.Errorf("model.sha256: want 64 lowercase hex digits, got %q", s.model.SHA256)
+	}
+	switch {
+	case spec.ONNX != nil && s.family.Name != "onnx":
+		return nil, fmt.Errorf("family %s takes no onnx section", s.family.Name)
+	case spec.ONNX == nil && s.family.Name == "onnx":
+		return nil, errors.New("family onnx needs an onnx section describing the model")
+	case spec.ONNX != nil:
+		if err := spec.ONNX.check(); err != nil {
+			return nil, fmt.Errorf("onnx: %w", err)
+		}
+		if s.model.Path == "" {
+			return nil, errors.New("family onnx needs model.path")
+		}
+		s.onnx = spec.ONNX
+	}
+	return s, nil
+}
+
+// SpecYAML writes the system as a spec file with every parameter given;
+// ParseSystem reads it back as the same system.
+func (s *System) SpecYAML() ([]byte, error) {
+	spec := specFile{Name: s.Name, Family: s.family.Name, Params: s.Params(), ONNX: s.onnx}
+	if s.model != (ModelRef{}) {
+		m := s.model
+		spec.Model = &m
+	}
+	return yaml.Marshal(spec)
+}
+
+// SetParam sets a parameter from its text form (as --param k=v gives it).
+func (s *System) SetParam(name, value string) error { return s.setParam(name, value) }
+
+func (s *System) setParam(name string, value any) error {
+	p, ok := s.family.param(name)
+	if !ok {
+		return fmt.Errorf("family %s has no parameter %q (see floorbench systems)", s.family.Name, name)
+	}
+	v, err := p.parse(value)
+	if err != nil {
+		return err
+	}
+	s.values[name] = v
+	return nil
+}
+
+// Family returns the system's family name.
+func (s *System) Family() string { return s.family.Name }
+
+// Params returns the system's parameter values, defaults filled in.
+func (s *System) Params() map[string]any {
+	out := make(map[string]any, len(s.values))
+	for k, v := range s.values {
+		out[k] = v
+	}
+	return out
+}
+
+func (s *System) checkRequired() error {
+	for _, p := range s.family.Params {
+		if _, ok := s.values[p.Name]; !ok {
+			return fmt.Errorf("family %s needs parameter %s (%s)", s.family.Name, p.Name, p.Doc)
+		}
+	}
+	if s.family.Name == "onnx" && s.onnx == nil {
+		return errors.New("family onnx needs a spec file with an onnx section (--system-spec)")
+	}
+	return nil
+}
+
+// resolve turns a path from the spec into a file path: ${FLOORBENCH_TOOLS}
+// is the tools folder, and relative paths start at the spec's folder.
+func (s *System) resolve(path string, rt Runtime) string {
+	path = os.Expand(path, func(v string) string {
+		if v == "FLOORBENCH_TOOLS" {
+			return rt.Tools
+		}
+		return "${" + v + "}"
+	})
+	if !filepath.IsAbs(path) && s.dir != "" {
+		path = filepath.Join(s.dir, path)
+	}
+	return path
+}
+
+// modelRef is the model the system runs: the spec's, or for silero the one
+// the setup installs, with its pinned hash.
+func (s *System) modelRef(rt Runtime) ModelRef {
+	m := s.model
+	if s.family.Name == "silero" && m.Path == "" {
+		m.Path = filepath.Join(rt.Tools, SileroModelPath)
+		if m.SHA256 == "" {
+			m.SHA256 = SileroModelSHA256
+		}
+		return m
+	}
+	m.Path = s.resolve(m.Path, rt)
+	return m
+}
+
+// modelFile checks the model file exists and has the spec's hash, and
+// returns its path.
+func (s *System) modelFile(rt Runtime) (string, error) {
+	m := s.modelRef(rt)
+	if err := s.modelExists(m.Path); err != nil {
+		return "", err
+	}
+	if m.SHA256 != "" {
+		got, err := fileSHA256(m.Path)
+		if err != nil {
+			return "", err
+		}
+		if got != m.SHA256 {
+			return "", fmt.Errorf("%s: model %s has sha256 %s, the spec pins %s", s.family.Name, m.Path, got, m.SHA256)
+		}
+	}
+	return m.Path, nil
+}
+
+func (s *System) modelExists(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		hint := "check model.path in the spec"
+		if s.model.Path == "" {
+			hint = setupHint
+		}
+		return fmt.Errorf("%s: model %s not found (%s)", s.family.Name, path, hint)
+	}
+	return nil
+}
+
+// Open makes a Detector of the system on runtime rt. The caller closes it.
+func (s *System) Open(rt Runtime) (Detector, error) {
+	if err := s.checkRequired(); err != nil {
+		return nil, err
+	}
+	return s.family.open(s, rt)
+}
+
+// normalised is the content a system's hash covers: everything that changes
+// its scores, nothing that only says where files are.
+type normalised struct {
+	Family string            `json:"family"`
+	Params map[string]any    `json:"params"`
+	Files  map[string]string `json:"files_sha256,omitempty"`
+	ONNX   *OnnxSpec         `json:"onnx,omitempty"`
+}
+
+// Normalised returns the system's normalised spec as canonical JSON: keys
+// sorted, every parameter with its default filled in, and the SHA-256 of the
+// model and input files in place of their paths.
+func (s *System) Normalised(rt Runtime) ([]byte, error) {
+	if err := s.checkRequired(); err != nil {
+		return nil, err
+	}
+	n := normalised{Family: s.family.Name, Params: map[string]any{}, Files: map[string]string{}, ONNX: s.onnx}
+	for _, p := range s.family.Params {
+		if p.Kind != KindPath {
+			n.Params[p.Name] = s.values[p.Name]
+		}
+	}
+	if s.family.Model {
+		m := s.modelRef(rt)
+		sum := m.SHA256
+		if sum == "" {
+			if err := s.modelExists(m.Path); err != nil {
+				return nil, err
+			}
+			var err error
+			if sum, err = fileSHA256(m.Path); err != nil {
+				return nil, fmt.Errorf("hash model: %w", err)
+			}
+		}
+		n.Files["model"] = sum
+	}
+	if s.family.Name == "external" {
+		for _, name := range probsFileNames {
+			sum, err := fileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
+			if err != nil {
+				return nil, fmt.Errorf("hash external input: %w", err)
+			}
+			n.Files[name] = sum
+		}
+	}
+	return json.Marshal(n)
+}
+
+// Hash identifies the system: the hex SHA-256 of its normalised spec.
+func (s *System) Hash(rt Runtime) (string, error) {
+	data, err := s.Normalised(rt)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func isSHA256(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}

@@ -1,0 +1,191 @@
+package detect
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+func hashOf(t *testing.T, s *System, rt Runtime) string {
+	t.Helper()
+	h, err := s.Hash(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func parse(t *testing.T, spec string) *System {
+	t.Helper()
+	s, err := ParseSystem([]byte(spec), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A system's hash is its behaviour: defaults written out or left implicit,
+// its label and where its model lies do not change it; a parameter does.
+func TestSystemHashIdentifiesBehaviour(t *testing.T) {
+	rt := Runtime{Tools: "/nonexistent/tools"}
+	builtin, _ := Builtin("silero")
+	base := hashOf(t, builtin, rt)
+	same := map[string]string{
+		"spec without params": "family: silero\n",
+		"defaults written":    "family: silero\nname: my-silero\nparams: {speech_threshold: 0.5, frame_rate_hz: 100, int_gate: true}\n",
+		"model elsewhere":     "family: silero\nmodel: {path: /models/v5.onnx, sha256: " + SileroModelSHA256 + "}\n",
+	}
+	for name, spec := range same {
+		if h := hashOf(t, parse(t, spec), rt); h != base {
+			t.Errorf("%s: hash %s, want the built-in's %s", name, h, base)
+		}
+	}
+	withParam, _ := Builtin("silero")
+	if err := withParam.SetParam("eot_ramp_s", "1.5"); err != nil {
+		t.Fatal(err)
+	}
+	if hashOf(t, withParam, rt) == base {
+		t.Error("eot_ramp_s=1.5 has the default system's hash")
+	}
+	rms, _ := Builtin("rms")
+	if hashOf(t, rms, rt) == base {
+		t.Error("rms and silero share a hash")
+	}
+}
+
+func TestSetParamChecksNameAndKind(t *testing.T) {
+	s, _ := Builtin("webrtcvad")
+	for _, tc := range []struct{ name, value, want string }{
+		{"modes", "3", `no parameter "modes"`},
+		{"mode", "3.5", "want an integer"},
+		{"int_gate", "maybe", "want true or false"},
+		{"eot_ramp_s", "NaN", "finite number"},
+	} {
+		if err := s.SetParam(tc.name, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s=%s: got %v, want %q", tc.name, tc.value, err, tc.want)
+		}
+	}
+	if err := s.SetParam("mode", "7"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Open(Runtime{}); err == nil || !strings.Contains(err.Error(), "mode must be 0, 1, 2 or 3") {
+		t.Errorf("mode 7: got %v", err)
+	}
+}
+
+func TestSpecRoundTripsThroughYAML(t *testing.T) {
+	rt := Runtime{Tools: "/tools"}
+	for _, path := range []string{"testdata/silero-onnx.yaml"} {
+		s, err := LoadSystem(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetParam("int_gate", "false"); err != nil {
+			t.Fatal(err)
+		}
+		data, err := s.SpecYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := ParseSystem(data, "testdata")
+		if err != nil {
+			t.Fatalf("%s: written spec does not parse: %v\n%s", path, err, data)
+		}
+		if a, b := hashOf(t, s, rt), hashOf(t, back, rt); a != b {
+			t.Fatalf("%s: hash %s after writing and reading, %s before\n%s", path, b, a, data)
+		}
+	}
+}
+
+// FuzzParseSystem feeds the spec parser arbitrary bytes: it must not panic,
+// and every spec it accepts must survive being written out and read back
+// with the same identity.
+func FuzzParseSystem(f *testing.F) {
+	for _, seed := range []string{
+		"family: rms\nparams: {window_s: 0.03, hangover_s: 0}\n",
+		"family: webrtcvad\nname: w\nparams: {mode: 3, frame_ms: 30, int_gate: false}\n",
+		"family: silero\nmodel: {path: m.onnx, sha256: " + SileroModelSHA256 + "}\n",
+		"family: external\nparams: {dir: out}\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	if data, err := os.ReadFile("testdata/silero-onnx.yaml"); err == nil {
+		f.Add(data)
+	}
+	rt := Runtime{Tools: "/tools"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSystem(data, "/specs")
+		if err != nil {
+			return
+		}
+		first, err := s.Normalised(rt)
+		if err != nil {
+			return // needs files: an onnx model without a pinned hash, external inputs
+		}
+		out, err := s.SpecYAML()
+		if err != nil {
+			t.Fatalf("accepted spec cannot be written: %v", err)
+		}
+		back, err := ParseSystem(out, "/specs")
+		if err != nil {
+			t.Fatalf("written spec does not parse: %v\n%s", err, out)
+		}
+		second, err := back.Normalised(rt)
+		if err != nil || string(first) != string(second) {
+			t.Fatalf("identity changed when written and read back (%v):\n%s\n%s", err, first, second)
+		}
+	})
+}
+
+// writeProbs writes the scores of one conversation as probability files.
+func writeProbs(t *testing.T, dir, id string, s *Scores) {
+	t.Helper()
+	for i, tracks := range [][][]float64{s.EOT, s.INT} {
+		task := []floor.Task{floor.TaskEOT, floor.TaskINT}[i]
+		f, err := os.Create(filepath.Join(dir, probsFileNames[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &score.ProbsFile{Task: task, FrameRate: s.FrameRate, Conversations: []score.ConversationProbs{{ID: id, Speakers: tracks}}}
+		if err := score.WriteProbs(f, p); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+func TestExternalPassesFilesThroughAndChecksTheirGrid(t *testing.T) {
+	c, _ := dialogue(t)
+	want := detect(t, openSystem(t, "rms", Runtime{}), c)
+	dir := t.TempDir()
+	writeProbs(t, dir, c.ID, want)
+	s := parse(t, "family: external\nparams: {dir: "+dir+"}\n")
+	d, err := s.Open(Runtime{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := detect(t, d, c)
+	for k := range want.EOT {
+		if firstDifference(want.EOT[k], got.EOT[k]) >= 0 || firstDifference(want.INT[k], got.INT[k]) >= 0 {
+			t.Fatalf("speaker %d: external tracks differ from the files' tracks", k+1)
+		}
+	}
+	longer := *c
+	longer.Duration += 1
+	if _, err := d.Detect(context.Background(), &longer); err == nil || !strings.Contains(err.Error(), "frames, expected") {
+		t.Errorf("a conversation longer than the files' tracks: got %v", err)
+	}
+	other := *c
+	other.ID = "elsewhere"
+	if _, err := d.Detect(context.Background(), &other); err == nil || !strings.Contains(err.Error(), `"elsewhere" is not in probs-eot.json`) {
+		t.Errorf("a conversation the files lack: got %v", err)
+	}
+	if h, err := s.Hash(Runtime{}); err != nil || len(h) != 64 {
+		t.Errorf("external hash %q, %v", h, err)
+	}
+}

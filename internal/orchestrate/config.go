@@ -1,0 +1,119 @@
+package orchestrate
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"go.temporal.io/sdk/client"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// Config says where Temporal and the store are. It is read from a YAML
+// file, then the environment, then flags, each overriding the one before.
+// Secrets (API key, S3 secret) are never printed: Describe leaves them out.
+type Config struct {
+	TemporalAddress string `yaml:"temporal_address"`
+	Namespace       string `yaml:"namespace"`
+	APIKey          string `yaml:"temporal_api_key"`
+	TLS             bool   `yaml:"temporal_tls"`
+	S3Endpoint      string `yaml:"s3_endpoint"`
+	S3Bucket        string `yaml:"s3_bucket"`
+	S3AccessKey     string `yaml:"s3_access_key"`
+	S3SecretKey     string `yaml:"s3_secret_key"`
+	S3Secure        bool   `yaml:"s3_secure"`
+	// StoreDir is the local-directory store used when no S3 endpoint is set.
+	StoreDir string `yaml:"store_dir"`
+}
+
+// DefaultConfig is a Temporal dev server and a local store on this machine.
+func DefaultConfig() Config {
+	dir := "floorbench-store"
+	if data, err := os.UserHomeDir(); err == nil {
+		dir = filepath.Join(data, ".local", "share", "floorbench", "store")
+	}
+	return Config{TemporalAddress: "127.0.0.1:7233", Namespace: "default", S3Bucket: "floorbench", StoreDir: dir}
+}
+
+// DefaultConfigPath is where the config file is looked for.
+func DefaultConfigPath() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "floorbench", "config.yaml")
+}
+
+// LoadConfig reads path (when it exists, or must when required) over the
+// defaults, then the FLOORBENCH_* environment variables.
+func LoadConfig(path string, required bool) (Config, error) {
+	c := DefaultConfig()
+	if path != "" {
+		data, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			if err := yaml.Unmarshal(data, &c); err != nil {
+				return c, fmt.Errorf("config %s: %w", path, err)
+			}
+		case required || !errors.Is(err, os.ErrNotExist):
+			return c, fmt.Errorf("config: %w", err)
+		}
+	}
+	env := func(name string, dst *string) {
+		if v, ok := os.LookupEnv(name); ok {
+			*dst = v
+		}
+	}
+	env("FLOORBENCH_TEMPORAL_ADDRESS", &c.TemporalAddress)
+	env("FLOORBENCH_TEMPORAL_NAMESPACE", &c.Namespace)
+	env("FLOORBENCH_TEMPORAL_API_KEY", &c.APIKey)
+	env("FLOORBENCH_S3_ENDPOINT", &c.S3Endpoint)
+	env("FLOORBENCH_S3_BUCKET", &c.S3Bucket)
+	env("FLOORBENCH_S3_ACCESS_KEY", &c.S3AccessKey)
+	env("FLOORBENCH_S3_SECRET_KEY", &c.S3SecretKey)
+	env("FLOORBENCH_STORE_DIR", &c.StoreDir)
+	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure} {
+		if v, ok := os.LookupEnv(name); ok {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return c, fmt.Errorf("%s=%q: want true or false", name, v)
+			}
+			*dst = b
+		}
+	}
+	return c, nil
+}
+
+// OpenStore opens the S3 store when an endpoint is set, else the local one.
+func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
+	if c.S3Endpoint != "" {
+		return store.NewS3(ctx, store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket,
+			AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure})
+	}
+	return store.NewLocal(c.StoreDir)
+}
+
+// Dial connects to Temporal and checks the connection, so an unreachable
+// server is one clear error at once.
+func (c Config) Dial(ctx context.Context) (client.Client, error) {
+	opts := client.Options{HostPort: c.TemporalAddress, Namespace: c.Namespace, Logger: quietLogger()}
+	if c.APIKey != "" {
+		opts.Credentials = client.NewAPIKeyStaticCredentials(c.APIKey)
+		opts.ConnectionOptions.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	} else if c.TLS {
+		opts.ConnectionOptions.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+	}
+	dialCtx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	cl, err := client.DialContext(dialCtx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w", c.TemporalAddress, c.Namespace, err)
+	}
+	return cl, nil
+}

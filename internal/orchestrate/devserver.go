@@ -1,0 +1,99 @@
+package orchestrate
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// DevServer is a Temporal dev server started from the pinned Temporal CLI
+// (scripts/setup.sh temporal); it is never downloaded.
+type DevServer struct {
+	Address string
+	DBFile  string
+	bin     string
+	cmd     *exec.Cmd
+	log     *os.File
+}
+
+// TemporalCLI is the path of the setup's Temporal CLI under tools.
+func TemporalCLI(tools string) string { return filepath.Join(tools, "bin", "temporal") }
+
+// NewDevServer prepares a dev server on a free loopback port, its database
+// in dir (kept across restarts, so workflows survive one).
+func NewDevServer(bin, dir string) (*DevServer, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("Temporal CLI not found at %s: run scripts/setup.sh temporal", bin)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return &DevServer{Address: "127.0.0.1:" + strconv.Itoa(port), DBFile: filepath.Join(dir, "temporal.db"), bin: bin}, nil
+}
+
+// Start starts the server and waits until it serves the default namespace.
+func (d *DevServer) Start(ctx context.Context) error {
+	_, port, _ := net.SplitHostPort(d.Address)
+	logPath := filepath.Join(filepath.Dir(d.DBFile), "temporal.log")
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	d.log = log
+	d.cmd = exec.Command(d.bin, "server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port,
+		"--db-filename", d.DBFile, "--log-level", "warn")
+	d.cmd.Stdout, d.cmd.Stderr = log, log
+	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := d.cmd.Start(); err != nil {
+		return fmt.Errorf("start Temporal dev server: %w", err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		cl, err := client.DialContext(ctx, client.Options{HostPort: d.Address, Namespace: "default", Logger: quietLogger()})
+		if err == nil {
+			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
+			cl.Close()
+			if err == nil {
+				return nil
+			}
+		}
+		if ctx.Err() != nil {
+			d.Stop()
+			return ctx.Err()
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	d.Stop()
+	return fmt.Errorf("Temporal dev server did not start on %s (log: %s)", d.Address, logPath)
+}
+
+// Stop stops the server and waits for it (and its children) to exit.
+func (d *DevServer) Stop() {
+	if d.cmd == nil || d.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+	d.cmd = nil
+	if d.log != nil {
+		d.log.Close()
+	}
+}

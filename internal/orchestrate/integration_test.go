@@ -1,0 +1,323 @@
+package orchestrate_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/testenv"
+)
+
+// The sweep every integration test runs: small enough for CI, real
+// generation (espeak-ng, flite), real detectors, real bootstrap.
+const testSpec = `name: integration
+corpora:
+  - name: tiny
+    generate: {preset: tiny, seed: 3}
+systems:
+  - {name: rms, builtin: rms}
+  - {name: webrtcvad, builtin: webrtcvad, params: {mode: "3"}}
+bootstrap: {resamples: 200, seed: 5}
+concurrency: 3
+`
+
+var floorbenchBinary string
+
+// recordHistories, when set, saves the histories of the undisturbed run's
+// workflows into that folder (workflows/testdata) for the replay test.
+var recordHistories = flag.String("record-histories", "", "write the undisturbed sweep's workflow histories into this folder")
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	dir, err := os.MkdirTemp("", "floorbench-integration")
+	if err != nil {
+		panic(err)
+	}
+	floorbenchBinary = filepath.Join(dir, "floorbench")
+	if out, err := exec.Command("go", "build", "-o", floorbenchBinary, "../../cmd/floorbench").CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("go build: %v\n%s", err, out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// harness is one real Temporal dev server, one real MinIO bucket and
+// floorbench workers running as separate processes.
+type harness struct {
+	t      *testing.T
+	temp   *orchestrate.DevServer
+	minio  *testenv.MinIO
+	bucket string
+	cfg    orchestrate.Config
+}
+
+func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
+	t.Helper()
+	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	cfg := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default",
+		S3Endpoint: m.Addr, S3Bucket: bucket, S3AccessKey: m.User, S3SecretKey: m.Secret}
+	return &harness{t: t, temp: srv, minio: m, bucket: bucket, cfg: cfg}
+}
+
+// startWorker runs `floorbench worker` on every queue as a child process.
+func (h *harness) startWorker() *exec.Cmd {
+	h.t.Helper()
+	cmd := exec.Command(floorbenchBinary, "worker", "--config", "")
+	cmd.Env = append(os.Environ(),
+		"FLOORBENCH_TEMPORAL_ADDRESS="+h.cfg.TemporalAddress, "FLOORBENCH_TEMPORAL_NAMESPACE=default",
+		"FLOORBENCH_S3_ENDPOINT="+h.cfg.S3Endpoint, "FLOORBENCH_S3_BUCKET="+h.bucket,
+		"FLOORBENCH_S3_ACCESS_KEY="+h.minio.User, "FLOORBENCH_S3_SECRET_KEY="+h.minio.Secret)
+	log, err := os.Create(filepath.Join(h.t.TempDir(), "worker.log"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_, _ = cmd.Process.Wait()
+	})
+	return cmd
+}
+
+// submit resolves the test spec and submits it; it returns the workflow id.
+func (h *harness) submit(ctx context.Context) string {
+	h.t.Helper()
+	s, err := spec.Parse("test spec", []byte(testSpec))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	cl, err := h.cfg.Dial(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer cl.Close()
+	run, err := orchestrate.Submit(ctx, cl, in)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return run.GetID()
+}
+
+// wait follows the sweep, calling during once with each status until it
+// returns true, and returns the final status.
+func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.Status) bool) orchestrate.Status {
+	h.t.Helper()
+	cl, err := h.cfg.Dial(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer cl.Close()
+	fired := during == nil
+	st, err := orchestrate.Watch(ctx, cl, id, 300*time.Millisecond, func(st orchestrate.Status) {
+		if !fired && during(st) {
+			fired = true
+		}
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if st.State != "completed" {
+		h.t.Fatalf("sweep %s: %s %s", id, st.State, st.Error)
+	}
+	if !fired {
+		h.t.Fatal("the fault was never injected: the sweep finished first")
+	}
+	return st
+}
+
+// contents lists the bucket's keys and returns results.json of bundle id.
+func (h *harness) contents(ctx context.Context, id string) ([]string, []byte) {
+	h.t.Helper()
+	st := h.minio.Store(h.t, h.bucket)
+	keys, err := st.List(ctx, "")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	results, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return keys, results
+}
+
+func deadline(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestSweepsAgainstRealServers runs the sweep undisturbed, then with a
+// fault injected in each of three runs (each on a fresh Temporal and a fresh
+// bucket, so nothing is reused): every run must end in a bundle whose
+// results.json is byte-identical to the undisturbed one, with exactly the
+// same objects in the bucket.
+func TestSweepsAgainstRealServers(t *testing.T) {
+	m := testenv.StartMinIO(t)
+	ctx := deadline(t)
+
+	var baseKeys []string
+	var baseResults []byte
+	var baseBundle string
+	t.Run("undisturbed, then resubmitted", func(t *testing.T) {
+		h := newHarness(t, m, "undisturbed")
+		h.startWorker()
+		id := h.submit(ctx)
+		st := h.wait(ctx, id, nil)
+		baseBundle = st.BundleID
+		baseKeys, baseResults = h.contents(ctx, st.BundleID)
+		if *recordHistories != "" {
+			h.saveHistories(ctx, id)
+		}
+		// The same spec again is the same run and the same bundle.
+		if again := h.submit(ctx); again != id {
+			t.Fatalf("resubmission started %s, want the existing %s", again, id)
+		}
+		if st2 := h.wait(ctx, id, nil); st2.BundleID != st.BundleID {
+			t.Fatalf("resubmission gave bundle %s, want %s", st2.BundleID, st.BundleID)
+		}
+		if keys, _ := h.contents(ctx, st.BundleID); !slices.Equal(keys, baseKeys) {
+			t.Fatalf("resubmission wrote objects: %d keys, was %d", len(keys), len(baseKeys))
+		}
+	})
+	if baseResults == nil {
+		t.FailNow()
+	}
+	check := func(t *testing.T, h *harness, st orchestrate.Status) {
+		keys, results := h.contents(ctx, st.BundleID)
+		if st.BundleID != baseBundle || !bytes.Equal(results, baseResults) {
+			t.Errorf("bundle %s differs from the undisturbed run's %s", st.BundleID, baseBundle)
+		}
+		if !slices.Equal(keys, baseKeys) {
+			t.Errorf("the bucket holds %d objects, the undisturbed run left %d", len(keys), len(baseKeys))
+		}
+	}
+	t.Run("worker killed with SIGKILL and restarted", func(t *testing.T) {
+		h := newHarness(t, m, "worker-killed")
+		w := h.startWorker()
+		id := h.submit(ctx)
+		st := h.wait(ctx, id, func(st orchestrate.Status) bool {
+			if st.Progress.TracksInferred < 4 {
+				return false
+			}
+			_ = w.Process.Kill()
+			_, _ = w.Process.Wait()
+			h.startWorker()
+			return true
+		})
+		check(t, h, st)
+	})
+	t.Run("MinIO stopped for 20 s", func(t *testing.T) {
+		h := newHarness(t, m, "minio-stopped")
+		h.startWorker()
+		id := h.submit(ctx)
+		st := h.wait(ctx, id, func(st orchestrate.Status) bool {
+			if st.Progress.ConversationsGenerated < 3 {
+				return false
+			}
+			m.Stop()
+			time.Sleep(20 * time.Second)
+			m.Start()
+			return true
+		})
+		check(t, h, st)
+	})
+	t.Run("Temporal restarted with its database kept", func(t *testing.T) {
+		h := newHarness(t, m, "temporal-restarted")
+		h.startWorker()
+		id := h.submit(ctx)
+		st := h.wait(ctx, id, func(st orchestrate.Status) bool {
+			if st.Progress.TracksInferred < 4 {
+				return false
+			}
+			h.temp.Stop()
+			if err := h.temp.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return true
+		})
+		check(t, h, st)
+	})
+}
+
+func TestUnreachableServersAreOneClearError(t *testing.T) {
+	cfg := orchestrate.Config{TemporalAddress: testenv.Addr(testenv.FreePort(t)), Namespace: "default"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := cfg.Dial(ctx); err == nil || !bytes.Contains([]byte(err.Error()), []byte("cannot reach Temporal at "+cfg.TemporalAddress)) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// saveHistories writes the sweep's history and those of its children as
+// JSON files named after the workflow type.
+func (h *harness) saveHistories(ctx context.Context, sweepID string) {
+	h.t.Helper()
+	cl, err := h.cfg.Dial(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer cl.Close()
+	ids := []string{sweepID, sweepID + "/corpus-tiny", sweepID + "/eval-rms-tiny"}
+	names := []string{"sweep", "corpus", "evaluation"}
+	index := map[string]string{}
+	for i, id := range ids {
+		index[names[i]+"-history.json"] = id
+		var events []*historypb.HistoryEvent
+		it := cl.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			e, err := it.Next()
+			if err != nil {
+				h.t.Fatal(err)
+			}
+			events = append(events, e)
+		}
+		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(*recordHistories, names[i]+"-history.json"), data, 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	// The replayer needs each history's workflow id: child ids derive from it.
+	data, err := json.MarshalIndent(index, "", "  ")
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(*recordHistories, "histories.json"), data, 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}

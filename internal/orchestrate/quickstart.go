@@ -1,0 +1,113 @@
+package orchestrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// QuickstartSpec is the sweep the quickstart runs: the tiny generated
+// corpus and the three built-in acoustic systems.
+const QuickstartSpec = `name: quickstart
+corpora:
+  - name: mptb-tiny
+    generate: {preset: tiny, seed: 1}
+systems:
+  - {name: rms, builtin: rms}
+  - {name: webrtcvad, builtin: webrtcvad}
+  - {name: silero, builtin: silero}
+bootstrap: {resamples: 1000, seed: 1}
+concurrency: 4
+`
+
+// QuickstartOptions configure the one-command run.
+type QuickstartOptions struct {
+	Config Config
+	// StartTemporal starts a dev server from the pinned CLI instead of
+	// using Config.TemporalAddress.
+	StartTemporal bool
+	Tools         string
+	Progress      func(Status)
+}
+
+// Quickstart runs the whole job on one machine: a Temporal dev server (the
+// pinned binary, unless an address is given), an in-process worker on every
+// queue, the store, the quickstart sweep; it returns the bundle's results
+// and where the bundle is, and stops everything it started.
+func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundle.Results, string, error) {
+	s, err := spec.Parse("quickstart spec", []byte(QuickstartSpec))
+	if err != nil {
+		return nil, "", err
+	}
+	rt := detect.RuntimeFromEnv()
+	in, err := Resolve(s, rt)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := o.Config.OpenStore(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if o.StartTemporal {
+		dir, err := os.MkdirTemp("", "floorbench-temporal-")
+		if err != nil {
+			return nil, "", err
+		}
+		defer os.RemoveAll(dir)
+		srv, err := NewDevServer(TemporalCLI(o.Tools), dir)
+		if err != nil {
+			return nil, "", err
+		}
+		fmt.Fprintf(log, "starting a Temporal dev server on %s\n", srv.Address)
+		if err := srv.Start(ctx); err != nil {
+			return nil, "", err
+		}
+		defer srv.Stop()
+		o.Config.TemporalAddress, o.Config.Namespace = srv.Address, "default"
+	}
+	cl, err := o.Config.Dial(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer cl.Close()
+	queues := []string{in.Spec.Queues.CPU, in.Spec.Queues.Synth, in.Spec.Queues.GPU}
+	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, queues, in.Spec.Queues.CPU)
+	if err != nil {
+		return nil, "", err
+	}
+	defer ws.Stop()
+	fmt.Fprintf(log, "worker polling %v, store %s\n", queues, st.Describe())
+	run, err := Submit(ctx, cl, in)
+	if err != nil {
+		return nil, "", err
+	}
+	status, err := Watch(ctx, cl, run.GetID(), 500*time.Millisecond, o.Progress)
+	if err != nil {
+		return nil, "", err
+	}
+	if status.State != "completed" {
+		return nil, "", fmt.Errorf("quickstart sweep %s: %s", status.State, status.Error)
+	}
+	data, err := store.GetBytes(ctx, st, bundle.Key(status.BundleID, "results.json"))
+	if err != nil {
+		return nil, "", err
+	}
+	var res bundle.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, "", err
+	}
+	where := st.Describe() + ": " + bundle.Key(status.BundleID, "")
+	if l, ok := st.(*store.Local); ok {
+		where = l.Root() + "/" + bundle.Key(status.BundleID, "")
+	}
+	return &res, where, nil
+}

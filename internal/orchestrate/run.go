@@ -1,0 +1,196 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// QueueNames maps the short queue names of `worker --queues` to a spec's
+// task queues.
+func QueueNames(short []string, q spec.Queues) ([]string, error) {
+	var out []string
+	for _, s := range short {
+		switch s {
+		case "cpu":
+			out = append(out, q.CPU)
+		case "gpu":
+			out = append(out, q.GPU)
+		case "synth":
+			out = append(out, q.Synth)
+		default:
+			return nil, fmt.Errorf("unknown queue %q (want cpu, gpu or synth)", s)
+		}
+	}
+	return out, nil
+}
+
+// Workers polls task queues with the activities; the workflows run on the
+// CPU queue (DESIGN §7: the sweep is submitted there).
+type Workers struct {
+	workers []worker.Worker
+}
+
+// StartWorkers starts one worker per queue. workflowQueue also gets the
+// workflows; "" registers none (a GPU-only node).
+func StartWorkers(cl client.Client, acts *activities.Activities, queues []string, workflowQueue string) (*Workers, error) {
+	ws := &Workers{}
+	for _, q := range queues {
+		w := worker.New(cl, q, worker.Options{})
+		if q == workflowQueue {
+			workflows.Register(w)
+		}
+		w.RegisterActivity(acts)
+		if err := w.Start(); err != nil {
+			ws.Stop()
+			return nil, fmt.Errorf("worker on %s: %w", q, err)
+		}
+		ws.workers = append(ws.workers, w)
+	}
+	return ws, nil
+}
+
+// Stop stops every worker, waiting for running activities to return.
+func (ws *Workers) Stop() {
+	for _, w := range ws.workers {
+		w.Stop()
+	}
+}
+
+// Submit starts the sweep, or finds the run already started for the same
+// spec (the workflow id is the hash of the normalised spec): resubmitting
+// never starts a second run.
+func Submit(ctx context.Context, cl client.Client, in workflows.SweepInput) (client.WorkflowRun, error) {
+	id, err := in.Spec.WorkflowID()
+	if err != nil {
+		return nil, err
+	}
+	opts := client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                in.Spec.Queues.CPU,
+		WorkflowIDReusePolicy:    enums.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		WorkflowIDConflictPolicy: enums.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}
+	run, err := cl.ExecuteWorkflow(ctx, opts, workflows.SweepWorkflow, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return cl.GetWorkflow(ctx, id, ""), nil
+	}
+	return run, err
+}
+
+// Progress is the sweep workflow's progress report.
+type Progress = workflows.Progress
+
+// phaseNoWorker is shown when no worker answered the progress query.
+const phaseNoWorker = "waiting for a worker"
+
+// Status is a sweep's progress and, when finished, its outcome.
+type Status struct {
+	ID       string             `json:"workflow_id"`
+	State    string             `json:"state"`
+	Progress workflows.Progress `json:"progress"`
+	BundleID string             `json:"bundle_id,omitempty"`
+	Error    string             `json:"error,omitempty"`
+}
+
+// GetStatus describes a sweep; running ones are queried for progress.
+func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error) {
+	st := Status{ID: id}
+	desc, err := cl.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		return st, fmt.Errorf("sweep %s: %w", id, err)
+	}
+	info := desc.GetWorkflowExecutionInfo()
+	st.State = stateName(info.GetStatus())
+	switch info.GetStatus() {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		v, err := cl.QueryWorkflow(qctx, id, "", workflows.ProgressQuery)
+		if err == nil {
+			err = v.Get(&st.Progress)
+		}
+		if err != nil {
+			st.Progress.Phase = phaseNoWorker
+		}
+	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		var res workflows.SweepResult
+		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
+			return st, err
+		}
+		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
+	default:
+		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+			st.Error = err.Error()
+		}
+	}
+	return st, nil
+}
+
+func stateName(s enums.WorkflowExecutionStatus) string {
+	switch s {
+	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
+		return "running"
+	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		return "completed"
+	case enums.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return "failed"
+	case enums.WORKFLOW_EXECUTION_STATUS_CANCELED:
+		return "canceled"
+	case enums.WORKFLOW_EXECUTION_STATUS_TERMINATED:
+		return "terminated"
+	case enums.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:
+		return "timed out"
+	case enums.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+		return "continued as new"
+	}
+	return "unknown"
+}
+
+// Watch polls a sweep's status every interval, calling show with each,
+// until it is no longer running; it returns the last status.
+func Watch(ctx context.Context, cl client.Client, id string, interval time.Duration, show func(Status)) (Status, error) {
+	var last Progress
+	for {
+		st, err := GetStatus(ctx, cl, id)
+		if err != nil {
+			return st, err
+		}
+		// A query can time out while the workers are busy: keep showing
+		// the last progress rather than flickering back to zero.
+		switch {
+		case st.State == "running" && st.Progress.Phase == phaseNoWorker && last.Phase != "":
+			st.Progress = last
+		case st.State == "completed":
+			phase, id := st.Progress.Phase, st.Progress.BundleID
+			st.Progress = last
+			st.Progress.Phase, st.Progress.BundleID = phase, id
+		}
+		last = st.Progress
+		if show != nil {
+			show(st)
+		}
+		if st.State != "running" {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// TemporalClient is the part of the Temporal client the commands use.
+type TemporalClient = client.Client

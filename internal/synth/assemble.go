@@ -1,0 +1,210 @@
+package synth
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+// Timeline is stage 5's layout before acoustics: one clean channel per
+// speaker, all the same length, and the event log with exact times.
+type Timeline struct {
+	Channels [][]float32
+	Events   []floor.Event
+}
+
+// Duration is the timeline's length in seconds.
+func (t Timeline) Duration() float64 { return float64(len(t.Channels[0])) / audio.Rate }
+
+// collisionMargin is the least silence between two vocalisations of one
+// speaker: a listener's backchannel never runs into their own turn.
+const collisionMargin = audio.Rate * 15 / 100
+
+// placement is where one act's clips landed, in samples.
+type placement struct {
+	starts []int // per clip
+	clips  [][]float32
+	kept   bool
+	spoken float64 // share of the scripted speech that was said (cut turns < 1)
+}
+
+func (p placement) start() int { return p.starts[0] }
+func (p placement) end() int   { return p.starts[len(p.starts)-1] + len(p.clips[len(p.clips)-1]) }
+
+// Assemble lays the rendered acts out on sample timelines. Overlays that
+// would run into their own speaker's speech are dropped before any event
+// is logged, so the log only ever describes audio that exists.
+func Assemble(p FloorPlan, r Rendering) (Timeline, error) {
+	if len(r.Acts) != len(p.Acts) {
+		return Timeline{}, fmt.Errorf("%d rendered acts for %d planned", len(r.Acts), len(p.Acts))
+	}
+	pl := make([]placement, len(p.Acts))
+	lead := sec(p.Lead)
+	for i, a := range p.Acts {
+		clips := append([][]float32(nil), r.Acts[i].Clips...)
+		switch a.Kind {
+		case floor.Turn:
+			s := lead
+			if a.Follows >= 0 {
+				s = max(0, pl[a.Follows].end()+sec(a.Gap))
+			}
+			starts := []int{s}
+			for k := 1; k < len(clips); k++ {
+				starts = append(starts, starts[k-1]+len(clips[k-1])+sec(a.Holds[k-1]))
+			}
+			pl[i] = placement{starts: starts, clips: clips, kept: true, spoken: 1}
+		case floor.Interruption:
+			h := &pl[a.Host]
+			onset := h.start() + int(a.At*float64(h.end()-h.start()))
+			cutHost(h, onset, sec(a.Keep))
+			pl[i] = placement{starts: []int{onset}, clips: clips, kept: true}
+		default:
+			h := pl[a.Host]
+			var s int
+			if a.InHold > 0 {
+				hs := h.starts[a.InHold-1] + len(h.clips[a.InHold-1])
+				s = hs + int(a.At*float64(h.starts[a.InHold]-hs))
+			} else {
+				s = h.start() + int(a.At*float64(h.end()-h.start()))
+			}
+			pl[i] = placement{starts: []int{s}, clips: clips, kept: true}
+		}
+	}
+	dropCollisions(p, pl)
+	return layout(p, pl)
+}
+
+// cutHost ends the interrupted turn after the claimer has talked over it
+// for `keep` samples. If the cut would leave no speech after the claim's
+// onset (it fell in a pause), it moves later, so the overlap is real.
+func cutHost(h *placement, onset, keep int) {
+	last := len(h.clips) - 1
+	segStart := h.starts[last]
+	for cut := onset + keep; cut < h.end(); cut += sec(0.2) {
+		c, ok := CutSpeech(h.clips[last], cut-segStart)
+		if ok && segStart+len(c) >= onset+sec(0.15) {
+			h.spoken = float64(len(c)) / float64(len(h.clips[last]))
+			h.clips[last] = c
+			return
+		}
+	}
+}
+
+// dropCollisions marks overlays that touch their own speaker's turns or
+// claims, or an earlier kept overlay of theirs, as not kept.
+func dropCollisions(p FloorPlan, pl []placement) {
+	type span struct{ s, e int }
+	busy := map[int][]span{}
+	for i, a := range p.Acts {
+		if a.Kind == floor.Turn || a.Kind == floor.Interruption {
+			busy[a.Speaker] = append(busy[a.Speaker], span{pl[i].start(), pl[i].end()})
+		}
+	}
+	for i, a := range p.Acts {
+		if a.Kind == floor.Turn || a.Kind == floor.Interruption {
+			continue
+		}
+		s, e := pl[i].start(), pl[i].end()
+		for _, b := range busy[a.Speaker] {
+			if s < b.e+collisionMargin && b.s < e+collisionMargin {
+				pl[i].kept = false
+				break
+			}
+		}
+		if pl[i].kept {
+			busy[a.Speaker] = append(busy[a.Speaker], span{s, e})
+		}
+	}
+}
+
+// layout mixes the kept clips into channels and writes the event log.
+func layout(p FloorPlan, pl []placement) (Timeline, error) {
+	n := 0
+	for _, x := range pl {
+		if x.kept {
+			n = max(n, x.end())
+		}
+	}
+	n += sec(p.Tail)
+	t := Timeline{Channels: make([][]float32, p.Spec.Speakers)}
+	for k := range t.Channels {
+		t.Channels[k] = make([]float32, n)
+	}
+	for i, a := range p.Acts {
+		x := pl[i]
+		if !x.kept {
+			continue
+		}
+		for k, c := range x.clips {
+			audio.AddAt(t.Channels[a.Speaker-1], c, x.starts[k], 1)
+		}
+		t.Events = append(t.Events, event(p, pl, i))
+	}
+	for k, ch := range t.Channels {
+		if pk := audio.Peak(ch); pk >= 1 {
+			return Timeline{}, fmt.Errorf("%s: speaker %d clips (peak %.3f) before noise", p.Spec.ID, k+1, pk)
+		}
+	}
+	slices.SortStableFunc(t.Events, func(a, b floor.Event) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Speaker, b.Speaker))
+	})
+	return t, nil
+}
+
+// event writes act i's log entry from where its samples landed.
+func event(p FloorPlan, pl []placement, i int) floor.Event {
+	a, x := p.Acts[i], pl[i]
+	e := floor.Event{Kind: a.Kind, Speaker: a.Speaker, Start: t(x.start()), End: t(x.end())}
+	switch a.Kind {
+	case floor.Turn:
+		var texts []string
+		for _, u := range a.Segments {
+			texts = append(texts, u.Text)
+		}
+		e.Text = strings.Join(texts, " ")
+		for k := range a.Holds {
+			e.Holds = append(e.Holds, floor.Hold{Start: t(x.starts[k] + len(x.clips[k])), End: t(x.starts[k+1]), AfterQuestion: a.Segments[k].Question})
+		}
+		e.Ending = a.Ending
+		switch {
+		case a.Follows < 0:
+		case p.Acts[a.Follows].Kind == floor.Interruption:
+			e.FloorBefore = a.Speaker
+		case a.Gap < 0:
+			e.FloorBefore = p.Acts[a.Follows].Speaker
+		}
+		if a.Ending == floor.Interrupted {
+			for j := i + 1; j < len(p.Acts); j++ {
+				if p.Acts[j].Kind == floor.Interruption && p.Acts[j].Host == i {
+					e.FloorAfter = p.Acts[j].Speaker
+					break
+				}
+			}
+			// An overtaken speaker said only part of the scripted text.
+			e.Text = truncateWords(e.Text, x.spoken)
+		}
+	case floor.Interruption:
+		e.Text = a.Utterance.Text
+		e.FloorBefore, e.FloorAfter = p.Acts[a.Host].Speaker, a.Speaker
+	default:
+		e.Text = a.Utterance.Text
+		e.FloorBefore, e.FloorAfter = p.Acts[a.Host].Speaker, p.Acts[a.Host].Speaker
+	}
+	e.Words = len(strings.Fields(e.Text))
+	return e
+}
+
+// truncateWords keeps the first share of the words of s (at least one).
+func truncateWords(s string, share float64) string {
+	w := strings.Fields(s)
+	n := min(len(w), max(1, int(math.Round(share*float64(len(w))))))
+	return strings.Join(w[:n], " ")
+}
+
+func sec(s float64) int    { return int(math.Round(s * audio.Rate)) }
+func t(sample int) float64 { return float64(sample) / audio.Rate }

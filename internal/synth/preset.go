@@ -1,0 +1,80 @@
+package synth
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Preset is a named corpus design.
+type Preset struct {
+	Name          string
+	Conversations []ConversationSpec
+}
+
+// PresetNames lists the presets `corpus generate --preset` accepts.
+var PresetNames = []string{"mptb", "tiny"}
+
+// PresetByName returns a preset's conversation specs. The seed only moves
+// conversation lengths; the design cells are fixed.
+func PresetByName(name string, seed uint64) (Preset, error) {
+	switch name {
+	case "mptb":
+		return mptbPreset(seed), nil
+	case "tiny":
+		return tinyPreset(), nil
+	}
+	return Preset{}, fmt.Errorf("unknown preset %q (want one of %v)", name, PresetNames)
+}
+
+// mptbSeconds is the mean planned length of an mptb conversation: the
+// paper's 6.89 h over 240 conversations is 103.35 s; the rendered
+// conversation adds lead and tail silence and the planner's overlaps.
+const mptbSeconds = 100.0
+
+// mptbPreset is MPTB's composition (§3.2, §D.1): speaker counts 2-5 x six
+// interaction types x 10 conversations; in every cell the first two are
+// dev and the other eight test (48 / 192).
+func mptbPreset(seed uint64) Preset {
+	p := Preset{Name: "mptb"}
+	for n := 2; n <= 5; n++ {
+		for _, typ := range InteractionTypes {
+			for i := range 10 {
+				id := fmt.Sprintf("mptb-%dp-%s-%02d", n, typ, i)
+				split := Test
+				if i < 2 {
+					split = Dev
+				}
+				rng := StreamFor(seed, id, "length")
+				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
+					Seconds: mptbSeconds * lengthFactor(rng)})
+			}
+		}
+	}
+	return p
+}
+
+// lengthFactor spreads conversation lengths by ±20% around the mean.
+func lengthFactor(rng *rand.Rand) float64 { return 0.8 + 0.4*rng.Float64() }
+
+// tinyHoldScale makes holds common in the tiny preset: at MPTB's rates
+// (about one hold per 15 turns) its three 20-second dev conversations
+// would usually have none, and the dev EOT sweep nothing to measure
+// fp_rate on.
+const tinyHoldScale = 6
+
+// tinyPreset is twelve short conversations covering every speaker count
+// and every interaction type, three of them dev: for tests and the
+// quickstart.
+func tinyPreset() Preset {
+	p := Preset{Name: "tiny"}
+	for i := range 12 {
+		n, typ := 2+i%4, InteractionTypes[i%6]
+		split := Test
+		if i%5 == 0 {
+			split = Dev
+		}
+		p.Conversations = append(p.Conversations, ConversationSpec{ID: fmt.Sprintf("tiny-%02d-%dp-%s", i, n, typ),
+			Split: split, Type: typ, Speakers: n, Seconds: 20, HoldScale: tinyHoldScale})
+	}
+	return p
+}

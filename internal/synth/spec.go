@@ -1,0 +1,93 @@
+package synth
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+)
+
+// Split is the partition a conversation belongs to.
+type Split string
+
+// The two splits of DESIGN §2.
+const (
+	Dev  Split = "dev"
+	Test Split = "test"
+)
+
+// ConversationSpec is what the generator is asked to produce for one
+// conversation: the design cell and its planned length.
+type ConversationSpec struct {
+	ID       string
+	Split    Split
+	Type     InteractionType
+	Speakers int
+	// Seconds is the planned length of the main floor sequence; the
+	// rendered conversation comes out within a few seconds of it.
+	Seconds float64
+	// HoldScale multiplies the interaction type's share of turns with a
+	// hold pause (0 means 1). The tiny preset raises it so that its few
+	// short dev conversations still hold EOT negatives to sweep against;
+	// the mptb preset keeps the calibrated rates.
+	HoldScale float64
+}
+
+// idPattern is what a conversation id may look like: it becomes a folder
+// name, so no separators, dots first or anything a shell would mangle.
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// ValidID reports whether id is safe as a conversation id and folder name.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Validate checks a spec before any work is spent on it.
+func (s ConversationSpec) Validate() error {
+	if !ValidID(s.ID) {
+		return fmt.Errorf("conversation id %q: want lower-case letters, digits, - and _", s.ID)
+	}
+	if s.Split != Dev && s.Split != Test {
+		return fmt.Errorf("conversation %s: split %q (want dev or test)", s.ID, s.Split)
+	}
+	if _, err := ParseInteractionType(string(s.Type)); err != nil {
+		return fmt.Errorf("conversation %s: %w", s.ID, err)
+	}
+	if s.Speakers < 2 || s.Speakers > 5 {
+		return fmt.Errorf("conversation %s: %d speakers (want 2 to 5)", s.ID, s.Speakers)
+	}
+	if !(s.Seconds >= 5 && s.Seconds <= 3600) {
+		return fmt.Errorf("conversation %s: %g seconds (want 5 to 3600)", s.ID, s.Seconds)
+	}
+	return nil
+}
+
+// Stage names a generation stage; each draws from its own random stream so
+// that changing one stage's draws leaves the others' unchanged.
+type Stage string
+
+// The stages that draw random numbers.
+const (
+	StageScript    Stage = "script"
+	StageFloor     Stage = "floor"
+	StageVoices    Stage = "voices"
+	StageAcoustics Stage = "acoustics"
+)
+
+// StreamFor returns the random stream of one stage of one conversation,
+// seeded from (corpus seed, conversation id, stage) only (DESIGN §5).
+func StreamFor(seed uint64, id string, stage Stage) *rand.Rand {
+	h := sha256.New()
+	binary.Write(h, binary.LittleEndian, seed)
+	h.Write([]byte(id))
+	h.Write([]byte{0})
+	h.Write([]byte(stage))
+	sum := h.Sum(nil)
+	return rand.New(rand.NewPCG(binary.LittleEndian.Uint64(sum[:8]), binary.LittleEndian.Uint64(sum[8:16])))
+}
+
+func (s ConversationSpec) holdScale() float64 {
+	if s.HoldScale == 0 {
+		return 1
+	}
+	return s.HoldScale
+}

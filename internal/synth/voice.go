@@ -1,0 +1,111 @@
+package synth
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/floorbench/floorbench/internal/audio"
+)
+
+// Voice is one synthetic speaker timbre: an engine voice with a fixed
+// pitch and speaking rate. Its ID is what the manifest and `corpus stats`
+// list, and what the dev/test disjointness is about.
+type Voice struct {
+	ID     string `json:"id"`
+	Engine string `json:"engine"`
+	Name   string `json:"name"`
+	Pitch  int    `json:"pitch"` // espeak-ng -p (0-99); flite: mean F0 in Hz
+	Rate   int    `json:"rate"`  // words per minute
+}
+
+// espeakAccents are espeak-ng's English accents (TOOLING.md).
+var espeakAccents = []string{"en", "en-us", "en-gb-scotland", "en-gb-x-gbclan", "en-gb-x-rp", "en-gb-x-gbcwmd", "en-029", "en-us-nyc"}
+
+// espeakVariants are the human-sounding variants (no whisper, no robots).
+var espeakVariants = []string{"m1", "m2", "m3", "m4", "m5", "m6", "m7", "f1", "f2", "f3", "f4", "f5"}
+
+// fliteVoices are Debian flite's 16 kHz voices with a plausible mean F0.
+var fliteVoices = []struct {
+	name string
+	f0   int
+}{{"slt", 170}, {"rms", 95}, {"awb", 110}, {"kal16", 105}}
+
+// Inventory is every voice the generator can cast, in a fixed order:
+// 96 espeak-ng accent x variant voices and 4 flite voices. Pitch and rate
+// are spread deterministically over the inventory so that voices sharing
+// an accent or a variant still differ.
+func Inventory() []Voice {
+	var vs []Voice
+	i := 0
+	for _, acc := range espeakAccents {
+		for _, va := range espeakVariants {
+			pitch := 35 + (i*37)%31 // 35..65
+			rate := 155 + (i*53)%31 // 155..185 wpm
+			vs = append(vs, Voice{ID: fmt.Sprintf("espeak-ng:%s+%s", acc, va), Engine: EngineEspeak,
+				Name: acc + "+" + va, Pitch: pitch, Rate: rate})
+			i++
+		}
+	}
+	for j, fv := range fliteVoices {
+		vs = append(vs, Voice{ID: "flite:" + fv.name, Engine: EngineFlite, Name: fv.name, Pitch: fv.f0, Rate: 165 + 5*j})
+	}
+	return vs
+}
+
+// VoicePool returns the voices of one split. Every fifth voice of the
+// inventory is a dev voice, the rest are test voices, so the two pools are
+// disjoint (MPTB §3.2) and both span accents, variants and engines.
+func VoicePool(split Split) []Voice {
+	var out []Voice
+	for i, v := range Inventory() {
+		if (i%5 == 2) == (split == Dev) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Cast is who voices each speaker of one conversation.
+type Cast struct {
+	Voices []Voice   // index k-1 is speaker k
+	Levels []float64 // active speech RMS per speaker, linear
+}
+
+// CastVoices draws distinct voices for the conversation's speakers from
+// its split's pool, avoiding two speakers with the same espeak variant
+// (same timbre in another accent) where the pool allows, and a speech
+// level per speaker between -24 and -18 dBFS.
+func CastVoices(spec ConversationSpec, rng *rand.Rand) Cast {
+	pool := VoicePool(spec.Split)
+	perm := rng.Perm(len(pool))
+	var c Cast
+	variants := map[string]bool{}
+	taken := map[int]bool{}
+	for pass := 0; pass < 2 && len(c.Voices) < spec.Speakers; pass++ {
+		for _, i := range perm {
+			if len(c.Voices) == spec.Speakers {
+				break
+			}
+			v := pool[i]
+			va := variantOf(v)
+			if taken[i] || (pass == 0 && variants[va]) {
+				continue
+			}
+			taken[i], variants[va] = true, true
+			c.Voices = append(c.Voices, v)
+		}
+	}
+	for range c.Voices {
+		c.Levels = append(c.Levels, audio.FromDB(-24+6*rng.Float64()))
+	}
+	return c
+}
+
+func variantOf(v Voice) string {
+	for i := len(v.Name) - 1; i >= 0; i-- {
+		if v.Name[i] == '+' {
+			return v.Name[i+1:]
+		}
+	}
+	return v.Name
+}

@@ -1,0 +1,36 @@
+package synth
+
+import "testing"
+
+func TestDevAndTestVoicesAreDisjointAndCoverTheInventory(t *testing.T) {
+	dev, test := VoicePool(Dev), VoicePool(Test)
+	seen := map[string]Split{}
+	for _, v := range dev {
+		seen[v.ID] = Dev
+	}
+	for _, v := range test {
+		if seen[v.ID] == Dev {
+			t.Fatalf("voice %s in both splits", v.ID)
+		}
+		seen[v.ID] = Test
+	}
+	if len(seen) != len(Inventory()) || len(dev) < 5 {
+		t.Fatalf("%d voices in pools of an inventory of %d; %d dev voices", len(seen), len(Inventory()), len(dev))
+	}
+}
+
+func TestCastGivesEverySpeakerItsOwnVoice(t *testing.T) {
+	for n := 2; n <= 5; n++ {
+		for _, split := range []Split{Dev, Test} {
+			spec := ConversationSpec{ID: "c", Split: split, Type: Casual, Speakers: n, Seconds: 30}
+			c := CastVoices(spec, StreamFor(1, "c", StageVoices))
+			ids, variants := map[string]bool{}, map[string]bool{}
+			for _, v := range c.Voices {
+				ids[v.ID], variants[variantOf(v)] = true, true
+			}
+			if len(c.Voices) != n || len(ids) != n || len(variants) != n || len(c.Levels) != n {
+				t.Fatalf("%d speakers (%s): %d voices, %d distinct, %d variants", n, split, len(c.Voices), len(ids), len(variants))
+			}
+		}
+	}
+}

@@ -1,0 +1,12 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/worker"
+)
+
+// Register adds every workflow to a worker.
+func Register(w worker.Registry) {
+	w.RegisterWorkflow(SweepWorkflow)
+	w.RegisterWorkflow(CorpusWorkflow)
+	w.RegisterWorkflow(EvaluationWorkflow)
+}

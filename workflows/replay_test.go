@@ -1,0 +1,46 @@
+package workflows
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// TestReplayRecordedHistories replays histories recorded from real runs
+// (internal/orchestrate's integration test with -record-histories): a
+// change to a workflow that would break running sweeps fails here.
+func TestReplayRecordedHistories(t *testing.T) {
+	data, err := os.ReadFile("testdata/histories.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index map[string]string // file -> workflow id
+	if err := json.Unmarshal(data, &index); err != nil || len(index) < 3 {
+		t.Fatalf("testdata/histories.json: %v (%d histories)", err, len(index))
+	}
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflow(SweepWorkflow)
+	r.RegisterWorkflow(CorpusWorkflow)
+	r.RegisterWorkflow(EvaluationWorkflow)
+	for file, id := range index {
+		f, err := os.Open(filepath.Join("testdata", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		history, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		err = r.ReplayWorkflowHistoryWithOptions(nil, history, worker.ReplayWorkflowHistoryOptions{
+			OriginalExecution: workflow.Execution{ID: id, RunID: "recorded"}})
+		if err != nil {
+			t.Errorf("%s no longer replays: %v", file, err)
+		}
+	}
+}

@@ -1,0 +1,179 @@
+// Package workflows holds floorbench's Temporal workflows: deterministic
+// orchestration only (DESIGN §7). They read like the plan of a sweep; all
+// I/O happens in activities, and only store keys and hashes travel in
+// payloads.
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/spec"
+)
+
+// SweepInput is a resolved sweep: the normalised spec with every local
+// corpus and system spec replaced by what workers need.
+type SweepInput struct {
+	Spec     spec.Sweep
+	SpecHash string
+	Systems  []activities.SystemRef
+	// Corpora[i] is how corpus Spec.Corpora[i] is obtained.
+	Corpora     []CorpusSource
+	CodeVersion string
+}
+
+// CorpusSource is one corpus: generated (Generate), ingested from a local
+// folder (Dir), or already in the store under Prefix.
+type CorpusSource struct {
+	Name     string
+	Generate *spec.Generate
+	Dir      string
+	Hash     string // content hash of an ingested corpus
+	Prefix   string
+}
+
+// SweepResult names the bundle a sweep produced.
+type SweepResult struct {
+	BundleID string
+}
+
+// Progress is what the "progress" query reports.
+type Progress struct {
+	Phase                  string `json:"phase"`
+	ConversationsGenerated int    `json:"conversations_generated"`
+	ConversationsTotal     int    `json:"conversations_total"`
+	TracksInferred         int    `json:"tracks_inferred"`
+	TracksTotal            int    `json:"tracks_total"`
+	SystemsScored          int    `json:"systems_scored"`
+	SystemsTotal           int    `json:"systems_total"`
+	BundleID               string `json:"bundle_id,omitempty"`
+}
+
+// Query and signal names.
+const (
+	ProgressQuery  = "progress"
+	progressSignal = "progress"
+)
+
+// progressDelta is what children signal to their parent sweep: Planned
+// conversations once a corpus is planned, then each one generated or
+// inferred.
+type progressDelta struct {
+	Planned, Generated, Inferred int
+}
+
+// SweepWorkflow runs a sweep (DESIGN §7): resolve every corpus, evaluate
+// every system on every corpus in child workflows, aggregate one bundle.
+func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
+	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora)}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
+		return SweepResult{}, err
+	}
+	deltas := workflow.GetSignalChannel(ctx, progressSignal)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var d progressDelta
+			deltas.Receive(ctx, &d)
+			p.ConversationsTotal += d.Planned
+			p.TracksTotal += d.Planned * len(in.Systems)
+			p.ConversationsGenerated += d.Generated
+			p.TracksInferred += d.Inferred
+		}
+	})
+	s := in.Spec
+	self := workflow.GetInfo(ctx).WorkflowExecution.ID
+
+	plans := make([]activities.CorpusPlan, len(in.Corpora))
+	var futures []workflow.ChildWorkflowFuture
+	for _, c := range in.Corpora {
+		futures = append(futures, workflow.ExecuteChildWorkflow(childOptions(ctx, self, "corpus-"+c.Name),
+			CorpusWorkflow, CorpusInput{Source: c, Queues: s.Queues, Concurrency: s.Concurrency, Parent: self}))
+	}
+	for i, f := range futures {
+		if err := f.Get(ctx, &plans[i]); err != nil {
+			return SweepResult{}, fmt.Errorf("corpus %s: %w", in.Corpora[i].Name, err)
+		}
+	}
+
+	p.Phase = "evaluation"
+	var evalKeys []string
+	var evals []workflow.ChildWorkflowFuture
+	for _, sys := range in.Systems {
+		for _, plan := range plans {
+			evals = append(evals, workflow.ExecuteChildWorkflow(childOptions(ctx, self, "eval-"+sys.Name+"-"+plan.Name),
+				EvaluationWorkflow, EvaluationInput{
+					System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
+					Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
+					Concurrency: s.Concurrency, Parent: self,
+				}))
+		}
+	}
+	for _, f := range evals {
+		var key string
+		if err := f.Get(ctx, &key); err != nil {
+			return SweepResult{}, err
+		}
+		evalKeys = append(evalKeys, key)
+		p.SystemsScored++
+	}
+
+	p.Phase = "aggregation"
+	meta := bundleMeta(in, plans)
+	var id string
+	actx := workflow.WithActivityOptions(ctx, activityOptions(s.Queues.CPU, 10*time.Minute))
+	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, activities.AggregateInput{Meta: meta, Evaluations: evalKeys}).Get(ctx, &id); err != nil {
+		return SweepResult{}, err
+	}
+	p.Phase, p.BundleID = "done", id
+	return SweepResult{BundleID: id}, nil
+}
+
+func bundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
+	canonical, _ := in.Spec.Canonical()
+	m := bundle.Meta{Name: in.Spec.Name, SpecHash: in.SpecHash, Spec: canonical, CodeVersion: in.CodeVersion,
+		Protocol: in.Spec.Params(), Resamples: in.Spec.Resamples(), Seed: in.Spec.Bootstrap.Seed}
+	for _, p := range plans {
+		m.Inputs = append(m.Inputs, bundle.InputRef{Kind: "corpus", Name: p.Name, Hash: p.Hash})
+	}
+	for _, s := range in.Systems {
+		m.Inputs = append(m.Inputs, bundle.InputRef{Kind: "system", Name: s.Name, Hash: s.Hash})
+	}
+	return m
+}
+
+// queueFor sends ONNX-model systems to the GPU queue (DESIGN §7).
+func queueFor(sys activities.SystemRef, q spec.Queues) string {
+	if sys.NeedsModel {
+		return q.GPU
+	}
+	return q.CPU
+}
+
+func childOptions(ctx workflow.Context, parent, name string) workflow.Context {
+	return workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: parent + "/" + name,
+		TaskQueue:  workflow.GetInfo(ctx).TaskQueueName,
+	})
+}
+
+// activityOptions: transient faults retry with backoff without limit of
+// attempts (bad input is non-retryable and fails at once); long activities
+// heartbeat, so a dead worker is noticed within the heartbeat timeout.
+func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		TaskQueue:           queue,
+		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:        time.Second,
+			BackoffCoefficient:     2,
+			MaximumInterval:        30 * time.Second,
+			NonRetryableErrorTypes: []string{"BadInput"},
+		},
+	}
+}

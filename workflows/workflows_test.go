@@ -1,0 +1,98 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/spec"
+)
+
+func testInput(systems, conversations int) SweepInput {
+	s := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}}
+	in := SweepInput{Corpora: []CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
+	for i := range systems {
+		name := fmt.Sprintf("sys%d", i)
+		s.Systems = append(s.Systems, spec.System{Name: name, Builtin: "rms"})
+		in.Systems = append(in.Systems, activities.SystemRef{Name: name, Hash: "h" + name, NeedsModel: i == 1})
+	}
+	s.Concurrency = 2
+	s.Normalise()
+	in.Spec, in.SpecHash = s, "spec-hash"
+	return in
+}
+
+// The sweep's plan with the activities replaced: every conversation
+// generated, inference for every system and conversation, one aggregation
+// over every evaluation, and the progress query ending at "done".
+func TestSweepWorkflowPlan(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(CorpusWorkflow)
+	env.RegisterWorkflow(EvaluationWorkflow)
+	var a *activities.Activities
+	env.RegisterActivity(a)
+	in := testInput(3, 5)
+	convs := []string{"c1", "c2", "c3", "c4", "c5"}
+	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
+		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: convs}, nil)
+	var mu sync.Mutex
+	generated := 0
+	env.OnActivity(a.GenerateConversation, mock.Anything, mock.Anything).Return(func(context.Context, activities.GenerateInput) error {
+		mu.Lock()
+		generated++
+		mu.Unlock()
+		return nil
+	})
+	env.OnActivity(a.FinalizeCorpus, mock.Anything, mock.Anything).Return(nil)
+	inferred := map[string]int{}
+	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
+		mu.Lock()
+		inferred[in.System.Name]++
+		mu.Unlock()
+		return nil
+	})
+	env.OnActivity(a.Evaluate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvaluateInput) (string, error) {
+		return "evaluations/" + in.System.Name, nil
+	})
+	var aggregated activities.AggregateInput
+	env.OnActivity(a.Aggregate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AggregateInput) (string, error) {
+		aggregated = in
+		return "bundle-1", nil
+	})
+	env.ExecuteWorkflow(SweepWorkflow, in)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var res SweepResult
+	if err := env.GetWorkflowResult(&res); err != nil || res.BundleID != "bundle-1" {
+		t.Fatalf("result %+v %v", res, err)
+	}
+	if generated != 5 || len(inferred) != 3 || inferred["sys0"] != 5 || inferred["sys2"] != 5 {
+		t.Errorf("generated %d, inferred %v", generated, inferred)
+	}
+	if len(aggregated.Evaluations) != 3 || aggregated.Meta.SpecHash != "spec-hash" || len(aggregated.Meta.Inputs) != 4 {
+		t.Errorf("aggregation input %+v", aggregated)
+	}
+	v, err := env.QueryWorkflow(ProgressQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Progress
+	if err := v.Get(&p); err != nil || p.Phase != "done" || p.SystemsScored != 3 || p.BundleID != "bundle-1" {
+		t.Errorf("progress %+v %v", p, err)
+	}
+}
+
+// ONNX systems infer on the GPU queue, the others on the CPU queue.
+func TestQueueForSystems(t *testing.T) {
+	q := spec.Queues{CPU: "c", GPU: "g", Synth: "s"}
+	if queueFor(activities.SystemRef{NeedsModel: true}, q) != "g" || queueFor(activities.SystemRef{}, q) != "c" {
+		t.Error("ONNX systems go to the GPU queue, acoustic ones to the CPU queue")
+	}
+}
