@@ -35,6 +35,7 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"setting outside FLOORBENCH_":  "extraConfig:\n  AWS_SECRET_ACCESS_KEY: x\n",
 		"unknown onnx provider":        "workers:\n  gpu:\n    onnxProvider: rocm\n",
 		"non-numeric resource request": "workers:\n  cpu:\n    resources: {requests: {cpu: lots}}\n",
+		"URL for the S3 host:port":     "s3:\n  endpoint: http://minio:9000\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			file := writeTemp(t, "values.yaml", []byte(values))

@@ -55,7 +55,7 @@ app.kubernetes.io/component: {{ .component }}
 
 {{- define "floorbench.s3Endpoint" -}}
 {{- if .Values.dev.minio.enabled }}
-{{- printf "http://%s-minio:9000" (include "floorbench.fullname" .) }}
+{{- printf "%s-minio:9000" (include "floorbench.fullname" .) }}
 {{- else }}
 {{- .Values.s3.endpoint }}
 {{- end }}
