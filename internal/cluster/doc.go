@@ -15,6 +15,17 @@
 // so a cleanup step that is retried, or that runs after a failed acquisition,
 // is harmless; the last release returns the pool to its resting size.
 //
+// # Use
+//
+// A worker builds its capacity from the environment the chart gives it:
+//
+//	cfg, err := cluster.ConfigFromEnv(os.LookupEnv)
+//	capacity, err := cluster.New(cfg, logger)
+//
+// and a sweep brackets its GPU fan-out with Acquire(ctx, sweepID, n) and
+// Release(cleanupCtx, sweepID), the release on a context that survives the
+// sweep's cancellation (in a workflow, a disconnected context).
+//
 // # Permissions
 //
 // Everything here needs only get and patch on the GPU worker Deployment and
