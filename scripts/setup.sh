@@ -11,6 +11,13 @@
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
 #   minio    the MinIO server, built from the Go module proxy
 #   quickstart  what `floorbench quickstart` needs
+#   onnx-cuda  ONNX Runtime 1.29.0 with the CUDA provider (gpu image only)
+#   kube     etcd and kube-apiserver (a control plane without kubelet), built
+#            from the Go module proxy in tool modules under $FLOORBENCH_TOOLS
+#   kubeschemas  JSON schemas of the Kubernetes 1.37 API for kubeconform,
+#            generated from the swagger.json of the kube component's sources
+#   helm     the Helm CLI
+#   kubeconform  offline manifest validation against kubeschemas
 #   test     every component the test suite needs
 #
 # Tools are cached in $FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools),
@@ -72,6 +79,24 @@ setup_onnx() {
 		2623a2953f6ff3d2c1e61740c6cdb7168133479b267dfef114a4a3cc5bdd788f
 }
 
+# ONNX Runtime with its CUDA execution provider, for the gpu worker image
+# (Dockerfile.gpu; it needs the CUDA 13 runtime). No npm package ships
+# onnxruntime-node's release with CUDA, so this takes release 1.29.0 whole from
+# the Unity packages: the core library and the provider bridge from the base
+# package, the CUDA provider from its GPU package. The three must come from one
+# build; the CPU component (onnx) stays on its own release.
+setup_onnx_cuda() {
+	local dir="$TOOLS/onnxruntime-cuda-1.29.0" lib=package/Plugins/Linux/x64
+	npm_extract com.github.asus4.onnxruntime@0.4.9 $lib/libonnxruntime.so "$dir/libonnxruntime.so.1" \
+		5715f06d8992ca8eeeddcce43df3a7d38f97d537052126f558e912cb312460ca
+	npm_extract com.github.asus4.onnxruntime@0.4.9 $lib/libonnxruntime_providers_shared.so \
+		"$dir/libonnxruntime_providers_shared.so" \
+		c6a12593396095f5670160e284c35d1700b7708cf3037b7042e2a5200ccae772
+	npm_extract com.github.asus4.onnxruntime.linux-x64-gpu@0.4.9 $lib/libonnxruntime_providers_cuda.so \
+		"$dir/libonnxruntime_providers_cuda.so" \
+		56cf3254b118ad837ccc4ed8f6d1b23504bbf7ef91b34cbc0b289cb7f10b3037
+}
+
 # go_tool NAME MODULE VERSION: build MODULE@VERSION into $TOOLS/bin/NAME
 # unless that exact version is already there.
 go_tool() {
@@ -94,6 +119,81 @@ setup_temporal() { go_tool temporal github.com/temporalio/cli/cmd/temporal v1.5.
 # @latest resolved to when it was pinned.
 setup_minio() { go_tool minio github.com/minio/minio v0.0.0-20260212201848-7aac2a2c5b7c; }
 
+# Kubernetes versions of the test control plane; the schemas the charts are
+# validated against come from the same source tree (DESIGN §9, §11).
+KUBE_VERSION=v1.37.2
+KUBE_STAGING_VERSION=v0.37.2
+ETCD_VERSION=v3.7.3
+
+# tool_module DIR MODULE: a throwaway Go module under $TOOLS/src that pins a
+# tool whose own go.mod cannot be built with go install (replace lines).
+tool_module() {
+	local dir="$TOOLS/src/$1"
+	mkdir -p "$dir"
+	printf 'module floorbench.tools/%s\n\ngo 1.26.0\n' "$1" >"$dir/go.mod"
+	echo "$dir"
+}
+
+# etcd's server module carries replace lines, so it is built as a tool of a
+# module of our own.
+setup_etcd() {
+	local bin="$TOOLS/bin/etcd"
+	[ -x "$bin" ] && [ "$(cat "$bin.version" 2>/dev/null)" = "$ETCD_VERSION" ] && return 0
+	log "building etcd $ETCD_VERSION"
+	local dir
+	dir=$(tool_module etcd)
+	(cd "$dir" && GOFLAGS=-mod=mod go get -tool "go.etcd.io/etcd/server/v3@$ETCD_VERSION" &&
+		GOFLAGS=-mod=mod go build -o "$bin" go.etcd.io/etcd/server/v3)
+	echo "$ETCD_VERSION" >"$bin.version"
+}
+
+# k8s.io/kubernetes requires its staging modules at v0.0.0 and replaces them
+# with local paths; the tool module points each at its published release.
+# The ldflags give the server its real version (clients parse it).
+setup_kube_apiserver() {
+	local bin="$TOOLS/bin/kube-apiserver"
+	[ -x "$bin" ] && [ "$(cat "$bin.version" 2>/dev/null)" = "$KUBE_VERSION" ] && return 0
+	log "building kube-apiserver $KUBE_VERSION (about 8 minutes on 2 idle cores)"
+	local dir m
+	dir=$(tool_module kube-apiserver)
+	(
+		cd "$dir"
+		for m in api apiextensions-apiserver apimachinery apiserver cli-runtime client-go cloud-provider \
+			cluster-bootstrap code-generator component-base component-helpers controller-manager cri-api \
+			cri-client cri-streaming csi-translation-lib dynamic-resource-allocation endpointslice \
+			externaljwt kms kube-aggregator kube-controller-manager kube-proxy kube-scheduler kubectl \
+			kubelet metrics mount-utils pod-security-admission sample-apiserver streaming; do
+			go mod edit -replace "k8s.io/$m=k8s.io/$m@$KUBE_STAGING_VERSION"
+		done
+		GOFLAGS=-mod=mod go get -tool "k8s.io/kubernetes/cmd/kube-apiserver@$KUBE_VERSION"
+		local minor=${KUBE_VERSION#v1.}
+		minor=${minor%%.*}
+		local ldflags="" pkg
+		for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+			ldflags+=" -X $pkg.gitVersion=$KUBE_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor"
+		done
+		GOFLAGS=-mod=mod go build -ldflags "$ldflags" -o "$bin" k8s.io/kubernetes/cmd/kube-apiserver
+	)
+	echo "$KUBE_VERSION" >"$bin.version"
+}
+
+setup_kube() { setup_etcd && setup_kube_apiserver; }
+
+# The swagger.json of the API server's own source tree describes every
+# built-in kind; scripts/kubeschemas turns it into kubeconform's layout.
+setup_kubeschemas() {
+	# The program renames each directory into place when it is complete.
+	[ -d "$TOOLS/kubeschemas/$KUBE_VERSION-standalone-strict" ] && return 0
+	setup_kube_apiserver
+	local swagger
+	swagger="$(cd "$TOOLS/src/kube-apiserver" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/api/openapi-spec/swagger.json"
+	log "generating Kubernetes $KUBE_VERSION schemas"
+	(cd "$(dirname "$0")/.." && go run ./scripts/kubeschemas -swagger "$swagger" -out "$TOOLS/kubeschemas" -version "$KUBE_VERSION")
+}
+
+setup_helm() { go_tool helm helm.sh/helm/v3/cmd/helm v3.22.0; }
+setup_kubeconform() { go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform v0.8.0; }
+
 components=("$@")
 [ ${#components[@]} -eq 0 ] && components=(test)
 for c in "${components[@]}"; do
@@ -103,7 +203,12 @@ for c in "${components[@]}"; do
 	minio) setup_minio ;;
 	onnx) setup_onnx ;;
 	quickstart) setup_speech; setup_onnx; setup_temporal ;;
-	test) setup_speech; setup_onnx; setup_temporal; setup_minio ;;
+	onnx-cuda) setup_onnx_cuda ;;
+	kube) setup_kube ;;
+	kubeschemas) setup_kubeschemas ;;
+	helm) setup_helm ;;
+	kubeconform) setup_kubeconform ;;
+	test) setup_speech; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

@@ -1,0 +1,42 @@
+# syntax=docker/dockerfile:1
+# Image of the cpu and synth workers (DESIGN §9): the floorbench binary,
+# espeak-ng and flite (run as programs, never linked), ONNX Runtime's CPU
+# library and the models. Every tool is installed by scripts/setup.sh, the
+# script CI runs, so the image holds the same pinned, checksum-verified files
+# the tests ran against.
+#
+#   docker build -t floorbench .
+#   docker run --rm floorbench --help
+
+ARG GO_VERSION=1.26.8
+ARG DEBIAN=bookworm
+
+# The binary. cgo stays on: the ONNX Runtime binding loads the library with
+# dlopen and the WebRTC VAD is C.
+FROM golang:${GO_VERSION}-${DEBIAN} AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN go build -trimpath -ldflags "-s -w" -o /out/floorbench ./cmd/floorbench
+
+# ONNX Runtime and the models come out of npm packages (setup.sh onnx); npm
+# stays in this stage.
+FROM golang:${GO_VERSION}-${DEBIAN} AS models
+RUN apt-get update && apt-get install -y --no-install-recommends npm && rm -rf /var/lib/apt/lists/*
+ENV FLOORBENCH_TOOLS=/opt/floorbench/tools
+COPY scripts/setup.sh /src/scripts/setup.sh
+RUN /src/scripts/setup.sh onnx
+
+FROM debian:${DEBIAN}-slim
+ENV FLOORBENCH_TOOLS=/opt/floorbench/tools
+COPY scripts/setup.sh /tmp/setup.sh
+# The speech component installs espeak-ng, flite and sox from Debian.
+RUN /tmp/setup.sh speech && rm -rf /tmp/setup.sh /var/lib/apt/lists/*
+COPY --from=models /opt/floorbench/tools /opt/floorbench/tools
+COPY --from=build /out/floorbench /usr/local/bin/floorbench
+# The chart runs the workers as this user with a read-only root file system
+# and a writable /tmp.
+USER 65532:65532
+ENTRYPOINT ["floorbench"]
+CMD ["worker", "--queues", "cpu,synth"]

@@ -1,0 +1,170 @@
+package charts
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"regexp"
+	"slices"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// objects decodes a rendered stream into typed Kubernetes objects.
+func objects(t *testing.T, rendered []byte) []runtime.Object {
+	t.Helper()
+	docs := yaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(rendered)))
+	var objs []runtime.Object
+	for {
+		doc, err := docs.Read()
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bytes.TrimSpace(regexp.MustCompile(`(?m)^#.*$`).ReplaceAll(doc, nil))) == 0 {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if err != nil {
+			t.Fatalf("decode %s: %v", doc, err)
+		}
+		objs = append(objs, obj)
+	}
+}
+
+func deployments(objs []runtime.Object) map[string]*appsv1.Deployment {
+	found := map[string]*appsv1.Deployment{}
+	for _, o := range objs {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			found[d.Name] = d
+		}
+	}
+	return found
+}
+
+// podSpec returns the pod template of a workload, or nil.
+func podSpec(o runtime.Object) *corev1.PodSpec {
+	switch o := o.(type) {
+	case *appsv1.Deployment:
+		return &o.Spec.Template.Spec
+	case *batchv1.Job:
+		return &o.Spec.Template.Spec
+	}
+	return nil
+}
+
+// Credentials reach the pods only from Secrets the operator made: the chart
+// renders no Secret, and no variable that names a key, secret or password
+// holds a literal.
+func TestCredentialsOnlyByReference(t *testing.T) {
+	h := newHelm(t)
+	credential := regexp.MustCompile(`KEY|SECRET|PASSWORD`)
+	reference := regexp.MustCompile(`^\$\([A-Z0-9_]+\)$`)
+	for name, values := range valueCases(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, o := range objects(t, h.template(values)) {
+				if _, ok := o.(*corev1.Secret); ok {
+					t.Errorf("the chart renders a Secret")
+				}
+				pod := podSpec(o)
+				if pod == nil {
+					continue
+				}
+				for _, c := range pod.Containers {
+					for _, e := range c.Env {
+						if credential.MatchString(e.Name) && e.ValueFrom == nil && !reference.MatchString(e.Value) {
+							t.Errorf("container %s: %s holds a literal", c.Name, e.Name)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// Every object carries the standard labels, and every pod's labels match
+// its Deployment's selector.
+func TestStandardLabels(t *testing.T) {
+	h := newHelm(t)
+	for name, values := range valueCases(t) {
+		t.Run(name, func(t *testing.T) {
+			for _, o := range objects(t, h.template(values)) {
+				m, err := meta.Accessor(o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range []string{"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
+					"app.kubernetes.io/managed-by", "app.kubernetes.io/part-of", "app.kubernetes.io/component"} {
+					if m.GetLabels()[l] == "" {
+						t.Errorf("%T %s has no label %s", o, m.GetName(), l)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestWorkerPerQueue(t *testing.T) {
+	h := newHelm(t)
+	objs := objects(t, h.template("testdata/values/defaults.yaml"))
+	found := deployments(objs)
+	for queue, provider := range map[string]string{"cpu": "cpu", "synth": "cpu", "gpu": "cuda"} {
+		d := found["floorbench-worker-"+queue]
+		if d == nil {
+			t.Errorf("no worker Deployment for queue %s", queue)
+			continue
+		}
+		c := d.Spec.Template.Spec.Containers[0]
+		if want := []string{"worker", "--queues", queue}; !slices.Equal(c.Args, want) {
+			t.Errorf("%s worker args %v, want %v", queue, c.Args, want)
+		}
+		if !slices.Contains(c.Env, corev1.EnvVar{Name: "FLOORBENCH_DEVICE", Value: provider}) {
+			t.Errorf("%s worker: FLOORBENCH_DEVICE is not %s", queue, provider)
+		}
+	}
+	gpu := found["floorbench-worker-gpu"].Spec.Template.Spec
+	if got := gpu.Containers[0].Resources.Limits["nvidia.com/gpu"]; got.Value() != 1 {
+		t.Errorf("gpu worker: nvidia.com/gpu limit %v, want 1", got.String())
+	}
+	if gpu.RuntimeClassName == nil || *gpu.RuntimeClassName != "nvidia" {
+		t.Errorf("gpu worker: runtimeClassName %v, want nvidia", gpu.RuntimeClassName)
+	}
+	if len(gpu.Tolerations) == 0 || gpu.Tolerations[0].Key != "nvidia.com/gpu" {
+		t.Errorf("gpu worker: tolerations %v, want the nvidia.com/gpu taint tolerated", gpu.Tolerations)
+	}
+	cpu := found["floorbench-worker-cpu"].Spec.Template.Spec
+	if _, has := cpu.Containers[0].Resources.Limits["nvidia.com/gpu"]; has || cpu.RuntimeClassName != nil {
+		t.Errorf("cpu worker asks for a GPU: limits %v, runtimeClassName %v", cpu.Containers[0].Resources.Limits, cpu.RuntimeClassName)
+	}
+}
+
+// Without gpu workers there is nothing to size: no gpu Deployment, no Role,
+// and no capacity settings for the workers.
+func TestGPUOffRendersNoCapacityControl(t *testing.T) {
+	h := newHelm(t)
+	objs := objects(t, h.template("testdata/values/gpu-off.yaml"))
+	if _, has := deployments(objs)["floorbench-worker-gpu"]; has {
+		t.Error("gpu worker rendered with workers.gpu.enabled=false")
+	}
+	for _, o := range objs {
+		switch o := o.(type) {
+		case *rbacv1.Role, *rbacv1.RoleBinding:
+			t.Errorf("%T rendered without gpu workers", o)
+		case *corev1.ConfigMap:
+			if _, has := o.Data["FLOORBENCH_GPU_DEPLOYMENT"]; has {
+				t.Error("FLOORBENCH_GPU_DEPLOYMENT set without gpu workers")
+			}
+		}
+	}
+}
