@@ -101,6 +101,11 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	}
 
 	p.Phase = "evaluation"
+	release, err := acquireGPUs(ctx, in, len(plans))
+	if err != nil {
+		return SweepResult{}, err
+	}
+	defer release()
 	var evalKeys []string
 	var evals []workflow.ChildWorkflowFuture
 	for _, sys := range in.Systems {
@@ -177,4 +182,33 @@ func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptio
 			NonRetryableErrorTypes: []string{"BadInput"},
 		},
 	}
+}
+
+// acquireGPUs scales the GPU workers up for the ONNX systems' inference
+// (one worker per GPU evaluation, bounded by the pool's maximum) and
+// returns the cleanup that scales them back. The cleanup runs on a
+// disconnected context, so a failed or cancelled sweep releases too.
+func acquireGPUs(ctx workflow.Context, in SweepInput, corpora int) (func(), error) {
+	n := 0
+	for _, s := range in.Systems {
+		if s.NeedsModel {
+			n += corpora
+		}
+	}
+	if n == 0 {
+		return func() {}, nil
+	}
+	claim := activities.CapacityInput{Holder: workflow.GetInfo(ctx).WorkflowExecution.ID, Replicas: int32(n)}
+	opts := activityOptions(in.Spec.Queues.CPU, 20*time.Minute)
+	opts.HeartbeatTimeout = 0 // waiting for pods to become ready does not heartbeat
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), (*activities.Activities).AcquireGPU, claim).Get(ctx, nil)
+	release := func() {
+		dctx, _ := workflow.NewDisconnectedContext(ctx)
+		_ = workflow.ExecuteActivity(workflow.WithActivityOptions(dctx, opts), (*activities.Activities).ReleaseGPU, claim).Get(dctx, nil)
+	}
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return release, nil
 }

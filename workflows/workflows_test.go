@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
@@ -50,6 +51,8 @@ func TestSweepWorkflowPlan(t *testing.T) {
 		return nil
 	})
 	env.OnActivity(a.FinalizeCorpus, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(a.AcquireGPU, mock.Anything, mock.Anything).Return(nil).Once()
+	env.OnActivity(a.ReleaseGPU, mock.Anything, mock.Anything).Return(nil).Once()
 	inferred := map[string]int{}
 	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
 		mu.Lock()
@@ -76,6 +79,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	if generated != 5 || len(inferred) != 3 || inferred["sys0"] != 5 || inferred["sys2"] != 5 {
 		t.Errorf("generated %d, inferred %v", generated, inferred)
 	}
+	env.AssertExpectations(t)
 	if len(aggregated.Evaluations) != 3 || aggregated.Meta.SpecHash != "spec-hash" || len(aggregated.Meta.Inputs) != 4 {
 		t.Errorf("aggregation input %+v", aggregated)
 	}
@@ -94,5 +98,42 @@ func TestQueueForSystems(t *testing.T) {
 	q := spec.Queues{CPU: "c", GPU: "g", Synth: "s"}
 	if queueFor(activities.SystemRef{NeedsModel: true}, q) != "g" || queueFor(activities.SystemRef{}, q) != "c" {
 		t.Error("ONNX systems go to the GPU queue, acoustic ones to the CPU queue")
+	}
+}
+
+// A sweep with an ONNX system scales the GPU workers up before inference
+// and back down afterwards, also when the sweep fails.
+func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(CorpusWorkflow)
+	env.RegisterWorkflow(EvaluationWorkflow)
+	var a *activities.Activities
+	env.RegisterActivity(a)
+	in := testInput(2, 3) // sys1 needs the GPU
+	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
+		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: []string{"c1", "c2"}, Ready: true}, nil)
+	var acquired, released []activities.CapacityInput
+	env.OnActivity(a.AcquireGPU, mock.Anything, mock.Anything).Return(func(_ context.Context, c activities.CapacityInput) error {
+		acquired = append(acquired, c)
+		return nil
+	})
+	env.OnActivity(a.ReleaseGPU, mock.Anything, mock.Anything).Return(func(_ context.Context, c activities.CapacityInput) error {
+		released = append(released, c)
+		return nil
+	})
+	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
+		if in.System.NeedsModel {
+			return temporal.NewNonRetryableApplicationError("model missing", "BadInput", nil)
+		}
+		return nil
+	})
+	env.OnActivity(a.Evaluate, mock.Anything, mock.Anything).Return("evaluations/x", nil)
+	env.ExecuteWorkflow(SweepWorkflow, in)
+	if env.GetWorkflowError() == nil {
+		t.Fatal("the sweep must fail when inference fails")
+	}
+	if len(acquired) != 1 || acquired[0].Replicas != 1 || len(released) != 1 || released[0].Holder != acquired[0].Holder {
+		t.Errorf("acquired %+v, released %+v", acquired, released)
 	}
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"log/slog"
+	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/cluster"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -47,7 +50,16 @@ the workflows. Audio, tracks and bundles go to the configured store.`,
 			return err
 		}
 		defer cl.Close()
-		ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv()}, names, spec.QueueCPU)
+		ccfg, err := cluster.ConfigFromEnv(os.LookupEnv)
+		if err != nil {
+			return err
+		}
+		capacity, err := cluster.New(ccfg, slog.Default())
+		if err != nil {
+			return err
+		}
+		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity}
+		ws, err := orchestrate.StartWorkers(cl, acts, names, spec.QueueCPU)
 		if err != nil {
 			return err
 		}
