@@ -201,3 +201,29 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the golden file:\n%s", name, got)
 	}
 }
+
+func TestSubmitErrorsAreOneLine(t *testing.T) {
+	dir := t.TempDir()
+	good := "corpora: [{name: tiny, generate: {preset: tiny, seed: 1}}]\nsystems: [{name: r, builtin: rms}]\n"
+	cases := []struct{ name, spec, flag, want string }{
+		{"empty spec", "", "", "empty spec"},
+		{"no corpora", "corpora: []\nsystems: [{name: r, builtin: rms}]\n", "", "corpora: at least one corpus is needed"},
+		{"unknown field", good + "bogus: 1\n", "", "field bogus not found"},
+		{"unknown system", strings.Replace(good, "builtin: rms", "builtin: nope", 1), "", "systems[0] (r): "},
+		{"missing corpus folder", strings.Replace(good, "generate: {preset: tiny, seed: 1}", "path: "+dir+"/none", 1), "", "corpora[0] (tiny): "},
+		{"unreachable Temporal", good, "--temporal-address=127.0.0.1:1", "cannot reach Temporal at 127.0.0.1:1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := writeFile(t, dir, "spec.yaml", c.spec)
+			args := []string{"submit", "-f", path, "--config", ""}
+			if c.flag != "" {
+				args = append(args, c.flag)
+			}
+			stdout, stderr, code := run(t, args...)
+			if code == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q, want one line containing %q", code, stdout, stderr, c.want)
+			}
+		})
+	}
+}

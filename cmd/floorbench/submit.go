@@ -70,13 +70,11 @@ It prints the workflow id, and with --wait the bundle id when done.`,
 	return cmd
 }
 
-func newStatusCommand() *cobra.Command {
+// sweepCommand is a command about one existing sweep: it reads the
+// configuration, connects to Temporal and hands run the client.
+func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error) *cobra.Command {
 	var output string
-	cmd := &cobra.Command{
-		Use:   "status WORKFLOW_ID",
-		Short: "Show a sweep's phase and progress",
-		Args:  cobra.ExactArgs(1),
-	}
+	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
 	config := configFlags(cmd)
 	outputFlag(cmd, &output)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
@@ -92,44 +90,31 @@ func newStatusCommand() *cobra.Command {
 			return err
 		}
 		defer cl.Close()
-		st, err := orchestrate.GetStatus(cmd.Context(), cl, args[0])
-		if err != nil {
-			return err
-		}
-		return printStatus(cmd.OutOrStdout(), st, output)
+		return run(cmd, cl, args[0], output)
 	}
 	return cmd
 }
 
+func newStatusCommand() *cobra.Command {
+	return sweepCommand("status WORKFLOW_ID", "Show a sweep's phase and progress",
+		func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error {
+			st, err := orchestrate.GetStatus(cmd.Context(), cl, id)
+			if err != nil {
+				return err
+			}
+			return printStatus(cmd.OutOrStdout(), st, output)
+		})
+}
+
 func newWatchCommand() *cobra.Command {
-	var output string
-	cmd := &cobra.Command{
-		Use:   "watch WORKFLOW_ID",
-		Short: "Follow a sweep with a progress bar until it ends; print its bundle id",
-		Args:  cobra.ExactArgs(1),
-	}
-	config := configFlags(cmd)
-	outputFlag(cmd, &output)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
-		cfg, err := config()
-		if err != nil {
-			return err
-		}
-		cl, err := cfg.Dial(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer cl.Close()
-		st, err := watchWithBar(cmd, cl, args[0])
-		if err != nil {
-			return err
-		}
-		return finish(cmd.OutOrStdout(), st, output)
-	}
-	return cmd
+	return sweepCommand("watch WORKFLOW_ID", "Follow a sweep with a progress bar until it ends; print its bundle id",
+		func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error {
+			st, err := watchWithBar(cmd, cl, id)
+			if err != nil {
+				return err
+			}
+			return finish(cmd.OutOrStdout(), st, output)
+		})
 }
 
 // watchWithBar follows a sweep until it ends, showing its progress on
