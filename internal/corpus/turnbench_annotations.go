@@ -3,7 +3,6 @@ package corpus
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
@@ -30,15 +29,7 @@ var annotatorKeys = [floor.Annotators]string{"a", "b", "c"}
 // TurnBench's taxonomy are kept and ignored by the gold, as TurnBench does.
 // Errors name the file, conversation, speaker, annotator and index.
 func ReadTurnBenchAnnotations(path string) ([]TurnBenchConversation, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	convs, err := ParseTurnBenchAnnotations(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return convs, nil
+	return jsonio.ReadFile(path, ParseTurnBenchAnnotations)
 }
 
 // ParseTurnBenchAnnotations parses the bytes of an annotations file.

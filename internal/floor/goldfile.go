@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
 )
@@ -63,15 +62,7 @@ func writeSpans(w *bufio.Writer, key string, spans []Span) {
 
 // ReadGoldSet reads a gold artifact file (see ParseGoldSet).
 func ReadGoldSet(path string) (*GoldSet, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	g, err := ParseGoldSet(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return g, nil
+	return jsonio.ReadFile(path, ParseGoldSet)
 }
 
 // ParseGoldSet parses a gold artifact strictly: known keys only, every key

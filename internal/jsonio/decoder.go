@@ -3,6 +3,7 @@ package jsonio
 import (
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -417,4 +418,19 @@ func (d *Decoder) End() error {
 		return d.Errorf("unexpected data after the JSON document")
 	}
 	return nil
+}
+
+// ReadFile reads path and parses it with parse, prefixing a parse error
+// with the path so the message names the file.
+func ReadFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := parse(data)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }

@@ -3,7 +3,6 @@ package score
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
@@ -15,15 +14,7 @@ type Attributes map[string]map[string]string
 
 // ReadAttributes reads {"<conversation id>": {"<name>": string | number}}.
 func ReadAttributes(path string) (Attributes, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	a, err := ParseAttributes(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return a, nil
+	return jsonio.ReadFile(path, ParseAttributes)
 }
 
 // ParseAttributes parses an attributes file's bytes.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
@@ -63,15 +62,7 @@ func WriteProbs(w io.Writer, p *ProbsFile) error {
 // speakers numbered 1..N without gaps. Coverage and frame counts against a
 // gold set are checked by CheckProbs.
 func ReadProbs(path string) (*ProbsFile, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	p, err := ParseProbs(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
+	return jsonio.ReadFile(path, ParseProbs)
 }
 
 // ParseProbs parses a probability file's bytes (see ReadProbs).

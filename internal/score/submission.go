@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/floorbench/floorbench/internal/floor"
@@ -83,15 +82,7 @@ func floatList(v []float64) string {
 
 // ReadSubmission reads a submission's structure (see ParseSubmission).
 func ReadSubmission(path string) (*Submission, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	s, err := ParseSubmission(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return s, nil
+	return jsonio.ReadFile(path, ParseSubmission)
 }
 
 // ParseSubmission parses a submission strictly: schema_version 1, no unknown
