@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -55,13 +58,24 @@ func (m *MinIO) Start() {
 	if err := m.cmd.Start(); err != nil {
 		m.t.Fatalf("start minio: %v", err)
 	}
+	// The health endpoint answers before MinIO has loaded its users: wait
+	// until an authenticated request succeeds too.
+	client, err := minio.New(m.Addr, &minio.Options{Creds: credentials.NewStaticV4(m.User, m.Secret, "")})
+	if err != nil {
+		m.t.Fatal(err)
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		resp, err := http.Get(fmt.Sprintf("http://%s/minio/health/ready", m.Addr))
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_, err = client.ListBuckets(ctx)
+				cancel()
+				if err == nil {
+					return
+				}
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
