@@ -75,13 +75,7 @@ func ParseProbs(data []byte) (*ProbsFile, error) {
 		switch key {
 		case "schema_version":
 			haveVersion = true
-			v, err := d.Int()
-			if err != nil {
-				return fmt.Errorf("schema_version: %w", err)
-			}
-			if v != 1 {
-				return fmt.Errorf("schema_version: unsupported version %d (want 1)", v)
-			}
+			return readSchemaVersion(d)
 		case "task":
 			haveTask = true
 			s, err := d.String()
@@ -234,6 +228,19 @@ func CheckProbs(p *ProbsFile, gold *floor.GoldSet) error {
 		if gold.Find(c.ID) == nil {
 			return fmt.Errorf("conversation %q: not in the gold", c.ID)
 		}
+	}
+	return nil
+}
+
+// readSchemaVersion reads schema_version, which must be 1, as in every
+// TurnBench file format floorbench reads.
+func readSchemaVersion(d *jsonio.Decoder) error {
+	v, err := d.Int()
+	if err != nil {
+		return fmt.Errorf("schema_version: %w", err)
+	}
+	if v != 1 {
+		return fmt.Errorf("schema_version: unsupported version %d (want 1)", v)
 	}
 	return nil
 }

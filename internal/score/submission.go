@@ -97,13 +97,7 @@ func ParseSubmission(data []byte) (*Submission, error) {
 		switch key {
 		case "schema_version":
 			haveVersion = true
-			v, err := d.Int()
-			if err != nil {
-				return fmt.Errorf("schema_version: %w", err)
-			}
-			if v != 1 {
-				return fmt.Errorf("schema_version: unsupported version %d (want 1)", v)
-			}
+			return readSchemaVersion(d)
 		case "predictions":
 			havePredictions = true
 			return d.Array(func(i int) error {
@@ -114,10 +108,8 @@ func ParseSubmission(data []byte) (*Submission, error) {
 				s.Conversations = append(s.Conversations, c)
 				return nil
 			})
-		default:
-			return fmt.Errorf("unknown key %q", key)
 		}
-		return nil
+		return fmt.Errorf("unknown key %q", key)
 	})
 	if err == nil {
 		err = d.End()
