@@ -17,9 +17,9 @@ func init() { subcommands = append(subcommands, newCorpusCommand) }
 func newCorpusCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "corpus",
-		Short: "Generate, inspect, check and export synthetic multi-party corpora (MPTB)",
+		Short: "Generate, ingest, inspect, check and export corpora (MPTB, TurnBench, AMI)",
 	}
-	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusStatsCommand(), newCorpusCheckCommand(), newCorpusExportCommand())
+	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusCheckCommand(), newCorpusExportCommand())
 	return cmd
 }
 

@@ -1,10 +1,59 @@
 package corpus
 
-import "github.com/floorbench/floorbench/internal/floor"
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
 
-// Gold derives the MPTB gold of a corpus's split ("" for all) from its
-// event logs (DESIGN §3.6), in manifest order. `floorbench gold --corpus`
-// prints it.
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+// ErrUnlabelled is returned for the gold of a conversation that has audio
+// but no labels (TurnBench's held-out test split).
+var ErrUnlabelled = errors.New("unlabelled: it can be detected but not scored")
+
+// Labels is what a conversation's labels give the scorer: its gold and,
+// for corpora with an event log, the events (the error anatomy reads them).
+type Labels struct {
+	Gold   floor.ConversationGold
+	Events []floor.Event
+}
+
+// Labels derives conversation conv's gold by the rules of the corpus's kind
+// (DESIGN §3.6): MPTB and AMI from their event logs, TurnBench from its raw
+// three-annotator tracks by the TurnBench consensus.
+func (c *Corpus) Labels(conv Conversation) (*Labels, error) {
+	if conv.Unlabelled {
+		return nil, fmt.Errorf("%s: conversation %s is %w", c.Dir, conv.ID, ErrUnlabelled)
+	}
+	if c.Manifest.Kind == KindTurnBench {
+		return c.turnBenchLabels(conv)
+	}
+	l, err := c.Events(conv)
+	if err != nil {
+		return nil, err
+	}
+	g := floor.DeriveMPTB(conv.ID, conv.Duration, l.Events, floor.DefaultInterruptedGuard)
+	return &Labels{Gold: g, Events: l.Events}, nil
+}
+
+// turnBenchLabels reads the conversation's annotations.json (the raw
+// annotations format, holding this one conversation).
+func (c *Corpus) turnBenchLabels(conv Conversation) (*Labels, error) {
+	path := filepath.Join(c.Dir, conv.ID, AnnotationsName)
+	convs, err := ReadTurnBenchAnnotations(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(convs) != 1 || convs[0].ID != conv.ID || convs[0].Duration != conv.Duration || len(convs[0].Speakers) != conv.Speakers {
+		return nil, fmt.Errorf("%s: does not hold exactly conversation %s (%d speakers, %v s) as the manifest says", path, conv.ID, conv.Speakers, conv.Duration)
+	}
+	return &Labels{Gold: floor.DeriveTurnBench(conv.ID, conv.Duration, convs[0].Speakers)}, nil
+}
+
+// Gold derives the gold of a corpus's split ("" for all) in manifest order,
+// by the rules of the corpus's kind. `floorbench gold --corpus` prints it.
+// A split with unlabelled conversations has no gold: the error says so.
 func Gold(dir, split string) (*floor.GoldSet, error) {
 	c, err := Open(dir)
 	if err != nil {
@@ -16,11 +65,11 @@ func Gold(dir, split string) (*floor.GoldSet, error) {
 	}
 	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}
 	for _, conv := range convs {
-		l, err := c.Events(conv)
+		l, err := c.Labels(conv)
 		if err != nil {
 			return nil, err
 		}
-		g.Conversations = append(g.Conversations, floor.DeriveMPTB(conv.ID, conv.Duration, l.Events, floor.DefaultInterruptedGuard))
+		g.Conversations = append(g.Conversations, l.Gold)
 	}
 	return g, nil
 }

@@ -16,24 +16,36 @@ import (
 
 // Format constants of the native corpus.
 const (
-	ManifestName  = "corpus.json"
-	EventsName    = "events.json"
-	KindMPTB      = "mptb"
-	SchemaVersion = 1
-	SampleRate    = 16000
-	maxSpeakers   = 16
-	maxManifest   = 64 << 20 // bytes; a manifest of 10,000 conversations is about 5 MB
+	ManifestName    = "corpus.json"
+	EventsName      = "events.json"
+	AnnotationsName = "annotations.json"
+	KindMPTB        = "mptb"
+	KindTurnBench   = "turnbench"
+	KindAMI         = "ami"
+	SchemaVersion   = 1
+	SampleRate      = 16000
+	maxSpeakers     = 16
+	maxManifest     = 64 << 20 // bytes; a manifest of 10,000 conversations is about 5 MB
 )
 
 // Manifest is corpus.json.
 type Manifest struct {
-	SchemaVersion int            `json:"schema_version"`
-	Kind          string         `json:"kind"`
-	Preset        string         `json:"preset"`
-	Seed          uint64         `json:"seed"`
-	CodeVersion   string         `json:"code_version"`
-	SampleRate    int            `json:"sample_rate_hz"`
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"`
+	Preset        string `json:"preset"`
+	Seed          uint64 `json:"seed"`
+	CodeVersion   string `json:"code_version"`
+	SampleRate    int    `json:"sample_rate_hz"`
+	// Source says where an ingested corpus came from (file names and their
+	// sha256); empty for generated corpora.
+	Source        []SourceFile   `json:"source,omitempty"`
 	Conversations []Conversation `json:"conversations"`
+}
+
+// SourceFile is one input file of an ingested corpus.
+type SourceFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
 }
 
 // Conversation is one manifest entry.
@@ -46,8 +58,14 @@ type Conversation struct {
 	Voices          []string  `json:"voices"`
 	Duration        float64   `json:"duration_s"`
 	Samples         int       `json:"samples"`
-	SNR             []float64 `json:"snr_db"`
-	Noise           []string  `json:"noise"`
+	SNR             []float64 `json:"snr_db,omitempty"`
+	Noise           []string  `json:"noise,omitempty"`
+	// Channels names each speaker as the source does (AMI's A-E, TurnBench's
+	// speaker_1/speaker_2); empty for generated corpora.
+	Channels []string `json:"channels,omitempty"`
+	// Unlabelled is true for audio without labels (TurnBench's held-out
+	// test): it can be detected but not scored.
+	Unlabelled bool `json:"unlabelled,omitempty"`
 	// Files maps every file of the conversation's folder to its sha256.
 	Files map[string]string `json:"files"`
 }
@@ -55,10 +73,34 @@ type Conversation struct {
 // ChannelName is the file name of speaker k's channel (k from 1).
 func ChannelName(k int) string { return fmt.Sprintf("speaker_%d.wav", k) }
 
-// FileNames lists the files a conversation with n speakers must have.
+// FileNames lists the files a conversation with n speakers must have in
+// a generated corpus.
 func FileNames(n int) []string {
 	out := []string{EventsName}
 	for k := 1; k <= n; k++ {
+		out = append(out, ChannelName(k))
+	}
+	return out
+}
+
+// LabelsName is the file holding a conversation's labels in a corpus of
+// the kind: the event log (MPTB, AMI's derived floor events) or the raw
+// TurnBench annotations.
+func LabelsName(kind string) string {
+	if kind == KindTurnBench {
+		return AnnotationsName
+	}
+	return EventsName
+}
+
+// FilesOf lists the files conversation c must have in a corpus of the kind:
+// one channel per speaker and, unless unlabelled, its labels.
+func FilesOf(kind string, c Conversation) []string {
+	var out []string
+	if !c.Unlabelled {
+		out = append(out, LabelsName(kind))
+	}
+	for k := 1; k <= c.Speakers; k++ {
 		out = append(out, ChannelName(k))
 	}
 	return out
@@ -105,15 +147,15 @@ func (m *Manifest) Validate() error {
 	if m.SchemaVersion != SchemaVersion {
 		return fmt.Errorf("schema_version %d (this floorbench reads %d)", m.SchemaVersion, SchemaVersion)
 	}
-	if m.Kind != KindMPTB {
-		return fmt.Errorf("kind %q (want %q)", m.Kind, KindMPTB)
+	if m.Kind != KindMPTB && m.Kind != KindTurnBench && m.Kind != KindAMI {
+		return fmt.Errorf("kind %q (want %s, %s or %s)", m.Kind, KindMPTB, KindTurnBench, KindAMI)
 	}
 	if m.SampleRate != SampleRate {
 		return fmt.Errorf("sample_rate_hz %d (want %d)", m.SampleRate, SampleRate)
 	}
 	seen := map[string]bool{}
 	for i, c := range m.Conversations {
-		if err := c.validate(); err != nil {
+		if err := c.validate(m.Kind); err != nil {
 			return fmt.Errorf("conversation %d: %w", i, err)
 		}
 		if seen[c.ID] {
@@ -124,26 +166,23 @@ func (m *Manifest) Validate() error {
 	return nil
 }
 
-func (c *Conversation) validate() error {
+func (c *Conversation) validate(kind string) error {
 	if !synth.ValidID(c.ID) {
 		return fmt.Errorf("id %q: want lower-case letters, digits, - and _ (it names a folder)", c.ID)
 	}
 	if c.Split != string(synth.Dev) && c.Split != string(synth.Test) {
 		return fmt.Errorf("%s: split %q (want dev or test)", c.ID, c.Split)
 	}
-	if _, err := synth.ParseInteractionType(c.InteractionType); err != nil {
-		return fmt.Errorf("%s: %w", c.ID, err)
-	}
 	if c.Speakers < 1 || c.Speakers > maxSpeakers {
 		return fmt.Errorf("%s: %d speakers (want 1 to %d)", c.ID, c.Speakers, maxSpeakers)
 	}
-	if len(c.Voices) != c.Speakers || len(c.SNR) != c.Speakers || len(c.Noise) != c.Speakers {
-		return fmt.Errorf("%s: voices, snr_db and noise need one entry per speaker (%d)", c.ID, c.Speakers)
+	if err := c.validateSource(kind); err != nil {
+		return fmt.Errorf("%s: %w", c.ID, err)
 	}
 	if c.Samples <= 0 || math.Abs(c.Duration-float64(c.Samples)/SampleRate) > 1e-6 {
 		return fmt.Errorf("%s: duration_s %g does not match %d samples", c.ID, c.Duration, c.Samples)
 	}
-	want := FileNames(c.Speakers)
+	want := FilesOf(kind, *c)
 	got := make([]string, 0, len(c.Files))
 	for name, sum := range c.Files {
 		got = append(got, name)
@@ -155,6 +194,34 @@ func (c *Conversation) validate() error {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		return fmt.Errorf("%s: files %v (want exactly %v)", c.ID, got, want)
+	}
+	return nil
+}
+
+// validateSource checks the fields that depend on where the corpus came
+// from: generated conversations have an MPTB interaction type, voices, SNRs
+// and noises and are labelled; ingested ones name their channels.
+func (c *Conversation) validateSource(kind string) error {
+	if kind == KindMPTB {
+		if _, err := synth.ParseInteractionType(c.InteractionType); err != nil {
+			return err
+		}
+		if len(c.Voices) != c.Speakers || len(c.SNR) != c.Speakers || len(c.Noise) != c.Speakers {
+			return fmt.Errorf("voices, snr_db and noise need one entry per speaker (%d)", c.Speakers)
+		}
+		if c.Unlabelled || len(c.Channels) > 0 {
+			return errors.New("a generated conversation is labelled and has no source channels")
+		}
+		return nil
+	}
+	if c.InteractionType == "" {
+		return errors.New("interaction_type is empty")
+	}
+	if len(c.Channels) != c.Speakers {
+		return fmt.Errorf("channels %q: want one name per speaker (%d)", c.Channels, c.Speakers)
+	}
+	if kind == KindAMI && c.Unlabelled {
+		return errors.New("an AMI conversation cannot be unlabelled")
 	}
 	return nil
 }
