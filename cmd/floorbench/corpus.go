@@ -19,7 +19,7 @@ func newCorpusCommand() *cobra.Command {
 		Use:   "corpus",
 		Short: "Generate, ingest, inspect, check and export corpora (MPTB, TurnBench, AMI)",
 	}
-	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusCheckCommand(), newCorpusExportCommand())
+	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusTimingCommand(), newCorpusCheckCommand(), newCorpusExportCommand())
 	return cmd
 }
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/floor"
 )
 
 func TestCorpusGenerateRejectsBadInputWithOneLine(t *testing.T) {
@@ -69,6 +71,17 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 	stdout, _, code = run(t, "gold", "--corpus", dir, "--split", "test", "-o", "json")
 	if code != 0 || !strings.Contains(stdout, `"eot_positive_events": [{"speaker": `) {
 		t.Fatalf("gold: exit %d, %.200q", code, stdout)
+	}
+	stdout, _, code = run(t, "corpus", "timing", dir, "-o", "json")
+	var timing floor.Timing
+	if code != 0 || json.Unmarshal([]byte(stdout), &timing) != nil {
+		t.Fatalf("timing: exit %d, %q", code, stdout)
+	}
+	// Every interruption of the tiny corpus takes the floor, and the
+	// generator's gaps put most smooth transfers after the turn's end.
+	if timing.Transfers < 20 || timing.Interruptions == 0 || timing.All.N != timing.Transfers ||
+		timing.Smooth.N != timing.Transfers-timing.Interruptions || !(timing.Smooth.Median > 0) || !(timing.All.Overlap > timing.Smooth.Overlap) {
+		t.Fatalf("timing %+v", timing)
 	}
 	out := t.TempDir()
 	if stdout, _, code := run(t, "corpus", "export", dir, "--format", "rttm", "--out", out); code != 0 || stdout != "wrote 12 rttm files to "+out+"\n" {

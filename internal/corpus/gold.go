@@ -12,10 +12,12 @@ import (
 // but no labels (TurnBench's held-out test split).
 var ErrUnlabelled = errors.New("unlabelled: it can be detected but not scored")
 
-// Labels is what a conversation's labels give the scorer: its gold and,
-// for corpora with an event log, the events (the error anatomy reads them).
+// Labels is what a conversation's labels give: its gold, its floor
+// segments (the human timing baseline reads them) and, for corpora with an
+// event log, the events (the error anatomy reads them).
 type Labels struct {
 	Gold   floor.ConversationGold
+	Floor  []floor.FloorSegment
 	Events []floor.Event
 }
 
@@ -34,7 +36,7 @@ func (c *Corpus) Labels(conv Conversation) (*Labels, error) {
 		return nil, err
 	}
 	g := floor.DeriveMPTB(conv.ID, conv.Duration, l.Events, floor.DefaultInterruptedGuard)
-	return &Labels{Gold: g, Events: l.Events}, nil
+	return &Labels{Gold: g, Floor: floor.EventFloorSegments(l.Events), Events: l.Events}, nil
 }
 
 // turnBenchLabels reads the conversation's annotations.json (the raw
@@ -48,7 +50,8 @@ func (c *Corpus) turnBenchLabels(conv Conversation) (*Labels, error) {
 	if len(convs) != 1 || convs[0].ID != conv.ID || convs[0].Duration != conv.Duration || len(convs[0].Speakers) != conv.Speakers {
 		return nil, fmt.Errorf("%s: does not hold exactly conversation %s (%d speakers, %v s) as the manifest says", path, conv.ID, conv.Speakers, conv.Duration)
 	}
-	return &Labels{Gold: floor.DeriveTurnBench(conv.ID, conv.Duration, convs[0].Speakers)}, nil
+	return &Labels{Gold: floor.DeriveTurnBench(conv.ID, conv.Duration, convs[0].Speakers),
+		Floor: floor.TurnBenchFloorSegments(convs[0].Speakers)}, nil
 }
 
 // Gold derives the gold of a corpus's split ("" for all) in manifest order,
@@ -72,4 +75,29 @@ func Gold(dir, split string) (*floor.GoldSet, error) {
 		g.Conversations = append(g.Conversations, l.Gold)
 	}
 	return g, nil
+}
+
+// Timing is the human timing baseline of a corpus's split ("" for all):
+// the floor-transfer offsets of its labelled conversations.
+func Timing(dir, split string) (floor.Timing, error) {
+	c, err := Open(dir)
+	if err != nil {
+		return floor.Timing{}, err
+	}
+	convs, err := c.Conversations(split)
+	if err != nil {
+		return floor.Timing{}, err
+	}
+	var transfers []floor.Transfer
+	for _, conv := range convs {
+		if conv.Unlabelled {
+			continue
+		}
+		l, err := c.Labels(conv)
+		if err != nil {
+			return floor.Timing{}, err
+		}
+		transfers = append(transfers, floor.Transfers(l.Floor)...)
+	}
+	return floor.NewTiming(transfers), nil
 }
