@@ -26,6 +26,23 @@ type CorpusPlan struct {
 	Conversations []string
 	// Ready is true when corpus.json is already stored (nothing to generate).
 	Ready bool
+	// Kind is the corpus's kind (corpus.KindMPTB, ...); NoDev is true when
+	// it has no labelled dev conversation, so its thresholds are
+	// transferred from another corpus's dev split.
+	Kind  string
+	NoDev bool
+}
+
+// planOf is the plan of a stored corpus with manifest m.
+func planOf(name, prefix, hash string, m *corpus.Manifest) CorpusPlan {
+	p := CorpusPlan{Name: name, Prefix: prefix, Hash: hash, Preset: m.Preset, Seed: m.Seed, Ready: true, Kind: m.Kind, NoDev: true}
+	for _, c := range m.Conversations {
+		p.Conversations = append(p.Conversations, c.ID)
+		if c.Split == "dev" && !c.Unlabelled {
+			p.NoDev = false
+		}
+	}
+	return p
 }
 
 // PlanGeneratedInput asks for a generated corpus.
@@ -50,7 +67,7 @@ func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
 	hash := GeneratedCorpusHash(in.Preset, in.Seed)
-	p := CorpusPlan{Name: in.Name, Prefix: "corpora/" + hash, Hash: hash, Preset: in.Preset, Seed: in.Seed}
+	p := CorpusPlan{Name: in.Name, Prefix: "corpora/" + hash, Hash: hash, Preset: in.Preset, Seed: in.Seed, Kind: corpus.KindMPTB}
 	for _, c := range preset.Conversations {
 		p.Conversations = append(p.Conversations, c.ID)
 	}
@@ -176,16 +193,13 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (CorpusPla
 		return CorpusPlan{}, err
 	}
 	hash := ManifestHash(raw)
-	p := CorpusPlan{Name: in.Name, Prefix: "corpora/" + hash, Hash: hash, Preset: c.Manifest.Preset, Seed: c.Manifest.Seed, Ready: true}
-	for _, conv := range c.Manifest.Conversations {
-		p.Conversations = append(p.Conversations, conv.ID)
-	}
+	p := planOf(in.Name, "corpora/"+hash, hash, c.Manifest)
 	if done, err := store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName); err != nil || done {
 		return p, err
 	}
 	for i, conv := range c.Manifest.Conversations {
 		heartbeat(ctx, i)
-		for _, name := range corpus.FileNames(conv.Speakers) {
+		for _, name := range corpus.FilesOf(c.Manifest.Kind, conv) {
 			key := p.Prefix + "/" + conv.ID + "/" + name
 			if ok, err := store.Exists(ctx, a.Store, key); err != nil || ok {
 				if err != nil {
@@ -233,9 +247,5 @@ func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (Corpus
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %s/%s: %v", in.Name, prefix, corpus.ManifestName, err)
 	}
-	p := CorpusPlan{Name: in.Name, Prefix: prefix, Hash: ManifestHash(raw), Preset: m.Preset, Seed: m.Seed, Ready: true}
-	for _, c := range m.Conversations {
-		p.Conversations = append(p.Conversations, c.ID)
-	}
-	return p, nil
+	return planOf(in.Name, prefix, ManifestHash(raw), m), nil
 }

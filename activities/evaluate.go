@@ -21,6 +21,16 @@ type EvaluateInput struct {
 	Params    score.Params
 	Resamples int
 	Seed      uint64
+	// Transfer, for a corpus without dev data, names the evaluation of the
+	// same system whose dev operating points are used here.
+	Transfer *Transfer
+}
+
+// Transfer is the source of transferred thresholds: a corpus and the
+// stored evaluation of the system on it.
+type Transfer struct {
+	Corpus     string
+	Evaluation string // key
 }
 
 // EvaluationKey is where an evaluation is stored; the key holds everything
@@ -30,7 +40,8 @@ func EvaluationKey(in EvaluateInput) string {
 		P score.Params
 		R int
 		S uint64
-	}{in.Params, in.Resamples, in.Seed})
+		T *Transfer `json:",omitempty"`
+	}{in.Params, in.Resamples, in.Seed, in.Transfer})
 	return fmt.Sprintf("evaluations/%s/%s/%s.json", in.System.Hash, in.Corpus.Hash, ManifestHash(id))
 }
 
@@ -49,6 +60,11 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 	bin := &bundle.Input{System: in.System.Name, SystemHash: in.System.Hash, Corpus: c,
 		DevProbs: map[floor.Task]*score.ProbsFile{}, TestProbs: map[floor.Task]*score.ProbsFile{},
 		Params: in.Params, Resamples: in.Resamples, Seed: in.Seed}
+	if in.Transfer != nil {
+		if bin.Transferred, err = a.transferred(ctx, *in.Transfer); err != nil {
+			return "", err
+		}
+	}
 	for _, task := range floor.Tasks {
 		for split, gold := range map[string]*floor.GoldSet{"dev": c.Dev, "test": c.Test} {
 			p, err := a.loadTracks(ctx, in.System.Hash, in.Corpus.Hash, gold, task)
@@ -74,6 +90,19 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 	return key, store.PutBytes(ctx, a.Store, key, data)
 }
 
+// transferred reads the dev operating points of a stored evaluation.
+func (a *Activities) transferred(ctx context.Context, t Transfer) (map[floor.Task]bundle.TransferredTheta, error) {
+	data, err := store.GetBytes(ctx, a.Store, t.Evaluation)
+	if err != nil {
+		return nil, err
+	}
+	var e bundle.Evaluation
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("%s: %w", t.Evaluation, err)
+	}
+	return e.OperatingPoints(t.Corpus), nil
+}
+
 // loadTracks assembles one split's probability file from per-conversation
 // tracks, in gold order.
 func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash string, gold *floor.GoldSet, task floor.Task) (*score.ProbsFile, error) {
@@ -93,8 +122,10 @@ func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash stri
 	return out, nil
 }
 
-// LoadCorpus reads a stored corpus's manifest and event logs (no audio)
-// into its gold per split, attributes and error-anatomy labels.
+// LoadCorpus reads a stored corpus's manifest and labels (no audio) into
+// its gold per split (by the rules of its kind), attributes, error-anatomy
+// labels (generated corpora) and human timing baseline. Unlabelled
+// conversations are counted, not scored.
 func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (*bundle.Corpus, error) {
 	dir, cleanup, err := a.scratch()
 	if err != nil {
@@ -108,27 +139,40 @@ func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (*bundle.C
 	if err != nil {
 		return nil, badInput("corpus %s: %v", plan.Name, err)
 	}
-	out := &bundle.Corpus{Name: plan.Name, Hash: plan.Hash, Kind: c.Manifest.Kind, Conversations: map[string]bundle.Conversation{},
+	kind := c.Manifest.Kind
+	out := &bundle.Corpus{Name: plan.Name, Hash: plan.Hash, Kind: kind, Conversations: map[string]bundle.Conversation{},
 		Dev:  &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax},
 		Test: &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}}
+	var transfers []floor.Transfer
 	for _, conv := range c.Manifest.Conversations {
-		if err := a.download(ctx, plan.Prefix+"/"+conv.ID+"/"+corpus.EventsName, filepath.Join(dir, conv.ID, corpus.EventsName)); err != nil {
+		if conv.Unlabelled {
+			out.Unlabelled++
+			continue
+		}
+		name := corpus.LabelsName(kind)
+		if err := a.download(ctx, plan.Prefix+"/"+conv.ID+"/"+name, filepath.Join(dir, conv.ID, name)); err != nil {
 			return nil, err
 		}
-		log, err := c.Events(conv)
+		l, err := c.Labels(conv)
 		if err != nil {
 			return nil, badInput("corpus %s: %v", plan.Name, err)
 		}
-		g := floor.DeriveMPTB(conv.ID, conv.Duration, log.Events, floor.DefaultInterruptedGuard)
-		anatomy := floor.MPTBAnatomy(&g, log.Events)
-		out.Conversations[conv.ID] = bundle.Conversation{ID: conv.ID, Split: conv.Split, Anatomy: &anatomy,
-			Attributes: map[string]string{"speakers": fmt.Sprint(conv.Speakers), "type": conv.InteractionType, "snr_band": SNRBand(conv.SNR)}}
+		transfers = append(transfers, floor.Transfers(l.Floor)...)
+		bc := bundle.Conversation{ID: conv.ID, Split: conv.Split,
+			Attributes: map[string]string{"speakers": fmt.Sprint(conv.Speakers), "type": conv.InteractionType}}
+		if kind == corpus.KindMPTB {
+			anatomy := floor.MPTBAnatomy(&l.Gold, l.Events)
+			bc.Anatomy = &anatomy
+			bc.Attributes["snr_band"] = SNRBand(conv.SNR)
+		}
+		out.Conversations[conv.ID] = bc
 		if conv.Split == "dev" {
-			out.Dev.Conversations = append(out.Dev.Conversations, g)
+			out.Dev.Conversations = append(out.Dev.Conversations, l.Gold)
 		} else {
-			out.Test.Conversations = append(out.Test.Conversations, g)
+			out.Test.Conversations = append(out.Test.Conversations, l.Gold)
 		}
 	}
+	out.Timing = floor.NewTiming(transfers)
 	return out, nil
 }
 

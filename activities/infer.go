@@ -59,7 +59,7 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 		return err
 	}
 	defer cleanup()
-	c, conv, err := a.materialise(ctx, in.Corpus, dir, in.Conversation, true)
+	c, conv, err := a.materialise(ctx, in.Corpus, dir, in.Conversation)
 	if err != nil {
 		return err
 	}
@@ -95,8 +95,8 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 }
 
 // materialise copies a stored corpus's manifest and one conversation's
-// files (audio only when withAudio) into dir and opens it there.
-func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, dir, conv string, withAudio bool) (*corpus.Corpus, corpus.Conversation, error) {
+// channels into dir and opens it there.
+func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, dir, conv string) (*corpus.Corpus, corpus.Conversation, error) {
 	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return nil, corpus.Conversation{}, err
 	}
@@ -108,11 +108,8 @@ func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, dir, conv
 		if e.ID != conv {
 			continue
 		}
-		names := []string{corpus.EventsName}
-		if withAudio {
-			names = corpus.FileNames(e.Speakers)
-		}
-		for _, name := range names {
+		for k := 1; k <= e.Speakers; k++ {
+			name := corpus.ChannelName(k)
 			if err := a.download(ctx, plan.Prefix+"/"+conv+"/"+name, filepath.Join(dir, conv, name)); err != nil {
 				return nil, e, err
 			}

@@ -21,6 +21,8 @@ type EvaluationInput struct {
 	Concurrency int
 	Parent      string
 	Next        int // where a continued-as-new run resumes inference
+	// Transfer is where a corpus without dev data takes its thresholds.
+	Transfer *activities.Transfer
 }
 
 // EvaluationWorkflow infers the system's tracks on every conversation (one
@@ -45,6 +47,6 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	var key string
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 30*time.Minute))
 	err = workflow.ExecuteActivity(cpu, (*activities.Activities).Evaluate, activities.EvaluateInput{
-		System: in.System, Corpus: in.Corpus, Params: in.Params, Resamples: in.Resamples, Seed: in.Seed}).Get(ctx, &key)
+		System: in.System, Corpus: in.Corpus, Params: in.Params, Resamples: in.Resamples, Seed: in.Seed, Transfer: in.Transfer}).Get(ctx, &key)
 	return key, err
 }

@@ -6,6 +6,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
@@ -106,25 +108,49 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	defer release()
-	var evalKeys []string
-	var evals []workflow.ChildWorkflowFuture
-	for _, sys := range in.Systems {
-		for _, plan := range plans {
-			evals = append(evals, workflow.ExecuteChildWorkflow(childOptions(ctx, self, "eval-"+sys.Name+"-"+plan.Name),
-				EvaluationWorkflow, EvaluationInput{
-					System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
-					Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
-					Concurrency: s.Concurrency, Parent: self,
-				}))
-		}
+	// Corpora without dev data are evaluated after their threshold source,
+	// whose stored evaluation they read the operating points from.
+	sources := transferSources(in.Spec, plans)
+	n := len(plans)
+	evals := make([]workflow.ChildWorkflowFuture, len(in.Systems)*n)
+	evalKeys := make([]string, len(evals))
+	start := func(si, pi int, transfer *activities.Transfer) {
+		sys, plan := in.Systems[si], plans[pi]
+		evals[si*n+pi] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, "eval-"+sys.Name+"-"+plan.Name),
+			EvaluationWorkflow, EvaluationInput{
+				System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
+				Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
+				Concurrency: s.Concurrency, Parent: self, Transfer: transfer,
+			})
 	}
-	for _, f := range evals {
-		var key string
-		if err := f.Get(ctx, &key); err != nil {
+	wait := func(dependent bool) error {
+		for i, f := range evals {
+			if plans[i%n].NoDev != dependent {
+				continue
+			}
+			if err := f.Get(ctx, &evalKeys[i]); err != nil {
+				return err
+			}
+			p.SystemsScored++
+		}
+		return nil
+	}
+	for _, dependent := range []bool{false, true} {
+		for si := range in.Systems {
+			for pi, plan := range plans {
+				if plan.NoDev != dependent {
+					continue
+				}
+				var transfer *activities.Transfer
+				if src := sources[pi]; dependent && src >= 0 {
+					transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: evalKeys[si*n+src]}
+				}
+				start(si, pi, transfer)
+			}
+		}
+		if err := wait(dependent); err != nil {
 			return SweepResult{}, err
 		}
-		evalKeys = append(evalKeys, key)
-		p.SystemsScored++
 	}
 
 	p.Phase = "aggregation"
@@ -150,6 +176,25 @@ func BundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
 		m.Inputs = append(m.Inputs, bundle.InputRef{Kind: "system", Name: s.Name, Hash: s.Hash})
 	}
 	return m
+}
+
+// transferSources gives, per corpus, the corpus whose dev operating points
+// it uses when it has none (-1: none, or it has its own): the spec's
+// transfer_from, else the first generated corpus with dev data.
+func transferSources(s spec.Sweep, plans []activities.CorpusPlan) []int {
+	out := make([]int, len(plans))
+	fallback := slices.IndexFunc(plans, func(p activities.CorpusPlan) bool { return p.Kind == corpus.KindMPTB && !p.NoDev })
+	for i, p := range plans {
+		out[i] = -1
+		if !p.NoDev {
+			continue
+		}
+		out[i] = fallback
+		if from := s.Corpora[i].TransferFrom; from != "" {
+			out[i] = slices.IndexFunc(plans, func(q activities.CorpusPlan) bool { return q.Name == from && !q.NoDev })
+		}
+	}
+	return out
 }
 
 // queueFor sends ONNX-model systems to the GPU queue (DESIGN §7).

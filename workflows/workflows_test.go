@@ -137,3 +137,58 @@ func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 		t.Errorf("acquired %+v, released %+v", acquired, released)
 	}
 }
+
+// A corpus without dev data is evaluated after the generated corpus, with
+// each system's thresholds read from that system's evaluation there; a
+// spec's transfer_from names another source.
+func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
+	for _, c := range []struct{ from, want string }{{"", "sim"}, {"real-dev", "real-dev"}} {
+		var s testsuite.WorkflowTestSuite
+		env := s.NewTestWorkflowEnvironment()
+		env.RegisterWorkflow(CorpusWorkflow)
+		env.RegisterWorkflow(EvaluationWorkflow)
+		var a *activities.Activities
+		env.RegisterActivity(a)
+		in := testInput(2, 0)
+		in.Systems[1].NeedsModel = false
+		in.Spec.Corpora = []spec.Corpus{in.Spec.Corpora[0], {Name: "real-dev", Path: "/d"}, {Name: "real", Path: "/r", TransferFrom: c.from}}
+		in.Spec.Corpora[0].Name = "sim"
+		in.Corpora = []CorpusSource{{Name: "sim", Generate: in.Corpora[0].Generate}, {Name: "real-dev", Dir: "/d"}, {Name: "real", Dir: "/r"}}
+		env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
+			Name: "sim", Prefix: "corpora/s", Hash: "s", Conversations: []string{"s1"}, Ready: true, Kind: "mptb"}, nil)
+		env.OnActivity(a.IngestLocal, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.IngestInput) (activities.CorpusPlan, error) {
+			return activities.CorpusPlan{Name: in.Name, Prefix: "corpora/" + in.Name, Hash: in.Name, Conversations: []string{"r1"}, Ready: true,
+				Kind: "ami", NoDev: in.Name == "real"}, nil
+		})
+		env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(nil)
+		var mu sync.Mutex
+		var order []string
+		transfers := map[string]*activities.Transfer{}
+		env.OnActivity(a.Evaluate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvaluateInput) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			key := "evaluations/" + in.System.Name + "/" + in.Corpus.Name
+			order = append(order, key)
+			transfers[key] = in.Transfer
+			return key, nil
+		})
+		env.OnActivity(a.Aggregate, mock.Anything, mock.Anything).Return("bundle-1", nil)
+		env.ExecuteWorkflow(SweepWorkflow, in)
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		if len(order) != 6 || order[4][len(order[4])-5:] != "/real" || order[5][len(order[5])-5:] != "/real" {
+			t.Fatalf("evaluation order %v: the corpus without dev must come last", order)
+		}
+		for _, sys := range []string{"sys0", "sys1"} {
+			got := transfers["evaluations/"+sys+"/real"]
+			want := activities.Transfer{Corpus: c.want, Evaluation: "evaluations/" + sys + "/" + c.want}
+			if got == nil || *got != want {
+				t.Errorf("transfer_from %q: %s on real transferred %+v, want %+v", c.from, sys, got, want)
+			}
+			if transfers["evaluations/"+sys+"/sim"] != nil || transfers["evaluations/"+sys+"/real-dev"] != nil {
+				t.Errorf("%s: a corpus with dev data must not transfer", sys)
+			}
+		}
+	}
+}

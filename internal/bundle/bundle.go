@@ -63,6 +63,7 @@ type Results struct {
 	Protocol      score.Params        `json:"protocol"`
 	Resamples     int                 `json:"bootstrap_resamples"`
 	Seed          uint64              `json:"bootstrap_seed"`
+	Corpora       []CorpusInfo        `json:"corpora"`
 	Leaderboards  []CorpusLeaderboard `json:"leaderboards"`
 	Evaluations   []Evaluation        `json:"evaluations"`
 }
@@ -91,6 +92,12 @@ func Build(meta Meta, evals []Evaluation, created string) ([]File, *Results, err
 		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))
 	})
 	res := &Results{SchemaVersion: SchemaVersion, BundleID: id, Protocol: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed, Evaluations: evals}
+	for i := range evals {
+		if info := evals[i].CorpusInfo; info != nil && (len(res.Corpora) == 0 || res.Corpora[len(res.Corpora)-1].Name != info.Name) {
+			res.Corpora = append(res.Corpora, *info)
+		}
+		evals[i].CorpusInfo = nil
+	}
 	res.Leaderboards = leaderboards(evals, meta)
 	resultsJSON, err := json.MarshalIndent(res, "", " ")
 	if err != nil {

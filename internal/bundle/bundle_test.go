@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,11 +19,18 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixture builds a generated-looking corpus (dev and test, speaker counts
-// and types as attributes, anatomy from event logs) and two systems' tracks.
-func fixture(t *testing.T) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFile) {
+// and types as attributes, anatomy from event logs) and two systems' tracks;
+// without dev, a real-looking corpus of test conversations only, two of
+// them unlabelled.
+func fixture(t *testing.T, withDev bool) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFile) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	c := &Corpus{Name: "mptb-mini", Hash: "c0ffee", Kind: "mptb", Conversations: map[string]Conversation{},
 		Dev: &floor.GoldSet{TauPre: 0.25, TauMax: 3}, Test: &floor.GoldSet{TauPre: 0.25, TauMax: 3}}
+	if !withDev {
+		rng = rand.New(rand.NewPCG(7, 7))
+		c.Name, c.Hash, c.Kind, c.Unlabelled = "real-mini", "bead", "ami", 2
+	}
+	var transfers []floor.Transfer
 	tracks := map[string][2]map[floor.Task]*score.ProbsFile{}
 	systems := []string{"early", "late"}
 	for _, s := range systems {
@@ -35,7 +43,7 @@ func fixture(t *testing.T) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFi
 	}
 	for i := range 16 {
 		split := "test"
-		if i%4 == 0 {
+		if i%4 == 0 && withDev {
 			split = "dev"
 		}
 		id := fmt.Sprintf("conv%02d", i)
@@ -55,6 +63,7 @@ func fixture(t *testing.T) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFi
 				events = append(events, floor.Event{Kind: floor.Backchannel, Speaker: other, Start: t + 1, End: t + 1.4, Words: 1})
 			}
 		}
+		transfers = append(transfers, floor.Transfers(floor.EventFloorSegments(events))...)
 		g := floor.DeriveMPTB(id, 60, events, floor.DefaultInterruptedGuard)
 		a := floor.MPTBAnatomy(&g, events)
 		types := []string{"casual", "narrative"}
@@ -87,14 +96,18 @@ func fixture(t *testing.T) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFi
 			}
 		}
 	}
+	c.Timing = floor.NewTiming(transfers)
 	return c, tracks
 }
 
+// buildBundle evaluates two systems on the generated fixture and, with
+// thresholds transferred from it, on the real-looking one.
 func buildBundle(t *testing.T, reverse bool) ([]File, *Results) {
-	c, tracks := fixture(t)
+	c, tracks := fixture(t, true)
+	real, realTracks := fixture(t, false)
 	meta := Meta{Name: "unit", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"unit"}`), CodeVersion: "test",
 		Protocol: score.DefaultParams(), Resamples: 300, Seed: 9,
-		Inputs: []InputRef{{"corpus", c.Name, c.Hash}, {"system", "early", "e1"}, {"system", "late", "l1"}}}
+		Inputs: []InputRef{{"corpus", c.Name, c.Hash}, {"corpus", real.Name, real.Hash}, {"system", "early", "e1"}, {"system", "late", "l1"}}}
 	var evals []Evaluation
 	for _, s := range []string{"early", "late"} {
 		e, err := Evaluate(&Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s][0], TestProbs: tracks[s][1],
@@ -102,10 +115,15 @@ func buildBundle(t *testing.T, reverse bool) ([]File, *Results) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		evals = append(evals, *e)
+		r, err := Evaluate(&Input{System: s, SystemHash: s + "-hash", Corpus: real, DevProbs: realTracks[s][0], TestProbs: realTracks[s][1],
+			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed, Transferred: e.OperatingPoints(c.Name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evals = append(evals, *e, *r)
 	}
 	if reverse {
-		evals[0], evals[1] = evals[1], evals[0]
+		slices.Reverse(evals)
 	}
 	files, res, err := Build(meta, evals, "2026-11-30T00:00:00Z")
 	if err != nil {
@@ -139,8 +157,25 @@ func TestBundleContents(t *testing.T) {
 		}
 	}
 	// "early" finds every event but fires on too many holds: out of the test budget.
-	if len(res.Leaderboards) != 2 || res.Leaderboards[0].Rows[0].System != "late" || res.Leaderboards[0].Rows[1].Status != "out of budget" {
+	if len(res.Leaderboards) != 4 || res.Leaderboards[0].Rows[0].System != "late" || res.Leaderboards[0].Rows[1].Status != "out of budget" {
 		t.Errorf("leaderboards %+v", res.Leaderboards)
+	}
+	// The real-looking corpus has no dev split: both tasks use the
+	// generated corpus's frozen thresholds, and say so.
+	for _, e := range res.Evaluations {
+		for _, r := range e.Tasks {
+			own := e.Corpus == "mptb-mini"
+			if own == (r.TransferredFrom != "") || !own && r.TransferredFrom != "mptb-mini" {
+				t.Errorf("%s on %s, %s: transferred from %q", e.System, e.Corpus, r.Task, r.TransferredFrom)
+			}
+		}
+		if e.CorpusInfo != nil {
+			t.Errorf("%s on %s: corpus info repeated in the evaluation", e.System, e.Corpus)
+		}
+	}
+	if len(res.Corpora) != 2 || res.Corpora[1].Name != "real-mini" || res.Corpora[1].Dev != 0 || res.Corpora[1].Test != 16 ||
+		res.Corpora[1].Unlabelled != 2 || res.Corpora[0].Timing.Transfers == 0 {
+		t.Errorf("corpora %+v", res.Corpora)
 	}
 	sub, err := score.ParseSubmission(names["predictions/mptb-mini/early.json"])
 	if err != nil || len(sub.Conversations) != 12 {
@@ -151,7 +186,8 @@ func TestBundleContents(t *testing.T) {
 		t.Errorf("events.csv has %d lines", lines)
 	}
 	report := string(names["report.md"])
-	for _, want := range []string{"EOT leaderboard on mptb-mini", "by speakers (test)", "by type (test)", "error anatomy", "hold_ending", "claim_words", "paired comparisons"} {
+	for _, want := range []string{"EOT leaderboard on mptb-mini", "by speakers (test)", "by type (test)", "error anatomy", "hold_ending", "claim_words", "paired comparisons",
+		"## Sim-to-real", "| late | real-mini | ami |", "EOT: mptb-mini dev, INT: mptb-mini dev", "2 unlabelled (detected, not scored)", "Human timing on real-mini"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md lacks %q", want)
 		}

@@ -24,6 +24,11 @@ type Corpus struct {
 	Kind          string
 	Dev, Test     *floor.GoldSet // Dev may be empty: then a transferred threshold is needed
 	Conversations map[string]Conversation
+	// Unlabelled counts conversations with audio but no labels: detected,
+	// not scored.
+	Unlabelled int
+	// Timing is the human timing baseline of the labelled conversations.
+	Timing floor.Timing
 }
 
 // Breakdown attributes reported for every corpus that has them.
@@ -56,6 +61,34 @@ type Evaluation struct {
 	Corpus     string       `json:"corpus"`
 	CorpusHash string       `json:"corpus_hash"`
 	Tasks      []TaskResult `json:"tasks"`
+	// CorpusInfo describes the corpus; results.json lists it once per
+	// corpus (Results.Corpora), not per evaluation.
+	CorpusInfo *CorpusInfo `json:"corpus_info,omitempty"`
+}
+
+// CorpusInfo is what a bundle says about one corpus besides the scores:
+// its kind, how many conversations were scored per split, how many had no
+// labels, and the human timing baseline of its labels.
+type CorpusInfo struct {
+	Name       string       `json:"name"`
+	Kind       string       `json:"kind"`
+	Dev        int          `json:"dev_conversations"`
+	Test       int          `json:"test_conversations"`
+	Unlabelled int          `json:"unlabelled_conversations"`
+	Timing     floor.Timing `json:"human_timing"`
+}
+
+// OperatingPoints are the thresholds frozen on this evaluation's own dev
+// split, per task, to transfer to a corpus without dev data; from names
+// where they come from.
+func (e *Evaluation) OperatingPoints(from string) map[floor.Task]TransferredTheta {
+	out := map[floor.Task]TransferredTheta{}
+	for _, t := range e.Tasks {
+		if t.HasOP && t.TransferredFrom == "" {
+			out[t.Task] = TransferredTheta{Theta: float64(t.Theta), From: from}
+		}
+	}
+	return out
 }
 
 // TaskResult is one task of an evaluation.
@@ -131,7 +164,9 @@ type EventRow struct {
 // the dev sweep and operating point (or the transferred threshold), test at
 // the frozen threshold, bootstrap intervals, breakdowns and error anatomy.
 func Evaluate(in *Input) (*Evaluation, error) {
-	e := &Evaluation{System: in.System, SystemHash: in.SystemHash, Corpus: in.Corpus.Name, CorpusHash: in.Corpus.Hash}
+	c := in.Corpus
+	e := &Evaluation{System: in.System, SystemHash: in.SystemHash, Corpus: c.Name, CorpusHash: c.Hash,
+		CorpusInfo: &CorpusInfo{Name: c.Name, Kind: c.Kind, Dev: conversations(c.Dev), Test: conversations(c.Test), Unlabelled: c.Unlabelled, Timing: c.Timing}}
 	for _, task := range floor.Tasks {
 		test := in.TestProbs[task]
 		if test == nil {
@@ -144,6 +179,13 @@ func Evaluate(in *Input) (*Evaluation, error) {
 		e.Tasks = append(e.Tasks, *r)
 	}
 	return e, nil
+}
+
+func conversations(g *floor.GoldSet) int {
+	if g == nil {
+		return 0
+	}
+	return len(g.Conversations)
 }
 
 func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {

@@ -2,10 +2,13 @@ package bundle
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -28,12 +31,20 @@ func Report(res *Results, meta Meta) []byte {
 	} else {
 		b.WriteString("No bootstrap intervals.\n\n")
 	}
+	if len(res.Corpora) > 1 {
+		b.WriteString("## Sim-to-real\n\n")
+		b.WriteString("Test recall and fp_rate per corpus at each corpus's own dev operating point, or at the threshold transferred from another corpus's dev split where it has no dev data. ")
+		b.WriteString("Recording conditions, labels and threshold selection differ between corpora, so the columns show domain sensitivity, not a causal effect.\n\n")
+		_ = SimToReal(res).Markdown(&b)
+		b.WriteString("\n")
+	}
 	corpus := ""
 	for i := range res.Leaderboards {
 		lb := &res.Leaderboards[i]
 		if lb.Corpus != corpus {
 			corpus = lb.Corpus
 			fmt.Fprintf(&b, "## Corpus %s\n\n", corpus)
+			corpusInfo(&b, res.Corpora, corpus)
 		}
 		t := lb.Table()
 		t.Title = fmt.Sprintf("%s leaderboard on %s", strings.ToUpper(string(lb.Task)), corpus)
@@ -75,6 +86,65 @@ func Report(res *Results, meta Meta) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// corpusInfo writes what the bundle knows of a corpus besides its scores:
+// conversations scored, unlabelled ones, and the human timing baseline.
+func corpusInfo(b *bytes.Buffer, corpora []CorpusInfo, name string) {
+	for _, c := range corpora {
+		if c.Name != name {
+			continue
+		}
+		fmt.Fprintf(b, "Kind %s: %d dev and %d test conversations scored", c.Kind, c.Dev, c.Test)
+		if c.Unlabelled > 0 {
+			fmt.Fprintf(b, "; %d unlabelled (detected, not scored)", c.Unlabelled)
+		}
+		b.WriteString(".\n\n")
+		t := report.TimingTable(c.Timing)
+		t.Title = fmt.Sprintf("Human timing on %s: floor-transfer offsets (next speaker's start − current turn's end), %d transfers", name, c.Timing.Transfers)
+		_ = t.Markdown(b)
+		b.WriteString("\n")
+	}
+}
+
+// SimToReal is the sim-to-real table: per system and corpus, EOT and INT
+// test recall and fp_rate with 95% intervals, and where the threshold came
+// from.
+func SimToReal(res *Results) *report.Table {
+	t := &report.Table{
+		Header: []string{"system", "corpus", "kind", "EOT recall [95% CI]", "EOT fp_rate [95% CI]", "INT recall [95% CI]", "INT fp_rate [95% CI]", "threshold"},
+		Labels: 3,
+	}
+	kinds := map[string]string{}
+	for _, c := range res.Corpora {
+		kinds[c.Name] = c.Kind
+	}
+	evals := slices.Clone(res.Evaluations)
+	slices.SortStableFunc(evals, func(a, b Evaluation) int { return cmp.Compare(a.System, b.System) })
+	for _, e := range evals {
+		row := []string{e.System, e.Corpus, kinds[e.Corpus], "—", "—", "—", "—", "—"}
+		var from []string
+		for _, r := range e.Tasks {
+			col := 3
+			if r.Task == floor.TaskINT {
+				col = 5
+			}
+			if r.Test != nil {
+				row[col], row[col+1] = withInterval(*r.Test, true), withInterval(*r.Test, false)
+			}
+			switch {
+			case r.TransferredFrom != "":
+				from = append(from, fmt.Sprintf("%s: %s dev", strings.ToUpper(string(r.Task)), r.TransferredFrom))
+			case r.HasOP:
+				from = append(from, fmt.Sprintf("%s: own dev", strings.ToUpper(string(r.Task))))
+			default:
+				from = append(from, fmt.Sprintf("%s: none", strings.ToUpper(string(r.Task))))
+			}
+		}
+		row[7] = strings.Join(from, ", ")
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 func operatingPoints(evals []Evaluation) *report.Table {

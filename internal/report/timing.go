@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/floorbench/floorbench/internal/floor"
 )
@@ -13,15 +12,13 @@ import (
 func TimingTable(t floor.Timing) *Table {
 	tb := &Table{Header: []string{"transfers", "n", "median ms", "p25 ms", "p75 ms", "overlap"}}
 	row := func(name string, o floor.OffsetStats) []string {
+		if o.N == 0 {
+			return []string{name, "0", "—", "—", "—", "—"}
+		}
 		return []string{name, fmt.Sprint(o.N), offsetMS(o.Median), offsetMS(o.P25), offsetMS(o.P75), Rate(o.Overlap)}
 	}
 	tb.Rows = append(tb.Rows, row("smooth", t.Smooth), row("with interruptions", t.All))
 	return tb
 }
 
-func offsetMS(s float64) string {
-	if math.IsNaN(s) {
-		return "—"
-	}
-	return fmt.Sprintf("%+.0f", s*1000)
-}
+func offsetMS(s float64) string { return fmt.Sprintf("%+.0f", s*1000) }

@@ -41,6 +41,10 @@ type Corpus struct {
 	Generate *Generate `yaml:"generate,omitempty" json:"generate,omitempty"`
 	Path     string    `yaml:"path,omitempty" json:"-"`
 	S3       string    `yaml:"s3,omitempty" json:"s3,omitempty"`
+	// TransferFrom names the corpus whose dev operating points this one
+	// uses when it has no dev data; by default the first generated (MPTB)
+	// corpus with dev data.
+	TransferFrom string `yaml:"transfer_from,omitempty" json:"transfer_from,omitempty"`
 	// Hash is the content hash of a local or S3 corpus, filled by
 	// resolution before submission; it replaces the path in the identity.
 	Hash string `yaml:"-" json:"hash,omitempty"`
@@ -180,6 +184,14 @@ func (s *Sweep) validate() error {
 			if err := store.CheckPrefix(c.S3); err != nil {
 				return fmt.Errorf("%s.s3: %w", where, err)
 			}
+		}
+	}
+	for i, c := range s.Corpora {
+		if c.TransferFrom == "" {
+			continue
+		}
+		if _, ok := names[c.TransferFrom]; !ok || c.TransferFrom == c.Name {
+			return fmt.Errorf("corpora[%d].transfer_from: %q is not another corpus of this spec", i, c.TransferFrom)
 		}
 	}
 	names = map[string]string{}

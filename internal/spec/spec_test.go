@@ -69,6 +69,7 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":         "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
 		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                          "s.yaml: yaml: unmarshal errors:;   line 3: field bogus not found in type spec.Sweep",
 		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":      "s.yaml: yaml: unmarshal errors:;   line 3: cannot unmarshal !!str `many` into int",
+		"corpora: [{name: a, path: /x, transfer_from: b}]\nsystems: [{name: r, builtin: rms}]":                  `s.yaml: corpora[0].transfer_from: "b" is not another corpus of this spec`,
 		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                    `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
 	}
 	for in, want := range cases {
