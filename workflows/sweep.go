@@ -110,7 +110,7 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	defer release()
 	// Corpora without dev data are evaluated after their threshold source,
 	// whose stored evaluation they read the operating points from.
-	sources := transferSources(in.Spec, plans)
+	sources := TransferSources(in.Spec, plans)
 	n := len(plans)
 	evals := make([]workflow.ChildWorkflowFuture, len(in.Systems)*n)
 	evalKeys := make([]string, len(evals))
@@ -178,10 +178,10 @@ func BundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
 	return m
 }
 
-// transferSources gives, per corpus, the corpus whose dev operating points
+// TransferSources gives, per corpus, the corpus whose dev operating points
 // it uses when it has none (-1: none, or it has its own): the spec's
 // transfer_from, else the first generated corpus with dev data.
-func transferSources(s spec.Sweep, plans []activities.CorpusPlan) []int {
+func TransferSources(s spec.Sweep, plans []activities.CorpusPlan) []int {
 	out := make([]int, len(plans))
 	fallback := slices.IndexFunc(plans, func(p activities.CorpusPlan) bool { return p.Kind == corpus.KindMPTB && !p.NoDev })
 	for i, p := range plans {

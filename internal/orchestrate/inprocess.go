@@ -49,38 +49,47 @@ func RunInProcess(ctx context.Context, in workflows.SweepInput, a *activities.Ac
 		}
 	}
 	// Like the sweep workflow: every system x corpus evaluation at once,
-	// each with its own bounded inference fan-out.
-	type pair struct {
-		sys  activities.SystemRef
-		plan activities.CorpusPlan
-	}
-	var pairs []pair
-	for _, sys := range in.Systems {
-		for _, plan := range plans {
-			pairs = append(pairs, pair{sys, plan})
-		}
-	}
-	keys := make([]string, len(pairs))
-	outer, octx := errgroup.WithContext(ctx)
-	for i, p := range pairs {
-		outer.Go(func() error {
-			g, gctx := errgroup.WithContext(octx)
-			g.SetLimit(s.Concurrency)
-			for _, id := range p.plan.Conversations {
-				g.Go(func() error {
-					return a.Infer(gctx, activities.InferInput{System: p.sys, Corpus: p.plan, Conversation: id})
+	// each with its own bounded inference fan-out; corpora without dev data
+	// after the others, with their thresholds transferred.
+	sources := workflows.TransferSources(s, plans)
+	n := len(plans)
+	keys := make([]string, len(in.Systems)*n)
+	for _, dependent := range []bool{false, true} {
+		outer, octx := errgroup.WithContext(ctx)
+		for si, sys := range in.Systems {
+			for pi, plan := range plans {
+				if plan.NoDev != dependent {
+					continue
+				}
+				ev := activities.EvaluateInput{System: sys, Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
+				if src := sources[pi]; dependent && src >= 0 {
+					ev.Transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: keys[si*n+src]}
+				}
+				outer.Go(func() (err error) {
+					keys[si*n+pi], err = evaluate(octx, a, ev, s.Concurrency)
+					return err
 				})
 			}
-			if err := g.Wait(); err != nil {
-				return err
-			}
-			var err error
-			keys[i], err = a.Evaluate(octx, activities.EvaluateInput{System: p.sys, Corpus: p.plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed})
-			return err
-		})
-	}
-	if err := outer.Wait(); err != nil {
-		return "", err
+		}
+		if err := outer.Wait(); err != nil {
+			return "", err
+		}
 	}
 	return a.Aggregate(ctx, activities.AggregateInput{Meta: workflows.BundleMeta(in, plans), Evaluations: keys})
+}
+
+// evaluate infers a system's tracks on every conversation of a corpus
+// (bounded) and evaluates them.
+func evaluate(ctx context.Context, a *activities.Activities, in activities.EvaluateInput, concurrency int) (string, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(concurrency)
+	for _, id := range in.Corpus.Conversations {
+		g.Go(func() error {
+			return a.Infer(gctx, activities.InferInput{System: in.System, Corpus: in.Corpus, Conversation: id})
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return "", err
+	}
+	return a.Evaluate(ctx, in)
 }
