@@ -64,7 +64,7 @@ func IngestTurnBench(o IngestTurnBenchOptions) (*Manifest, error) {
 		err = ReadTurnBenchParquetFile(path, func(row *TurnBenchRow) error {
 			e, err := ingestRow(tmp, row, o.Split, from, path)
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				return err
 			}
 			m.Conversations = append(m.Conversations, e)
 			return nil
@@ -98,12 +98,12 @@ func ingestRow(dir string, row *TurnBenchRow, split string, from map[string]stri
 		return Conversation{}, fmt.Errorf("column %q: value %q is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, row.ID)
 	}
 	if prev, ok := from[row.ID]; ok {
-		return Conversation{}, fmt.Errorf("conversation_id %q appears twice (also in %s)", row.ID, prev)
+		return Conversation{}, fmt.Errorf("conversation appears twice (also in %s)", prev)
 	}
 	from[row.ID] = path
 	switch {
 	case row.Split != "" && split != "" && row.Split != split:
-		return Conversation{}, fmt.Errorf("conversation_id %q: column %q says %q, --split says %q", row.ID, colSplit, row.Split, split)
+		return Conversation{}, fmt.Errorf("column %q says %q, --split says %q", colSplit, row.Split, split)
 	case row.Split == "" && split == "":
 		return Conversation{}, fmt.Errorf("no %q column: give the split of its rows (--split dev|test)", colSplit)
 	case row.Split == "":
@@ -124,7 +124,7 @@ func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, er
 	}
 	for k, ch := range row.Channels {
 		if err := audio.WriteWAV(filepath.Join(folder, ChannelName(k+1)), ch, SampleRate); err != nil {
-			return Conversation{}, fmt.Errorf("conversation_id %q: %w", row.ID, err)
+			return Conversation{}, err
 		}
 	}
 	if !e.Unlabelled {

@@ -208,6 +208,7 @@ func setSegment(field string, v any) func(*tbfixture.Table) {
 
 func TestIngestTurnBenchBadInput(t *testing.T) {
 	const row = `row 0 (conversation_id "tb-001"): `
+	const evil = `row 0 (conversation_id "../evil"): `
 	cases := []badCase{
 		{"missing column", func(tab *tbfixture.Table) { delete(tab.Columns, "speaker_2_annotation_c") },
 			`missing column "speaker_2_annotation_c"`},
@@ -235,7 +236,7 @@ func TestIngestTurnBenchBadInput(t *testing.T) {
 		{"end before start", setSegment("end_s", 0.5),
 			row + `column "speaker_1_annotation_b"[1] field "end_s": value 0.5 is before start_s 2.42`},
 		{"traversal id", func(tab *tbfixture.Table) { tab.Rows[0]["conversation_id"] = "../evil" },
-			`column "conversation_id": value "../evil" is not a valid conversation id`},
+			evil + `column "conversation_id": value "../evil" is not a valid conversation id`},
 		{"missing audio channel", func(tab *tbfixture.Table) { delete(tab.Columns, "speaker_2_audio") },
 			`missing column "speaker_2_audio" (the other speaker's audio column is present)`},
 		{"null audio", func(tab *tbfixture.Table) { tab.Rows[0]["speaker_2_audio"] = nil },

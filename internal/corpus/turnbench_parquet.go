@@ -117,7 +117,7 @@ func ReadTurnBenchParquet(r io.ReaderAt, size int64, fn func(*TurnBenchRow) erro
 				inFn = false
 				if err != nil {
 					rows.Close()
-					return err
+					return fmt.Errorf("row %d (conversation_id %q): %w", index, row.ID, err)
 				}
 				index++
 			}
