@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"runtime"
 	"strconv"
 
@@ -90,6 +91,11 @@ func newCorpusCheckCommand() *cobra.Command {
 			if len(r.Problems) > 0 {
 				return fmt.Errorf("%s: %d problems in %d conversations", args[0], len(r.Problems), r.Conversations)
 			}
+			if r.Kind == corpus.KindTurnBench {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %d conversations ok (%d annotated segments inside the audio)\n",
+					args[0], r.Conversations, r.Annotations)
+				return nil
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d conversations ok (%d event boundaries within %.0f ms of the audio)\n",
 				args[0], r.Conversations, r.Boundaries, corpus.BoundaryTolerance*1000)
 			return nil
@@ -107,7 +113,16 @@ func newCorpusStatsCommand() *cobra.Command {
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			s, err := corpus.ComputeStats(args[0])
+			c, err := corpus.Open(args[0])
+			if err != nil {
+				return err
+			}
+			var s interface{ WriteText(io.Writer) error }
+			if c.Manifest.Kind == corpus.KindTurnBench {
+				s, err = corpus.ComputeTurnBenchStats(args[0])
+			} else {
+				s, err = corpus.ComputeStats(args[0])
+			}
 			if err != nil {
 				return err
 			}

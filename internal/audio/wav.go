@@ -49,6 +49,20 @@ func ReadWAV16k(path string) ([]float32, error) {
 // DecodeWAV reads a mono PCM WAV stream. It reads the data in blocks, so a
 // file is never held twice in memory.
 func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
+	chans, rate, err := decodeWAV(r, 1)
+	if err != nil {
+		return nil, 0, err
+	}
+	return chans[0], rate, nil
+}
+
+// DecodeWAVChannels reads a PCM WAV stream of one or more channels (at
+// most maxChannels) and returns one slice per channel.
+func DecodeWAVChannels(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {
+	return decodeWAV(r, maxChannels)
+}
+
+func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {
 	if err := checkChunks(r); err != nil {
 		return nil, 0, err
 	}
@@ -63,8 +77,12 @@ func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
 	if d.WavAudioFormat != 1 {
 		return nil, 0, fmt.Errorf("unsupported WAV encoding %d (want integer PCM)", d.WavAudioFormat)
 	}
-	if d.NumChans != 1 {
+	nch := int(d.NumChans)
+	if maxChannels == 1 && nch != 1 {
 		return nil, 0, fmt.Errorf("%d channels (want mono: one file per speaker)", d.NumChans)
+	}
+	if nch < 1 || nch > maxChannels {
+		return nil, 0, fmt.Errorf("%d channels (want 1 to %d)", nch, maxChannels)
 	}
 	if d.SampleRate < 1000 || d.SampleRate > 192000 {
 		return nil, 0, fmt.Errorf("implausible sample rate %d Hz", d.SampleRate)
@@ -80,9 +98,13 @@ func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
 	if declared > maxWAVSamples {
 		return nil, 0, fmt.Errorf("data chunk claims %d samples, more than the %d this reader accepts", declared, maxWAVSamples)
 	}
-	samples = make([]float32, 0, declared)
+	channels = make([][]float32, nch)
+	for k := range channels {
+		channels[k] = make([]float32, 0, declared/int64(nch))
+	}
 	scale := 1 / float32(int64(1)<<(bits-1))
-	buf := &goaudio.IntBuffer{Data: make([]int, 1<<15)}
+	buf := &goaudio.IntBuffer{Data: make([]int, nch<<15)}
+	var read int64
 	for {
 		n, err := d.PCMBuffer(buf)
 		if err != nil {
@@ -91,20 +113,27 @@ func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
 		if n == 0 {
 			break
 		}
-		for _, v := range buf.Data[:n] {
+		for i, v := range buf.Data[:n] {
 			if bits == 8 {
 				v -= 128 // 8-bit WAV is unsigned
 			}
-			samples = append(samples, float32(v)*scale)
+			k := int((read + int64(i)) % int64(nch))
+			channels[k] = append(channels[k], float32(v)*scale)
 		}
-		if int64(len(samples)) > maxWAVSamples {
+		read += int64(n)
+		if read > maxWAVSamples {
 			return nil, 0, fmt.Errorf("more than %d samples", maxWAVSamples)
 		}
 	}
-	if int64(len(samples)) < declared {
-		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, file holds %d", declared, len(samples))
+	if read < declared {
+		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, file holds %d", declared, read)
 	}
-	return samples, int(d.SampleRate), nil
+	// A trailing partial frame (fewer samples than channels) is dropped.
+	frames := len(channels[nch-1])
+	for k := range channels {
+		channels[k] = channels[k][:frames]
+	}
+	return channels, int(d.SampleRate), nil
 }
 
 // WriteWAV writes samples as a mono PCM16 WAV file. Values outside [-1, 1]

@@ -33,21 +33,26 @@ func (p Problem) String() string {
 
 // CheckReport is Check's result.
 type CheckReport struct {
+	Kind          string
 	Conversations int
-	Boundaries    int // event boundaries compared with the audio
+	Boundaries    int // event boundaries compared with the audio (MPTB)
+	Annotations   int // annotated segments checked against the audio (TurnBench)
 	Problems      []Problem
 }
 
 // Check verifies a corpus: the manifest, no stray or unfinished folders,
 // every file's sha256, WAV format and lengths, no clipped samples, valid
 // event logs, and that every event boundary is where the speech energy on
-// its speaker's channel starts or ends (within BoundaryTolerance).
+// its speaker's channel starts or ends (within BoundaryTolerance). For a
+// TurnBench corpus it checks the hashes, that both channels have the
+// manifest's length, and that every annotated segment lies inside the
+// audio; recordings are not checked for clipping.
 func Check(dir string) (*CheckReport, error) {
 	c, err := Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &CheckReport{Conversations: len(c.Manifest.Conversations)}
+	r := &CheckReport{Kind: c.Manifest.Kind, Conversations: len(c.Manifest.Conversations)}
 	listed := map[string]bool{ManifestName: true}
 	for _, conv := range c.Manifest.Conversations {
 		listed[conv.ID] = true
@@ -62,7 +67,11 @@ func Check(dir string) (*CheckReport, error) {
 		}
 	}
 	for _, conv := range c.Manifest.Conversations {
-		for _, msg := range c.checkConversation(conv, &r.Boundaries) {
+		check := func() []string { return c.checkConversation(conv, &r.Boundaries) }
+		if c.Manifest.Kind == KindTurnBench {
+			check = func() []string { return c.checkTurnBench(conv, &r.Annotations) }
+		}
+		for _, msg := range check() {
 			r.Problems = append(r.Problems, Problem{Conversation: conv.ID, Msg: msg})
 		}
 	}
@@ -71,25 +80,7 @@ func Check(dir string) (*CheckReport, error) {
 
 func (c *Corpus) checkConversation(conv Conversation, boundaries *int) []string {
 	var out []string
-	folder := filepath.Join(c.Dir, conv.ID)
-	entries, err := os.ReadDir(folder)
-	if err != nil {
-		return []string{err.Error()}
-	}
-	for _, e := range entries {
-		if _, ok := conv.Files[e.Name()]; !ok {
-			out = append(out, fmt.Sprintf("unexpected file %s", e.Name()))
-		}
-	}
-	for _, name := range FileNames(conv.Speakers) {
-		sum, err := fileSHA256(filepath.Join(folder, name))
-		if err != nil {
-			out = append(out, err.Error())
-		} else if sum != conv.Files[name] {
-			out = append(out, fmt.Sprintf("%s: sha256 %s, the manifest says %s", name, sum, conv.Files[name]))
-		}
-	}
-	if len(out) > 0 {
+	if out = c.checkFiles(conv); len(out) > 0 {
 		return out
 	}
 	log, err := c.Events(conv)
@@ -111,6 +102,70 @@ func (c *Corpus) checkConversation(conv Conversation, boundaries *int) []string 
 		}
 		own := eventsOf(log.Events, k+1)
 		out = append(out, checkBoundaries(x, own, boundaries)...)
+	}
+	return out
+}
+
+// checkFiles compares a conversation's folder with the manifest: no
+// unexpected files, every listed file with its sha256.
+func (c *Corpus) checkFiles(conv Conversation) []string {
+	var out []string
+	folder := filepath.Join(c.Dir, conv.ID)
+	entries, err := os.ReadDir(folder)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	for _, e := range entries {
+		if _, ok := conv.Files[e.Name()]; !ok {
+			out = append(out, fmt.Sprintf("unexpected file %s", e.Name()))
+		}
+	}
+	for _, name := range FilesOf(c.Manifest.Kind, conv) {
+		sum, err := fileSHA256(filepath.Join(folder, name))
+		if err != nil {
+			out = append(out, err.Error())
+		} else if sum != conv.Files[name] {
+			out = append(out, fmt.Sprintf("%s: sha256 %s, the manifest says %s", name, sum, conv.Files[name]))
+		}
+	}
+	return out
+}
+
+// checkTurnBench checks an ingested TurnBench conversation: files, channel
+// lengths, and annotated segments inside [0, duration].
+func (c *Corpus) checkTurnBench(conv Conversation, segments *int) []string {
+	out := c.checkFiles(conv)
+	if len(out) > 0 {
+		return out
+	}
+	for _, path := range c.ChannelPaths(conv) {
+		x, rate, err := audio.ReadWAV(path)
+		if err != nil {
+			out = append(out, err.Error())
+		} else if rate != SampleRate || len(x) != conv.Samples {
+			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", filepath.Base(path), len(x), rate, conv.Samples, SampleRate))
+		}
+	}
+	if conv.Unlabelled {
+		return out
+	}
+	if _, err := c.Labels(conv); err != nil {
+		return append(out, err.Error())
+	}
+	convs, err := ReadTurnBenchAnnotations(filepath.Join(c.Dir, conv.ID, AnnotationsName))
+	if err != nil {
+		return append(out, err.Error())
+	}
+	for k, tracks := range convs[0].Speakers {
+		for a, track := range tracks {
+			for i, s := range track {
+				*segments++
+				if s.Start < 0 || s.End < s.Start || s.End > conv.Duration+annotationTimeTolerance {
+					out = append(out, fmt.Sprintf("%s speaker_%d annotator %s segment %d [%g, %g]: outside the audio [0, %g]",
+						AnnotationsName, k+1, annotatorKeys[a], i, s.Start, s.End, conv.Duration))
+				}
+			}
+		}
 	}
 	return out
 }

@@ -187,7 +187,7 @@ func corpusEntry(dir string, e os.DirEntry) bool {
 		return false
 	}
 	for _, f := range files {
-		if f.IsDir() || (f.Name() != EventsName && !channelFile.MatchString(f.Name())) {
+		if f.IsDir() || (f.Name() != EventsName && f.Name() != AnnotationsName && !channelFile.MatchString(f.Name())) {
 			return false
 		}
 	}

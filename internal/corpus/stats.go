@@ -59,6 +59,9 @@ func ComputeStats(dir string) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.Manifest.Kind == KindTurnBench {
+		return nil, fmt.Errorf("%s: a turnbench corpus has no event logs (its stats are ComputeTurnBenchStats')", dir)
+	}
 	s := &Stats{Voices: map[string][]string{"dev": {}, "test": {}}, ByType: map[string]*GroupStats{}, BySpeakers: map[string]*GroupStats{}}
 	var holds, contested, realised int
 	for _, conv := range c.Manifest.Conversations {

@@ -190,6 +190,30 @@ func speakerNumber(key string) (int, bool) {
 	return n, true
 }
 
+// EncodeTurnBenchAnnotations writes conversations in the format
+// ParseTurnBenchAnnotations reads, every segment as [start, end, label,
+// text]. Keys are sorted, so the bytes depend only on the content, and
+// float64 times round-trip exactly.
+func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
+	out := map[string]any{}
+	for _, c := range convs {
+		speakers := map[string]any{}
+		for k, tracks := range c.Speakers {
+			byAnnotator := map[string]any{}
+			for a, track := range tracks {
+				segs := make([]any, 0, len(track))
+				for _, s := range track {
+					segs = append(segs, []any{s.Start, s.End, s.Label, s.Text})
+				}
+				byAnnotator[annotatorKeys[a]] = segs
+			}
+			speakers[fmt.Sprintf("speaker_%d", k+1)] = byAnnotator
+		}
+		out[c.ID] = map[string]any{"duration_s": c.Duration, "annotations": speakers}
+	}
+	return encode(map[string]any{"conversations": out})
+}
+
 // TurnBenchGold derives the gold set of annotated conversations (DESIGN §3.6)
 // with the default matching windows.
 func TurnBenchGold(convs []TurnBenchConversation) *floor.GoldSet {

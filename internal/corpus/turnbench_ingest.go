@@ -1,0 +1,198 @@
+package corpus
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// TurnBenchChannels are the source names of a TurnBench conversation's
+// speakers, in speaker order.
+var TurnBenchChannels = []string{"speaker_1", "speaker_2"}
+
+// IngestTurnBenchOptions is what `corpus ingest turnbench` asks for.
+type IngestTurnBenchOptions struct {
+	Parquet []string // input shards
+	Out     string
+	// Split is the split of rows in files without a split column ("dev"
+	// or "test"); where a file has one, it must agree.
+	Split string
+	Force bool // replace the corpus already in Out
+}
+
+// IngestTurnBench turns TurnBench parquet shards into a native corpus of
+// kind turnbench. Everything is written into a temporary folder beside Out
+// and renamed into place at the end, so a failure leaves Out as it was.
+// The same input gives byte-identical output: conversations are sorted by
+// id and the manifest records each input file by base name and sha256.
+func IngestTurnBench(o IngestTurnBenchOptions) (*Manifest, error) {
+	if len(o.Parquet) == 0 {
+		return nil, errors.New("no parquet files given")
+	}
+	if o.Out == "" {
+		return nil, errors.New("no output folder given")
+	}
+	if o.Split != "" && o.Split != string(synth.Dev) && o.Split != string(synth.Test) {
+		return nil, fmt.Errorf("split %q (want dev or test)", o.Split)
+	}
+	if err := checkOut(o.Out, o.Force); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(filepath.Clean(o.Out))
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(o.Out)+partialPrefix)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	m := &Manifest{SchemaVersion: SchemaVersion, Kind: KindTurnBench, CodeVersion: CodeVersion(), SampleRate: SampleRate}
+	from := map[string]string{} // conversation id -> file
+	for _, path := range o.Parquet {
+		sum, err := sha256File(path)
+		if err != nil {
+			return nil, err
+		}
+		m.Source = append(m.Source, SourceFile{Path: filepath.Base(path), SHA256: sum})
+		err = ReadTurnBenchParquetFile(path, func(row *TurnBenchRow) error {
+			e, err := ingestRow(tmp, row, o.Split, from, path)
+			if err != nil {
+				return err
+			}
+			m.Conversations = append(m.Conversations, e)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(m.Conversations) == 0 {
+		return nil, fmt.Errorf("%s: no rows", strings.Join(o.Parquet, ", "))
+	}
+	slices.SortFunc(m.Source, func(a, b SourceFile) int { return strings.Compare(a.Path+a.SHA256, b.Path+b.SHA256) })
+	slices.SortFunc(m.Conversations, func(a, b Conversation) int { return strings.Compare(a.ID, b.ID) })
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if err := writeManifest(tmp, m); err != nil {
+		return nil, err
+	}
+	if err := replaceOut(o.Out, tmp, o.Force); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ingestRow checks a row's id and split and writes its folder into dir.
+func ingestRow(dir string, row *TurnBenchRow, split string, from map[string]string, path string) (Conversation, error) {
+	// Ids are kept as TurnBench spells them (submissions name them), so
+	// an id that cannot name a folder is an error, not a silent mapping.
+	if !synth.ValidID(row.ID) {
+		return Conversation{}, fmt.Errorf("column %q: value %q is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, row.ID)
+	}
+	if prev, ok := from[row.ID]; ok {
+		return Conversation{}, fmt.Errorf("conversation appears twice (also in %s)", prev)
+	}
+	from[row.ID] = path
+	switch {
+	case row.Split != "" && split != "" && row.Split != split:
+		return Conversation{}, fmt.Errorf("column %q says %q, --split says %q", colSplit, row.Split, split)
+	case row.Split == "" && split == "":
+		return Conversation{}, fmt.Errorf("no %q column: give the split of its rows (--split dev|test)", colSplit)
+	case row.Split == "":
+		row.Split = split
+	}
+	return WriteTurnBenchConversation(dir, row)
+}
+
+// WriteTurnBenchConversation writes a row's folder in dir (both channels
+// and, unless unlabelled, annotations.json) and returns its manifest entry.
+func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, error) {
+	e := Conversation{ID: row.ID, Split: row.Split, InteractionType: row.Type, Speakers: 2,
+		Voices: []string{}, Duration: row.Duration(), Samples: row.Samples(),
+		Channels: TurnBenchChannels, Unlabelled: row.Speakers == nil, Files: map[string]string{}}
+	folder := filepath.Join(dir, row.ID)
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		return Conversation{}, err
+	}
+	for k, ch := range row.Channels {
+		if err := audio.WriteWAV(filepath.Join(folder, ChannelName(k+1)), ch, SampleRate); err != nil {
+			return Conversation{}, err
+		}
+	}
+	if !e.Unlabelled {
+		data, err := EncodeTurnBenchAnnotations([]TurnBenchConversation{row.Annotations()})
+		if err != nil {
+			return Conversation{}, err
+		}
+		if err := os.WriteFile(filepath.Join(folder, AnnotationsName), data, 0o644); err != nil {
+			return Conversation{}, err
+		}
+	}
+	for _, name := range FilesOf(KindTurnBench, e) {
+		sum, err := fileSHA256(filepath.Join(folder, name))
+		if err != nil {
+			return Conversation{}, err
+		}
+		e.Files[name] = sum
+	}
+	return e, nil
+}
+
+// checkOut refuses an output folder that is not empty unless force is
+// set, and even then one holding anything a corpus does not (prepareOut's
+// rule). It changes nothing.
+func checkOut(dir string, force bool) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !force {
+		return fmt.Errorf("output folder %s is not empty (use --force to replace the corpus in it)", dir)
+	}
+	for _, e := range entries {
+		if !corpusEntry(dir, e) {
+			return fmt.Errorf("refusing to replace %s: %s is not part of a floorbench corpus", dir, e.Name())
+		}
+	}
+	return nil
+}
+
+// replaceOut moves the finished corpus in tmp to dir, replacing what
+// checkOut allowed to be replaced.
+func replaceOut(dir, tmp string, force bool) error {
+	if err := checkOut(dir, force); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ManifestName)); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.Rename(tmp, dir)
+}
+
+// sha256File hashes a file by streaming it (parquet shards are gigabytes).
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
