@@ -49,6 +49,28 @@ func ReadWAV16k(path string) ([]float32, error) {
 // DecodeWAV reads a mono PCM WAV stream. It reads the data in blocks, so a
 // file is never held twice in memory.
 func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
+	return decodeWAV(r, false)
+}
+
+// ReadWAVMono reads a PCM WAV file of any channel count at its own rate
+// and averages its channels into one (recordings from outside, such as
+// AMI's headset files, are not always mono).
+func ReadWAVMono(path string) (samples []float32, rate int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	samples, rate, err = decodeWAV(f, true)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return samples, rate, nil
+}
+
+// decodeWAV reads a PCM WAV stream; with mix, the channels of a
+// multi-channel stream are averaged, else only mono is accepted.
+func decodeWAV(r io.ReadSeeker, mix bool) (samples []float32, rate int, err error) {
 	if err := checkChunks(r); err != nil {
 		return nil, 0, err
 	}
@@ -63,7 +85,8 @@ func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
 	if d.WavAudioFormat != 1 {
 		return nil, 0, fmt.Errorf("unsupported WAV encoding %d (want integer PCM)", d.WavAudioFormat)
 	}
-	if d.NumChans != 1 {
+	chans := int(d.NumChans)
+	if chans < 1 || chans != 1 && !mix {
 		return nil, 0, fmt.Errorf("%d channels (want mono: one file per speaker)", d.NumChans)
 	}
 	if d.SampleRate < 1000 || d.SampleRate > 192000 {
@@ -104,7 +127,23 @@ func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
 	if int64(len(samples)) < declared {
 		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, file holds %d", declared, len(samples))
 	}
-	return samples, int(d.SampleRate), nil
+	return downmix(samples, chans), int(d.SampleRate), nil
+}
+
+// downmix averages interleaved frames of chans channels in place.
+func downmix(x []float32, chans int) []float32 {
+	if chans == 1 {
+		return x
+	}
+	n := len(x) / chans
+	for i := range n {
+		var sum float32
+		for _, v := range x[i*chans : (i+1)*chans] {
+			sum += v
+		}
+		x[i] = sum / float32(chans)
+	}
+	return x[:n]
 }
 
 // WriteWAV writes samples as a mono PCM16 WAV file. Values outside [-1, 1]
