@@ -62,6 +62,38 @@ func DecodeWAVChannels(r io.ReadSeeker, maxChannels int) (channels [][]float32, 
 	return decodeWAV(r, maxChannels)
 }
 
+// ReadWAVMono reads a PCM WAV file of up to 8 channels at its own rate and
+// averages its channels into one (recordings from outside, such as AMI's
+// headset files, are not always mono).
+func ReadWAVMono(path string) (samples []float32, rate int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	chans, rate, err := decodeWAV(f, 8)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return downmix(chans), rate, nil
+}
+
+// downmix averages channels into the first one.
+func downmix(chans [][]float32) []float32 {
+	out := chans[0]
+	if len(chans) == 1 {
+		return out
+	}
+	for i := range out {
+		var sum float32
+		for _, c := range chans {
+			sum += c[i]
+		}
+		out[i] = sum / float32(len(chans))
+	}
+	return out
+}
+
 func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {
 	if err := checkChunks(r); err != nil {
 		return nil, 0, err

@@ -143,23 +143,12 @@ feed:
 // (a manifest, conversation folders, partial folders of an interrupted
 // run): --force must never empty a folder of someone's other files.
 func prepareOut(dir string, force bool) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := checkOut(dir, force)
 	if errors.Is(err, os.ErrNotExist) {
 		return os.MkdirAll(dir, 0o755)
 	}
-	if err != nil {
+	if err != nil || len(entries) == 0 {
 		return err
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	if !force {
-		return fmt.Errorf("output folder %s is not empty (use --force to replace the corpus in it)", dir)
-	}
-	for _, e := range entries {
-		if !corpusEntry(dir, e) {
-			return fmt.Errorf("refusing to replace %s: %s is not part of a floorbench corpus", dir, e.Name())
-		}
 	}
 	// The manifest goes first: from here on the folder is not a corpus.
 	if err := os.RemoveAll(filepath.Join(dir, ManifestName)); err != nil {
@@ -171,6 +160,25 @@ func prepareOut(dir string, force bool) error {
 		}
 	}
 	return nil
+}
+
+// checkOut says, without changing anything, whether prepareOut may use
+// dir, and returns its entries; an error wrapping os.ErrNotExist when
+// there is no such folder.
+func checkOut(dir string, force bool) ([]os.DirEntry, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		return entries, err
+	}
+	if !force {
+		return nil, fmt.Errorf("output folder %s is not empty (use --force to replace the corpus in it)", dir)
+	}
+	for _, e := range entries {
+		if !corpusEntry(dir, e) {
+			return nil, fmt.Errorf("refusing to replace %s: %s is not part of a floorbench corpus", dir, e.Name())
+		}
+	}
+	return entries, nil
 }
 
 // corpusEntry reports whether a folder entry is one a generator writes.

@@ -260,6 +260,17 @@ func (s *Stats) WriteText(w io.Writer) error {
 			row(string(t), g)
 		}
 	}
+	// Ingested corpora have their own types (AMI: scenario, non-scenario).
+	var other []string
+	for t := range s.ByType {
+		if _, err := synth.ParseInteractionType(t); err != nil {
+			other = append(other, t)
+		}
+	}
+	slices.Sort(other)
+	for _, t := range other {
+		row(t, s.ByType[t])
+	}
 	for n := 1; n <= maxSpeakers; n++ {
 		if g := s.BySpeakers[strconv.Itoa(n)]; g != nil {
 			row(strconv.Itoa(n)+" speakers", g)

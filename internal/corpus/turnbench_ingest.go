@@ -1,11 +1,8 @@
 package corpus
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,7 +41,7 @@ func IngestTurnBench(o IngestTurnBenchOptions) (*Manifest, error) {
 	if o.Split != "" && o.Split != string(synth.Dev) && o.Split != string(synth.Test) {
 		return nil, fmt.Errorf("split %q (want dev or test)", o.Split)
 	}
-	if err := checkOut(o.Out, o.Force); err != nil {
+	if _, err := checkOut(o.Out, o.Force); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
 	parent := filepath.Dir(filepath.Clean(o.Out))
@@ -56,7 +53,7 @@ func IngestTurnBench(o IngestTurnBenchOptions) (*Manifest, error) {
 	m := &Manifest{SchemaVersion: SchemaVersion, Kind: KindTurnBench, CodeVersion: CodeVersion(), SampleRate: SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
-		sum, err := sha256File(path)
+		sum, err := fileSHA256(path)
 		if err != nil {
 			return nil, err
 		}
@@ -84,7 +81,7 @@ func IngestTurnBench(o IngestTurnBenchOptions) (*Manifest, error) {
 	if err := writeManifest(tmp, m); err != nil {
 		return nil, err
 	}
-	if err := replaceOut(o.Out, tmp, o.Force); err != nil {
+	if err := replaceOut(tmp, o.Out, o.Force); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -144,55 +141,4 @@ func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, er
 		e.Files[name] = sum
 	}
 	return e, nil
-}
-
-// checkOut refuses an output folder that is not empty unless force is
-// set, and even then one holding anything a corpus does not (prepareOut's
-// rule). It changes nothing.
-func checkOut(dir string, force bool) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) || (err == nil && len(entries) == 0) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !force {
-		return fmt.Errorf("output folder %s is not empty (use --force to replace the corpus in it)", dir)
-	}
-	for _, e := range entries {
-		if !corpusEntry(dir, e) {
-			return fmt.Errorf("refusing to replace %s: %s is not part of a floorbench corpus", dir, e.Name())
-		}
-	}
-	return nil
-}
-
-// replaceOut moves the finished corpus in tmp to dir, replacing what
-// checkOut allowed to be replaced.
-func replaceOut(dir, tmp string, force bool) error {
-	if err := checkOut(dir, force); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(filepath.Join(dir, ManifestName)); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	return os.Rename(tmp, dir)
-}
-
-// sha256File hashes a file by streaming it (parquet shards are gigabytes).
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -1,0 +1,460 @@
+package corpus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/floor"
+)
+
+// AMIOptions is what `corpus ingest ami` asks for.
+type AMIOptions struct {
+	NXT      string // the NXT annotations folder (words/, segments/, dialogueActs/, ontologies/)
+	Audio    string // the headset audio folder
+	Meetings string // the meeting list file
+	Out      string
+	Split    string // the split of meetings the list gives none (default test)
+	Force    bool
+	Rules    FloorRules // zero: DefaultFloorRules
+}
+
+// AMIMeetingReport is what the floor rules derived for one meeting.
+type AMIMeetingReport struct {
+	Meeting        string   `json:"meeting"`
+	ID             string   `json:"id"`
+	Split          string   `json:"split"`
+	Channels       []string `json:"channels"`
+	SilentChannels []string `json:"silent_channels,omitempty"`
+	Duration       float64  `json:"duration_s"`
+	AMICounts
+}
+
+// AMICounts are the derived counts DESIGN §3.6 asks to report.
+type AMICounts struct {
+	Words           int `json:"words"`
+	WordsDropped    int `json:"words_dropped"`
+	Segments        int `json:"segments"`
+	SegmentsOverlap int `json:"segments_overlapping"`
+	DABackchannels  int `json:"da_backchannels"`
+	Turns           int `json:"turns"`
+	Yielded         int `json:"yielded"`
+	InterruptedEnds int `json:"interrupted"`
+	Holds           int `json:"holds"`
+	Backchannels    int `json:"backchannels"`
+	Interruptions   int `json:"interruptions"`
+	Attempts        int `json:"attempts"`
+	NonFloorTaking  int `json:"non_floor_taking"`
+	NonContent      int `json:"non_content"`
+	EventsExcluded  int `json:"events_excluded"` // events of silent channels
+}
+
+// AMIReport is an ingest's per-meeting and total counts.
+type AMIReport struct {
+	Meetings []AMIMeetingReport `json:"meetings"`
+	Total    AMICounts          `json:"total"`
+}
+
+// meetingID is what a meeting list may name: AMI ids such as ES2002a or
+// IB4001, never a path.
+var meetingID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// amiListEntry is one line of a meeting list.
+type amiListEntry struct {
+	Meeting, Split string
+}
+
+// readMeetingList reads a meeting list: one AMI meeting id a line, with an
+// optional second column dev or test; blank lines and # comments are
+// skipped. defaultSplit applies where the line gives none.
+func readMeetingList(path, defaultSplit string) ([]amiListEntry, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []amiListEntry
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		e := amiListEntry{Meeting: f[0], Split: defaultSplit}
+		if len(f) > 2 {
+			return nil, fmt.Errorf("%s:%d: %q: want a meeting id and an optional split", path, i+1, strings.TrimSpace(line))
+		}
+		if len(f) == 2 {
+			e.Split = f[1]
+		}
+		if !meetingID.MatchString(e.Meeting) {
+			return nil, fmt.Errorf("%s:%d: meeting id %q: want letters, digits, - and _ (an AMI id such as ES2002a)", path, i+1, e.Meeting)
+		}
+		if e.Split != "dev" && e.Split != "test" {
+			return nil, fmt.Errorf("%s:%d: split %q (want dev or test)", path, i+1, e.Split)
+		}
+		id := strings.ToLower(e.Meeting)
+		if seen[id] {
+			return nil, fmt.Errorf("%s:%d: meeting %s listed twice", path, i+1, e.Meeting)
+		}
+		seen[id] = true
+		out = append(out, e)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no meetings listed", path)
+	}
+	return out, nil
+}
+
+// AMIInteractionType is the interaction type of an AMI meeting: "scenario"
+// for the design-team role plays (ids ES, IS, TS), "non-scenario" for the
+// naturally occurring meetings (EN, IB, IN and any other prefix).
+func AMIInteractionType(meeting string) string {
+	switch strings.ToUpper(meeting[:min(2, len(meeting))]) {
+	case "ES", "IS", "TS":
+		return "scenario"
+	}
+	return "non-scenario"
+}
+
+// IngestAMI writes a native corpus of kind ami from AMI's NXT annotations
+// and headset audio: one conversation per listed meeting, its id the
+// meeting id in lower case. Everything is written into a temporary folder
+// beside Out that is renamed into place at the end, so a failure leaves
+// nothing at Out. Output is byte-identical for the same inputs and binary.
+func IngestAMI(ctx context.Context, o AMIOptions) (*AMIReport, error) {
+	rules := o.Rules
+	if rules == (FloorRules{}) {
+		rules = DefaultFloorRules
+	}
+	if o.Split == "" {
+		o.Split = "test"
+	}
+	list, err := readMeetingList(o.Meetings, o.Split)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkOut(o.Out, o.Force); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	parent := filepath.Dir(filepath.Clean(o.Out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp(parent, partialPrefix+filepath.Base(filepath.Clean(o.Out))+"-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	m := &Manifest{SchemaVersion: SchemaVersion, Kind: KindAMI, CodeVersion: CodeVersion(), SampleRate: SampleRate}
+	report := &AMIReport{}
+	var sources []string
+	for _, e := range list {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		conv, r, src, err := ingestMeeting(o, rules, e, tmp)
+		if err != nil {
+			return nil, err
+		}
+		m.Conversations = append(m.Conversations, conv)
+		report.add(r)
+		sources = append(sources, src...)
+	}
+	if m.Source, err = sourceFiles(o, sources); err != nil {
+		return nil, err
+	}
+	if err := writeManifest(tmp, m); err != nil {
+		return nil, err
+	}
+	return report, replaceOut(tmp, o.Out, o.Force)
+}
+
+// replaceOut moves the finished corpus from tmp to out, replacing the
+// corpus there (only with force, and only a corpus).
+func replaceOut(tmp, out string, force bool) error {
+	if err := prepareOut(out, force); err != nil {
+		return err
+	}
+	if err := os.Remove(out); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
+
+// ingestMeeting reads one meeting, derives its events and writes its
+// folder into dir. It returns the manifest entry, the counts and the
+// input files (prefixed nxt/ or audio/).
+func ingestMeeting(o AMIOptions, rules FloorRules, e amiListEntry, dir string) (Conversation, AMIMeetingReport, []string, error) {
+	mt, err := readAMIMeeting(o.NXT, e.Meeting)
+	if err != nil {
+		return Conversation{}, AMIMeetingReport{}, nil, err
+	}
+	headsets := findHeadsets(o.Audio, e.Meeting)
+	r := AMIMeetingReport{Meeting: e.Meeting, ID: strings.ToLower(e.Meeting), Split: e.Split}
+	var speakers []amiSpeaker
+	var paths []string // audio path per speaker; "" for a silent channel
+	for i, sp := range mt.Speakers {
+		if !sp.Annotated && headsets[i] == "" {
+			continue
+		}
+		speakers = append(speakers, sp)
+		paths = append(paths, headsets[i])
+		r.Channels = append(r.Channels, sp.Letter)
+	}
+	if !slices.ContainsFunc(mt.Speakers, func(s amiSpeaker) bool { return s.Annotated }) {
+		return Conversation{}, r, nil, fmt.Errorf("meeting %s: no words files (looked for %s)", e.Meeting, nxtPath(o.NXT, "words", e.Meeting, "[A-E]", "words"))
+	}
+	if !slices.ContainsFunc(paths, func(p string) bool { return p != "" }) {
+		return Conversation{}, r, nil, fmt.Errorf("meeting %s: no headset audio (looked for %s and %s)", e.Meeting,
+			filepath.Join(o.Audio, e.Meeting, "audio", e.Meeting+".Headset-[0-4].wav"), filepath.Join(o.Audio, e.Meeting+".Headset-[0-4].wav"))
+	}
+	events := deriveMeeting(rules, speakers, &r)
+	events = excludeSilent(events, paths, &r)
+	channels, err := readChannels(paths, lastEnd(events))
+	if err != nil {
+		return Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
+	}
+	r.Duration = float64(len(channels[0])) / SampleRate
+	conv, err := writeAMIConversation(dir, r, channels, events, e.Meeting)
+	if err != nil {
+		return Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
+	}
+	var src []string
+	for _, s := range mt.Sources {
+		src = append(src, "nxt/"+s)
+	}
+	for _, p := range paths {
+		if p != "" {
+			src = append(src, "audio/"+rel(o.Audio, p))
+		}
+	}
+	return conv, r, src, nil
+}
+
+// deriveMeeting applies the floor rules to a meeting's speakers (speaker
+// k+1 is speakers[k]) and counts what they derived.
+func deriveMeeting(rules FloorRules, speakers []amiSpeaker, r *AMIMeetingReport) []floor.Event {
+	spurts := make([][]spurt, len(speakers))
+	for k, sp := range speakers {
+		var dropped int
+		spurts[k], dropped = rules.spurts(k+1, sp.Vocal)
+		r.Words += sp.Words
+		r.WordsDropped += sp.WordsDropped + dropped
+		r.Segments += sp.Segments
+		r.SegmentsOverlap += sp.Overlapping
+		r.DABackchannels += sp.DABackchans
+	}
+	return rules.derive(spurts)
+}
+
+// excludeSilent drops the events of speakers whose headset file is
+// missing: their channel is written silent, and a detector cannot be asked
+// to find events in silence. Other speakers' events keep their floor
+// fields, which may name the silent speaker.
+func excludeSilent(events []floor.Event, paths []string, r *AMIMeetingReport) []floor.Event {
+	for k, p := range paths {
+		if p == "" {
+			r.SilentChannels = append(r.SilentChannels, r.Channels[k])
+		}
+	}
+	kept := events[:0]
+	for _, e := range events {
+		if paths[e.Speaker-1] == "" {
+			r.EventsExcluded++
+			continue
+		}
+		kept = append(kept, e)
+	}
+	r.count(kept)
+	return kept
+}
+
+func (r *AMIMeetingReport) count(events []floor.Event) {
+	for _, e := range events {
+		switch e.Kind {
+		case floor.Turn:
+			r.Turns++
+			r.Holds += len(e.Holds)
+			if e.Ending == floor.Yielded {
+				r.Yielded++
+			} else {
+				r.InterruptedEnds++
+			}
+		case floor.Backchannel:
+			r.Backchannels++
+		case floor.Interruption:
+			r.Interruptions++
+		case floor.InterruptionAttempt:
+			r.Attempts++
+		case floor.NonFloorTakingInterruption:
+			r.NonFloorTaking++
+		case floor.NonContent:
+			r.NonContent++
+		}
+	}
+}
+
+func lastEnd(events []floor.Event) float64 {
+	end := 0.0
+	for _, e := range events {
+		end = max(end, e.End)
+	}
+	return end
+}
+
+// findHeadsets returns the headset file of each letter A..E ("" where
+// there is none): <audio>/<m>/audio/<m>.Headset-<n>.wav as the AMI release
+// lays it out, else <audio>/<m>.Headset-<n>.wav.
+func findHeadsets(dir, meeting string) []string {
+	out := make([]string, len(amiLetters))
+	for n := range amiLetters {
+		name := fmt.Sprintf("%s.Headset-%d.wav", meeting, n)
+		for _, p := range []string{filepath.Join(dir, meeting, "audio", name), filepath.Join(dir, name)} {
+			if _, err := os.Stat(p); err == nil {
+				out[n] = p
+				break
+			}
+		}
+	}
+	return out
+}
+
+// readChannels reads every headset file as 16 kHz mono (missing ones are
+// silent) and pads all to one length that covers the audio and the events.
+func readChannels(paths []string, eventsEnd float64) ([][]float32, error) {
+	channels := make([][]float32, len(paths))
+	n := int(math.Ceil(eventsEnd * SampleRate))
+	for k, p := range paths {
+		if p == "" {
+			continue
+		}
+		x, rate, err := audio.ReadWAVMono(p)
+		if err != nil {
+			return nil, err
+		}
+		x = audio.Resample(x, rate, SampleRate)
+		for i, v := range x {
+			x[i] = max(-1, min(v, 32767.0/32768)) // resampling can overshoot full scale
+		}
+		channels[k] = x
+		n = max(n, len(x))
+	}
+	for k := range channels {
+		if len(channels[k]) < n {
+			channels[k] = append(channels[k], make([]float32, n-len(channels[k]))...)
+		}
+	}
+	return channels, nil
+}
+
+// writeAMIConversation writes a meeting's folder into dir and returns its
+// manifest entry.
+func writeAMIConversation(dir string, r AMIMeetingReport, channels [][]float32, events []floor.Event, meeting string) (Conversation, error) {
+	c := Conversation{ID: r.ID, Split: r.Split, InteractionType: AMIInteractionType(meeting), Speakers: len(channels),
+		Topic: meeting, Voices: []string{}, Samples: len(channels[0]), Duration: r.Duration,
+		Channels: r.Channels, Files: map[string]string{}}
+	folder := filepath.Join(dir, c.ID)
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		return Conversation{}, err
+	}
+	for k, x := range channels {
+		if err := audio.WriteWAV(filepath.Join(folder, ChannelName(k+1)), x, SampleRate); err != nil {
+			return Conversation{}, err
+		}
+	}
+	if events == nil {
+		events = []floor.Event{}
+	}
+	log := EventLog{SchemaVersion: SchemaVersion, ConversationID: c.ID, Duration: c.Duration, Speakers: c.Speakers, Events: events}
+	if err := log.Validate(); err != nil {
+		return Conversation{}, fmt.Errorf("derived event log: %w", err)
+	}
+	data, err := encode(log)
+	if err != nil {
+		return Conversation{}, err
+	}
+	if err := os.WriteFile(filepath.Join(folder, EventsName), data, 0o644); err != nil {
+		return Conversation{}, err
+	}
+	for _, name := range FilesOf(KindAMI, c) {
+		if c.Files[name], err = fileSHA256(filepath.Join(folder, name)); err != nil {
+			return Conversation{}, err
+		}
+	}
+	return c, nil
+}
+
+// sourceFiles hashes the input files, sorted by path.
+func sourceFiles(o AMIOptions, paths []string) ([]SourceFile, error) {
+	paths = append(paths, "meetings/"+filepath.Base(o.Meetings))
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	out := make([]SourceFile, 0, len(paths))
+	for _, p := range paths {
+		var local string
+		switch root, name, _ := strings.Cut(p, "/"); root {
+		case "nxt":
+			local = filepath.Join(o.NXT, filepath.FromSlash(name))
+		case "audio":
+			local = filepath.Join(o.Audio, filepath.FromSlash(name))
+		default:
+			local = o.Meetings
+		}
+		sum, err := fileSHA256(local)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, SourceFile{Path: p, SHA256: sum})
+	}
+	return out, nil
+}
+
+func (r *AMIReport) add(m AMIMeetingReport) {
+	r.Meetings = append(r.Meetings, m)
+	t, c := &r.Total, m.AMICounts
+	t.Words += c.Words
+	t.WordsDropped += c.WordsDropped
+	t.Segments += c.Segments
+	t.SegmentsOverlap += c.SegmentsOverlap
+	t.DABackchannels += c.DABackchannels
+	t.Turns += c.Turns
+	t.Yielded += c.Yielded
+	t.InterruptedEnds += c.InterruptedEnds
+	t.Holds += c.Holds
+	t.Backchannels += c.Backchannels
+	t.Interruptions += c.Interruptions
+	t.Attempts += c.Attempts
+	t.NonFloorTaking += c.NonFloorTaking
+	t.NonContent += c.NonContent
+	t.EventsExcluded += c.EventsExcluded
+}
+
+// WriteText prints the counts as a table, one row per meeting and a total.
+func (r *AMIReport) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "meeting\tsplit\tchannels\tsilent\twords\tdropped\tturns\tyielded\tinterrupted\tholds\tBC\tINT\tattempts\tNFTI\tnon-content\texcluded\t")
+	row := func(name, split, channels, silent string, c AMICounts) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, split, channels, silent,
+			c.Words, c.WordsDropped, c.Turns, c.Yielded, c.InterruptedEnds, c.Holds, c.Backchannels, c.Interruptions,
+			c.Attempts, c.NonFloorTaking, c.NonContent, c.EventsExcluded)
+	}
+	for _, m := range r.Meetings {
+		silent := strings.Join(m.SilentChannels, "")
+		if silent == "" {
+			silent = "-"
+		}
+		row(m.Meeting, m.Split, strings.Join(m.Channels, ""), silent, m.AMICounts)
+	}
+	row("total", "", "", "", r.Total)
+	return tw.Flush()
+}
