@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 )
@@ -24,10 +25,14 @@ tiny MPTB corpus, runs the rms, webrtcvad and silero detectors, evaluates them
 (dev operating points, frozen test thresholds, bootstrap intervals), writes a
 bundle to the store, prints the leaderboard and the bundle's location, and
 stops everything it started. --temporal-address uses an existing Temporal;
---s3-endpoint puts everything in S3/MinIO instead of the local store.`,
+--s3-endpoint puts everything in S3/MinIO instead of the local store.
+-f runs another sweep spec the same way (for example one with ingested
+TurnBench and AMI corpora: the sim-to-real table is printed too).`,
 		Args: cobra.NoArgs,
 	}
 	config := configFlags(cmd)
+	var specFile string
+	cmd.Flags().StringVarP(&specFile, "file", "f", "", "sweep spec (YAML) to run instead of the built-in quickstart sweep")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		cfg, err := config()
 		if err != nil {
@@ -42,6 +47,7 @@ stops everything it started. --temporal-address uses an existing Temporal;
 			StartTemporal: !cmd.Flags().Changed("temporal-address"),
 			Tools:         detect.RuntimeFromEnv().Tools,
 			Progress:      show,
+			SpecFile:      specFile,
 		}, cmd.ErrOrStderr())
 		done()
 		if err != nil {
@@ -52,6 +58,14 @@ stops everything it started. --temporal-address uses an existing Temporal;
 			lb := &res.Leaderboards[i]
 			t := lb.Table()
 			t.Title = fmt.Sprintf("%s on %s (test, frozen dev thresholds)", t.Title, lb.Corpus)
+			if err := t.Text(out); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+		}
+		if len(res.Corpora) > 1 {
+			t := bundle.SimToReal(res)
+			t.Title = "sim-to-real (test; own dev thresholds, or transferred where a corpus has no dev data)"
 			if err := t.Text(out); err != nil {
 				return err
 			}

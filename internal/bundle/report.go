@@ -112,8 +112,8 @@ func corpusInfo(b *bytes.Buffer, corpora []CorpusInfo, name string) {
 // from.
 func SimToReal(res *Results) *report.Table {
 	t := &report.Table{
-		Header: []string{"system", "corpus", "kind", "EOT recall [95% CI]", "EOT fp_rate [95% CI]", "INT recall [95% CI]", "INT fp_rate [95% CI]", "threshold"},
-		Labels: 3,
+		Header: []string{"system", "corpus", "kind", "threshold", "EOT recall [95% CI]", "EOT fp_rate [95% CI]", "INT recall [95% CI]", "INT fp_rate [95% CI]"},
+		Labels: 4,
 	}
 	kinds := map[string]string{}
 	for _, c := range res.Corpora {
@@ -122,12 +122,12 @@ func SimToReal(res *Results) *report.Table {
 	evals := slices.Clone(res.Evaluations)
 	slices.SortStableFunc(evals, func(a, b Evaluation) int { return cmp.Compare(a.System, b.System) })
 	for _, e := range evals {
-		row := []string{e.System, e.Corpus, kinds[e.Corpus], "—", "—", "—", "—", "—"}
+		row := []string{e.System, e.Corpus, kinds[e.Corpus], "", "—", "—", "—", "—"}
 		var from []string
 		for _, r := range e.Tasks {
-			col := 3
+			col := 4
 			if r.Task == floor.TaskINT {
-				col = 5
+				col = 6
 			}
 			if r.Test != nil {
 				row[col], row[col+1] = withInterval(*r.Test, true), withInterval(*r.Test, false)
@@ -141,7 +141,7 @@ func SimToReal(res *Results) *report.Table {
 				from = append(from, fmt.Sprintf("%s: none", strings.ToUpper(string(r.Task))))
 			}
 		}
-		row[7] = strings.Join(from, ", ")
+		row[3] = strings.Join(from, ", ")
 		t.Rows = append(t.Rows, row)
 	}
 	return t

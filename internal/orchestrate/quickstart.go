@@ -37,14 +37,19 @@ type QuickstartOptions struct {
 	StartTemporal bool
 	Tools         string
 	Progress      func(Status)
+	// SpecFile, when set, is the sweep spec to run instead of QuickstartSpec.
+	SpecFile string
 }
 
 // Quickstart runs the whole job on one machine: a Temporal dev server (the
 // pinned binary, unless an address is given), an in-process worker on every
-// queue, the store, the quickstart sweep; it returns the bundle's results
+// queue, the store, the quickstart sweep (or the spec file's); it returns the bundle's results
 // and where the bundle is, and stops everything it started.
 func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundle.Results, string, error) {
 	s, err := spec.Parse("quickstart spec", []byte(QuickstartSpec))
+	if o.SpecFile != "" {
+		s, err = spec.Load(o.SpecFile)
+	}
 	if err != nil {
 		return nil, "", err
 	}

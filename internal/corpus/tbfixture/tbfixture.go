@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 
 	"github.com/mewkiz/flac"
@@ -285,4 +286,42 @@ func WriteFiles(dir string) (dev, test string, err error) {
 		}
 	}
 	return dev, test, nil
+}
+
+// Dialogue makes a longer labelled conversation, seeded: the two speakers
+// alternate turns of 1.5 to 4 s after gaps of 0.2 to 0.9 s, a quarter of
+// the turns continue after a hold of 0.5 to 0.9 s (two Normal Turn
+// segments of the same speaker), the listener backchannels in a third of
+// the turns, and a fifth of the turns end by a floor-taking interruption
+// that overlaps them by 0.3 to 0.6 s.
+func Dialogue(id, split, kind string, seed uint64, seconds float64) Conversation {
+	rng := rand.New(rand.NewPCG(seed, 0x7b))
+	c := Conversation{ID: id, Split: split, Type: kind, Duration: seconds, Rate: 16000}
+	between := func(lo, hi float64) float64 { return round3(lo + (hi-lo)*rng.Float64()) }
+	speaker, t := 1, 0.3
+	for {
+		end := t + between(1.5, 4)
+		if end > seconds-5 {
+			return c
+		}
+		c.Segments = append(c.Segments, Segment{speaker, t, end, "Normal Turn", "words words"})
+		other := 3 - speaker
+		if rng.IntN(3) == 0 {
+			bc := round3(t + (end-t)/2)
+			c.Segments = append(c.Segments, Segment{other, bc, bc + 0.3, "Continuer Backchannel", "mhm"})
+		}
+		if rng.IntN(4) == 0 {
+			t = end + between(0.5, 0.9)
+			continue // a hold: the same speaker goes on
+		}
+		if rng.IntN(5) == 0 {
+			t = end - between(0.3, 0.6)
+			claim := t + 0.8
+			c.Segments = append(c.Segments, Segment{other, t, claim, "Floor-taking Competitive Interruption", "wait"})
+			t = claim + 0.3
+		} else {
+			t = end + between(0.2, 0.9)
+		}
+		speaker = other
+	}
 }
