@@ -27,6 +27,14 @@ type DevServer struct {
 	log    *os.File
 }
 
+// PID is the server process's id (0 before Start).
+func (d *DevServer) PID() int {
+	if d.cmd == nil || d.cmd.Process == nil {
+		return 0
+	}
+	return d.cmd.Process.Pid
+}
+
 // TemporalCLI is the path of the setup's Temporal CLI under tools.
 func TemporalCLI(tools string) string { return filepath.Join(tools, "bin", "temporal") }
 
