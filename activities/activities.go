@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -57,6 +58,32 @@ func (a *Activities) scratch() (string, func(), error) {
 func heartbeat(ctx context.Context, details ...any) {
 	if activity.IsActivity(ctx) {
 		activity.RecordHeartbeat(ctx, details...)
+	}
+}
+
+// keepAlive heartbeats every third of the heartbeat timeout while a long
+// step (synthesis, detection, evaluation) runs, until the returned stop is
+// called: a step longer than the timeout stays alive, and a short one
+// sends no heartbeat at all (each is a write on the server).
+func keepAlive(ctx context.Context, details ...any) (stop func()) {
+	if !activity.IsActivity(ctx) || activity.GetInfo(ctx).HeartbeatTimeout <= 0 {
+		return func() {}
+	}
+	t := time.NewTicker(activity.GetInfo(ctx).HeartbeatTimeout / 3)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, details...)
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() {
+		t.Stop()
+		close(done)
 	}
 }
 

@@ -113,8 +113,9 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 			return badInput("%v", err)
 		}
 	}
-	heartbeat(ctx, "synthesising")
+	stop := keepAlive(ctx, "synthesising")
 	c, err := synth.Generate(ctx, in.Seed, *spec, engines)
+	stop()
 	if err != nil {
 		return err
 	}

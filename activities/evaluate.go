@@ -78,8 +78,9 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 			}
 		}
 	}
-	heartbeat(ctx, "evaluating")
+	stop := keepAlive(ctx, "evaluating")
 	e, err := bundle.Evaluate(bin)
+	stop()
 	if err != nil {
 		return "", badInput("%v", err)
 	}

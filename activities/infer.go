@@ -28,11 +28,34 @@ type SystemRef struct {
 	NeedsModel bool
 }
 
-// InferInput asks for one system's score tracks on one conversation.
+// InferInput asks for one system's score tracks on a batch of
+// conversations of a corpus.
 type InferInput struct {
-	System       SystemRef
-	Corpus       CorpusPlan
-	Conversation string
+	System SystemRef
+	Corpus CorpusPlan
+	// Conversation is the single conversation of executions recorded before
+	// batches; Conversations is the batch.
+	Conversation  string
+	Conversations []string
+}
+
+func (in InferInput) batch() []string {
+	if in.Conversation != "" {
+		return append([]string{in.Conversation}, in.Conversations...)
+	}
+	return in.Conversations
+}
+
+// MaxInferBatch bounds a batch: a retry redoes little and the work still
+// spreads over the workers.
+const MaxInferBatch = 8
+
+// InferBatch is how many conversations one Infer activity takes so that
+// concurrency activities cover n conversations in one wave: each activity
+// costs the Temporal server a few writes and opens the detector (an ONNX
+// session) once for its whole batch.
+func InferBatch(n, concurrency int) int {
+	return max(1, min(MaxInferBatch, (n+max(1, concurrency)-1)/max(1, concurrency)))
 }
 
 // TrackKey is where a system's tracks on a conversation are stored, for
@@ -42,13 +65,23 @@ func TrackKey(systemHash, corpusHash, conv string, task floor.Task) string {
 	return fmt.Sprintf("tracks/%s/%s/%s.%s.json", systemHash, corpusHash, conv, task)
 }
 
-// Infer runs a detector over one conversation (DESIGN §6) and stores its
-// EOT and INT tracks. The INT file is written last and checked first, so a
-// stored INT file means both are there.
+// Infer runs a detector over a batch of conversations (DESIGN §6) and
+// stores each one's EOT and INT tracks. The INT file is written last and
+// checked first, so a stored INT file means both are there, and a retried
+// batch resumes after the conversations already done.
 func (a *Activities) Infer(ctx context.Context, in InferInput) error {
-	last := TrackKey(in.System.Hash, in.Corpus.Hash, in.Conversation, floor.TaskINT)
-	if done, err := store.Exists(ctx, a.Store, last); err != nil || done {
-		return err
+	var todo []string
+	for _, conv := range in.batch() {
+		done, err := store.Exists(ctx, a.Store, TrackKey(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
+		if err != nil {
+			return err
+		}
+		if !done {
+			todo = append(todo, conv)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
 	}
 	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
 	if err != nil {
@@ -59,23 +92,42 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 		return err
 	}
 	defer cleanup()
-	c, conv, err := a.materialise(ctx, in.Corpus, dir, in.Conversation)
-	if err != nil {
+	if err := a.download(ctx, in.Corpus.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return err
+	}
+	c, err := corpus.Open(dir)
+	if err != nil {
+		return badInput("corpus %s: %v", in.Corpus.Name, err)
 	}
 	det, err := sys.Open(a.Runtime)
 	if err != nil {
 		return badInput("system %s: %v", in.System.Name, err)
 	}
 	defer det.Close()
-	heartbeat(ctx, "detecting")
+	defer keepAlive(ctx, "detecting")()
+	for _, conv := range todo {
+		if err := a.inferOne(ctx, in, c, det, conv); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inferOne fetches one conversation's channels, runs the detector on them,
+// stores the tracks and removes the channels again.
+func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corpus, det detect.Detector, id string) error {
+	conv, err := a.materialise(ctx, in.Corpus, c, id)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(filepath.Join(c.Dir, id))
 	audio, err := detect.LoadConversation(c, conv)
 	if err != nil {
 		return badInput("%v", err)
 	}
 	scores, err := det.Detect(ctx, audio)
 	if err != nil {
-		return fmt.Errorf("system %s on %s: %w", in.System.Name, in.Conversation, err)
+		return fmt.Errorf("system %s on %s: %w", in.System.Name, id, err)
 	}
 	for _, t := range []struct {
 		task   floor.Task
@@ -83,40 +135,33 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 	}{{floor.TaskEOT, scores.EOT}, {floor.TaskINT, scores.INT}} {
 		var buf bytes.Buffer
 		p := &score.ProbsFile{Task: t.task, FrameRate: scores.FrameRate,
-			Conversations: []score.ConversationProbs{{ID: in.Conversation, Speakers: t.tracks}}}
+			Conversations: []score.ConversationProbs{{ID: id, Speakers: t.tracks}}}
 		if err := score.WriteProbs(&buf, p); err != nil {
 			return err
 		}
-		if err := a.Store.Put(ctx, TrackKey(in.System.Hash, in.Corpus.Hash, in.Conversation, t.task), &buf); err != nil {
+		if err := a.Store.Put(ctx, TrackKey(in.System.Hash, in.Corpus.Hash, id, t.task), &buf); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// materialise copies a stored corpus's manifest and one conversation's
-// channels into dir and opens it there.
-func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, dir, conv string) (*corpus.Corpus, corpus.Conversation, error) {
-	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
-		return nil, corpus.Conversation{}, err
-	}
-	c, err := corpus.Open(dir)
-	if err != nil {
-		return nil, corpus.Conversation{}, badInput("corpus %s: %v", plan.Name, err)
-	}
+// materialise copies one conversation's channels of a stored corpus into
+// the folder of its opened manifest.
+func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, c *corpus.Corpus, id string) (corpus.Conversation, error) {
 	for _, e := range c.Manifest.Conversations {
-		if e.ID != conv {
+		if e.ID != id {
 			continue
 		}
 		for k := 1; k <= e.Speakers; k++ {
 			name := corpus.ChannelName(k)
-			if err := a.download(ctx, plan.Prefix+"/"+conv+"/"+name, filepath.Join(dir, conv, name)); err != nil {
-				return nil, e, err
+			if err := a.download(ctx, plan.Prefix+"/"+id+"/"+name, filepath.Join(c.Dir, id, name)); err != nil {
+				return e, err
 			}
 		}
-		return c, e, nil
+		return e, nil
 	}
-	return nil, corpus.Conversation{}, badInput("corpus %s has no conversation %q", plan.Name, conv)
+	return corpus.Conversation{}, badInput("corpus %s has no conversation %q", plan.Name, id)
 }
 
 func (a *Activities) download(ctx context.Context, key, path string) error {

@@ -14,7 +14,7 @@ type CorpusInput struct {
 	Source      CorpusSource
 	Queues      spec.Queues
 	Concurrency int
-	Parent      string // sweep to signal progress to
+	Parent      string // the sweep (executions before progressByQuery signal it)
 	// Next is where a continued-as-new run resumes its fan-out.
 	Next int
 	Plan *activities.CorpusPlan
@@ -25,8 +25,11 @@ type CorpusInput struct {
 // queue (skipping what the store already has) and finalised.
 func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan, error) {
 	var plan activities.CorpusPlan
+	progress, err := newChildReporter(ctx, in.Parent)
+	if err != nil {
+		return plan, err
+	}
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.CPU, 30*time.Minute))
-	var err error
 	switch {
 	case in.Plan != nil:
 		plan = *in.Plan
@@ -43,20 +46,22 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 	if err != nil {
 		return plan, err
 	}
+	progress.plan(len(plan.Conversations), in.Next)
 	if in.Plan == nil {
-		signalProgress(ctx, in.Parent, progressDelta{Planned: len(plan.Conversations)})
+		progress.send(progressDelta{Planned: len(plan.Conversations)})
 	}
 	if plan.Ready {
-		signalProgress(ctx, in.Parent, progressDelta{Generated: len(plan.Conversations) - in.Next})
+		progress.send(progressDelta{Generated: len(plan.Conversations) - in.Next})
+		progress.plan(len(plan.Conversations), len(plan.Conversations))
 		return plan, nil
 	}
 	synth := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.Synth, 10*time.Minute))
-	add, flush := batched(len(plan.Conversations), func(n int) { signalProgress(ctx, in.Parent, progressDelta{Generated: n}) })
+	progress.batch(func(n int) progressDelta { return progressDelta{Generated: n} })
 	next, err := fanOut(ctx, in.Next, len(plan.Conversations), in.Concurrency, func(i int) workflow.Future {
 		return workflow.ExecuteActivity(synth, (*activities.Activities).GenerateConversation, activities.GenerateInput{
 			Prefix: plan.Prefix, Preset: plan.Preset, Seed: plan.Seed, Conversation: plan.Conversations[i]})
-	}, func(int) { add() })
-	flush()
+	}, func(int) { progress.done(1) })
+	progress.flush()
 	if err != nil {
 		return plan, err
 	}
@@ -67,14 +72,4 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 	err = workflow.ExecuteActivity(cpu, (*activities.Activities).FinalizeCorpus, activities.FinalizeInput{Plan: plan}).Get(ctx, nil)
 	plan.Ready = err == nil
 	return plan, err
-}
-
-// signalProgress tells the parent sweep about finished work. Progress is
-// informational: the signal is not waited for, and its failure is not an
-// error of the workflow.
-func signalProgress(ctx workflow.Context, parent string, d progressDelta) {
-	if parent == "" || d == (progressDelta{}) {
-		return
-	}
-	workflow.SignalExternalWorkflow(ctx, parent, "", progressSignal, d)
 }

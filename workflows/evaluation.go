@@ -23,24 +23,45 @@ type EvaluationInput struct {
 	Next        int // where a continued-as-new run resumes inference
 	// Transfer is where a corpus without dev data takes its thresholds.
 	Transfer *activities.Transfer
+	// Batch is the number of conversations per Infer activity, fixed when
+	// the workflow continues as new (0: not chosen yet).
+	Batch int
 }
 
-// EvaluationWorkflow infers the system's tracks on every conversation (one
-// activity each, on the system's queue, bounded), then evaluates: dev
+// inferBatches is the version that infers a batch of conversations per
+// activity (activities.InferBatch); executions recorded before it infer
+// one conversation per activity.
+const inferBatches = "infer-batches"
+
+// EvaluationWorkflow infers the system's tracks on every conversation (in
+// batches, one activity each, on the system's queue, bounded), then
+// evaluates: dev
 // sweep and operating point, test at the frozen threshold, breakdowns and
 // bootstrap intervals. It returns the stored evaluation's key.
 func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error) {
-	infer := workflow.WithActivityOptions(ctx, activityOptions(in.Queue, 30*time.Minute))
-	add, flush := batched(len(in.Corpus.Conversations), func(n int) { signalProgress(ctx, in.Parent, progressDelta{Inferred: n}) })
-	next, err := fanOut(ctx, in.Next, len(in.Corpus.Conversations), in.Concurrency, func(i int) workflow.Future {
-		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, activities.InferInput{
-			System: in.System, Corpus: in.Corpus, Conversation: in.Corpus.Conversations[i]})
-	}, func(int) { add() })
-	flush()
+	progress, err := newChildReporter(ctx, in.Parent)
 	if err != nil {
 		return "", err
 	}
-	if next < len(in.Corpus.Conversations) {
+	convs := in.Corpus.Conversations
+	if in.Batch == 0 {
+		in.Batch = 1
+		if workflow.GetVersion(ctx, inferBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+			in.Batch = activities.InferBatch(len(convs), in.Concurrency)
+		}
+	}
+	batches := Batches(convs, in.Batch)
+	progress.plan(len(convs), min(len(convs), in.Next*in.Batch))
+	progress.batch(func(n int) progressDelta { return progressDelta{Inferred: n} })
+	infer := workflow.WithActivityOptions(ctx, activityOptions(in.Queue, 30*time.Minute))
+	next, err := fanOut(ctx, in.Next, len(batches), in.Concurrency, func(i int) workflow.Future {
+		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, inferInput(in, batches[i]))
+	}, func(i int) { progress.done(len(batches[i])) })
+	progress.flush()
+	if err != nil {
+		return "", err
+	}
+	if next < len(batches) {
 		in.Next = next
 		return "", workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, in)
 	}
@@ -49,4 +70,22 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	err = workflow.ExecuteActivity(cpu, (*activities.Activities).Evaluate, activities.EvaluateInput{
 		System: in.System, Corpus: in.Corpus, Params: in.Params, Resamples: in.Resamples, Seed: in.Seed, Transfer: in.Transfer}).Get(ctx, &key)
 	return key, err
+}
+
+// Batches cuts conversations into consecutive batches of size n.
+func Batches(convs []string, n int) [][]string {
+	var out [][]string
+	for i := 0; i < len(convs); i += n {
+		out = append(out, convs[i:min(len(convs), i+n)])
+	}
+	return out
+}
+
+// inferInput is the activity input for one batch; a batch of one keeps the
+// single-conversation form of the executions recorded before batches.
+func inferInput(in EvaluationInput, batch []string) activities.InferInput {
+	if in.Batch == 1 {
+		return activities.InferInput{System: in.System, Corpus: in.Corpus, Conversation: batch[0]}
+	}
+	return activities.InferInput{System: in.System, Corpus: in.Corpus, Conversations: batch}
 }

@@ -44,38 +44,17 @@ type SweepResult struct {
 	BundleID string
 }
 
-// Progress is what the "progress" query reports.
-type Progress struct {
-	Phase                  string `json:"phase"`
-	ConversationsGenerated int    `json:"conversations_generated"`
-	ConversationsTotal     int    `json:"conversations_total"`
-	TracksInferred         int    `json:"tracks_inferred"`
-	TracksTotal            int    `json:"tracks_total"`
-	SystemsScored          int    `json:"systems_scored"`
-	SystemsTotal           int    `json:"systems_total"`
-	BundleID               string `json:"bundle_id,omitempty"`
-}
-
-// Query and signal names.
-const (
-	ProgressQuery  = "progress"
-	progressSignal = "progress"
-)
-
-// progressDelta is what children signal to their parent sweep: Planned
-// conversations once a corpus is planned, then each one generated or
-// inferred.
-type progressDelta struct {
-	Planned, Generated, Inferred int
-}
-
 // SweepWorkflow runs a sweep (DESIGN §7): resolve every corpus, evaluate
 // every system on every corpus in child workflows, aggregate one bundle.
 func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
-	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora)}
+	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora), Systems: len(in.Systems)}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
 		return SweepResult{}, err
 	}
+	// Sweeps recorded before progressByQuery count their children's
+	// signals; later ones count finished children and let the client ask
+	// the running ones.
+	byQuery := workflow.GetVersion(ctx, progressByQuery, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	deltas := workflow.GetSignalChannel(ctx, progressSignal)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
@@ -93,12 +72,21 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	plans := make([]activities.CorpusPlan, len(in.Corpora))
 	var futures []workflow.ChildWorkflowFuture
 	for _, c := range in.Corpora {
-		futures = append(futures, workflow.ExecuteChildWorkflow(childOptions(ctx, self, "corpus-"+c.Name),
+		name := "corpus-" + c.Name
+		p.started(self+"/"+name, ChildCorpus)
+		futures = append(futures, workflow.ExecuteChildWorkflow(childOptions(ctx, self, name),
 			CorpusWorkflow, CorpusInput{Source: c, Queues: s.Queues, Concurrency: s.Concurrency, Parent: self}))
 	}
 	for i, f := range futures {
 		if err := f.Get(ctx, &plans[i]); err != nil {
 			return SweepResult{}, fmt.Errorf("corpus %s: %w", in.Corpora[i].Name, err)
+		}
+		p.finished(self + "/corpus-" + in.Corpora[i].Name)
+		if byQuery {
+			n := len(plans[i].Conversations)
+			p.ConversationsTotal += n
+			p.ConversationsGenerated += n
+			p.TracksTotal += n * len(in.Systems)
 		}
 	}
 
@@ -114,8 +102,10 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	n := len(plans)
 	evals := make([]workflow.ChildWorkflowFuture, len(in.Systems)*n)
 	evalKeys := make([]string, len(evals))
+	evalID := func(i int) string { return self + "/eval-" + in.Systems[i/n].Name + "-" + plans[i%n].Name }
 	start := func(si, pi int, transfer *activities.Transfer) {
 		sys, plan := in.Systems[si], plans[pi]
+		p.started(evalID(si*n+pi), ChildEvaluation)
 		evals[si*n+pi] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, "eval-"+sys.Name+"-"+plan.Name),
 			EvaluationWorkflow, EvaluationInput{
 				System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
@@ -131,7 +121,11 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 			if err := f.Get(ctx, &evalKeys[i]); err != nil {
 				return err
 			}
+			p.finished(evalID(i))
 			p.SystemsScored++
+			if byQuery {
+				p.TracksInferred += len(plans[i%n].Conversations)
+			}
 		}
 		return nil
 	}

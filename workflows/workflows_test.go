@@ -56,7 +56,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	inferred := map[string]int{}
 	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
 		mu.Lock()
-		inferred[in.System.Name]++
+		inferred[in.System.Name] += len(in.Conversations)
 		mu.Unlock()
 		return nil
 	})
@@ -88,7 +88,8 @@ func TestSweepWorkflowPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p Progress
-	if err := v.Get(&p); err != nil || p.Phase != "done" || p.SystemsScored != 3 || p.BundleID != "bundle-1" {
+	if err := v.Get(&p); err != nil || p.Phase != "done" || p.SystemsScored != 3 || p.BundleID != "bundle-1" ||
+		p.ConversationsGenerated != 5 || p.ConversationsTotal != 5 || p.TracksInferred != 15 || p.TracksTotal != 15 || len(p.Running) != 0 {
 		t.Errorf("progress %+v %v", p, err)
 	}
 }

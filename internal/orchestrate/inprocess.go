@@ -78,14 +78,15 @@ func RunInProcess(ctx context.Context, in workflows.SweepInput, a *activities.Ac
 	return a.Aggregate(ctx, activities.AggregateInput{Meta: workflows.BundleMeta(in, plans), Evaluations: keys})
 }
 
-// evaluate infers a system's tracks on every conversation of a corpus
-// (bounded) and evaluates them.
+// evaluate infers a system's tracks on every conversation of a corpus in
+// the workflow's batches (bounded) and evaluates them.
 func evaluate(ctx context.Context, a *activities.Activities, in activities.EvaluateInput, concurrency int) (string, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(concurrency)
-	for _, id := range in.Corpus.Conversations {
+	convs := in.Corpus.Conversations
+	for _, batch := range workflows.Batches(convs, activities.InferBatch(len(convs), concurrency)) {
 		g.Go(func() error {
-			return a.Infer(gctx, activities.InferInput{System: in.System, Corpus: in.Corpus, Conversation: id})
+			return a.Infer(gctx, activities.InferInput{System: in.System, Corpus: in.Corpus, Conversations: batch})
 		})
 	}
 	if err := g.Wait(); err != nil {

@@ -43,7 +43,10 @@ var floorbenchBinary string
 
 // recordHistories, when set, saves the histories of the undisturbed run's
 // workflows into that folder (workflows/testdata) for the replay test.
-var recordHistories = flag.String("record-histories", "", "write the undisturbed sweep's workflow histories into this folder")
+var (
+	recordHistories = flag.String("record-histories", "", "write the undisturbed sweep's workflow histories into this folder")
+	historyPrefix   = flag.String("history-prefix", "", "prefix of the recorded history files (keeps those of earlier workflow versions)")
+)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -282,7 +285,8 @@ func TestUnreachableServersAreOneClearError(t *testing.T) {
 }
 
 // saveHistories writes the sweep's history and those of its children as
-// JSON files named after the workflow type.
+// JSON files named after the workflow type (with -history-prefix), and adds
+// them to the folder's histories.json.
 func (h *harness) saveHistories(ctx context.Context, sweepID string) {
 	h.t.Helper()
 	cl, err := h.cfg.Dial(ctx)
@@ -293,8 +297,14 @@ func (h *harness) saveHistories(ctx context.Context, sweepID string) {
 	ids := []string{sweepID, sweepID + "/corpus-tiny", sweepID + "/eval-rms-tiny"}
 	names := []string{"sweep", "corpus", "evaluation"}
 	index := map[string]string{}
+	if data, err := os.ReadFile(filepath.Join(*recordHistories, "histories.json")); err == nil {
+		if err := json.Unmarshal(data, &index); err != nil {
+			h.t.Fatal(err)
+		}
+	}
 	for i, id := range ids {
-		index[names[i]+"-history.json"] = id
+		file := *historyPrefix + names[i] + "-history.json"
+		index[file] = id
 		var events []*historypb.HistoryEvent
 		it := cl.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 		for it.HasNext() {
@@ -308,7 +318,7 @@ func (h *harness) saveHistories(ctx context.Context, sweepID string) {
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(*recordHistories, names[i]+"-history.json"), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(*recordHistories, file), data, 0o644); err != nil {
 			h.t.Fatal(err)
 		}
 	}

@@ -123,7 +123,9 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 		}
 		if err != nil {
 			st.Progress.Phase = phaseNoWorker
+			break
 		}
+		addRunning(qctx, cl, &st.Progress)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		var res workflows.SweepResult
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
@@ -136,6 +138,28 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 		}
 	}
 	return st, nil
+}
+
+// addRunning adds what the sweep's running children report to the counts
+// of its finished ones. A child that does not answer (it just finished, or
+// has not started) adds nothing this time.
+func addRunning(ctx context.Context, cl client.Client, p *workflows.Progress) {
+	for _, c := range p.Running {
+		v, err := cl.QueryWorkflow(ctx, c.ID, "", workflows.ProgressQuery)
+		var cp workflows.ChildProgress
+		if err != nil || v.Get(&cp) != nil {
+			continue
+		}
+		switch c.Kind {
+		case workflows.ChildCorpus:
+			p.ConversationsTotal += cp.Total
+			p.ConversationsGenerated += cp.Done
+			p.TracksTotal += cp.Total * p.Systems
+		case workflows.ChildEvaluation:
+			p.TracksInferred += cp.Done
+		}
+	}
+	p.Running = nil
 }
 
 func stateName(s enums.WorkflowExecutionStatus) string {

@@ -1,0 +1,123 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+)
+
+// Progress is what the sweep's "progress" query reports. Counts of finished
+// children are the sweep's own; while children run, Running names them and
+// the client adds what each child's own "progress" query reports
+// (orchestrate.GetStatus), so progress costs the server no signal and no
+// workflow task.
+type Progress struct {
+	Phase                  string `json:"phase"`
+	ConversationsGenerated int    `json:"conversations_generated"`
+	ConversationsTotal     int    `json:"conversations_total"`
+	TracksInferred         int    `json:"tracks_inferred"`
+	TracksTotal            int    `json:"tracks_total"`
+	SystemsScored          int    `json:"systems_scored"`
+	SystemsTotal           int    `json:"systems_total"`
+	BundleID               string `json:"bundle_id,omitempty"`
+	// Systems is the number of systems, so that a running corpus's planned
+	// conversations can be counted as tracks to infer.
+	Systems int `json:"systems"`
+	// Running are the running children: corpus and evaluation workflows.
+	Running []Child `json:"running,omitempty"`
+}
+
+// Child is a running child workflow whose progress the client queries.
+type Child struct {
+	ID   string `json:"workflow_id"`
+	Kind string `json:"kind"` // ChildCorpus or ChildEvaluation
+}
+
+// The kinds of children.
+const (
+	ChildCorpus     = "corpus"
+	ChildEvaluation = "evaluation"
+)
+
+// ChildProgress is what a child's "progress" query reports: of Total
+// conversations (0 while a corpus is being planned), Done are generated or
+// inferred.
+type ChildProgress struct {
+	Total int `json:"total"`
+	Done  int `json:"done"`
+}
+
+// Query and signal names.
+const (
+	ProgressQuery = "progress"
+	// progressSignal is how children reported progress before
+	// progressByQuery; sweeps recorded then still receive it.
+	progressSignal = "progress"
+	// progressByQuery is the version of the children that report progress
+	// through their own query instead of signalling the sweep.
+	progressByQuery = "progress-by-query"
+)
+
+// progressDelta is what children of the first version signal to their
+// parent sweep.
+type progressDelta struct {
+	Planned, Generated, Inferred int
+}
+
+// started records a running child; finished removes it.
+func (p *Progress) started(id, kind string) { p.Running = append(p.Running, Child{id, kind}) }
+
+func (p *Progress) finished(id string) {
+	for i, c := range p.Running {
+		if c.ID == id {
+			p.Running = append(p.Running[:i], p.Running[i+1:]...)
+			return
+		}
+	}
+}
+
+// childReporter is how a child workflow reports progress: a query handler
+// on its own counts and, for executions recorded before progressByQuery,
+// signals to the parent sweep.
+type childReporter struct {
+	ctx    workflow.Context
+	parent string
+	signal bool
+	state  ChildProgress
+	add    func()
+	flush  func()
+}
+
+// newChildReporter registers the child's progress query.
+func newChildReporter(ctx workflow.Context, parent string) (*childReporter, error) {
+	r := &childReporter{ctx: ctx, parent: parent, add: func() {}, flush: func() {}}
+	r.signal = workflow.GetVersion(ctx, progressByQuery, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (ChildProgress, error) { return r.state, nil })
+	return r, err
+}
+
+// plan sets the number of items and how many are already done.
+func (r *childReporter) plan(total, done int) { r.state = ChildProgress{Total: total, Done: done} }
+
+// batch starts counting finished items; the first version passes them on
+// in about progressBatches signals made by delta.
+func (r *childReporter) batch(delta func(n int) progressDelta) {
+	if r.signal {
+		r.add, r.flush = batched(r.state.Total, func(n int) { r.send(delta(n)) })
+	}
+}
+
+// done counts n finished items.
+func (r *childReporter) done(n int) {
+	r.state.Done += n
+	for range n {
+		r.add()
+	}
+}
+
+// send signals d to the parent in the first version: progress is
+// informational, so the signal is not waited for and cannot fail the child.
+func (r *childReporter) send(d progressDelta) {
+	if !r.signal || r.parent == "" || d == (progressDelta{}) {
+		return
+	}
+	workflow.SignalExternalWorkflow(r.ctx, r.parent, "", progressSignal, d)
+}
