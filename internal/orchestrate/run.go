@@ -197,9 +197,13 @@ func Watch(ctx context.Context, cl client.Client, id string, interval time.Durat
 		case st.State == "running" && st.Progress.Phase == phaseNoWorker && last.Phase != "":
 			st.Progress = last
 		case st.State == "completed":
+			// A finished sweep did all the work it had counted.
 			phase, id := st.Progress.Phase, st.Progress.BundleID
 			st.Progress = last
 			st.Progress.Phase, st.Progress.BundleID = phase, id
+			st.Progress.ConversationsGenerated = st.Progress.ConversationsTotal
+			st.Progress.TracksInferred = st.Progress.TracksTotal
+			st.Progress.SystemsScored = st.Progress.SystemsTotal
 		}
 		last = st.Progress
 		if show != nil {
