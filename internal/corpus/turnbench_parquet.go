@@ -102,36 +102,43 @@ func ReadTurnBenchParquet(r io.ReaderAt, size int64, fn func(*TurnBenchRow) erro
 	}
 	index := 0
 	for _, rg := range f.RowGroups() {
-		rows := parquet.NewRowGroupReader(rg, l.schema)
-		buf := make([]parquet.Row, 1)
-		for {
-			n, err := rows.ReadRows(buf)
-			if n == 1 {
-				row, err := l.decode(buf[0])
-				if err != nil {
-					rows.Close()
-					return fmt.Errorf("row %d%w", index, err)
-				}
-				inFn = true
-				err = fn(row)
-				inFn = false
-				if err != nil {
-					rows.Close()
-					return fmt.Errorf("row %d (conversation_id %q): %w", index, row.ID, err)
-				}
-				index++
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				rows.Close()
-				return fmt.Errorf("row %d: %w", index, err)
-			}
-		}
-		if err := rows.Close(); err != nil {
+		if err := readRowGroup(rg, l, &index, func(row *TurnBenchRow) error {
+			inFn = true
+			err := fn(row)
+			inFn = false
+			return err
+		}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// readRowGroup decodes a row group's rows one at a time. A corrupt group
+// whose reader stops making progress before its declared row count is an
+// error, not a loop.
+func readRowGroup(rg parquet.RowGroup, l *layout, index *int, fn func(*TurnBenchRow) error) error {
+	rows := parquet.NewRowGroupReader(rg, l.schema)
+	defer rows.Close()
+	buf := make([]parquet.Row, 1)
+	for read := int64(0); read < rg.NumRows(); {
+		n, err := rows.ReadRows(buf)
+		if n == 1 {
+			row, err := l.decode(buf[0])
+			if err != nil {
+				return fmt.Errorf("row %d%w", *index, err)
+			}
+			if err := fn(row); err != nil {
+				return fmt.Errorf("row %d (conversation_id %q): %w", *index, row.ID, err)
+			}
+			*index++
+			read++
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("row %d: %w", *index, err)
+		}
+		return fmt.Errorf("row %d: the row group declares %d rows but holds %d", *index, rg.NumRows(), read)
 	}
 	return nil
 }
