@@ -152,31 +152,45 @@ func (n *nxtDecoder) text(name string) (string, error) {
 // transcription uses; times, where present, must be finite non-negative
 // seconds with the end not before the start.
 func parseNXTWords(r io.Reader) (*nxtWords, error) {
-	n := newNXTDecoder(r)
-	if err := n.root(); err != nil {
-		return nil, err
-	}
 	w := &nxtWords{index: map[string]int{}}
-	for {
-		tok, err := n.next()
-		if err != nil {
-			return nil, err
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
-			break // the root's end
-		}
+	err := readLayer(r, func(n *nxtDecoder, se xml.StartElement) error {
 		t, err := n.token(se)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if _, dup := w.index[t.ID]; dup {
-			return nil, n.errorf("<%s>: nite:id %q appears twice", t.Name, t.ID)
+			return n.errorf("<%s>: nite:id %q appears twice", t.Name, t.ID)
 		}
 		w.index[t.ID] = len(w.Tokens)
 		w.Tokens = append(w.Tokens, t)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return w, n.end()
+	return w, nil
+}
+
+// readLayer reads an NXT layer: the root element and, through each, every
+// element directly inside it.
+func readLayer(r io.Reader, each func(n *nxtDecoder, se xml.StartElement) error) error {
+	n := newNXTDecoder(r)
+	if err := n.root(); err != nil {
+		return err
+	}
+	for {
+		tok, err := n.next()
+		if err != nil {
+			return err
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			return n.end() // the root's end
+		}
+		if err := each(n, se); err != nil {
+			return err
+		}
+	}
 }
 
 // token reads one element of a words layer.
@@ -214,32 +228,22 @@ func (n *nxtDecoder) token(se xml.StartElement) (nxtToken, error) {
 
 // parseNXTSegments reads a segments layer.
 func parseNXTSegments(r io.Reader) ([]nxtSegment, error) {
-	n := newNXTDecoder(r)
-	if err := n.root(); err != nil {
-		return nil, err
-	}
 	var out []nxtSegment
-	for {
-		tok, err := n.next()
-		if err != nil {
-			return nil, err
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
-			break
-		}
+	err := readLayer(r, func(n *nxtDecoder, se xml.StartElement) error {
 		if qname(se.Name) != "segment" {
-			return nil, n.errorf("unknown element <%s> (a segments layer holds segment)", qname(se.Name))
+			return n.errorf("unknown element <%s> (a segments layer holds segment)", qname(se.Name))
 		}
 		s, err := n.segment(se)
-		if err != nil {
-			return nil, err
-		}
 		out = append(out, s)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, n.end()
+	return out, nil
 }
 
+// segment reads one <segment>: its transcriber times and the words it spans.
 func (n *nxtDecoder) segment(se xml.StartElement) (nxtSegment, error) {
 	s := nxtSegment{ID: niteID(se)}
 	var err error
@@ -300,30 +304,21 @@ func (n *nxtDecoder) links(parent, id string, pointers bool) (children []nxtRang
 
 // parseNXTDialogueActs reads a dialogue-act layer.
 func parseNXTDialogueActs(r io.Reader) ([]nxtDialogueAct, error) {
-	n := newNXTDecoder(r)
-	if err := n.root(); err != nil {
-		return nil, err
-	}
 	var out []nxtDialogueAct
-	for {
-		tok, err := n.next()
-		if err != nil {
-			return nil, err
-		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
-			break
-		}
+	err := readLayer(r, func(n *nxtDecoder, se xml.StartElement) error {
 		if qname(se.Name) != "dact" {
-			return nil, n.errorf("unknown element <%s> (a dialogue-act layer holds dact)", qname(se.Name))
+			return n.errorf("unknown element <%s> (a dialogue-act layer holds dact)", qname(se.Name))
 		}
 		a := nxtDialogueAct{ID: niteID(se)}
-		if a.Children, a.Type, err = n.links("dact", a.ID, true); err != nil {
-			return nil, err
-		}
+		var err error
+		a.Children, a.Type, err = n.links("dact", a.ID, true)
 		out = append(out, a)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return out, n.end()
+	return out, nil
 }
 
 // parseDATypes reads da-types.xml (nested <da-type> elements) and returns
