@@ -14,6 +14,18 @@ import (
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
+// newSweepEnv is a test environment with the sweep's child workflows and
+// the activities (to be mocked) registered.
+func newSweepEnv() (*testsuite.TestWorkflowEnvironment, *activities.Activities) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(CorpusWorkflow)
+	env.RegisterWorkflow(EvaluationWorkflow)
+	var a *activities.Activities
+	env.RegisterActivity(a)
+	return env, a
+}
+
 func testInput(systems, conversations int) SweepInput {
 	s := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}}
 	in := SweepInput{Corpora: []CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
@@ -32,12 +44,7 @@ func testInput(systems, conversations int) SweepInput {
 // generated, inference for every system and conversation, one aggregation
 // over every evaluation, and the progress query ending at "done".
 func TestSweepWorkflowPlan(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.RegisterWorkflow(CorpusWorkflow)
-	env.RegisterWorkflow(EvaluationWorkflow)
-	var a *activities.Activities
-	env.RegisterActivity(a)
+	env, a := newSweepEnv()
 	in := testInput(3, 5)
 	convs := []string{"c1", "c2", "c3", "c4", "c5"}
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
@@ -105,12 +112,7 @@ func TestQueueForSystems(t *testing.T) {
 // A sweep with an ONNX system scales the GPU workers up before inference
 // and back down afterwards, also when the sweep fails.
 func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestWorkflowEnvironment()
-	env.RegisterWorkflow(CorpusWorkflow)
-	env.RegisterWorkflow(EvaluationWorkflow)
-	var a *activities.Activities
-	env.RegisterActivity(a)
+	env, a := newSweepEnv()
 	in := testInput(2, 3) // sys1 needs the GPU
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: []string{"c1", "c2"}, Ready: true}, nil)
@@ -144,12 +146,7 @@ func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 // spec's transfer_from names another source.
 func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 	for _, c := range []struct{ from, want string }{{"", "sim"}, {"real-dev", "real-dev"}} {
-		var s testsuite.WorkflowTestSuite
-		env := s.NewTestWorkflowEnvironment()
-		env.RegisterWorkflow(CorpusWorkflow)
-		env.RegisterWorkflow(EvaluationWorkflow)
-		var a *activities.Activities
-		env.RegisterActivity(a)
+		env, a := newSweepEnv()
 		in := testInput(2, 0)
 		in.Systems[1].NeedsModel = false
 		in.Spec.Corpora = []spec.Corpus{in.Spec.Corpora[0], {Name: "real-dev", Path: "/d"}, {Name: "real", Path: "/r", TransferFrom: c.from}}
