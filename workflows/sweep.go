@@ -102,11 +102,12 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	n := len(plans)
 	evals := make([]workflow.ChildWorkflowFuture, len(in.Systems)*n)
 	evalKeys := make([]string, len(evals))
-	evalID := func(i int) string { return self + "/eval-" + in.Systems[i/n].Name + "-" + plans[i%n].Name }
-	start := func(si, pi int, transfer *activities.Transfer) {
-		sys, plan := in.Systems[si], plans[pi]
-		p.started(evalID(si*n+pi), ChildEvaluation)
-		evals[si*n+pi] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, "eval-"+sys.Name+"-"+plan.Name),
+	// Evaluation i is system i/n on corpus i%n.
+	evalName := func(i int) string { return "eval-" + in.Systems[i/n].Name + "-" + plans[i%n].Name }
+	start := func(i int, transfer *activities.Transfer) {
+		sys, plan := in.Systems[i/n], plans[i%n]
+		p.started(self+"/"+evalName(i), ChildEvaluation)
+		evals[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, evalName(i)),
 			EvaluationWorkflow, EvaluationInput{
 				System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
 				Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
@@ -121,7 +122,7 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 			if err := f.Get(ctx, &evalKeys[i]); err != nil {
 				return err
 			}
-			p.finished(evalID(i))
+			p.finished(self + "/" + evalName(i))
 			p.SystemsScored++
 			if byQuery {
 				p.TracksInferred += len(plans[i%n].Conversations)
@@ -139,7 +140,7 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 				if src := sources[pi]; dependent && src >= 0 {
 					transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: evalKeys[si*n+src]}
 				}
-				start(si, pi, transfer)
+				start(si*n+pi, transfer)
 			}
 		}
 		if err := wait(dependent); err != nil {
