@@ -21,8 +21,12 @@ type EvaluationInput struct {
 	Concurrency int
 	Parent      string
 	Next        int // where a continued-as-new run resumes inference
-	// Transfer is where a corpus without dev data takes its thresholds.
-	Transfer *activities.Transfer
+	// Transfer is where a corpus without dev data takes its thresholds;
+	// with AwaitTransfer the workflow waits for the sweep's transferReady
+	// signal (the source evaluation is stored) before evaluating.
+	// TransferReady carries a signal received before continuing as new.
+	Transfer                     *activities.Transfer
+	AwaitTransfer, TransferReady bool
 	// Batch is the number of conversations per Infer activity, fixed when
 	// the workflow continues as new (0: not chosen yet).
 	Batch int
@@ -32,6 +36,10 @@ type EvaluationInput struct {
 // activity (activities.InferBatch); executions recorded before it infer
 // one conversation per activity.
 const inferBatches = "infer-batches"
+
+// transferReady is the signal that tells an evaluation waiting for
+// transferred thresholds that their source is stored.
+const transferReady = "transfer-ready"
 
 // EvaluationWorkflow infers the system's tracks on every conversation (in
 // batches, one activity each, on the system's queue, bounded), then
@@ -61,9 +69,14 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	if err != nil {
 		return "", err
 	}
+	ready := workflow.GetSignalChannel(ctx, transferReady)
 	if next < len(batches) {
 		in.Next = next
+		in.TransferReady = in.TransferReady || ready.ReceiveAsync(nil)
 		return "", workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, in)
+	}
+	if in.AwaitTransfer && !in.TransferReady {
+		ready.Receive(ctx, nil)
 	}
 	var key string
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 30*time.Minute))

@@ -96,55 +96,50 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	defer release()
-	// Corpora without dev data are evaluated after their threshold source,
-	// whose stored evaluation they read the operating points from.
+	// Every evaluation starts at once. One of a corpus without dev data
+	// infers its tracks, then waits for its threshold source's evaluation
+	// to be stored (the sweep signals it) and reads the operating points.
 	sources := TransferSources(in.Spec, plans)
 	n := len(plans)
 	evals := make([]workflow.ChildWorkflowFuture, len(in.Systems)*n)
 	evalKeys := make([]string, len(evals))
 	// Evaluation i is system i/n on corpus i%n.
 	evalName := func(i int) string { return "eval-" + in.Systems[i/n].Name + "-" + plans[i%n].Name }
-	start := func(i int, transfer *activities.Transfer) {
+	for i := range evals {
 		sys, plan := in.Systems[i/n], plans[i%n]
+		ev := EvaluationInput{
+			System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
+			Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
+			Concurrency: s.Concurrency, Parent: self,
+		}
+		if src := sources[i%n]; src >= 0 {
+			key := activities.EvaluationKey(activities.EvaluateInput{System: sys, Corpus: plans[src], Params: ev.Params, Resamples: ev.Resamples, Seed: ev.Seed})
+			ev.Transfer, ev.AwaitTransfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: key}, true
+		}
 		p.started(self+"/"+evalName(i), ChildEvaluation)
-		evals[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, evalName(i)),
-			EvaluationWorkflow, EvaluationInput{
-				System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
-				Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
-				Concurrency: s.Concurrency, Parent: self, Transfer: transfer,
-			})
+		evals[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, evalName(i)), EvaluationWorkflow, ev)
 	}
-	wait := func(dependent bool) error {
+	// Sources first: as each is stored, the evaluations waiting for it go on.
+	for _, dependent := range []bool{false, true} {
 		for i, f := range evals {
 			if plans[i%n].NoDev != dependent {
 				continue
 			}
 			if err := f.Get(ctx, &evalKeys[i]); err != nil {
-				return err
+				return SweepResult{}, err
 			}
 			p.finished(self + "/" + evalName(i))
 			p.SystemsScored++
 			if byQuery {
 				p.TracksInferred += len(plans[i%n].Conversations)
 			}
-		}
-		return nil
-	}
-	for _, dependent := range []bool{false, true} {
-		for si := range in.Systems {
-			for pi, plan := range plans {
-				if plan.NoDev != dependent {
-					continue
+			for j := range evals {
+				if j/n == i/n && sources[j%n] == i%n {
+					if err := evals[j].SignalChildWorkflow(ctx, transferReady, nil).Get(ctx, nil); err != nil {
+						return SweepResult{}, err
+					}
 				}
-				var transfer *activities.Transfer
-				if src := sources[pi]; dependent && src >= 0 {
-					transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: evalKeys[si*n+src]}
-				}
-				start(si*n+pi, transfer)
 			}
-		}
-		if err := wait(dependent); err != nil {
-			return SweepResult{}, err
 		}
 	}
 

@@ -3,8 +3,10 @@ package workflows
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
@@ -142,8 +144,8 @@ func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 }
 
 // A corpus without dev data is evaluated after the generated corpus, with
-// each system's thresholds read from that system's evaluation there; a
-// spec's transfer_from names another source.
+// each system's thresholds read from that system's stored evaluation there;
+// a spec's transfer_from names another source.
 func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 	for _, c := range []struct{ from, want string }{{"", "sim"}, {"real-dev", "real-dev"}} {
 		env, a := newSweepEnv()
@@ -158,33 +160,42 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 			return activities.CorpusPlan{Name: in.Name, Prefix: "corpora/" + in.Name, Hash: in.Name, Conversations: []string{"r1"}, Ready: true,
 				Kind: "ami", NoDev: in.Name == "real"}, nil
 		})
-		env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(nil)
+		// The source's inference is slow: the corpus without dev must wait.
+		source := mock.MatchedBy(func(in activities.InferInput) bool { return in.Corpus.Name == c.want })
+		other := mock.MatchedBy(func(in activities.InferInput) bool { return in.Corpus.Name != c.want })
+		env.OnActivity(a.Infer, mock.Anything, source).After(time.Minute).Return(nil)
+		env.OnActivity(a.Infer, mock.Anything, other).Return(nil)
 		var mu sync.Mutex
 		var order []string
 		transfers := map[string]*activities.Transfer{}
+		stored := map[string]string{} // system/corpus -> evaluation key
 		env.OnActivity(a.Evaluate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvaluateInput) (string, error) {
 			mu.Lock()
 			defer mu.Unlock()
-			key := "evaluations/" + in.System.Name + "/" + in.Corpus.Name
-			order = append(order, key)
-			transfers[key] = in.Transfer
-			return key, nil
+			name := in.System.Name + "/" + in.Corpus.Name
+			order = append(order, name)
+			transfers[name] = in.Transfer
+			stored[name] = activities.EvaluationKey(in)
+			return stored[name], nil
 		})
 		env.OnActivity(a.Aggregate, mock.Anything, mock.Anything).Return("bundle-1", nil)
 		env.ExecuteWorkflow(SweepWorkflow, in)
 		if err := env.GetWorkflowError(); err != nil {
 			t.Fatal(err)
 		}
-		if len(order) != 6 || order[4][len(order[4])-5:] != "/real" || order[5][len(order[5])-5:] != "/real" {
-			t.Fatalf("evaluation order %v: the corpus without dev must come last", order)
+		if len(order) != 6 {
+			t.Fatalf("evaluations %v", order)
 		}
 		for _, sys := range []string{"sys0", "sys1"} {
-			got := transfers["evaluations/"+sys+"/real"]
-			want := activities.Transfer{Corpus: c.want, Evaluation: "evaluations/" + sys + "/" + c.want}
+			if slices.Index(order, sys+"/real") < slices.Index(order, sys+"/"+c.want) {
+				t.Errorf("evaluation order %v: %s/real before its source", order, sys)
+			}
+			got := transfers[sys+"/real"]
+			want := activities.Transfer{Corpus: c.want, Evaluation: stored[sys+"/"+c.want]}
 			if got == nil || *got != want {
 				t.Errorf("transfer_from %q: %s on real transferred %+v, want %+v", c.from, sys, got, want)
 			}
-			if transfers["evaluations/"+sys+"/sim"] != nil || transfers["evaluations/"+sys+"/real-dev"] != nil {
+			if transfers[sys+"/sim"] != nil || transfers[sys+"/real-dev"] != nil {
 				t.Errorf("%s: a corpus with dev data must not transfer", sys)
 			}
 		}

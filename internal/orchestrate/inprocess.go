@@ -49,38 +49,43 @@ func RunInProcess(ctx context.Context, in workflows.SweepInput, a *activities.Ac
 		}
 	}
 	// Like the sweep workflow: every system x corpus evaluation at once,
-	// each with its own bounded inference fan-out; corpora without dev data
-	// after the others, with their thresholds transferred.
+	// each with its own bounded inference fan-out; one of a corpus without
+	// dev data evaluates once its threshold source is stored.
 	sources := workflows.TransferSources(s, plans)
 	n := len(plans)
 	keys := make([]string, len(in.Systems)*n)
-	for _, dependent := range []bool{false, true} {
-		outer, octx := errgroup.WithContext(ctx)
-		for si, sys := range in.Systems {
-			for pi, plan := range plans {
-				if plan.NoDev != dependent {
-					continue
-				}
-				ev := activities.EvaluateInput{System: sys, Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
-				if src := sources[pi]; dependent && src >= 0 {
-					ev.Transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: keys[si*n+src]}
-				}
-				outer.Go(func() (err error) {
-					keys[si*n+pi], err = evaluate(octx, a, ev, s.Concurrency)
-					return err
-				})
+	stored := make([]chan struct{}, len(keys))
+	for i := range stored {
+		stored[i] = make(chan struct{})
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i := range keys {
+		ev := activities.EvaluateInput{System: in.Systems[i/n], Corpus: plans[i%n], Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
+		var source chan struct{}
+		if src := sources[i%n]; src >= 0 {
+			j := i/n*n + src
+			ev.Transfer = &activities.Transfer{Corpus: plans[src].Name,
+				Evaluation: activities.EvaluationKey(activities.EvaluateInput{System: ev.System, Corpus: plans[src], Params: ev.Params, Resamples: ev.Resamples, Seed: ev.Seed})}
+			source = stored[j]
+		}
+		g.Go(func() (err error) {
+			keys[i], err = evaluate(gctx, a, ev, s.Concurrency, source)
+			if err == nil {
+				close(stored[i])
 			}
-		}
-		if err := outer.Wait(); err != nil {
-			return "", err
-		}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return "", err
 	}
 	return a.Aggregate(ctx, activities.AggregateInput{Meta: workflows.BundleMeta(in, plans), Evaluations: keys})
 }
 
 // evaluate infers a system's tracks on every conversation of a corpus in
-// the workflow's batches (bounded) and evaluates them.
-func evaluate(ctx context.Context, a *activities.Activities, in activities.EvaluateInput, concurrency int) (string, error) {
+// the workflow's batches (bounded) and evaluates them, once source (when
+// not nil) is closed.
+func evaluate(ctx context.Context, a *activities.Activities, in activities.EvaluateInput, concurrency int, source <-chan struct{}) (string, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(concurrency)
 	convs := in.Corpus.Conversations
@@ -91,6 +96,13 @@ func evaluate(ctx context.Context, a *activities.Activities, in activities.Evalu
 	}
 	if err := g.Wait(); err != nil {
 		return "", err
+	}
+	if source != nil {
+		select {
+		case <-source:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
 	}
 	return a.Evaluate(ctx, in)
 }
