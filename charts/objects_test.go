@@ -126,8 +126,14 @@ func TestWorkerPerQueue(t *testing.T) {
 			continue
 		}
 		c := d.Spec.Template.Spec.Containers[0]
-		if want := []string{"worker", "--queues", queue}; !slices.Equal(c.Args, want) {
+		if want := []string{"worker", "--queues", queue, "--health-addr", ":8080"}; !slices.Equal(c.Args, want) {
 			t.Errorf("%s worker args %v, want %v", queue, c.Args, want)
+		}
+		// Ready means polling with Temporal answering: the capacity claim
+		// counts ready replicas.
+		if p := c.ReadinessProbe; p == nil || p.HTTPGet == nil || p.HTTPGet.Path != "/readyz" || p.HTTPGet.Port.String() != "health" ||
+			len(c.Ports) != 1 || c.Ports[0].Name != "health" || c.Ports[0].ContainerPort != 8080 {
+			t.Errorf("%s worker: readiness probe %+v on ports %+v", queue, p, c.Ports)
 		}
 		if !slices.Contains(c.Env, corev1.EnvVar{Name: "FLOORBENCH_DEVICE", Value: provider}) {
 			t.Errorf("%s worker: FLOORBENCH_DEVICE is not %s", queue, provider)

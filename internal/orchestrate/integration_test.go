@@ -6,17 +6,19 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 
-	"go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 	"path/filepath"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
@@ -88,10 +90,12 @@ func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
 	return &harness{t: t, temp: srv, minio: m, bucket: bucket, cfg: cfg}
 }
 
-// startWorker runs `floorbench worker` on every queue as a child process.
+// startWorker runs `floorbench worker` on every queue as a child process
+// and waits until its readiness probe answers.
 func (h *harness) startWorker() *exec.Cmd {
 	h.t.Helper()
-	cmd := exec.Command(floorbenchBinary, "worker", "--config", "")
+	health := testenv.Addr(testenv.FreePort(h.t))
+	cmd := exec.Command(floorbenchBinary, "worker", "--config", "", "--health-addr", health)
 	cmd.Env = append(os.Environ(),
 		"FLOORBENCH_TEMPORAL_ADDRESS="+h.cfg.TemporalAddress, "FLOORBENCH_TEMPORAL_NAMESPACE=default",
 		"FLOORBENCH_S3_ENDPOINT="+h.cfg.S3Endpoint, "FLOORBENCH_S3_BUCKET="+h.bucket,
@@ -108,7 +112,27 @@ func (h *harness) startWorker() *exec.Cmd {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		_, _ = cmd.Process.Wait()
 	})
+	waitReady(h.t, "http://"+health+"/readyz")
 	return cmd
+}
+
+// waitReady polls a readiness probe until it answers 200.
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker not ready at %s after a minute (last: %v)", url, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // submit resolves the test spec and submits it; it returns the workflow id.
