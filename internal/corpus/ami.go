@@ -387,7 +387,7 @@ func writeAMIConversation(dir string, r AMIMeetingReport, channels [][]float32, 
 		return Conversation{}, err
 	}
 	for _, name := range FilesOf(KindAMI, c) {
-		if c.Files[name], err = fileSHA256(filepath.Join(folder, name)); err != nil {
+		if c.Files[name], err = FileSHA256(filepath.Join(folder, name)); err != nil {
 			return Conversation{}, err
 		}
 	}
@@ -410,7 +410,7 @@ func sourceFiles(o AMIOptions, paths []string) ([]SourceFile, error) {
 		default:
 			local = o.Meetings
 		}
-		sum, err := fileSHA256(local)
+		sum, err := FileSHA256(local)
 		if err != nil {
 			return nil, err
 		}

@@ -127,7 +127,7 @@ func (c *Corpus) checkFiles(conv Conversation) []string {
 		}
 	}
 	for _, name := range FilesOf(c.Manifest.Kind, conv) {
-		sum, err := fileSHA256(filepath.Join(folder, name))
+		sum, err := FileSHA256(filepath.Join(folder, name))
 		if err != nil {
 			out = append(out, err.Error())
 		} else if sum != conv.Files[name] {

@@ -175,7 +175,7 @@ func TestCheckCatchesMisalignedEvents(t *testing.T) {
 	data, _ := encode(log)
 	path := filepath.Join(dir, conv.ID, EventsName)
 	os.WriteFile(path, data, 0o644)
-	sum, _ := fileSHA256(path)
+	sum, _ := FileSHA256(path)
 	c.Manifest.Conversations[0].Files[EventsName] = sum
 	writeManifest(dir, c.Manifest)
 	if p := checkProblems(t, dir); !strings.Contains(p, "TURN start") || !strings.Contains(p, "speech energy 10 to 30 ms outside it") {

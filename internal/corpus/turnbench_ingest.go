@@ -53,7 +53,7 @@ func IngestTurnBench(o IngestTurnBenchOptions) (*Manifest, error) {
 	m := &Manifest{SchemaVersion: SchemaVersion, Kind: KindTurnBench, CodeVersion: CodeVersion(), SampleRate: SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
-		sum, err := fileSHA256(path)
+		sum, err := FileSHA256(path)
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +134,7 @@ func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, er
 		}
 	}
 	for _, name := range FilesOf(KindTurnBench, e) {
-		sum, err := fileSHA256(filepath.Join(folder, name))
+		sum, err := FileSHA256(filepath.Join(folder, name))
 		if err != nil {
 			return Conversation{}, err
 		}

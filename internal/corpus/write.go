@@ -51,7 +51,7 @@ func WriteConversation(dir string, c synth.Conversation) (Conversation, error) {
 		return Conversation{}, err
 	}
 	for _, name := range FileNames(c.Spec.Speakers) {
-		sum, err := fileSHA256(filepath.Join(tmp, name))
+		sum, err := FileSHA256(filepath.Join(tmp, name))
 		if err != nil {
 			return Conversation{}, err
 		}
@@ -81,9 +81,9 @@ func writeManifest(dir string, m *Manifest) error {
 	return os.Rename(tmp, filepath.Join(dir, ManifestName))
 }
 
-// fileSHA256 hashes a file by streaming it (parquet shards and meeting
-// recordings are gigabytes).
-func fileSHA256(path string) (string, error) {
+// FileSHA256 is the hex sha256 of a file, read as a stream (parquet
+// shards, meeting recordings and models are large).
+func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/corpus"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -227,7 +228,7 @@ func (s *System) modelFile(rt Runtime) (string, error) {
 		return "", err
 	}
 	if m.SHA256 != "" {
-		got, err := fileSHA256(m.Path)
+		got, err := corpus.FileSHA256(m.Path)
 		if err != nil {
 			return "", err
 		}
@@ -287,7 +288,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 				return nil, err
 			}
 			var err error
-			if sum, err = fileSHA256(m.Path); err != nil {
+			if sum, err = corpus.FileSHA256(m.Path); err != nil {
 				return nil, fmt.Errorf("hash model: %w", err)
 			}
 		}
@@ -295,7 +296,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	}
 	if s.family.Name == "external" {
 		for _, name := range probsFileNames {
-			sum, err := fileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
+			sum, err := corpus.FileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
 			}
@@ -313,19 +314,6 @@ func (s *System) Hash(rt Runtime) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
-}
-
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func isSHA256(s string) bool {
