@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/swbd"
 )
 
 func newCorpusTimingCommand() *cobra.Command {
@@ -18,7 +20,12 @@ func newCorpusTimingCommand() *cobra.Command {
 		Long: `Print the human timing baseline of a corpus (any kind): the distribution
 of floor-transfer offsets, the next speaker's start minus the current turn's
 end, as TurnBench reports it: for smooth transfers and with interruptions
-included. Negative offsets are starts in overlap.`,
+included. Negative offsets are starts in overlap. Where the corpus has hold
+pauses it also compares its timing with real conversation: the two-sample
+Kolmogorov–Smirnov distance of its handover offsets (at every change of
+speaker between floor-holding stretches, taken in order of onset) from
+Switchboard's floor-transfer offsets, and of its hold pauses of 0.2 s or more
+from Switchboard's pauses (package internal/swbd).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output); err != nil {
@@ -34,7 +41,17 @@ included. Negative offsets are starts in overlap.`,
 				return enc.Encode(t)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "floor-transfer offsets (next speaker's start − current turn's end), %d transfers, %d by interruption\n\n", t.Transfers, t.Interruptions)
-			return report.TimingTable(t).Text(cmd.OutOrStdout())
+			if err := report.TimingTable(t).Text(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			if sw := t.Switchboard; sw != nil {
+				fmt.Fprintf(cmd.OutOrStdout(), "\nagainst Switchboard (Kolmogorov–Smirnov distance; 0 is identical):\n"+
+					"  handover offsets  n=%d  median %+.0f ms (Switchboard %+.0f)  KS %.3f\n"+
+					"  hold pauses ≥ %.1f s  n=%d  median %.0f ms (Switchboard %.0f)  KS %.3f\n",
+					sw.Handovers, sw.HandoverMedian*1000, swbd.Offsets().At(0.5)*1000, sw.HandoverKS,
+					floor.MinPause, sw.Pauses, sw.PauseMedian*1000, swbd.Pauses().At(0.5)*1000, sw.PauseKS)
+			}
+			return nil
 		},
 	}
 	outputFlag(cmd, &output)

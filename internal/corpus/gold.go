@@ -78,7 +78,8 @@ func Gold(dir, split string) (*floor.GoldSet, error) {
 }
 
 // Timing is the human timing baseline of a corpus's split ("" for all):
-// the floor-transfer offsets of its labelled conversations.
+// the floor-transfer offsets of its labelled conversations, and how its
+// handover offsets and hold pauses compare with Switchboard's.
 func Timing(dir, split string) (floor.Timing, error) {
 	c, err := Open(dir)
 	if err != nil {
@@ -88,7 +89,10 @@ func Timing(dir, split string) (floor.Timing, error) {
 	if err != nil {
 		return floor.Timing{}, err
 	}
-	var transfers []floor.Transfer
+	var (
+		transfers       []floor.Transfer
+		offsets, pauses []float64
+	)
 	for _, conv := range convs {
 		if conv.Unlabelled {
 			continue
@@ -98,6 +102,10 @@ func Timing(dir, split string) (floor.Timing, error) {
 			return floor.Timing{}, err
 		}
 		transfers = append(transfers, floor.Transfers(l.Floor)...)
+		offsets = append(offsets, floor.HandoverOffsets(l.Floor)...)
+		pauses = append(pauses, floor.HoldPauses(l.Gold)...)
 	}
-	return floor.NewTiming(transfers), nil
+	t := floor.NewTiming(transfers)
+	t.Switchboard = floor.CheckTiming(offsets, pauses)
+	return t, nil
 }

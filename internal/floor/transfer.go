@@ -92,6 +92,9 @@ type Timing struct {
 	// Smooth are the transfers without interruption; All includes them.
 	Smooth OffsetStats `json:"smooth"`
 	All    OffsetStats `json:"all"`
+	// Switchboard compares the timing with real conversation (set by
+	// corpus-level summaries that have holds to compare).
+	Switchboard *TimingCheck `json:"switchboard,omitempty"`
 }
 
 // OffsetStats summarises floor-transfer offsets in seconds; NaN (null in

@@ -31,6 +31,7 @@ type placement struct {
 	clips  [][]float32
 	kept   bool
 	spoken float64 // share of the scripted speech that was said (cut turns < 1)
+	full   int     // a turn's end as scripted, before any claim cut it
 }
 
 func (p placement) start() int { return p.starts[0] }
@@ -44,39 +45,70 @@ func Assemble(p FloorPlan, r Rendering) (Timeline, error) {
 		return Timeline{}, fmt.Errorf("%d rendered acts for %d planned", len(r.Acts), len(p.Acts))
 	}
 	pl := make([]placement, len(p.Acts))
+	claimOnset := map[int]int{} // host act -> onset of the claim that took its floor
 	lead := sec(p.Lead)
+	// Floor-holding speech first (turns, claims), then what is said over it.
 	for i, a := range p.Acts {
 		clips := append([][]float32(nil), r.Acts[i].Clips...)
 		switch a.Kind {
 		case floor.Turn:
-			s := lead
-			if a.Follows >= 0 {
-				s = max(0, pl[a.Follows].end()+sec(a.Gap))
-			}
-			starts := []int{s}
-			for k := 1; k < len(clips); k++ {
-				starts = append(starts, starts[k-1]+len(clips[k-1])+sec(a.Holds[k-1]))
-			}
-			pl[i] = placement{starts: starts, clips: clips, kept: true, spoken: 1}
+			pl[i] = placement{starts: turnStarts(a, clips, pl, lead), clips: clips, kept: true, spoken: 1}
+			pl[i].full = pl[i].end()
 		case floor.Interruption:
 			h := &pl[a.Host]
 			onset := h.start() + int(a.At*float64(h.end()-h.start()))
 			cutHost(h, onset, sec(a.Keep))
+			claimOnset[a.Host] = onset
 			pl[i] = placement{starts: []int{onset}, clips: clips, kept: true}
-		default:
-			h := pl[a.Host]
-			var s int
-			if a.InHold > 0 {
-				hs := h.starts[a.InHold-1] + len(h.clips[a.InHold-1])
-				s = hs + int(a.At*float64(h.starts[a.InHold]-hs))
-			} else {
-				s = h.start() + int(a.At*float64(h.end()-h.start()))
-			}
-			pl[i] = placement{starts: []int{s}, clips: clips, kept: true}
 		}
+	}
+	for i, a := range p.Acts {
+		if a.Kind == floor.Turn || a.Kind == floor.Interruption {
+			continue
+		}
+		clips := append([][]float32(nil), r.Acts[i].Clips...)
+		pl[i] = placement{starts: []int{overlayStart(a, pl[a.Host], claimOnset, len(clips[0]))}, clips: clips, kept: true}
 	}
 	dropCollisions(p, pl)
 	return layout(p, pl)
+}
+
+// turnStarts places a turn's segments: the first after the act it follows
+// (an overlapping handover never starts before 0.3 s of the previous
+// speaker's last stretch of speech has been said), the others after its
+// holds.
+func turnStarts(a Act, clips [][]float32, pl []placement, lead int) []int {
+	s := lead
+	if a.Follows >= 0 {
+		prev := pl[a.Follows]
+		s = max(0, prev.end()+sec(a.Gap), prev.starts[len(prev.starts)-1]+sec(0.3))
+	}
+	starts := []int{s}
+	for k := 1; k < len(clips); k++ {
+		starts = append(starts, starts[k-1]+len(clips[k-1])+sec(a.Holds[k-1]))
+	}
+	return starts
+}
+
+// overlayStart places a listener's vocalisation on its host turn: at
+// fraction At of the host's speech as scripted, or of its hold InHold. One spoken over
+// speech that would outlast the host's speech (or reach the claim that
+// ends it) moves earlier, as far as 0.3 s after the host's onset, so that
+// long asides are spoken over a holder who keeps talking.
+func overlayStart(a Act, h placement, claimOnset map[int]int, n int) int {
+	if a.InHold > 0 {
+		hs := h.starts[a.InHold-1] + len(h.clips[a.InHold-1])
+		return hs + int(a.At*float64(h.starts[a.InHold]-hs))
+	}
+	s := h.start() + int(a.At*float64(h.full-h.start()))
+	limit := h.end() - sec(0.25)
+	if on, ok := claimOnset[a.Host]; ok {
+		limit = min(limit, on-sec(0.12))
+	}
+	if s+n > limit {
+		s = max(h.start()+sec(0.3), min(s, limit-n))
+	}
+	return s
 }
 
 // cutHost ends the interrupted turn after the claimer has talked over it

@@ -103,3 +103,96 @@ func TestAssembleDropsOverlaysIntoTheirOwnSpeech(t *testing.T) {
 // near compares times to within half a sample: event times are sample
 // indexes over the rate, the expectations are decimal sums.
 func near(a, b float64) bool { return math.Abs(a-b) < 0.5/audio.Rate }
+
+// The event shapes of MPTB's hard cases, laid out and turned into gold:
+// a one-word claim followed by a pause and the claimer's turn (the INT
+// anchor at the claim's onset, the pause a real silence), a failed claim
+// starting in the holder's hold (excluded from INT, the hold contested),
+// an aside longer than what is left of the host's speech (moved earlier so
+// the holder talks through it) and the yielder's backchannel early in the
+// next turn (an INT negative on the yielder).
+func TestAssembleHardCasesAndTheirGold(t *testing.T) {
+	spec := ConversationSpec{ID: "h", Split: Test, Type: Casual, Speakers: 3, Seconds: 10}
+	p := FloorPlan{Spec: spec, Lead: 0.5, Tail: 1, Acts: []Act{
+		{Kind: floor.Turn, Speaker: 1, Ending: floor.Yielded, Follows: -1,
+			Segments: []Utterance{{Speaker: 1, Text: "a b c"}, {Speaker: 1, Text: "d e f"}}, Holds: []float64{1.0}},
+		{Kind: floor.InterruptionAttempt, Speaker: 2, Host: 0, InHold: 1, At: 0.5, Utterance: Utterance{Speaker: 2, Text: "but what"}},
+		{Kind: floor.NonFloorTakingInterruption, Speaker: 3, Host: 0, At: 0.7, Utterance: Utterance{Speaker: 3, Text: "a long aside"}},
+		{Kind: floor.Turn, Speaker: 2, Ending: floor.Interrupted, Follows: 0, Gap: 0.4, Segments: []Utterance{{Speaker: 2, Text: "x"}}},
+		{Kind: floor.Backchannel, Speaker: 1, Host: 3, At: 0.1, Utterance: Utterance{Speaker: 1, Text: "mm"}},
+		{Kind: floor.Interruption, Speaker: 3, Host: 3, At: 0.5, Keep: 0.1, Utterance: Utterance{Speaker: 3, Text: "wait"}},
+		{Kind: floor.Turn, Speaker: 3, Ending: floor.Yielded, Follows: 5, Gap: 0.6, Segments: []Utterance{{Speaker: 3, Text: "my turn"}}},
+	}}
+	r := Rendering{Acts: []RenderedAct{
+		{Clips: [][]float32{clip(32000), clip(32000)}}, // 2 s, 1 s hold, 2 s
+		{Clips: [][]float32{clip(24000)}},              // 1.5 s failed claim from the hold on
+		{Clips: [][]float32{clip(40000)}},              // 2.5 s aside
+		{Clips: [][]float32{clip(64000)}},              // 4 s turn, cut by the claim
+		{Clips: [][]float32{clip(4800)}},
+		{Clips: [][]float32{clip(4000)}}, // 0.25 s "wait"
+		{Clips: [][]float32{clip(16000)}},
+	}}
+	tl, err := Assemble(p, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[floor.EventKind]floor.Event{}
+	for _, e := range tl.Events {
+		if _, seen := by[e.Kind]; !seen || e.Kind != floor.Turn {
+			by[e.Kind] = e
+		}
+	}
+	// Hold: 2.5 to 3.5; the failed claim starts half way into it.
+	if at := by[floor.InterruptionAttempt]; !near(at.Start, 3.0) || !near(at.End, 4.5) {
+		t.Fatalf("failed claim %+v", at)
+	}
+	// The aside (2.5 s) planned at 70% of turn 1 (0.5 to 5.5) would end at
+	// 6.5; it moves to end 0.25 s before turn 1 does.
+	if nf := by[floor.NonFloorTakingInterruption]; !near(nf.End, 5.25) || !near(nf.Start, 2.75) {
+		t.Fatalf("aside %+v", nf)
+	}
+	var turn2, turn3 floor.Event
+	for _, e := range tl.Events {
+		if e.Kind == floor.Turn && e.Speaker == 2 {
+			turn2 = e
+		}
+		if e.Kind == floor.Turn && e.Speaker == 3 {
+			turn3 = e
+		}
+	}
+	claim := by[floor.Interruption]
+	// Turn 2 starts at 5.9; the claim half way through its 4 s; the holder
+	// stops within 0.1 s (at least 0.15 s of real overlap); the claimer's
+	// turn starts 0.6 s after the claim ends.
+	if !near(claim.Start, 5.9+2) || !near(claim.End, claim.Start+0.25) || turn2.End > claim.Start+0.35 || turn2.End < claim.Start+0.15 {
+		t.Fatalf("claim %+v, interrupted turn %+v", claim, turn2)
+	}
+	if !near(turn3.Start, claim.End+0.6) || turn3.FloorBefore != 3 {
+		t.Fatalf("claimer's turn %+v", turn3)
+	}
+	if bc := by[floor.Backchannel]; bc.Speaker != 1 || !near(bc.Start, 5.9+0.4) {
+		t.Fatalf("yielder's backchannel %+v", bc)
+	}
+
+	g := floor.DeriveMPTB("h", tl.Duration(), tl.Events, floor.DefaultInterruptedGuard)
+	if len(g.INT.Positives) != 1 || g.INT.Positives[0] != (floor.Anchor{Speaker: 3, Time: claim.Start}) {
+		t.Errorf("INT positives %v, want the claim's onset", g.INT.Positives)
+	}
+	if len(g.INT.Excluded) != 1 || g.INT.Excluded[0] != (floor.Span{Speaker: 2, Start: 3.0, End: 4.5}) {
+		t.Errorf("INT excluded %v, want the failed claim", g.INT.Excluded)
+	}
+	wantNeg := []floor.Span{{Speaker: 1, Start: by[floor.Backchannel].Start, End: by[floor.Backchannel].End}, {Speaker: 3, Start: 2.75, End: 5.25}}
+	if len(g.INT.Negatives) != 2 || !near(g.INT.Negatives[0].Start, wantNeg[0].Start) || g.INT.Negatives[0].Speaker != 1 ||
+		g.INT.Negatives[1].Speaker != 3 || !near(g.INT.Negatives[1].End, 5.25) {
+		t.Errorf("INT negatives %v, want %v", g.INT.Negatives, wantNeg)
+	}
+	if len(g.EOT.Negatives) != 1 || g.EOT.Negatives[0] != (floor.Span{Speaker: 1, Start: 2.5, End: 3.5}) {
+		t.Fatalf("EOT negatives %v, want the hold", g.EOT.Negatives)
+	}
+	if a := floor.MPTBAnatomy(&g, tl.Events); !a.HoldContested[0] {
+		t.Errorf("the hold a failed claim starts in is not contested")
+	}
+	if len(g.EOT.Positives) != 2 || len(g.EOT.Excluded) != 1 || g.EOT.Excluded[0].Start != claim.Start {
+		t.Errorf("EOT positives %v, excluded %v", g.EOT.Positives, g.EOT.Excluded)
+	}
+}

@@ -3,8 +3,10 @@ package synth
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/swbd"
 )
 
 // Utterance is one stretch of speech to render.
@@ -54,9 +56,19 @@ type FloorPlan struct {
 }
 
 // contestedShare is the share of holds a listener vocalises into; with the
-// holds that overlays reach by chance it gives MPTB's ~15% (§F.8: 28 of
-// 186 test holds).
+// holds that overlays and failed claims reach by chance it gives MPTB's
+// ~15% (§F.8: 28 of 186 test holds).
 const contestedShare = 0.07
+
+// yielderBackchannel is the share of handovers after which the speaker who
+// just yielded vocalises again early in the next turn (mostly a
+// backchannel): a silent channel after a turn end is likely, not certain.
+const yielderBackchannel = 0.12
+
+// attemptInHold is the share of failed claims on a turn with holds that
+// start inside a hold: the holder went quiet, someone tried, the holder
+// went on, so "the holder went quiet" is evidence of a handover, not proof.
+const attemptInHold = 0.5
 
 // holdQuestions end the clause before a hold: a speaker who asks this is
 // not handing over the floor, which makes the pause a hard EOT negative.
@@ -65,21 +77,21 @@ var holdQuestions = []string{"you know what I mean?", "how do I put this?", "whe
 // PlanFloor decides the event log of a scripted conversation.
 func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 	st := StyleOf(s.Spec.Type)
+	w := writer{rng: rng, typ: s.Spec.Type, topic: s.topic, personas: s.Personas}
 	p := FloorPlan{Spec: s.Spec, Lead: 0.5 + 0.5*rng.Float64(), Tail: 0.6 + 0.6*rng.Float64()}
-	follows, gapAfterClaim := -1, false
+	follows, afterClaim := -1, false
 	for i, line := range s.Lines {
 		turn := Act{Kind: floor.Turn, Speaker: line.Speaker, Ending: floor.Yielded, Follows: follows}
 		switch {
 		case follows < 0:
-			turn.Gap = 0
-		case gapAfterClaim:
-			turn.Gap = 0.08 + 0.17*rng.Float64()
-		case rng.Float64() < st.OverlapShare:
-			turn.Gap = -(0.15 + 0.3*rng.Float64())
+		case afterClaim:
+			// The claim is its own vocalisation; the claimer's turn follows
+			// after a pause like any within-speaker pause.
+			turn.Gap = pausePlan(st, rng)
 		default:
-			turn.Gap = min(max(st.GapMean+st.GapSD*rng.NormFloat64(), 0.05), 1.5)
+			turn.Gap = handoverOffset(st, lastSegmentSeconds(p.Acts[follows]), rng)
 		}
-		turn.Segments, turn.Holds = segment(line, st, s.Spec.holdScale(), rng)
+		turn.Segments, turn.Holds = segment(line, st, s.Spec.holdScale(), w, rng)
 		cycle := float64(line.Words())/WordsPerSecond + st.GapMean
 		p.Acts = append(p.Acts, turn)
 		host := len(p.Acts) - 1
@@ -97,41 +109,74 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 			claimAt = 0.35 + 0.35*rng.Float64()
 		}
 		listeners := others(s.Spec.Speakers, line.Speaker)
-		overlay := func(kind floor.EventKind, perMin float64, texts []string) {
+		hostWords := line.Words()
+		overlay := func(kind floor.EventKind, perMin float64) {
 			for range poisson(rng, perMin*cycle/60) {
 				at := 0.15 + 0.65*rng.Float64()
 				if at > claimAt-0.12 {
 					continue // listeners do not talk over the claim
 				}
 				who := listeners[rng.IntN(len(listeners))]
-				p.Acts = append(p.Acts, Act{Kind: kind, Speaker: who, Host: host, At: at,
-					Utterance: Utterance{Speaker: who, Text: pick(rng, texts)}})
+				a := Act{Kind: kind, Speaker: who, Host: host, At: at}
+				if kind == floor.InterruptionAttempt && len(turn.Holds) > 0 && rng.Float64() < attemptInHold {
+					a.InHold, a.At = 1+rng.IntN(len(turn.Holds)), 0.1+0.5*rng.Float64()
+				}
+				a.Utterance = Utterance{Speaker: who, Text: listenerUtterance(w, kind, hostWords)}
+				p.Acts = append(p.Acts, a)
 			}
 		}
-		overlay(floor.Backchannel, st.Backchannels, backchannels)
-		overlay(floor.NonFloorTakingInterruption, st.Interjections, interjections)
-		overlay(floor.NonContent, st.NonContent, nonContent)
-		overlay(floor.InterruptionAttempt, st.Attempts, attempts)
+		overlay(floor.Backchannel, st.Backchannels)
+		overlay(floor.NonFloorTakingInterruption, st.Interjections)
+		overlay(floor.NonContent, st.NonContent)
+		overlay(floor.InterruptionAttempt, st.Attempts)
 		for h := range turn.Holds {
 			if rng.Float64() < contestedShare {
 				who := listeners[rng.IntN(len(listeners))]
-				kind, texts := floor.Backchannel, backchannels
+				kind := floor.Backchannel
 				if rng.Float64() < 0.3 {
-					kind, texts = floor.NonContent, nonContent
+					kind = floor.NonContent
 				}
 				p.Acts = append(p.Acts, Act{Kind: kind, Speaker: who, Host: host, InHold: h + 1, At: 0.15 + 0.35*rng.Float64(),
-					Utterance: Utterance{Speaker: who, Text: pick(rng, texts)}})
+					Utterance: Utterance{Speaker: who, Text: listenerUtterance(w, kind, hostWords)}})
 			}
 		}
-		follows, gapAfterClaim = host, false
+		if yielder := yielderOf(p.Acts, follows, afterClaim); yielder > 0 && rng.Float64() < yielderBackchannel {
+			// Seconds into this turn, as a share of its planned length.
+			at := (0.3 + 1.2*rng.Float64()) / max(cycle, 1)
+			kind := floor.Backchannel
+			if rng.Float64() < 0.2 {
+				kind = floor.NonFloorTakingInterruption
+			}
+			if at < min(0.8, claimAt-0.12) {
+				p.Acts = append(p.Acts, Act{Kind: kind, Speaker: yielder, Host: host, At: at,
+					Utterance: Utterance{Speaker: yielder, Text: listenerUtterance(w, kind, hostWords)}})
+			}
+		}
+		follows, afterClaim = host, false
 		if interrupted {
 			p.Acts[host].Ending = floor.Interrupted
+			words := claimWords.draw(rng)
+			// A short claim ("wait—") stops the holder at once; over a
+			// longer one the holder may talk on for up to 1.5 s.
+			keep := 0.05 + 0.3*rng.Float64()
+			if words > 3 {
+				keep = 0.1 + 1.4*rng.Float64()
+			}
 			p.Acts = append(p.Acts, Act{Kind: floor.Interruption, Speaker: next.Speaker, Host: host, At: claimAt,
-				Keep: 0.4 + 0.8*rng.Float64(), Utterance: Utterance{Speaker: next.Speaker, Text: pick(rng, claims)}})
-			follows, gapAfterClaim = len(p.Acts)-1, true
+				Keep: keep, Utterance: Utterance{Speaker: next.Speaker, Text: listenerText(w, words)}})
+			follows, afterClaim = len(p.Acts)-1, true
 		}
 	}
 	return p
+}
+
+// yielderOf is the speaker who yielded the floor to the turn that follows
+// act follows (0: none — the first turn, or a turn after a claim).
+func yielderOf(acts []Act, follows int, afterClaim bool) int {
+	if follows < 0 || afterClaim {
+		return 0
+	}
+	return acts[follows].Speaker
 }
 
 // interruptBoost calibrates the per-turn claim probability against the
@@ -140,8 +185,42 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 // value brings the mptb preset to the paper's 367 claims.
 const interruptBoost = 1.2
 
-// segment splits a line into speech segments around its hold pauses.
-func segment(line Line, st Style, scale float64, rng *rand.Rand) ([]Utterance, []float64) {
+// pausePlan draws a within-speaker pause (a hold, the pause between a
+// claim and the claimer's turn) from Switchboard's pauses.
+func pausePlan(st Style, rng *rand.Rand) float64 {
+	return st.PauseScale * swbd.Pauses().At(rng.Float64())
+}
+
+// handoverOffset draws the offset of a turn from the end of the previous
+// one from Switchboard's floor-transfer offsets (negative: the new turn
+// starts in overlap). An overlap longer than most of the previous
+// speaker's last stretch of speech would start the turn inside an earlier
+// one, so such draws are drawn again.
+func handoverOffset(st Style, prevSeconds float64, rng *rand.Rand) float64 {
+	var off float64
+	for range 8 {
+		off = st.OffsetShift + swbd.Offsets().At(rng.Float64())
+		if -off <= 0.7*prevSeconds {
+			return off
+		}
+	}
+	return -0.7 * prevSeconds
+}
+
+// lastSegmentSeconds is the planned length of an act's last stretch of
+// speech.
+func lastSegmentSeconds(a Act) float64 {
+	u := a.Utterance
+	if a.Kind == floor.Turn {
+		u = a.Segments[len(a.Segments)-1]
+	}
+	return float64(len(strings.Fields(u.Text))) / WordsPerSecond
+}
+
+// segment splits a line into speech segments around its hold pauses: a
+// holding turn pauses at one sentence boundary, and at each other one
+// with probability extraHold.
+func segment(line Line, st Style, scale float64, w writer, rng *rand.Rand) ([]Utterance, []float64) {
 	join := func(ss []Sentence) Utterance {
 		u := Utterance{Speaker: line.Speaker}
 		for i, s := range ss {
@@ -157,19 +236,46 @@ func segment(line Line, st Style, scale float64, rng *rand.Rand) ([]Utterance, [
 	if n < 2 || rng.Float64() >= st.HoldShare*holdBoost*scale {
 		return []Utterance{join(line.Sentences)}, nil
 	}
-	cut := 1 + rng.IntN(n-1)
-	first := join(line.Sentences[:cut])
-	if rng.Float64() < 0.3 {
-		first.Text += " " + capitalise(pick(rng, holdQuestions))
-		first.Question = true
+	first := 1 + rng.IntN(n-1)
+	var cuts []int
+	for b := 1; b < n; b++ {
+		if b == first || rng.Float64() < extraHold {
+			cuts = append(cuts, b)
+		}
 	}
-	hold := 0.6 + 1.0*rng.Float64()
-	return []Utterance{first, join(line.Sentences[cut:])}, []float64{hold}
+	var segs []Utterance
+	var holds []float64
+	from := 0
+	for _, c := range cuts {
+		u := join(line.Sentences[from:c])
+		if !u.Question && rng.Float64() < holdQuestionShare {
+			// Half are tag questions, half content questions from the bank
+			// turn-final questions come from, so the words before a pause
+			// do not tell a hold from a turn end.
+			q := pick(rng, holdQuestions)
+			if rng.Float64() < 0.5 {
+				q = w.fill(pick(rng, questions[w.typ]), line.Speaker) + "?"
+			}
+			u.Text += " " + capitalise(q)
+			u.Question = true
+		}
+		segs = append(segs, u)
+		holds = append(holds, pausePlan(st, rng))
+		from = c
+	}
+	return append(segs, join(line.Sentences[from:])), holds
 }
 
 // holdBoost compensates for one-sentence lines, which cannot hold
-// (calibrated like interruptBoost, against the paper's 241 holds).
-const holdBoost = 1.35
+// (calibrated like interruptBoost, against the paper's 241 holds);
+// extraHold is the chance of a further hold at each other sentence
+// boundary of a holding turn; holdQuestionShare the share of holds
+// after a question.
+const (
+	holdBoost         = 1.28
+	extraHold         = 0.3
+	holdQuestionShare = 0.3
+)
 
 func others(n, speaker int) []int {
 	var out []int

@@ -81,7 +81,7 @@ func TestFloorPlanRatesFollowTheStyle(t *testing.T) {
 		if typ != Narrative && words[typ] >= words[Narrative] {
 			t.Errorf("%s turns are as long as narrative ones", typ)
 		}
-		if want := StyleOf(typ).Interruptions; math.Abs(rate[typ]-want)/want > 0.35 {
+		if want := StyleOf(typ).Interruptions * interruptBoost; math.Abs(rate[typ]-want)/want > 0.35 {
 			t.Errorf("%s: %.2f claims/min planned, style says %.2f", typ, rate[typ], want)
 		}
 	}

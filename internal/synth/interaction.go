@@ -37,13 +37,20 @@ func ParseInteractionType(s string) (InteractionType, error) {
 // interruptions (1.33/min). Realised rates differ from these inputs
 // (turns with holds cannot be interrupted, overlays into a speaker's own
 // speech are dropped), which is why they are calibrated, not copied.
+//
+// Timing is not a rate: hold pauses and handover offsets are drawn from
+// Switchboard's distributions (package swbd), stretched or shifted a
+// little per type (PauseScale, OffsetShift) — longer thinking pauses in
+// instructional and narrative talk, quicker, more overlapped exchanges in
+// casual and argumentative talk — with the factors chosen so that the
+// pooled corpus keeps Switchboard's distributions.
 type Style struct {
 	TurnSeconds   float64 // mean planned turn length
 	TurnSpread    float64 // log-normal sigma of turn length
-	GapMean       float64 // handover gap, seconds
-	GapSD         float64
-	OverlapShare  float64 // share of handovers that start before the holder ends
-	HoldShare     float64 // share of turns with a hold pause inside
+	GapMean       float64 // handover gap the script writer plans a turn's length with
+	PauseScale    float64 // multiplies Switchboard pauses for holds and post-claim pauses
+	OffsetShift   float64 // seconds added to Switchboard's handover offsets
+	HoldShare     float64 // share of turns with at least one hold pause
 	QuestionShare float64 // share of turns that end in a question
 	Backchannels  float64 // per minute
 	Interjections float64 // non-floor-taking interruptions per minute
@@ -54,12 +61,12 @@ type Style struct {
 
 // styles are the per-type dynamics.
 var styles = map[InteractionType]Style{
-	Casual:        {TurnSeconds: 4.15, TurnSpread: 0.45, GapMean: 0.25, GapSD: 0.2, OverlapShare: 0.15, HoldShare: 0.04, QuestionShare: 0.35, Backchannels: 3.2, Interjections: 1.0, NonContent: 1.4, Interruptions: 1.0, Attempts: 0.35},
-	TaskOriented:  {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.35, GapSD: 0.2, OverlapShare: 0.1, HoldShare: 0.06, QuestionShare: 0.4, Backchannels: 2.6, Interjections: 0.6, NonContent: 0.5, Interruptions: 0.85, Attempts: 0.3},
-	Instructional: {TurnSeconds: 7.2, TurnSpread: 0.45, GapMean: 0.4, GapSD: 0.2, OverlapShare: 0.08, HoldShare: 0.09, QuestionShare: 0.3, Backchannels: 2.8, Interjections: 0.5, NonContent: 0.4, Interruptions: 0.5, Attempts: 0.25},
-	Collaborative: {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.25, GapSD: 0.2, OverlapShare: 0.15, HoldShare: 0.05, QuestionShare: 0.3, Backchannels: 2.7, Interjections: 0.8, NonContent: 0.6, Interruptions: 1.2, Attempts: 0.35},
-	Argumentative: {TurnSeconds: 5.3, TurnSpread: 0.4, GapMean: 0.2, GapSD: 0.25, OverlapShare: 0.2, HoldShare: 0.04, QuestionShare: 0.25, Backchannels: 2.3, Interjections: 0.9, NonContent: 0.5, Interruptions: 1.05, Attempts: 0.6},
-	Narrative:     {TurnSeconds: 9.2, TurnSpread: 0.35, GapMean: 0.4, GapSD: 0.2, OverlapShare: 0.08, HoldShare: 0.12, QuestionShare: 0.2, Backchannels: 2.8, Interjections: 0.4, NonContent: 0.6, Interruptions: 0.7, Attempts: 0.2},
+	Casual:        {TurnSeconds: 4.15, TurnSpread: 0.45, GapMean: 0.25, PauseScale: 0.88, OffsetShift: -0.05, HoldShare: 0.04, QuestionShare: 0.35, Backchannels: 1.47, Interjections: 2.03, NonContent: 1.13, Interruptions: 1.0, Attempts: 0.35},
+	TaskOriented:  {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.35, PauseScale: 0.95, OffsetShift: 0.02, HoldShare: 0.06, QuestionShare: 0.4, Backchannels: 1.19, Interjections: 1.24, NonContent: 0.4, Interruptions: 0.85, Attempts: 0.3},
+	Instructional: {TurnSeconds: 7.2, TurnSpread: 0.45, GapMean: 0.4, PauseScale: 1.08, OffsetShift: 0.08, HoldShare: 0.09, QuestionShare: 0.3, Backchannels: 1.24, Interjections: 1.02, NonContent: 0.34, Interruptions: 0.5, Attempts: 0.25},
+	Collaborative: {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.25, PauseScale: 0.95, OffsetShift: -0.02, HoldShare: 0.05, QuestionShare: 0.3, Backchannels: 1.24, Interjections: 1.58, NonContent: 0.51, Interruptions: 1.2, Attempts: 0.35},
+	Argumentative: {TurnSeconds: 5.3, TurnSpread: 0.4, GapMean: 0.2, PauseScale: 0.9, OffsetShift: -0.08, HoldShare: 0.04, QuestionShare: 0.25, Backchannels: 1.02, Interjections: 1.81, NonContent: 0.4, Interruptions: 1.05, Attempts: 0.6},
+	Narrative:     {TurnSeconds: 9.2, TurnSpread: 0.35, GapMean: 0.4, PauseScale: 1.1, OffsetShift: 0.05, HoldShare: 0.12, QuestionShare: 0.2, Backchannels: 1.24, Interjections: 0.9, NonContent: 0.51, Interruptions: 0.7, Attempts: 0.2},
 }
 
 // StyleOf returns the dynamics of type t.

@@ -134,28 +134,54 @@ var questions = map[InteractionType][]string{
 // openers start a turn.
 var openers = []string{"well", "so", "okay", "right", "yes", "actually", "you know", "I mean", "look", "alright"}
 
-// backchannels are short listener tokens that do not claim the floor.
-var backchannels = []string{"mm hm", "yeah", "right", "uh huh", "okay", "sure", "yes", "mm", "I see", "exactly", "true"}
-
-// interjections are non-floor-taking comments over the holder's speech.
-var interjections = []string{
-	"oh really", "no way", "that is true", "oh I remember that", "good point",
-	"wow, that is a lot", "oh that is funny", "same here", "fair enough", "ha, typical",
+// backchannels are continuers: listener tokens that only say "go on".
+var backchannels = []string{
+	"mm hm", "yeah", "right", "uh huh", "okay", "sure", "yes", "mm", "I see", "exactly", "true",
+	"yeah yeah", "mm right", "oh okay", "uh huh yeah", "right right", "yep", "totally", "I know", "oh yes",
 }
 
-// claims open a successful interruption; the claimer then keeps talking.
-var claims = []string{
-	"sorry, can I just jump in here", "wait, hold on a second", "no no, that is not how it went",
-	"hang on, let me say something", "actually I think you are missing the point",
-	"can I stop you there", "just a moment, that is important", "sorry but I have to disagree",
-	"wait", "hold on", "no, listen", "excuse me, one thing",
+// Listener speech that is not a continuer (successful claims, failed
+// claims and non-floor-taking interjections alike) is written from the
+// banks below by listenerText, from one shared vocabulary, so that
+// neither its wording nor its length tells which of the three it is;
+// only what the floor does next does.
+
+// shortListener are listener phrases of one to three words.
+var shortListener = []string{
+	"wait", "sorry?", "hold on", "no no", "but", "hang on", "what?", "no way", "oh really",
+	"fair enough", "same here", "oh wow", "good point", "ha, typical", "really?", "oh dear",
+	"but why", "wait, what", "sorry, I", "no, but", "oh come on", "seriously?", "I mean",
+	"hmm, maybe", "not quite", "oh right", "just one thing", "can I", "well, no", "exactly that",
+	"that is true", "oh I remember", "hang on, the", "but what", "oh that", "never",
 }
 
-// attempts are failed claims: the claimer stops and the holder goes on.
-var attempts = []string{"but what about", "wait, I", "sorry, can I", "no, but", "hang on, the", "I think that"}
+// listenerOpeners start longer listener speech.
+var listenerOpeners = []string{
+	"oh", "well", "wait", "sorry", "no", "but", "actually", "hang on", "yeah but", "I mean",
+	"oh wow", "ha", "hmm", "right, but", "listen", "okay but", "no no", "oh yes", "hold on", "see",
+}
+
+// listenerClauses are the body of longer listener speech; slots as in the
+// turn templates.
+var listenerClauses = []string{
+	"I remember {thing}", "that is just like {thing}", "we had the same problem with {thing}",
+	"{thing} was freezing", "you should tell them about {other}", "that is not what {name} said",
+	"what about {thing}", "we took the night train and it was freezing", "I never liked {thing} anyway",
+	"{name} would love that", "that happened to me on {day}", "it was the same with {other}",
+	"I think {thing} is the key", "you are forgetting {other}", "it cost about {num} pounds",
+	"we waited {num} hours for {thing}", "that is exactly my point", "I did not know that",
+	"let me just say one thing", "can I add something about {thing}", "that is the funny part",
+	"my brother said the same", "{thing} is always like that", "not if you count {other}",
+	"there was that thing with {thing}", "we tried that on {day}", "it never works the first time",
+	"you cannot be serious", "I heard about {thing} too", "and {name} was there as well",
+	"that is what I was going to say", "the same thing with {other}", "it was a total mess",
+	"I would not do that", "we should ask {name}", "it depends on {thing}",
+	"it reminds me of {other}", "I saw {thing} on {day}", "that makes no sense to me",
+	"everyone says that about {thing}", "I was about to mention {thing}", "honestly it was brilliant",
+}
 
 // nonContent are vocalisations without words.
-var nonContent = []string{"ha ha ha", "ha ha", "heh heh", "ahem", "hmm", "oh ho ho", "pff"}
+var nonContent = []string{"ha ha ha", "ha ha", "heh heh", "ahem", "hmm", "oh ho ho", "pff", "ha", "mmm hmm hmm", "ooh"}
 
 // slot fillers.
 var (

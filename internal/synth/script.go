@@ -49,6 +49,8 @@ type Script struct {
 	Topic    string
 	Personas []Persona
 	Lines    []Line
+
+	topic topic // what listener speech may mention (the floor planner's text)
 }
 
 // WriteScript writes a conversation's lines until their planned speaking
@@ -57,7 +59,7 @@ func WriteScript(spec ConversationSpec, rng *rand.Rand) Script {
 	st := StyleOf(spec.Type)
 	bank := topicBanks[spec.Type]
 	tp := bank[rng.IntN(len(bank))]
-	s := Script{Spec: spec, Topic: tp.Title}
+	s := Script{Spec: spec, Topic: tp.Title, topic: tp}
 	used := map[string]bool{}
 	for k := 1; k <= spec.Speakers; k++ {
 		name := names[rng.IntN(len(names))]
