@@ -58,10 +58,11 @@ func formatTracks(eot, intr [][]float64) string {
 	return b.String()
 }
 
-// The silence-timeout rule keeps the tracks it had when it was the acoustic
-// families' only mapping: testdata/endpointer.golden was written by it.
+// The endpointer families keep the tracks of the silence-timeout rule that was
+// once the acoustic families' only mapping: testdata/endpointer.golden was
+// written by that rule, before the gates were added.
 func TestEndpointerKeepsItsTracks(t *testing.T) {
-	eot, intr := defaultMapping(t).Apply(choppyActivity(), 50)
+	eot, intr := defaultEndpointer(t).Apply(choppyActivity(), 50)
 	got := formatTracks(eot, intr)
 	const path = "testdata/endpointer.golden"
 	if *update {
