@@ -112,19 +112,31 @@ var (
 		{Name: "eot_ramp_s", Kind: KindFloat, Default: 2.0, Doc: "silence after own speech at which the EOT score reaches 1"},
 		{Name: "int_ramp_s", Kind: KindFloat, Default: 1.0, Doc: "length of an overlapping speech run at which the INT score reaches 1"},
 	}
-	intGateParams = []Param{
-		{Name: "int_gate", Kind: KindBool, Default: true, Doc: "INT scores only while another speaker speaks (endpointer: at the run's onset)"},
-		{Name: "int_gate_lookback_s", Kind: KindFloat, Default: 0.5, Doc: "how long another speaker's speech keeps the INT gate open"},
-	}
-	gateParams       = slices.Concat(hysteresisParams, intGateParams)
-	endpointerParams = slices.Concat(hysteresisParams, timeoutParams, intGateParams)
+	gateParams = slices.Concat(hysteresisParams, intGateParams(
+		"INT scores only while another speaker speaks",
+		"how long after another speaker's speech the INT gate stays open"))
+	endpointerParams = slices.Concat(hysteresisParams, timeoutParams, intGateParams(
+		"INT scores only for runs that begin while another speaker speaks",
+		"how long before an onset another speaker's speech still opens the INT gate"))
 	// ruleParams are the onnx family's: the rule is a parameter, and the
 	// silence timeouts apply under the endpointer rule only.
 	ruleParams = slices.Concat(
 		[]Param{{Name: "floor_rule", Kind: KindString, Default: RuleGate, Choices: []string{RuleGate, RuleEndpointer},
 			Doc: "how voice activity becomes scores: gate (instantaneous) or endpointer (silence timeouts)"}},
-		hysteresisParams, intGateParams, endpointerOnly(timeoutParams))
+		hysteresisParams,
+		intGateParams(
+			"INT scores only while another speaker speaks (gate) or for runs that begin while one speaks (endpointer)",
+			"how long another speaker's speech keeps the INT gate open"),
+		endpointerOnly(timeoutParams))
 )
+
+// intGateParams are the INT gate's parameters, documented for a rule.
+func intGateParams(gateDoc, lookbackDoc string) []Param {
+	return []Param{
+		{Name: "int_gate", Kind: KindBool, Default: true, Doc: gateDoc},
+		{Name: "int_gate_lookback_s", Kind: KindFloat, Default: 0.5, Doc: lookbackDoc},
+	}
+}
 
 // endpointerOnly marks parameters that only the endpointer rule reads.
 func endpointerOnly(ps []Param) []Param {
