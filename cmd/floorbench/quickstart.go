@@ -21,7 +21,9 @@ func newQuickstartCommand() *cobra.Command {
 		Short: "Run the whole job on this machine: generate, detect, evaluate, bundle",
 		Long: `Quickstart starts a Temporal dev server (the pinned binary from
 scripts/setup.sh; never a download) and an in-process worker, generates the
-tiny MPTB corpus, runs the rms, webrtcvad and silero detectors, evaluates them
+tiny MPTB corpus, runs the rms, webrtcvad and silero detectors (the papers'
+instantaneous gates) and rms-endpointer and silero-endpointer (silence
+timeouts on the same voice activity), evaluates them
 (dev operating points, frozen test thresholds, bootstrap intervals), writes a
 bundle to the store, prints the leaderboard and the bundle's location, and
 stops everything it started. --temporal-address uses an existing Temporal;

@@ -36,16 +36,27 @@ func TestSystemsListsEveryFamilyWithItsParameters(t *testing.T) {
 		}
 	}
 	for family, want := range map[string]map[string]any{
-		"rms":       {"hangover_s": 0.2, "frame_rate_hz": 100.0},
-		"webrtcvad": {"mode": 2.0},
-		"silero":    {"speech_threshold": 0.5, "int_gate": true},
-		"onnx":      {"eot_ramp_s": 2.0},
-		"external":  {"dir": nil},
+		"rms":                  {"hangover_s": 0.2, "frame_rate_hz": 100.0},
+		"rms-endpointer":       {"hangover_s": 0.2, "eot_ramp_s": 2.0},
+		"webrtcvad":            {"mode": 2.0},
+		"webrtcvad-endpointer": {"mode": 2.0, "int_ramp_s": 1.0},
+		"silero":               {"speech_threshold": 0.5, "int_gate": true},
+		"silero-endpointer":    {"eot_min_speech_s": 0.1},
+		"onnx":                 {"floor_rule": "gate", "eot_ramp_s": 2.0},
+		"external":             {"dir": nil},
 	} {
 		for name, v := range want {
 			got, ok := defaults[family][name]
 			if !ok || got != v {
 				t.Errorf("%s %s: default %v (listed: %v), want %v", family, name, got, ok, v)
+			}
+		}
+	}
+	// A gate reads no silence timeouts, so it lists none.
+	for _, family := range []string{"rms", "webrtcvad", "silero"} {
+		for _, name := range []string{"eot_min_speech_s", "eot_ramp_s", "int_ramp_s"} {
+			if _, ok := defaults[family][name]; ok {
+				t.Errorf("%s lists %s, which a gate does not read", family, name)
 			}
 		}
 	}

@@ -9,21 +9,21 @@ type voiceActivity interface {
 	close() error
 }
 
-// acousticDetector is a voice-activity stage followed by FloorMapping on the
-// output grid.
+// acousticDetector is a voice-activity stage followed by its family's floor
+// mapping on the output grid.
 type acousticDetector struct {
 	vad     voiceActivity
 	mapping FloorMapping
 	fps     float64
 }
 
-func newAcousticDetector(vad voiceActivity, v values) (*acousticDetector, error) {
-	fps, err := v.frameRate()
+func newAcousticDetector(vad voiceActivity, s *System) (*acousticDetector, error) {
+	fps, err := s.values.frameRate()
 	if err != nil {
 		return nil, err
 	}
-	m := v.mapping()
-	if err := m.check(); err != nil {
+	m, err := s.family.mapping(s.values)
+	if err != nil {
 		return nil, err
 	}
 	return &acousticDetector{vad: vad, mapping: m, fps: fps}, nil

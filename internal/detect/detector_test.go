@@ -31,7 +31,7 @@ func openSystem(t testing.TB, name string, rt Runtime) Detector {
 // runtimeFor returns the runtime a family needs, requiring ONNX Runtime for
 // the families that run models.
 func runtimeFor(t testing.TB, family string) Runtime {
-	if family == "silero" || family == "onnx" {
+	if f, err := FamilyByName(family); err == nil && f.Model {
 		return onnxRuntime(t)
 	}
 	return RuntimeFromEnv()
@@ -69,7 +69,7 @@ func TestScoresUpToTDoNotDependOnLaterAudio(t *testing.T) {
 			cuts = append(cuts, p.start+after, p.end+after)
 		}
 	}
-	for _, family := range []string{"rms", "webrtcvad", "silero", "onnx"} {
+	for _, family := range []string{"rms", "rms-endpointer", "webrtcvad", "silero", "silero-endpointer", "onnx"} {
 		t.Run(family, func(t *testing.T) {
 			d := openSystem(t, family, runtimeFor(t, family))
 			whole := detect(t, d, full)
@@ -120,7 +120,8 @@ func firstDifference(a, b []float64) int {
 }
 
 // The generic onnx family, given Silero's spec, must reproduce the built-in
-// silero system exactly: the spec format is enough to describe the model.
+// Silero systems exactly, under either floor rule: the spec format is enough
+// to describe the model.
 func TestOnnxSpecOfSileroGivesTheBuiltinScores(t *testing.T) {
 	rt := onnxRuntime(t)
 	c, _ := conversation(t, "three", 3, 9, []utterance{
@@ -129,16 +130,32 @@ func TestOnnxSpecOfSileroGivesTheBuiltinScores(t *testing.T) {
 		{2, 5.0, "en-029+f3", "Sorry, which numbers?"},
 		{0, 6.4, "en-us", "The ones from last week."},
 	})
-	builtin := detect(t, openSystem(t, "silero", rt), c)
-	generic := detect(t, openSystem(t, "onnx", rt), c)
-	requireFloorEvents(t, builtin)
-	for k := range builtin.EOT {
-		if i := firstDifference(builtin.EOT[k], generic.EOT[k]); i >= 0 {
-			t.Fatalf("speaker %d EOT frame %d: onnx spec %v, built-in %v", k+1, i, generic.EOT[k][i], builtin.EOT[k][i])
-		}
-		if i := firstDifference(builtin.INT[k], generic.INT[k]); i >= 0 {
-			t.Fatalf("speaker %d INT frame %d: onnx spec %v, built-in %v", k+1, i, generic.INT[k][i], builtin.INT[k][i])
-		}
+	for family, rule := range map[string]string{"silero": RuleGate, "silero-endpointer": RuleEndpointer} {
+		t.Run(family, func(t *testing.T) {
+			spec, err := LoadSystem("testdata/silero-onnx.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := spec.SetParam("floor_rule", rule); err != nil {
+				t.Fatal(err)
+			}
+			d, err := spec.Open(rt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			builtin := detect(t, openSystem(t, family, rt), c)
+			generic := detect(t, d, c)
+			requireFloorEvents(t, builtin)
+			for k := range builtin.EOT {
+				if i := firstDifference(builtin.EOT[k], generic.EOT[k]); i >= 0 {
+					t.Fatalf("speaker %d EOT frame %d: onnx spec %v, built-in %v", k+1, i, generic.EOT[k][i], builtin.EOT[k][i])
+				}
+				if i := firstDifference(builtin.INT[k], generic.INT[k]); i >= 0 {
+					t.Fatalf("speaker %d INT frame %d: onnx spec %v, built-in %v", k+1, i, generic.INT[k][i], builtin.INT[k][i])
+				}
+			}
+		})
 	}
 }
 
@@ -206,8 +223,11 @@ func ExampleFamilies() {
 	}
 	// Output:
 	// rms
+	// rms-endpointer
 	// webrtcvad
+	// webrtcvad-endpointer
 	// silero
+	// silero-endpointer
 	// onnx
 	// external
 }

@@ -14,10 +14,13 @@
 //   - silero: Silero VAD v5 on ONNX Runtime, 512-sample steps with the
 //     previous 64 samples prepended and the recurrent state carried, all
 //     channels of a conversation batched into one session call per step;
+//   - rms-endpointer, webrtcvad-endpointer, silero-endpointer: the same
+//     voice activity under the endpointer rule instead of the gate (below);
 //   - onnx: any ONNX model described by the spec's onnx section (OnnxSpec):
 //     sample rate, frame and hop, input and state tensors, which outputs are
 //     voice activity or direct EOT/INT scores, and the channel layout
-//     (per-speaker, or speaker-vs-rest for dyadic models);
+//     (per-speaker, or speaker-vs-rest for dyadic models); floor_rule picks
+//     the gate (default) or the endpointer for voice activity outputs;
 //   - external: probability files made elsewhere, passed through unchanged.
 //
 // A spec is YAML with the keys family, name (a label), params, model (path
@@ -33,26 +36,45 @@
 // # From voice activity to floor scores
 //
 // The acoustic families (and onnx models whose outputs are voice activity)
-// produce, per speaker, a voice-activity value a in [0, 1] at their own hop.
-// On the output grid (frame_rate_hz) each frame takes the latest activity
-// value whose samples have all been heard by the frame's end; before the
-// first such value the activity is 0. FloorMapping then derives the scores
-// frame by frame, for all speakers together:
+// produce, per speaker, a voice-activity value a in [0, 1] at their own hop:
+// the speech posterior. On the output grid (frame_rate_hz) each frame takes
+// the latest activity value whose samples have all been heard by the frame's
+// end; before the first such value the activity is 0. A FloorMapping then
+// derives the scores frame by frame, for all speakers together. Both rules
+// track speech with hysteresis: a speaker starts speaking when a rises to
+// speech_threshold or above and stops when a falls below silence_threshold.
 //
-//   - Speech state, with hysteresis: a speaker starts speaking when a rises
-//     to speech_threshold or above and stops when a falls below
-//     silence_threshold.
+// The gate (Gate; families rms, webrtcvad, silero) is the acoustic baseline
+// as the MPTB and TurnBench papers ran it, an instantaneous test of the
+// speech posterior:
+//
+//   - EOT: 1 − a once the speaker has spoken (0 before their first speech,
+//     so a channel that never spoke never fires). A threshold θ fires on
+//     the first frame whose activity falls to 1 − θ or below.
+//   - INT: a while another speaker speaks or spoke within
+//     int_gate_lookback_s; otherwise 0. With int_gate false, a on every
+//     frame.
+//
+// The gate cannot tell a hold from a turn end, nor a backchannel from a
+// floor claim: a pause scores like the silence after the last word, a
+// "yeah" like the start of a takeover. It fires early and often, which is
+// why the papers report these baselines with high recall far outside the
+// false-positive budget.
+//
+// The endpointer (Endpointer; families rms-endpointer,
+// webrtcvad-endpointer, silero-endpointer) is a silence-timeout rule over
+// the same speech states:
+//
 //   - EOT: 0 while the speaker speaks. After a run of own speech that lasted
 //     at least eot_min_speech_s, the score is min(1, s / eot_ramp_s), where s
 //     is the silence since that run ended, measured to the end of the frame.
 //     It stays 0 after shorter runs (clicks, noise bursts) and before the
-//     speaker has spoken. A threshold θ on this score therefore means "fire
-//     after θ·eot_ramp_s of silence", the classic acoustic end-of-turn rule
-//     the MPTB paper's acoustic baselines use.
+//     speaker has spoken. A threshold θ therefore means "fire after
+//     θ·eot_ramp_s of silence", the classic endpointing timeout.
 //   - INT: while the speaker speaks in a run that began when another speaker
 //     was speaking (at the onset or within int_gate_lookback_s before it),
 //     the score is min(1, r / int_ramp_s), where r is the run's length so
-//     far; otherwise 0. A threshold θ means "fire once an overlapping claim
+//     far; otherwise 0. A threshold θ means "fire once an overlapping run
 //     has lasted θ·int_ramp_s", which separates long floor claims from short
 //     backchannels only by duration. With int_gate false the other speaker's
 //     activity is not required and every own onset is a candidate.

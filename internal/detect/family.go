@@ -13,20 +13,33 @@ type Family struct {
 	// Model says whether the family runs an ONNX model file.
 	Model bool `json:"model"`
 	open  func(s *System, rt Runtime) (Detector, error)
+	// mapping makes the floor mapping of families that score voice
+	// activity.
+	mapping func(v values) (FloorMapping, error)
+	// silero says the model is Silero VAD, installed by the setup.
+	silero bool
 }
 
 // Families lists the built-in families, in the order `floorbench systems`
-// prints them.
+// prints them. Each voice activity detector comes twice: as a gate, the
+// acoustic baseline both papers ran, and as a silence-timeout endpointer
+// (package documentation, "From voice activity to floor scores").
 func Families() []Family {
 	return []Family{
-		{Name: "rms", Doc: "energy voice activity against an adaptive noise floor, with hangover",
-			Params: slices.Concat(gridParams, rmsParams, mappingParams), open: openRMS},
-		{Name: "webrtcvad", Doc: "the WebRTC voice activity detector (modes 0-3)",
-			Params: slices.Concat(gridParams, webrtcParams, mappingParams), open: openWebRTC},
-		{Name: "silero", Doc: "Silero VAD v5 on ONNX Runtime, channels batched per step",
-			Params: slices.Concat(gridParams, mappingParams), Model: true, open: openSilero},
+		{Name: "rms", Doc: "energy voice activity against an adaptive noise floor, with hangover, as an instantaneous gate",
+			Params: slices.Concat(gridParams, rmsParams, gateParams), open: openRMS, mapping: gate},
+		{Name: "rms-endpointer", Doc: "the rms voice activity as a silence-timeout endpointer",
+			Params: slices.Concat(gridParams, rmsParams, endpointerParams), open: openRMS, mapping: endpointer},
+		{Name: "webrtcvad", Doc: "the WebRTC voice activity detector (modes 0-3) as an instantaneous gate",
+			Params: slices.Concat(gridParams, webrtcParams, gateParams), open: openWebRTC, mapping: gate},
+		{Name: "webrtcvad-endpointer", Doc: "the WebRTC voice activity detector as a silence-timeout endpointer",
+			Params: slices.Concat(gridParams, webrtcParams, endpointerParams), open: openWebRTC, mapping: endpointer},
+		{Name: "silero", Doc: "Silero VAD v5 on ONNX Runtime, channels batched per step, as an instantaneous gate",
+			Params: slices.Concat(gridParams, gateParams), Model: true, open: openSilero, mapping: gate, silero: true},
+		{Name: "silero-endpointer", Doc: "Silero VAD v5 as a silence-timeout endpointer",
+			Params: slices.Concat(gridParams, endpointerParams), Model: true, open: openSilero, mapping: endpointer, silero: true},
 		{Name: "onnx", Doc: "any ONNX model described by the spec's onnx section",
-			Params: slices.Concat(gridParams, mappingParams), Model: true, open: openONNX},
+			Params: slices.Concat(gridParams, ruleParams), Model: true, open: openONNX, mapping: ruleMapping},
 		{Name: "external", Doc: "probs-eot.json and probs-int.json made elsewhere",
 			Params: externalParams, open: openExternal},
 	}
@@ -59,7 +72,7 @@ func openRMS(s *System, _ Runtime) (Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newAcousticDetector(vad, s.values)
+	return newAcousticDetector(vad, s)
 }
 
 func openWebRTC(s *System, _ Runtime) (Detector, error) {
@@ -67,7 +80,7 @@ func openWebRTC(s *System, _ Runtime) (Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newAcousticDetector(vad, s.values)
+	return newAcousticDetector(vad, s)
 }
 
 func openSilero(s *System, rt Runtime) (Detector, error) {
@@ -79,7 +92,7 @@ func openSilero(s *System, rt Runtime) (Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := newAcousticDetector(vad, s.values)
+	d, err := newAcousticDetector(vad, s)
 	if err != nil {
 		vad.close()
 		return nil, err

@@ -6,100 +6,195 @@ import (
 )
 
 // FloorMapping turns per-speaker voice activity on the output grid into EOT
-// and INT scores. The rules and what each parameter means are in the package
-// documentation; DESIGN §6 asks for them to be explicit and parameterised.
-type FloorMapping struct {
-	SpeechThreshold  float64
-	SilenceThreshold float64
-	EOTMinSpeech     float64 // seconds
-	EOTRamp          float64 // seconds
-	INTRamp          float64 // seconds
-	INTGate          bool
-	INTGateLookback  float64 // seconds
+// and INT score tracks: activity[k][i] is speaker k's activity on frame i,
+// and frame i's scores use frames 0..i only. Gate and Endpointer are the two
+// mappings; the package documentation says what each score means.
+type FloorMapping interface {
+	Apply(activity [][]float64, fps float64) (eot, intr [][]float64)
 }
 
-func (m FloorMapping) check() error {
-	switch {
-	case !(m.SilenceThreshold >= 0 && m.SilenceThreshold <= m.SpeechThreshold && m.SpeechThreshold <= 1):
-		return fmt.Errorf("need 0 <= silence_threshold (%v) <= speech_threshold (%v) <= 1", m.SilenceThreshold, m.SpeechThreshold)
-	case !(m.EOTRamp > 0) || !(m.INTRamp > 0):
-		return fmt.Errorf("eot_ramp_s and int_ramp_s must be > 0")
-	case !(m.EOTMinSpeech >= 0) || !(m.INTGateLookback >= 0):
-		return fmt.Errorf("eot_min_speech_s and int_gate_lookback_s must be >= 0")
+// The floor rules a system's floor_rule parameter chooses between.
+const (
+	RuleGate       = "gate"
+	RuleEndpointer = "endpointer"
+)
+
+// Hysteresis decides when a speaker speaks: from the frame whose activity
+// reaches SpeechThreshold to the frame whose activity falls below
+// SilenceThreshold.
+type Hysteresis struct {
+	SpeechThreshold  float64
+	SilenceThreshold float64
+}
+
+func (h Hysteresis) check() error {
+	if !(h.SilenceThreshold >= 0 && h.SilenceThreshold <= h.SpeechThreshold && h.SpeechThreshold <= 1) {
+		return fmt.Errorf("need 0 <= silence_threshold (%v) <= speech_threshold (%v) <= 1", h.SilenceThreshold, h.SpeechThreshold)
 	}
 	return nil
 }
 
-// speakerFloor is one speaker's state while FloorMapping walks the grid.
-type speakerFloor struct {
+// voice is one speaker's speech state while a mapping walks the grid.
+type voice struct {
 	speaking    bool
-	onset       int  // first frame of the current or last speech run
-	silentSince int  // first frame of the current silence
-	eotArmed    bool // the last speech run was long enough to end a turn
-	claim       bool // the current run began while another speaker spoke
-	lastSpoke   int  // last frame spent speaking; -1 before any speech
+	onset       int // first frame of the current or last speech run
+	silentSince int // first frame of the current silence
+	lastSpoke   int // last frame spent speaking; -1 before any speech
 }
 
-// Apply derives the EOT and INT tracks from activity[k][i], speaker k's
-// activity on grid frame i. Frame i's scores use frames 0..i only.
-func (m FloorMapping) Apply(activity [][]float64, fps float64) (eot, intr [][]float64) {
-	n := len(activity)
-	frames := 0
-	if n > 0 {
-		frames = len(activity[0])
+func newVoices(n int) []voice {
+	v := make([]voice, n)
+	for k := range v {
+		v[k].lastSpoke = -1
 	}
-	eot, intr = make([][]float64, n), make([][]float64, n)
-	state := make([]speakerFloor, n)
-	for k := range state {
-		eot[k], intr[k] = make([]float64, frames), make([]float64, frames)
-		state[k].lastSpoke = -1
+	return v
+}
+
+// hear moves the voice to frame i, whose activity is a, and reports whether
+// a speech run began or ended there.
+func (v *voice) hear(h Hysteresis, a float64, i int) (began, ended bool) {
+	switch {
+	case !v.speaking && a >= h.SpeechThreshold:
+		v.speaking, v.onset, began = true, i, true
+	case v.speaking && a < h.SilenceThreshold:
+		v.speaking, v.silentSince, ended = false, i, true
 	}
-	lookback := int(math.Round(m.INTGateLookback * fps))
-	minSpeech := m.EOTMinSpeech * fps
-	onsets := make([]bool, n)
-	for i := 0; i < frames; i++ {
-		// Speech states first, for every speaker, so that the INT gate sees
-		// the other speakers' state on this frame.
-		clear(onsets)
-		for k := range state {
-			s, a := &state[k], activity[k][i]
-			switch {
-			case !s.speaking && a >= m.SpeechThreshold:
-				s.speaking, s.onset, onsets[k] = true, i, true
-			case s.speaking && a < m.SilenceThreshold:
-				s.speaking, s.silentSince = false, i
-				s.eotArmed = float64(i-s.onset) >= minSpeech
-			}
-			if s.speaking {
-				s.lastSpoke = i
-			}
+	if v.speaking {
+		v.lastSpoke = i
+	}
+	return began, ended
+}
+
+// othersSpokeSince reports whether a speaker other than k spoke on frame
+// from or later.
+func othersSpokeSince(voices []voice, k, from int) bool {
+	for m, v := range voices {
+		if m != k && v.lastSpoke >= 0 && v.lastSpoke >= from {
+			return true
 		}
-		for k := range state {
-			s := &state[k]
-			if onsets[k] {
-				s.claim = !m.INTGate || othersSpokeSince(state, k, i-lookback)
+	}
+	return false
+}
+
+// newTracks allocates zeroed EOT and INT tracks shaped like activity.
+func newTracks(activity [][]float64) (eot, intr [][]float64) {
+	eot, intr = make([][]float64, len(activity)), make([][]float64, len(activity))
+	for k, a := range activity {
+		eot[k], intr[k] = make([]float64, len(a)), make([]float64, len(a))
+	}
+	return eot, intr
+}
+
+func frameCountOf(activity [][]float64) int {
+	if len(activity) == 0 {
+		return 0
+	}
+	return len(activity[0])
+}
+
+// Gate is the instantaneous rule both papers ran their acoustic baselines
+// with: EOT is 1 − a on a speaker's channel once that speaker has spoken, INT
+// is a while another speaker speaks or spoke within INTGateLookback (always
+// a with INTGate false). Hysteresis only decides who has spoken and who
+// speaks; the scores follow the activity frame by frame.
+type Gate struct {
+	Hysteresis
+	INTGate         bool
+	INTGateLookback float64 // seconds
+}
+
+func (g Gate) check() error {
+	if err := g.Hysteresis.check(); err != nil {
+		return err
+	}
+	if !(g.INTGateLookback >= 0) {
+		return fmt.Errorf("int_gate_lookback_s must be >= 0")
+	}
+	return nil
+}
+
+// Apply derives the EOT and INT tracks; frame i's scores use frames 0..i.
+func (g Gate) Apply(activity [][]float64, fps float64) (eot, intr [][]float64) {
+	eot, intr = newTracks(activity)
+	voices := newVoices(len(activity))
+	lookback := int(math.Round(g.INTGateLookback * fps))
+	for i := range frameCountOf(activity) {
+		// Every speaker hears the frame first, so that the INT gate sees
+		// the other speakers' state on this frame.
+		for k := range voices {
+			voices[k].hear(g.Hysteresis, activity[k][i], i)
+		}
+		for k, v := range voices {
+			a := activity[k][i]
+			if v.lastSpoke >= 0 {
+				eot[k][i] = 1 - a
 			}
-			if s.speaking {
-				if s.claim {
-					intr[k][i] = math.Min(1, float64(i+1-s.onset)/fps/m.INTRamp)
-				}
-				continue
-			}
-			if s.eotArmed {
-				eot[k][i] = math.Min(1, float64(i+1-s.silentSince)/fps/m.EOTRamp)
+			if !g.INTGate || othersSpokeSince(voices, k, i-lookback) {
+				intr[k][i] = a
 			}
 		}
 	}
 	return eot, intr
 }
 
-// othersSpokeSince reports whether a speaker other than k spoke on frame
-// from or later.
-func othersSpokeSince(state []speakerFloor, k, from int) bool {
-	for m := range state {
-		if m != k && state[m].lastSpoke >= 0 && state[m].lastSpoke >= from {
-			return true
+// Endpointer is the silence-timeout rule: EOT rises over EOTRamp of silence
+// after a speech run of at least EOTMinSpeech, INT over INTRamp of a speech
+// run that began while another speaker spoke (within INTGateLookback), so
+// that a threshold θ fires after θ·EOTRamp of silence or θ·INTRamp of
+// overlapping speech.
+type Endpointer struct {
+	Hysteresis
+	EOTMinSpeech    float64 // seconds
+	EOTRamp         float64 // seconds
+	INTRamp         float64 // seconds
+	INTGate         bool
+	INTGateLookback float64 // seconds
+}
+
+func (e Endpointer) check() error {
+	switch err := e.Hysteresis.check(); {
+	case err != nil:
+		return err
+	case !(e.EOTRamp > 0) || !(e.INTRamp > 0):
+		return fmt.Errorf("eot_ramp_s and int_ramp_s must be > 0")
+	case !(e.EOTMinSpeech >= 0) || !(e.INTGateLookback >= 0):
+		return fmt.Errorf("eot_min_speech_s and int_gate_lookback_s must be >= 0")
+	}
+	return nil
+}
+
+// Apply derives the EOT and INT tracks; frame i's scores use frames 0..i.
+func (e Endpointer) Apply(activity [][]float64, fps float64) (eot, intr [][]float64) {
+	n := len(activity)
+	eot, intr = newTracks(activity)
+	voices := newVoices(n)
+	// armed: the speaker's last run was long enough to end a turn; claim:
+	// the current run began while another speaker spoke.
+	armed, claim, began := make([]bool, n), make([]bool, n), make([]bool, n)
+	lookback := int(math.Round(e.INTGateLookback * fps))
+	minSpeech := e.EOTMinSpeech * fps
+	for i := range frameCountOf(activity) {
+		for k := range voices {
+			var ended bool
+			began[k], ended = voices[k].hear(e.Hysteresis, activity[k][i], i)
+			if ended {
+				armed[k] = float64(i-voices[k].onset) >= minSpeech
+			}
+		}
+		for k, v := range voices {
+			if began[k] {
+				claim[k] = !e.INTGate || othersSpokeSince(voices, k, i-lookback)
+			}
+			if v.speaking {
+				if claim[k] {
+					intr[k][i] = math.Min(1, float64(i+1-v.onset)/fps/e.INTRamp)
+				}
+				continue
+			}
+			if armed[k] {
+				eot[k][i] = math.Min(1, float64(i+1-v.silentSince)/fps/e.EOTRamp)
+			}
 		}
 	}
-	return false
+	return eot, intr
 }

@@ -1,6 +1,9 @@
 package detect
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // track builds an activity track at 10 frames per second from a pattern:
 // '#' speech, '.' silence.
@@ -14,16 +17,143 @@ func track(pattern string) []float64 {
 	return out
 }
 
-func defaultMapping(t *testing.T) FloorMapping {
+func defaultGate(t *testing.T) Gate {
 	s, err := Builtin("rms")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.values.mapping()
+	m, err := s.family.mapping(s.values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(Gate)
 }
 
-func TestEOTRisesWithSilenceAfterOwnSpeech(t *testing.T) {
-	m := defaultMapping(t) // eot_ramp_s 2, eot_min_speech_s 0.1
+func defaultEndpointer(t *testing.T) Endpointer {
+	s, err := Builtin("rms-endpointer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.family.mapping(s.values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.(Endpointer)
+}
+
+// A gate cannot tell a hold from a turn end: the holder's pause scores the
+// same EOT as the silence after their last word, so every threshold that
+// fires on the turn end fires on the hold too. This is why the papers'
+// acoustic baselines pay for their recall in false positives.
+func TestGateFiresEOTOnAHoldAsOnATurnEnd(t *testing.T) {
+	act := [][]float64{
+		track("####..####........"), // a hold at frame 4, the turn ends at frame 10
+		track("............######"),
+	}
+	eot, _ := defaultGate(t).Apply(act, 10)
+	hold, end := eot[0][4], eot[0][10]
+	if hold != end || hold != 1 {
+		t.Errorf("EOT at the hold %v, at the turn end %v: want both 1", hold, end)
+	}
+	for i := range 12 {
+		if eot[1][i] != 0 {
+			t.Fatalf("frame %d: EOT %v for a speaker who has not spoken yet", i, eot[1][i])
+		}
+	}
+	// The endpointer tells them apart, by the length of the silence.
+	eot, _ = defaultEndpointer(t).Apply(act, 10)
+	if hold, end := slices.Max(eot[0][4:6]), slices.Max(eot[0][10:]); !(hold < end) {
+		t.Errorf("endpointer: EOT up to %v in the hold, up to %v after the turn end; want the hold lower", hold, end)
+	}
+}
+
+// A gate cannot tell a backchannel from a floor claim: both overlap the
+// holder's speech and score the listener's activity from their first frame.
+func TestGateFiresINTOnABackchannelAsOnAClaim(t *testing.T) {
+	act := [][]float64{
+		track("################...."),
+		track("..##.......#########"), // a backchannel at frame 2, a claim at frame 11
+	}
+	_, intr := defaultGate(t).Apply(act, 10)
+	for j := range 2 {
+		if bc, claim := intr[1][2+j], intr[1][11+j]; bc != claim || bc != 1 {
+			t.Errorf("run frame %d: INT %v in the backchannel, %v in the claim; want both 1", j, bc, claim)
+		}
+	}
+	// The endpointer scores the claim higher once it outlasts the backchannel.
+	_, intr = defaultEndpointer(t).Apply(act, 10)
+	if bc, claim := slices.Max(intr[1][2:4]), slices.Max(intr[1][11:]); !(bc < claim) {
+		t.Errorf("endpointer: INT up to %v in the backchannel, up to %v in the claim; want the backchannel lower", bc, claim)
+	}
+}
+
+// The gate's scores are the activity itself, frame by frame: 1 − a for EOT
+// once the speaker has spoken, a for INT while the gate is open.
+func TestGateScoresAreTheActivity(t *testing.T) {
+	act := choppyActivity()
+	g := defaultGate(t)
+	g.INTGate = false
+	eot, intr := g.Apply(act, 50)
+	for k := range act {
+		first := slices.IndexFunc(act[k], func(a float64) bool { return a >= g.SpeechThreshold })
+		for i, a := range act[k] {
+			wantEOT := 1 - a
+			if i < first {
+				wantEOT = 0
+			}
+			if eot[k][i] != wantEOT || intr[k][i] != a {
+				t.Fatalf("speaker %d frame %d: activity %v gives EOT %v and INT %v, want %v and %v",
+					k+1, i, a, eot[k][i], intr[k][i], wantEOT, a)
+			}
+		}
+	}
+}
+
+func TestGateINTNeedsAnotherSpeakerWithinTheLookback(t *testing.T) {
+	g := defaultGate(t) // lookback 0.5 s
+	act := [][]float64{
+		track("######.........."),
+		track("....##...#....##"), // overlaps; 0.4 s after speaker 1's last speech frame; 0.9 s after
+	}
+	_, intr := g.Apply(act, 10)
+	for i, want := range map[int]float64{4: 1, 5: 1, 9: 1, 14: 0, 15: 0} {
+		if intr[1][i] != want {
+			t.Errorf("frame %d: INT %v, want %v", i, intr[1][i], want)
+		}
+	}
+	if intr[0][0] != 0 {
+		t.Errorf("speaker 1 opens the conversation alone: INT %v, want 0", intr[0][0])
+	}
+	g.INTGate = false
+	_, intr = g.Apply(act, 10)
+	if intr[1][15] != 1 || intr[0][0] != 1 {
+		t.Errorf("int_gate false: INT %v and %v on lone speech, want 1", intr[1][15], intr[0][0])
+	}
+}
+
+// Both mappings are causal: the scores of the first i frames are the same
+// whether or not the later frames exist.
+func TestFloorMappingsAreCausal(t *testing.T) {
+	act := choppyActivity()
+	for name, m := range map[string]FloorMapping{"gate": defaultGate(t), "endpointer": defaultEndpointer(t)} {
+		wholeEOT, wholeINT := m.Apply(act, 50)
+		for i := 1; i < len(act[0]); i += 7 {
+			prefix := make([][]float64, len(act))
+			for k := range act {
+				prefix[k] = act[k][:i]
+			}
+			eot, intr := m.Apply(prefix, 50)
+			for k := range act {
+				if !slices.Equal(eot[k], wholeEOT[k][:i]) || !slices.Equal(intr[k], wholeINT[k][:i]) {
+					t.Fatalf("%s: speaker %d's first %d frames change when later frames are added", name, k+1, i)
+				}
+			}
+		}
+	}
+}
+
+func TestEndpointerEOTRisesWithSilenceAfterOwnSpeech(t *testing.T) {
+	m := defaultEndpointer(t) // eot_ramp_s 2, eot_min_speech_s 0.1
 	eot, _ := m.Apply([][]float64{track("..####.....")}, 10)
 	want := []float64{0, 0, 0, 0, 0, 0, 0.05, 0.1, 0.15, 0.2, 0.25}
 	for i, w := range want {
@@ -33,8 +163,8 @@ func TestEOTRisesWithSilenceAfterOwnSpeech(t *testing.T) {
 	}
 }
 
-func TestEOTIgnoresRunsShorterThanMinSpeech(t *testing.T) {
-	m := defaultMapping(t)
+func TestEndpointerEOTIgnoresRunsShorterThanMinSpeech(t *testing.T) {
+	m := defaultEndpointer(t)
 	m.EOTMinSpeech = 0.3
 	eot, _ := m.Apply([][]float64{track("..##......")}, 10)
 	for i, v := range eot[0] {
@@ -44,8 +174,8 @@ func TestEOTIgnoresRunsShorterThanMinSpeech(t *testing.T) {
 	}
 }
 
-func TestINTNeedsAnotherSpeakerUnlessUngated(t *testing.T) {
-	m := defaultMapping(t) // int_ramp_s 1, lookback 0.5 s
+func TestEndpointerINTNeedsAnotherSpeakerUnlessUngated(t *testing.T) {
+	m := defaultEndpointer(t) // int_ramp_s 1, lookback 0.5 s
 	act := [][]float64{
 		track("######.........."),
 		track("....######...###"), // onset at 0.4 s overlaps; onset at 1.3 s does not

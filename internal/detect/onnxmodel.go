@@ -31,8 +31,8 @@ func openONNX(s *System, rt Runtime) (Detector, error) {
 	if err != nil {
 		return nil, err
 	}
-	mapping := s.values.mapping()
-	if err := mapping.check(); err != nil {
+	mapping, err := s.family.mapping(s.values)
+	if err != nil {
 		return nil, err
 	}
 	model, err := s.modelFile(rt)

@@ -3,6 +3,7 @@ package detect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -17,6 +18,8 @@ const (
 	KindInt   ParamKind = "int"
 	KindBool  ParamKind = "bool"
 	KindPath  ParamKind = "path"
+	// KindString is one of the parameter's Choices.
+	KindString ParamKind = "string"
 )
 
 // Param documents one parameter of a family. A nil Default means required.
@@ -25,12 +28,14 @@ type Param struct {
 	Kind    ParamKind `json:"kind"`
 	Default any       `json:"default"`
 	Doc     string    `json:"doc"`
+	// Choices are a string parameter's allowed values.
+	Choices []string `json:"choices,omitempty"`
 }
 
 // parse reads a parameter value as YAML decodes it (int, float64, bool,
 // string) or as --param gives it (string), and checks its kind.
 func (p Param) parse(v any) (any, error) {
-	if s, ok := v.(string); ok && p.Kind != KindPath {
+	if s, ok := v.(string); ok && p.Kind != KindPath && p.Kind != KindString {
 		return p.parseString(s)
 	}
 	switch p.Kind {
@@ -56,6 +61,11 @@ func (p Param) parse(v any) (any, error) {
 		if x, ok := v.(string); ok && x != "" {
 			return x, nil
 		}
+	case KindString:
+		if x, ok := v.(string); ok && slices.Contains(p.Choices, x) {
+			return x, nil
+		}
+		return nil, fmt.Errorf("parameter %s: want one of %v, got %v", p.Name, p.Choices, v)
 	}
 	return nil, fmt.Errorf("parameter %s: want a %s, got %v", p.Name, p.Kind, v)
 }
@@ -90,15 +100,51 @@ var gridParams = []Param{
 	{Name: "frame_rate_hz", Kind: KindFloat, Default: 100.0, Doc: "frame rate of the score tracks"},
 }
 
-// mappingParams are FloorMapping's parameters (package documentation).
-var mappingParams = []Param{
-	{Name: "speech_threshold", Kind: KindFloat, Default: 0.5, Doc: "activity at or above which a speaker starts speaking"},
-	{Name: "silence_threshold", Kind: KindFloat, Default: 0.35, Doc: "activity below which a speaker stops speaking"},
-	{Name: "eot_min_speech_s", Kind: KindFloat, Default: 0.1, Doc: "shortest speech run whose end can be an end of turn"},
-	{Name: "eot_ramp_s", Kind: KindFloat, Default: 2.0, Doc: "silence after own speech at which the EOT score reaches 1"},
-	{Name: "int_ramp_s", Kind: KindFloat, Default: 1.0, Doc: "length of an overlapping speech run at which the INT score reaches 1"},
-	{Name: "int_gate", Kind: KindBool, Default: true, Doc: "INT scores only for runs that begin while another speaker speaks"},
-	{Name: "int_gate_lookback_s", Kind: KindFloat, Default: 0.5, Doc: "how long before an onset another speaker's speech still opens the INT gate"},
+// Floor mapping parameters (package documentation, "From voice activity to
+// floor scores"). A family lists only those its mapping reads.
+var (
+	hysteresisParams = []Param{
+		{Name: "speech_threshold", Kind: KindFloat, Default: 0.5, Doc: "activity at or above which a speaker starts speaking"},
+		{Name: "silence_threshold", Kind: KindFloat, Default: 0.35, Doc: "activity below which a speaker stops speaking"},
+	}
+	timeoutParams = []Param{
+		{Name: "eot_min_speech_s", Kind: KindFloat, Default: 0.1, Doc: "shortest speech run whose end can be an end of turn"},
+		{Name: "eot_ramp_s", Kind: KindFloat, Default: 2.0, Doc: "silence after own speech at which the EOT score reaches 1"},
+		{Name: "int_ramp_s", Kind: KindFloat, Default: 1.0, Doc: "length of an overlapping speech run at which the INT score reaches 1"},
+	}
+	gateParams = slices.Concat(hysteresisParams, intGateParams(
+		"INT scores only while another speaker speaks",
+		"how long after another speaker's speech the INT gate stays open"))
+	endpointerParams = slices.Concat(hysteresisParams, timeoutParams, intGateParams(
+		"INT scores only for runs that begin while another speaker speaks",
+		"how long before an onset another speaker's speech still opens the INT gate"))
+	// ruleParams are the onnx family's: the rule is a parameter, and the
+	// silence timeouts apply under the endpointer rule only.
+	ruleParams = slices.Concat(
+		[]Param{{Name: "floor_rule", Kind: KindString, Default: RuleGate, Choices: []string{RuleGate, RuleEndpointer},
+			Doc: "how voice activity becomes scores: gate (instantaneous) or endpointer (silence timeouts)"}},
+		hysteresisParams,
+		intGateParams(
+			"INT scores only while another speaker speaks (gate) or for runs that begin while one speaks (endpointer)",
+			"how long another speaker's speech keeps the INT gate open"),
+		endpointerOnly(timeoutParams))
+)
+
+// intGateParams are the INT gate's parameters, documented for a rule.
+func intGateParams(gateDoc, lookbackDoc string) []Param {
+	return []Param{
+		{Name: "int_gate", Kind: KindBool, Default: true, Doc: gateDoc},
+		{Name: "int_gate_lookback_s", Kind: KindFloat, Default: 0.5, Doc: lookbackDoc},
+	}
+}
+
+// endpointerOnly marks parameters that only the endpointer rule reads.
+func endpointerOnly(ps []Param) []Param {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Doc = "endpointer rule: " + out[i].Doc
+	}
+	return out
 }
 
 // values is a system's parameters after defaults are filled in.
@@ -107,17 +153,41 @@ type values map[string]any
 func (v values) float(name string) float64 { return v[name].(float64) }
 func (v values) int(name string) int       { return v[name].(int) }
 func (v values) bool(name string) bool     { return v[name].(bool) }
+func (v values) string(name string) string { return v[name].(string) }
 
-func (v values) mapping() FloorMapping {
-	return FloorMapping{
-		SpeechThreshold:  v.float("speech_threshold"),
-		SilenceThreshold: v.float("silence_threshold"),
-		EOTMinSpeech:     v.float("eot_min_speech_s"),
-		EOTRamp:          v.float("eot_ramp_s"),
-		INTRamp:          v.float("int_ramp_s"),
-		INTGate:          v.bool("int_gate"),
-		INTGateLookback:  v.float("int_gate_lookback_s"),
+func (v values) hysteresis() Hysteresis {
+	return Hysteresis{SpeechThreshold: v.float("speech_threshold"), SilenceThreshold: v.float("silence_threshold")}
+}
+
+// gate is a gate family's floor mapping.
+func gate(v values) (FloorMapping, error) {
+	g := Gate{
+		Hysteresis:      v.hysteresis(),
+		INTGate:         v.bool("int_gate"),
+		INTGateLookback: v.float("int_gate_lookback_s"),
 	}
+	return g, g.check()
+}
+
+// endpointer is an endpointer family's floor mapping.
+func endpointer(v values) (FloorMapping, error) {
+	e := Endpointer{
+		Hysteresis:      v.hysteresis(),
+		EOTMinSpeech:    v.float("eot_min_speech_s"),
+		EOTRamp:         v.float("eot_ramp_s"),
+		INTRamp:         v.float("int_ramp_s"),
+		INTGate:         v.bool("int_gate"),
+		INTGateLookback: v.float("int_gate_lookback_s"),
+	}
+	return e, e.check()
+}
+
+// ruleMapping is the onnx family's floor mapping: the one floor_rule names.
+func ruleMapping(v values) (FloorMapping, error) {
+	if v.string("floor_rule") == RuleEndpointer {
+		return endpointer(v)
+	}
+	return gate(v)
 }
 
 func (v values) frameRate() (float64, error) {

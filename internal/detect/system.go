@@ -205,11 +205,11 @@ func (s *System) resolve(path string, rt Runtime) string {
 	return path
 }
 
-// modelRef is the model the system runs: the spec's, or for silero the one
-// the setup installs, with its pinned hash.
+// modelRef is the model the system runs: the spec's, or for the Silero
+// families the one the setup installs, with its pinned hash.
 func (s *System) modelRef(rt Runtime) ModelRef {
 	m := s.model
-	if s.family.Name == "silero" && m.Path == "" {
+	if s.family.silero && m.Path == "" {
 		m.Path = filepath.Join(rt.Tools, SileroModelPath)
 		if m.SHA256 == "" {
 			m.SHA256 = SileroModelSHA256

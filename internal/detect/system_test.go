@@ -46,15 +46,42 @@ func TestSystemHashIdentifiesBehaviour(t *testing.T) {
 		}
 	}
 	withParam, _ := Builtin("silero")
-	if err := withParam.SetParam("eot_ramp_s", "1.5"); err != nil {
+	if err := withParam.SetParam("int_gate_lookback_s", "1.5"); err != nil {
 		t.Fatal(err)
 	}
 	if hashOf(t, withParam, rt) == base {
-		t.Error("eot_ramp_s=1.5 has the default system's hash")
+		t.Error("int_gate_lookback_s=1.5 has the default system's hash")
 	}
-	rms, _ := Builtin("rms")
-	if hashOf(t, rms, rt) == base {
-		t.Error("rms and silero share a hash")
+}
+
+// Every built-in family scores differently, so each has its own hash; for
+// onnx the floor rule is part of the identity.
+func TestFamiliesAndFloorRulesHaveTheirOwnHashes(t *testing.T) {
+	rt := Runtime{Tools: "/nonexistent/tools"}
+	seen := map[string]string{}
+	add := func(label string, s *System) {
+		h := hashOf(t, s, rt)
+		if prev, ok := seen[h]; ok {
+			t.Errorf("%s and %s share the hash %s", label, prev, h)
+		}
+		seen[h] = label
+	}
+	for _, f := range Families() {
+		if f.Name == "onnx" || f.Name == "external" {
+			continue // they need a spec file or input files
+		}
+		s, _ := Builtin(f.Name)
+		add(f.Name, s)
+	}
+	for _, rule := range []string{RuleGate, RuleEndpointer} {
+		s, err := LoadSystem("testdata/silero-onnx.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetParam("floor_rule", rule); err != nil {
+			t.Fatal(err)
+		}
+		add("onnx "+rule, s)
 	}
 }
 
@@ -64,7 +91,8 @@ func TestSetParamChecksNameAndKind(t *testing.T) {
 		{"modes", "3", `no parameter "modes"`},
 		{"mode", "3.5", "want an integer"},
 		{"int_gate", "maybe", "want true or false"},
-		{"eot_ramp_s", "NaN", "finite number"},
+		{"int_gate_lookback_s", "NaN", "finite number"},
+		{"eot_ramp_s", "1", `no parameter "eot_ramp_s"`}, // a gate has no silence timeout
 	} {
 		if err := s.SetParam(tc.name, tc.value); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s=%s: got %v, want %q", tc.name, tc.value, err, tc.want)
@@ -88,6 +116,12 @@ func TestSpecRoundTripsThroughYAML(t *testing.T) {
 		if err := s.SetParam("int_gate", "false"); err != nil {
 			t.Fatal(err)
 		}
+		if err := s.SetParam("floor_rule", RuleEndpointer); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetParam("floor_rule", "sometimes"); err == nil || !strings.Contains(err.Error(), "want one of [gate endpointer]") {
+			t.Errorf("floor_rule=sometimes: got %v", err)
+		}
 		data, err := s.SpecYAML()
 		if err != nil {
 			t.Fatal(err)
@@ -109,6 +143,7 @@ func FuzzParseSystem(f *testing.F) {
 	for _, seed := range []string{
 		"family: rms\nparams: {window_s: 0.03, hangover_s: 0}\n",
 		"family: webrtcvad\nname: w\nparams: {mode: 3, frame_ms: 30, int_gate: false}\n",
+		"family: rms-endpointer\nparams: {eot_ramp_s: 1, int_gate_lookback_s: 0}\n",
 		"family: silero\nmodel: {path: m.onnx, sha256: " + SileroModelSHA256 + "}\n",
 		"family: external\nparams: {dir: out}\n",
 	} {

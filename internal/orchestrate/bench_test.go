@@ -20,9 +20,10 @@ import (
 )
 
 // BenchmarkOrchestrationOverhead runs the quickstart sweep (tiny corpus,
-// rms, webrtcvad and silero) twice per iteration from an empty local
-// store: once with the activities called in process, once through a real
-// Temporal dev server and an in-process worker. It reports both wall times
+// the rms, webrtcvad and silero gates, the rms and silero endpointers)
+// twice per iteration from an empty local store: once with the activities
+// called in process, once through a real Temporal dev server and an
+// in-process worker. It reports both wall times
 // and Temporal's overhead in percent, with the CPU time the dev server and
 // this process (detectors and worker) spent on each path, to tell server
 // work from worker work.

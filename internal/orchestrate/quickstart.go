@@ -16,7 +16,8 @@ import (
 )
 
 // QuickstartSpec is the sweep the quickstart runs: the tiny generated
-// corpus and the three built-in acoustic systems.
+// corpus, the three acoustic gates (the papers' baselines) and two of the
+// same voice activity detectors as silence-timeout endpointers.
 const QuickstartSpec = `name: quickstart
 corpora:
   - name: mptb-tiny
@@ -25,6 +26,8 @@ systems:
   - {name: rms, builtin: rms}
   - {name: webrtcvad, builtin: webrtcvad}
   - {name: silero, builtin: silero}
+  - {name: rms-endpointer, builtin: rms-endpointer}
+  - {name: silero-endpointer, builtin: silero-endpointer}
 bootstrap: {resamples: 1000, seed: 1}
 concurrency: 4
 `
