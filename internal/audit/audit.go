@@ -28,7 +28,7 @@ type Options struct {
 	Resamples                    int
 	Seed                         uint64
 	// Progress, when set, is called after each conversation is read.
-	Progress func()
+	Progress func() `json:"-"`
 }
 
 // Defaults for Options.
