@@ -169,7 +169,7 @@ func load(ctx context.Context, c *corpus.Corpus, o Options) (map[string]*labelle
 		if err != nil {
 			return nil, info, err
 		}
-		fr, err := NewFrames(ctx, audio, l.Events, o.FrameRate)
+		fr, err := newFrames(ctx, audio, l.Events, o.FrameRate)
 		if err != nil {
 			return nil, info, err
 		}
@@ -201,10 +201,10 @@ func load(ctx context.Context, c *corpus.Corpus, o Options) (map[string]*labelle
 	return splits, info, nil
 }
 
-// NewFrames computes a conversation's frames: voice activity from the
+// newFrames computes a conversation's frames: voice activity from the
 // audio as the rms baseline sees it, frame energy, and word counts from
 // events when any event has words.
-func NewFrames(ctx context.Context, c *detect.Conversation, events []floor.Event, fps float64) (*Frames, error) {
+func newFrames(ctx context.Context, c *detect.Conversation, events []floor.Event, fps float64) (*Frames, error) {
 	act, err := detect.EnergyActivity(ctx, c, fps)
 	if err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func TestFeaturesAreCausal(t *testing.T) {
 func features(t *testing.T, channels [][]float32, events []floor.Event, seconds, fps float64) map[string][][]float64 {
 	t.Helper()
 	c := &detect.Conversation{ID: "c", SampleRate: audio.Rate, Duration: seconds, Channels: channels}
-	fr, err := NewFrames(context.Background(), c, events, fps)
+	fr, err := newFrames(context.Background(), c, events, fps)
 	if err != nil {
 		t.Fatal(err)
 	}
