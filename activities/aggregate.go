@@ -6,14 +6,23 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
-// AggregateInput asks for a bundle from stored evaluations.
+// AggregateInput asks for a bundle from stored evaluations and corpus
+// audits.
 type AggregateInput struct {
 	Meta        bundle.Meta
 	Evaluations []string // keys
+	Audits      []AuditRef
+}
+
+// AuditRef is a stored corpus audit and the corpus it is of.
+type AuditRef struct {
+	Corpus string
+	Key    string
 }
 
 // Aggregate builds the bundle (bundle.Build) and stores its files under
@@ -36,7 +45,19 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, 
 		}
 		evals = append(evals, e)
 	}
-	files, _, err := bundle.Build(in.Meta, evals, time.Now().UTC().Format(time.RFC3339))
+	audits := map[string]*audit.Report{}
+	for _, ref := range in.Audits {
+		data, err := store.GetBytes(ctx, a.Store, ref.Key)
+		if err != nil {
+			return "", err
+		}
+		var r audit.Report
+		if err := json.Unmarshal(data, &r); err != nil {
+			return "", fmt.Errorf("%s: %w", ref.Key, err)
+		}
+		audits[ref.Corpus] = &r
+	}
+	files, _, err := bundle.Build(in.Meta, evals, audits, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return "", err
 	}

@@ -44,8 +44,14 @@ type SweepResult struct {
 	BundleID string
 }
 
-// SweepWorkflow runs a sweep (DESIGN §7): resolve every corpus, evaluate
-// every system on every corpus in child workflows, aggregate one bundle.
+// corpusAudit is the version of the sweep that audits its generated
+// corpora for trivial-rule shortcuts (package audit) alongside the
+// evaluations and carries the audits into the bundle.
+const corpusAudit = "corpus-audit"
+
+// SweepWorkflow runs a sweep (DESIGN §7): resolve every corpus, audit the
+// generated ones, evaluate every system on every corpus in child
+// workflows, aggregate one bundle.
 func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora), Systems: len(in.Systems)}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
@@ -87,6 +93,21 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 			p.ConversationsTotal += n
 			p.ConversationsGenerated += n
 			p.TracksTotal += n * len(in.Systems)
+		}
+	}
+
+	// Sweeps recorded before corpusAudit aggregate without audits.
+	var audits []workflow.Future
+	var auditRefs []activities.AuditRef
+	if workflow.GetVersion(ctx, corpusAudit, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		actx := workflow.WithActivityOptions(ctx, activityOptions(s.Queues.CPU, time.Hour))
+		for _, plan := range plans {
+			if plan.Kind != corpus.KindMPTB {
+				continue
+			}
+			auditRefs = append(auditRefs, activities.AuditRef{Corpus: plan.Name})
+			audits = append(audits, workflow.ExecuteActivity(actx, (*activities.Activities).Audit,
+				activities.AuditInput{Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}))
 		}
 	}
 
@@ -143,11 +164,18 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		}
 	}
 
+	for i, f := range audits {
+		if err := f.Get(ctx, &auditRefs[i].Key); err != nil {
+			return SweepResult{}, fmt.Errorf("audit of corpus %s: %w", auditRefs[i].Corpus, err)
+		}
+	}
+
 	p.Phase = "aggregation"
 	meta := BundleMeta(in, plans)
 	var id string
 	actx := workflow.WithActivityOptions(ctx, activityOptions(s.Queues.CPU, 10*time.Minute))
-	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, activities.AggregateInput{Meta: meta, Evaluations: evalKeys}).Get(ctx, &id); err != nil {
+	agg := activities.AggregateInput{Meta: meta, Evaluations: evalKeys, Audits: auditRefs}
+	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, agg).Get(ctx, &id); err != nil {
 		return SweepResult{}, err
 	}
 	p.Phase, p.BundleID = "done", id

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -50,7 +51,10 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	in := testInput(3, 5)
 	convs := []string{"c1", "c2", "c3", "c4", "c5"}
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
-		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: convs}, nil)
+		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: convs, Kind: "mptb"}, nil)
+	env.OnActivity(a.Audit, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AuditInput) (string, error) {
+		return activities.AuditKey(in), nil
+	}).Once()
 	var mu sync.Mutex
 	generated := 0
 	env.OnActivity(a.GenerateConversation, mock.Anything, mock.Anything).Return(func(context.Context, activities.GenerateInput) error {
@@ -91,6 +95,9 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	env.AssertExpectations(t)
 	if len(aggregated.Evaluations) != 3 || aggregated.Meta.SpecHash != "spec-hash" || len(aggregated.Meta.Inputs) != 4 {
 		t.Errorf("aggregation input %+v", aggregated)
+	}
+	if len(aggregated.Audits) != 1 || aggregated.Audits[0].Corpus != "c" || !strings.HasPrefix(aggregated.Audits[0].Key, "audits/x/") {
+		t.Errorf("the generated corpus's audit does not reach the bundle: %+v", aggregated.Audits)
 	}
 	v, err := env.QueryWorkflow(ProgressQuery)
 	if err != nil {
@@ -178,6 +185,9 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 			stored[name] = activities.EvaluationKey(in)
 			return stored[name], nil
 		})
+		// Only the generated corpus is audited.
+		env.OnActivity(a.Audit, mock.Anything, mock.MatchedBy(func(in activities.AuditInput) bool { return in.Corpus.Name == "sim" })).
+			Return("audits/s/p.json", nil).Once()
 		env.OnActivity(a.Aggregate, mock.Anything, mock.Anything).Return("bundle-1", nil)
 		env.ExecuteWorkflow(SweepWorkflow, in)
 		if err := env.GetWorkflowError(); err != nil {

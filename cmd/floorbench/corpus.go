@@ -20,7 +20,7 @@ func newCorpusCommand() *cobra.Command {
 		Use:   "corpus",
 		Short: "Generate, ingest, inspect, check and export corpora (MPTB, TurnBench, AMI)",
 	}
-	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusTimingCommand(), newCorpusCheckCommand(), newCorpusExportCommand())
+	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusTimingCommand(), newCorpusCheckCommand(), newCorpusExportCommand(), newCorpusAuditCommand())
 	return cmd
 }
 

@@ -68,6 +68,7 @@ bootstrap: {resamples: 1000, seed: 1}
 		regexp.MustCompile(`(?m)^silero\s+ami-fixture\s+ami\s+EOT: mptb-tiny dev, INT: mptb-tiny dev\s+[0-9.]+ \[`),
 		regexp.MustCompile(`(?m)^webrtcvad\s+turnbench-fixture\s+turnbench\s+EOT: own dev, INT: own dev\s+[0-9.]+ \[`),
 		regexp.MustCompile(`(?m)^rms\s+mptb-tiny\s+mptb\s+EOT: own dev, INT: own dev\s+[0-9.]+ \[`),
+		regexp.MustCompile(`(?m)^best trivial rule \(audit\)\s+mptb-tiny\s+mptb\s+EOT: .* \(θ on dev\); INT: `),
 	} {
 		if !want.MatchString(stdout) {
 			t.Errorf("the sim-to-real table lacks %s", want)
@@ -81,7 +82,7 @@ bootstrap: {resamples: 1000, seed: 1}
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Sim-to-real", "1 unlabelled (detected, not scored)", "Human timing on ami-fixture", "Kind ami: 0 dev and 2 test conversations scored"} {
+	for _, want := range []string{"## Sim-to-real", "1 unlabelled (detected, not scored)", "Human timing on ami-fixture", "Kind ami: 0 dev and 2 test conversations scored", "### Corpus audit: trivial rules"} {
 		if !strings.Contains(string(report), want) {
 			t.Errorf("report.md lacks %q", want)
 		}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -83,9 +84,10 @@ type File struct {
 // Key is where a bundle file is stored.
 func Key(id, name string) string { return "bundles/" + id + "/" + name }
 
-// Build assembles a bundle from evaluations (any order): results.json,
-// report.md, events.csv, predictions, and manifest.json stamped created.
-func Build(meta Meta, evals []Evaluation, created string) ([]File, *Results, error) {
+// Build assembles a bundle from evaluations (any order) and the audits of
+// its corpora by corpus name (any subset): results.json, report.md,
+// events.csv, predictions, and manifest.json stamped created.
+func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, created string) ([]File, *Results, error) {
 	id := ID(meta)
 	evals = slices.Clone(evals)
 	slices.SortFunc(evals, func(a, b Evaluation) int {
@@ -97,6 +99,9 @@ func Build(meta Meta, evals []Evaluation, created string) ([]File, *Results, err
 			res.Corpora = append(res.Corpora, *info)
 		}
 		evals[i].CorpusInfo = nil
+	}
+	for i := range res.Corpora {
+		res.Corpora[i].Audit = audits[res.Corpora[i].Name]
 	}
 	res.Leaderboards = leaderboards(evals, meta)
 	resultsJSON, err := json.MarshalIndent(res, "", " ")

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/audit"
+	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -102,7 +105,7 @@ func fixture(t *testing.T, withDev bool) (*Corpus, map[string][2]map[floor.Task]
 
 // buildBundle evaluates two systems on the generated fixture and, with
 // thresholds transferred from it, on the real-looking one.
-func buildBundle(t *testing.T, reverse bool) ([]File, *Results) {
+func buildBundle(t *testing.T, reverse bool, audits map[string]*audit.Report) ([]File, *Results) {
 	c, tracks := fixture(t, true)
 	real, realTracks := fixture(t, false)
 	meta := Meta{Name: "unit", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"unit"}`), CodeVersion: "test",
@@ -125,7 +128,7 @@ func buildBundle(t *testing.T, reverse bool) ([]File, *Results) {
 	if reverse {
 		slices.Reverse(evals)
 	}
-	files, res, err := Build(meta, evals, "2026-11-30T00:00:00Z")
+	files, res, err := Build(meta, evals, audits, "2026-11-30T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +136,8 @@ func buildBundle(t *testing.T, reverse bool) ([]File, *Results) {
 }
 
 func TestBundleIsDeterministicWhateverTheOrder(t *testing.T) {
-	a, _ := buildBundle(t, false)
-	b, _ := buildBundle(t, true)
+	a, _ := buildBundle(t, false, nil)
+	b, _ := buildBundle(t, true, nil)
 	if len(a) != len(b) {
 		t.Fatalf("%d files vs %d", len(a), len(b))
 	}
@@ -146,7 +149,7 @@ func TestBundleIsDeterministicWhateverTheOrder(t *testing.T) {
 }
 
 func TestBundleContents(t *testing.T) {
-	files, res := buildBundle(t, false)
+	files, res := buildBundle(t, false, nil)
 	names := map[string][]byte{}
 	for _, f := range files {
 		names[f.Name] = f.Data
@@ -209,5 +212,45 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from its golden file", name)
+	}
+}
+
+// A bundle carries each corpus's audit in results.json and report.md, and
+// its best trivial rules in the sim-to-real table.
+func TestBundleCarriesTheCorpusAudit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "corpus")
+	if err := auditfixture.Write(dir, auditfixture.Shortcut(), 1); err != nil {
+		t.Fatal(err)
+	}
+	o := audit.DefaultOptions()
+	o.Resamples = 100
+	a, err := audit.Run(context.Background(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := buildBundle(t, false, map[string]*audit.Report{"mptb-mini": a})
+	names := map[string][]byte{}
+	for _, f := range files {
+		names[f.Name] = f.Data
+	}
+	var res Results
+	if err := json.Unmarshal(names["results.json"], &res); err != nil {
+		t.Fatal(err)
+	}
+	got := res.Corpora[0].Audit
+	if got == nil || res.Corpora[1].Audit != nil || len(got.Tasks) != 2 || !slices.Contains(got.Tasks[1].Shortcuts, "overlap_run_length") {
+		t.Fatalf("results.json corpora audits: %+v, %+v", got, res.Corpora[1].Audit)
+	}
+	report := string(names["report.md"])
+	for _, want := range []string{"### Corpus audit: trivial rules", "- SHORTCUT int: overlap run length — fire once an overlapping run lasts",
+		"| best trivial rule (audit) | mptb-mini | mptb | EOT: ", "INT: fire once an overlapping run lasts"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	// Without audits the bundle is what it was: the golden report.
+	plain, _ := buildBundle(t, false, nil)
+	if bytes.Contains(plain[1].Data, []byte(`"audit"`)) {
+		t.Error("results.json has an audit without one")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -76,6 +77,9 @@ type CorpusInfo struct {
 	Test       int          `json:"test_conversations"`
 	Unlabelled int          `json:"unlabelled_conversations"`
 	Timing     floor.Timing `json:"human_timing"`
+	// Audit is the corpus audit (package audit): which trivial rules
+	// solve the corpus. Bundles carry it for generated corpora.
+	Audit *audit.Report `json:"audit,omitempty"`
 }
 
 // OperatingPoints are the thresholds frozen on this evaluation's own dev

@@ -104,6 +104,10 @@ func corpusInfo(b *bytes.Buffer, corpora []CorpusInfo, name string) {
 		t.Title = fmt.Sprintf("Human timing on %s: floor-transfer offsets (next speaker's start − current turn's end), %d transfers", name, c.Timing.Transfers)
 		_ = t.Markdown(b)
 		b.WriteString("\n")
+		if c.Audit != nil {
+			_ = c.Audit.Markdown(b, 3)
+			b.WriteString("\n")
+		}
 	}
 }
 
@@ -144,7 +148,34 @@ func SimToReal(res *Results) *report.Table {
 		row[3] = strings.Join(from, ", ")
 		t.Rows = append(t.Rows, row)
 	}
+	for _, c := range res.Corpora {
+		if c.Audit != nil {
+			t.Rows = append(t.Rows, auditRow(c))
+		}
+	}
 	return t
+}
+
+// auditRow is a corpus's best trivial rule per task (its audit) as a row
+// of the sim-to-real table: what a detector must beat on that corpus.
+func auditRow(c CorpusInfo) []string {
+	row := []string{"best trivial rule (audit)", c.Name, c.Kind, "", "—", "—", "—", "—"}
+	var rules []string
+	for _, t := range c.Audit.Tasks {
+		col := 4
+		if t.Task == floor.TaskINT {
+			col = 6
+		}
+		f := t.Feature(t.Best)
+		if f == nil {
+			rules = append(rules, fmt.Sprintf("%s: none", strings.ToUpper(string(t.Task))))
+			continue
+		}
+		rules = append(rules, fmt.Sprintf("%s: %s (θ on %s)", strings.ToUpper(string(t.Task)), f.Rule, c.Audit.Corpus.ThresholdSplit))
+		row[col], row[col+1] = withInterval(*f.Test, true), withInterval(*f.Test, false)
+	}
+	row[3] = strings.Join(rules, "; ")
+	return row
 }
 
 func operatingPoints(evals []Evaluation) *report.Table {

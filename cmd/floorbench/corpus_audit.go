@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/audit"
+)
+
+func newCorpusAuditCommand() *cobra.Command {
+	o := audit.DefaultOptions()
+	var output string
+	cmd := &cobra.Command{
+		Use:   "audit DIR [--split test|dev] [-o text|json|md]",
+		Short: "Score trivial one-feature rules (silence timeout, overlap length, ...) through the protocol and flag shortcuts",
+		Long: `Audit a native corpus (generated MPTB, ingested TurnBench or AMI) for
+shortcuts: one-number features computed causally from each speaker's channel
+(own silence, frame energy, run length, overlapping-run length, the others'
+silence since a claim began, and the words so far from the labels as an
+oracle transcript) each become a score track and go through the protocol
+exactly as a system does: candidate thresholds on dev, the commit rule,
+the dev operating point, the threshold frozen on test, bootstrap intervals.
+
+An INT feature in budget with test recall at or above --int-shortcut-recall
+is flagged as a SHORTCUT: the corpus can be solved without listening to
+what is said. EOT is reported but not flagged unless --eot-shortcut-recall
+is set, since a silence timeout may honestly stay in budget at the price of
+latency. Corpora without a labelled dev split pick thresholds on the scored
+split itself, and the output says so. Unlabelled conversations are skipped
+and counted.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if output != "text" && output != "json" && output != "md" {
+				return fmt.Errorf("--output %q: want text, json or md", output)
+			}
+			r, err := audit.Run(cmd.Context(), args[0], o)
+			if err != nil {
+				return err
+			}
+			switch output {
+			case "json":
+				return writeJSON(cmd.OutOrStdout(), r)
+			case "md":
+				return r.Markdown(cmd.OutOrStdout(), 2)
+			}
+			return r.Text(cmd.OutOrStdout())
+		},
+	}
+	f := cmd.Flags()
+	protocolFlags(f, &o.Params)
+	f.StringVar(&o.Split, "split", o.Split, "split the frozen rules are scored on: test or dev")
+	f.Float64Var(&o.INTFlagRecall, "int-shortcut-recall", o.INTFlagRecall, "in-budget INT test recall that flags a feature as a shortcut (0: off)")
+	f.Float64Var(&o.EOTFlagRecall, "eot-shortcut-recall", o.EOTFlagRecall, "in-budget EOT test recall that flags a feature as a shortcut (0: off)")
+	f.IntVar(&o.Resamples, "bootstrap", o.Resamples, "conversation-bootstrap resamples for 95% intervals (0: none)")
+	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	f.StringVarP(&output, "output", "o", "text", "output format: text, json or md")
+	return cmd
+}
