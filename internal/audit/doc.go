@@ -27,9 +27,18 @@
 //   - run_length: seconds since the current speech run began, 0 in silence.
 //   - overlap_run_length: run_length for runs that begin while another
 //     speaker speaks or within 0.5 s after one stopped.
+//   - overlap_run_end: seconds since such a run ended, until the speaker
+//     speaks again. The protocol counts a false alarm on a negative span
+//     only inside the span, so firing just after a vocalisation ends costs
+//     nothing on backchannels and asides while it still lands in a short
+//     claim's window: this measures how far the corpus lets the scoring
+//     windows, rather than the floor, be learnt.
 //   - holder_silence: inside such a run, how long every other speaker has
 //     been silent since the run's onset (audio does not say who holds the
-//     floor: the other channels stand for the holder).
+//     floor: the other channels stand for the holder). It is the one
+//     cross-channel feature: what the holder does is the evidence of a
+//     floor change a real detector should use, so it is reported and never
+//     flagged.
 //   - words (oracle transcript): the words of the speaker's current
 //     vocalisation completed so far, each event's word count spread evenly
 //     over its extent. It reads the labels, not the audio, and is listed
@@ -47,7 +56,7 @@
 // the candidate thresholds (points sorted by fp_rate, then recall, with
 // (0, 0) and (1, 1) added, trapezoids). A feature in budget with test
 // recall at or above the INT flag (0.50 by default) is flagged as a
-// SHORTCUT. EOT has a flag too, off by default: a silence timeout may
+// SHORTCUT, unless it is cross-channel. EOT has a flag too, off by default: a silence timeout may
 // honestly stay in budget on EOT at the price of latency. The best feature
 // of each task is the one a leaderboard of the features ranks first.
 //

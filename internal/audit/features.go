@@ -141,7 +141,12 @@ type Feature struct {
 	Rule string
 	// Oracle features read labels, not audio.
 	Oracle bool
-	raw    func(f *Frames, k int) []float64
+	// CrossChannel features measure what the other channels do (the
+	// holder's silence): the evidence of a floor change a real detector
+	// should use, so they are reported but never flagged. Every other
+	// feature reads one channel (other channels at most open its gate).
+	CrossChannel bool
+	raw          func(f *Frames, k int) []float64
 }
 
 // RuleText is the feature's rule at threshold theta, in words.
@@ -182,8 +187,10 @@ func Features(withWords bool) []Feature {
 			Rule: "fire once an own speech run lasts %.2f s", raw: runLength},
 		{Name: "overlap_run_length", Task: floor.TaskINT, Kind: Duration, Label: "overlap run length",
 			Rule: "fire once an overlapping run lasts %.2f s", raw: overlapRunLength},
+		{Name: "overlap_run_end", Task: floor.TaskINT, Kind: Duration, Label: "silence after an overlapping run",
+			Rule: "fire %.2f s after an overlapping run ends", raw: overlapRunEnd},
 		{Name: "holder_silence", Task: floor.TaskINT, Kind: Duration, Label: "holder silence since claim",
-			Rule: "fire once the others have been silent %.2f s into an overlapping run", raw: holderSilence},
+			Rule: "fire once the others have been silent %.2f s into an overlapping run", CrossChannel: true, raw: holderSilence},
 	}
 	if withWords {
 		fs = append(fs, Feature{Name: "words", Task: floor.TaskINT, Kind: WordCount, Label: "words so far (oracle transcript)",
@@ -255,6 +262,36 @@ func gatedRun(f *Frames, k int, open func(onset int) bool) []float64 {
 		}
 		if gated {
 			out[i] = float64(i-onset+1) / f.FrameRate
+		}
+	}
+	return out
+}
+
+// overlapRunEnd: seconds since the end of the speaker's latest speech run
+// that began in overlap (as overlapRunLength gates it), until they speak
+// again; 0 elsewhere. The protocol counts a false alarm on a negative only
+// inside its extent, so a rule that fires just after a vocalisation ends is
+// never penalised on a negative, while after a short claim it still lands
+// in the claim's window.
+func overlapRunEnd(f *Frames, k int) []float64 {
+	out := make([]float64, len(f.Speech[k]))
+	onset, gated, ended := -1, false, -1
+	for i, s := range f.Speech[k] {
+		if s {
+			if onset < 0 {
+				onset, gated = i, othersSpokeIn(f, k, i-lookbackFrames(f), i)
+			}
+			ended = -1
+			continue
+		}
+		if onset >= 0 {
+			if gated {
+				ended = i
+			}
+			onset = -1
+		}
+		if ended >= 0 {
+			out[i] = float64(i-ended+1) / f.FrameRate
 		}
 	}
 	return out

@@ -75,13 +75,15 @@ type TaskAudit struct {
 
 // FeatureResult is one feature through the protocol.
 type FeatureResult struct {
-	Name       string     `json:"name"`
-	Label      string     `json:"label"`
-	Oracle     bool       `json:"oracle"`
-	Unit       string     `json:"unit"`
-	Candidates int        `json:"n_candidates"`
-	HasOP      bool       `json:"has_operating_point"`
-	Theta      report.Num `json:"theta"`
+	Name   string `json:"name"`
+	Label  string `json:"label"`
+	Oracle bool   `json:"oracle"`
+	// CrossChannel features are reported, never flagged (Feature).
+	CrossChannel bool       `json:"cross_channel"`
+	Unit         string     `json:"unit"`
+	Candidates   int        `json:"n_candidates"`
+	HasOP        bool       `json:"has_operating_point"`
+	Theta        report.Num `json:"theta"`
 	// Value is the feature's raw value at Theta, in Unit: the rule fires
 	// once the value passes it.
 	Value    report.Num          `json:"value"`
@@ -95,7 +97,7 @@ type FeatureResult struct {
 
 func newFeatureResult(f Feature, candidates int, auc float64) FeatureResult {
 	nan := report.Num(math.NaN())
-	return FeatureResult{Name: f.Name, Label: f.Label, Oracle: f.Oracle, Unit: f.Kind.Unit(), Candidates: candidates,
+	return FeatureResult{Name: f.Name, Label: f.Label, Oracle: f.Oracle, CrossChannel: f.CrossChannel, Unit: f.Kind.Unit(), Candidates: candidates,
 		Theta: nan, Value: nan, AUC: report.Num(auc)}
 }
 
@@ -109,8 +111,9 @@ func (r *FeatureResult) setOperatingPoint(f Feature, e *score.TaskEvaluation, ci
 	r.Dev, r.Test = &dev, &test
 }
 
-// finish ranks the features as a leaderboard ranks systems and flags those
-// in budget with test recall at least flag (0: no flag).
+// finish ranks the features as a leaderboard ranks systems and flags the
+// single-channel ones in budget with test recall at least flag (0: no
+// flag).
 func (t *TaskAudit) finish(evals []*score.TaskEvaluation, flag float64) {
 	standings := score.Leaderboard(evals)
 	if len(standings) > 0 && standings[0].HasOperatingPoint {
@@ -119,7 +122,7 @@ func (t *TaskAudit) finish(evals []*score.TaskEvaluation, flag float64) {
 	t.Shortcuts = []string{}
 	for i := range t.Features {
 		f := &t.Features[i]
-		if flag > 0 && f.InBudget && float64(f.Test.Recall) >= flag {
+		if flag > 0 && !f.CrossChannel && f.InBudget && float64(f.Test.Recall) >= flag {
 			f.Shortcut = true
 			t.Shortcuts = append(t.Shortcuts, f.Name)
 		}

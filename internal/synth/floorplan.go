@@ -272,7 +272,7 @@ func segment(line Line, st Style, scale float64, w writer, rng *rand.Rand) ([]Ut
 // boundary of a holding turn; holdQuestionShare the share of holds
 // after a question.
 const (
-	holdBoost         = 1.28
+	holdBoost         = 1.18
 	extraHold         = 0.3
 	holdQuestionShare = 0.3
 )
