@@ -50,11 +50,20 @@ func TestDurationFeatures(t *testing.T) {
 		// speech before it.
 		{"holder silence since the claim's onset", holderSilence(f, 1), []float64{0, 0, 0, 0, 0, .1, .2, 0, .1, .2}},
 		{"the holder's run did not begin in overlap", overlapRunLength(f, 0), make([]float64, 10)},
+		// Silence after the overlapping run 2-6 counts from frame 7 until
+		// the speaker speaks again at 8.
+		{"silence after an overlapping run", overlapRunEnd(f, 1), []float64{0, 0, 0, 0, 0, 0, 0, .1, 0, 0}},
+		// The holder's own run began alone: its silence is not counted.
+		{"no silence counted after a run that began alone", overlapRunEnd(f, 0), make([]float64, 10)},
 	}
 	for _, c := range cases {
 		if !near(c.got, c.want) {
 			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
 		}
+	}
+	aside := frames("xxxxxxxxxx", ".xxx......")
+	if got, want := overlapRunEnd(aside, 1), []float64{0, 0, 0, 0, .1, .2, .3, .4, .5, .6}; !near(got, want) {
+		t.Errorf("silence after an aside: got %v, want %v", got, want)
 	}
 	late := frames("xx..........", "........xxxx")
 	if got := overlapRunLength(late, 1); slices.Max(got) != 0 {
