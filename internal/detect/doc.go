@@ -46,14 +46,20 @@
 //
 // The gate (Gate; families rms, webrtcvad, silero) is the acoustic baseline
 // as the MPTB and TurnBench papers ran it, an instantaneous test of the
-// speech posterior:
+// detector's speech decision (the hysteresis state):
 //
-//   - EOT: 1 − a once the speaker has spoken (0 before their first speech,
-//     so a channel that never spoke never fires). A threshold θ fires on
-//     the first frame whose activity falls to 1 − θ or below.
-//   - INT: a while another speaker speaks or spoke within
-//     int_gate_lookback_s; otherwise 0. With int_gate false, a on every
-//     frame.
+//   - EOT: 1 while the speaker, having spoken, is silent; 0 while they speak
+//     and before their first speech (a channel that never spoke never
+//     fires).
+//   - INT: 1 while the speaker speaks and another speaker speaks or spoke
+//     within int_gate_lookback_s; otherwise 0. With int_gate false, 1
+//     whenever the speaker speaks.
+//
+// Scores are the decision, not the posterior a: Silero's recurrent state
+// makes its posterior decay for a second or more after speech, and a
+// threshold near 1 on 1 − a would turn the gate into a hidden silence
+// timeout (on the mptb preset it reached EOT test recall 0.68 in budget that
+// way), which is what the endpointer families are for.
 //
 // The gate cannot tell a hold from a turn end, nor a backchannel from a
 // floor claim: a pause scores like the silence after the last word, a

@@ -93,10 +93,17 @@ func frameCountOf(activity [][]float64) int {
 }
 
 // Gate is the instantaneous rule both papers ran their acoustic baselines
-// with: EOT is 1 − a on a speaker's channel once that speaker has spoken, INT
-// is a while another speaker speaks or spoke within INTGateLookback (always
-// a with INTGate false). Hysteresis only decides who has spoken and who
-// speaks; the scores follow the activity frame by frame.
+// with: the detector's speech decision, frame by frame. EOT is 1 on a
+// speaker's channel while that speaker, having spoken, is silent; INT is 1
+// while the speaker speaks and another speaker speaks or spoke within
+// INTGateLookback (whenever the speaker speaks, with INTGate false). The
+// decision is the activity through Hysteresis (speech from
+// speech_threshold, silence below silence_threshold), so a gate fires on
+// every flip: in a hold as readily as at a turn end, on a backchannel as
+// readily as on a claim. Scores are the decision, not the posterior: a
+// recurrent model's posterior (Silero's) decays over a second or more after
+// speech, and a threshold near 1 on 1 − p would make the gate a hidden
+// silence timeout, which is what the endpointer families are for.
 type Gate struct {
 	Hysteresis
 	INTGate         bool
@@ -125,12 +132,11 @@ func (g Gate) Apply(activity [][]float64, fps float64) (eot, intr [][]float64) {
 			voices[k].hear(g.Hysteresis, activity[k][i], i)
 		}
 		for k, v := range voices {
-			a := activity[k][i]
-			if v.lastSpoke >= 0 {
-				eot[k][i] = 1 - a
-			}
-			if !g.INTGate || othersSpokeSince(voices, k, i-lookback) {
-				intr[k][i] = a
+			switch {
+			case !v.speaking && v.lastSpoke >= 0:
+				eot[k][i] = 1
+			case v.speaking && (!g.INTGate || othersSpokeSince(voices, k, i-lookback)):
+				intr[k][i] = 1
 			}
 		}
 	}

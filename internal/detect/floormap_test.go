@@ -89,21 +89,31 @@ func TestGateFiresINTOnABackchannelAsOnAClaim(t *testing.T) {
 
 // The gate's scores are the activity itself, frame by frame: 1 − a for EOT
 // once the speaker has spoken, a for INT while the gate is open.
-func TestGateScoresAreTheActivity(t *testing.T) {
+// A gate's scores are the speech decision, not the posterior: computed here
+// from the activity with the hysteresis written out, EOT is 1 while a
+// speaker who has spoken is silent and INT 1 while they speak (no INT gate).
+func TestGateScoresAreTheSpeechDecision(t *testing.T) {
 	act := choppyActivity()
 	g := defaultGate(t)
 	g.INTGate = false
 	eot, intr := g.Apply(act, 50)
 	for k := range act {
-		first := slices.IndexFunc(act[k], func(a float64) bool { return a >= g.SpeechThreshold })
+		speaking, spoken := false, false
 		for i, a := range act[k] {
-			wantEOT := 1 - a
-			if i < first {
-				wantEOT = 0
+			if !speaking && a >= g.SpeechThreshold {
+				speaking, spoken = true, true
+			} else if speaking && a < g.SilenceThreshold {
+				speaking = false
 			}
-			if eot[k][i] != wantEOT || intr[k][i] != a {
+			wantEOT, wantINT := 0.0, 0.0
+			if speaking {
+				wantINT = 1
+			} else if spoken {
+				wantEOT = 1
+			}
+			if eot[k][i] != wantEOT || intr[k][i] != wantINT {
 				t.Fatalf("speaker %d frame %d: activity %v gives EOT %v and INT %v, want %v and %v",
-					k+1, i, a, eot[k][i], intr[k][i], wantEOT, a)
+					k+1, i, a, eot[k][i], intr[k][i], wantEOT, wantINT)
 			}
 		}
 	}
