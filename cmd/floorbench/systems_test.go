@@ -39,7 +39,7 @@ func TestSystemsListsEveryFamilyWithItsParameters(t *testing.T) {
 		"rms":                  {"hangover_s": 0.2, "frame_rate_hz": 100.0},
 		"rms-endpointer":       {"hangover_s": 0.2, "eot_ramp_s": 2.0},
 		"webrtcvad":            {"mode": 2.0},
-		"webrtcvad-endpointer": {"mode": 2.0, "int_ramp_s": 1.0},
+		"webrtcvad-endpointer": {"mode": 2.0, "int_ramp_s": 5.0},
 		"silero":               {"speech_threshold": 0.5, "int_gate": true},
 		"silero-endpointer":    {"eot_min_speech_s": 0.1},
 		"onnx":                 {"floor_rule": "gate", "eot_ramp_s": 2.0},

@@ -81,8 +81,9 @@
 //     was speaking (at the onset or within int_gate_lookback_s before it),
 //     the score is min(1, r / int_ramp_s), where r is the run's length so
 //     far; otherwise 0. A threshold θ means "fire once an overlapping run
-//     has lasted θ·int_ramp_s", which separates long floor claims from short
-//     backchannels only by duration. With int_gate false the other speaker's
+//     has lasted θ·int_ramp_s" (5 s by default, past the 3 s scoring
+//     window, so that a sweep can pick any run length), which separates
+//     long floor claims from short backchannels only by duration. With int_gate false the other speaker's
 //     activity is not required and every own onset is a candidate.
 //
 // onnx models may instead output EOT or INT scores directly (roles eot and

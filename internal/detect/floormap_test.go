@@ -38,7 +38,11 @@ func defaultEndpointer(t *testing.T) Endpointer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m.(Endpointer)
+	e := m.(Endpointer)
+	// The tracks below (and testdata/endpointer.golden) were written with
+	// the INT ramp of 1 s the rule had before its default became 5 s.
+	e.INTRamp = 1
+	return e
 }
 
 // A gate cannot tell a hold from a turn end: the holder's pause scores the

@@ -110,7 +110,7 @@ var (
 	timeoutParams = []Param{
 		{Name: "eot_min_speech_s", Kind: KindFloat, Default: 0.1, Doc: "shortest speech run whose end can be an end of turn"},
 		{Name: "eot_ramp_s", Kind: KindFloat, Default: 2.0, Doc: "silence after own speech at which the EOT score reaches 1"},
-		{Name: "int_ramp_s", Kind: KindFloat, Default: 1.0, Doc: "length of an overlapping speech run at which the INT score reaches 1"},
+		{Name: "int_ramp_s", Kind: KindFloat, Default: 5.0, Doc: "length of an overlapping speech run at which the INT score reaches 1 (past the 3 s scoring window, so that a sweep can pick any run length)"},
 	}
 	gateParams = slices.Concat(hysteresisParams, intGateParams(
 		"INT scores only while another speaker speaks",
