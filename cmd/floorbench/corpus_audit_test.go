@@ -2,14 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
-	"github.com/floorbench/floorbench/internal/corpus/tbfixture"
 )
 
 func TestCorpusAuditBadInputIsOneLine(t *testing.T) {
@@ -74,7 +72,7 @@ func TestCorpusAuditFlagsAShortcut(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"auc", "dev", "has_operating_point", "in_budget", "label", "n_candidates", "name", "oracle", "rule", "shortcut", "test", "theta", "unit", "value"}
+	want := []string{"auc", "cross_channel", "dev", "has_operating_point", "in_budget", "label", "n_candidates", "name", "oracle", "rule", "shortcut", "test", "theta", "unit", "value"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("feature fields %v, want %v", keys, want)
 	}
@@ -85,28 +83,7 @@ func TestCorpusAuditFlagsAShortcut(t *testing.T) {
 // thresholds on test and says so.
 func TestCorpusAuditOnIngestedCorpora(t *testing.T) {
 	tmp := t.TempDir()
-	var convs []tbfixture.Conversation
-	for i, kind := range []string{"casual", "debate", "interview", "casual"} {
-		split := map[bool]string{true: "dev", false: "test"}[i < 2]
-		convs = append(convs, tbfixture.Dialogue(fmt.Sprintf("tb-%03d", 10+i), split, kind, uint64(i), 30))
-	}
-	convs = append(convs, tbfixture.Default()[2]) // unlabelled test
-	table, err := tbfixture.Build(convs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shard := filepath.Join(tmp, "turnbench.parquet")
-	if err := table.Write(shard); err != nil {
-		t.Fatal(err)
-	}
-	tb, ami := filepath.Join(tmp, "turnbench"), filepath.Join(tmp, "ami")
-	if _, stderr, code := run(t, "corpus", "ingest", "turnbench", "--parquet", shard, "--out", tb); code != 0 {
-		t.Fatalf("ingest turnbench: exit %d: %s", code, stderr)
-	}
-	meetings := writeFile(t, tmp, "meetings.txt", "ES2099a\nIB4099\n")
-	if _, stderr, code := run(t, "corpus", "ingest", "ami", "--nxt", amiFixture, "--audio", amiHeadsets(t), "--meetings", meetings, "--split", "test", "--out", ami); code != 0 {
-		t.Fatalf("ingest ami: exit %d: %s", code, stderr)
-	}
+	tb, ami := ingestFixtures(t, tmp, 4, 30)
 	stdout, stderr, code := run(t, "corpus", "audit", tb, "--bootstrap", "50")
 	for _, want := range []string{"turnbench corpus, 2 dev and 2 test labelled conversations (1 unlabelled skipped)",
 		"no word counts in the labels: the oracle-transcript word feature is skipped", "best int feature: "} {

@@ -25,28 +25,7 @@ func TestSimToRealQuickstart(t *testing.T) {
 		t.Fatal("models missing: run scripts/setup.sh onnx")
 	}
 	tmp := t.TempDir()
-	var convs []tbfixture.Conversation
-	for i, kind := range []string{"casual", "debate", "interview", "casual", "debate", "interview"} {
-		split := map[bool]string{true: "dev", false: "test"}[i < 3]
-		convs = append(convs, tbfixture.Dialogue(fmt.Sprintf("tb-%03d", 10+i), split, kind, uint64(i), 40))
-	}
-	convs = append(convs, tbfixture.Default()[2]) // unlabelled test
-	table, err := tbfixture.Build(convs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shard := filepath.Join(tmp, "turnbench.parquet")
-	if err := table.Write(shard); err != nil {
-		t.Fatal(err)
-	}
-	tb, ami := filepath.Join(tmp, "turnbench"), filepath.Join(tmp, "ami")
-	if _, stderr, code := run(t, "corpus", "ingest", "turnbench", "--parquet", shard, "--out", tb); code != 0 {
-		t.Fatalf("ingest turnbench: exit %d: %s", code, stderr)
-	}
-	meetings := writeFile(t, tmp, "meetings.txt", "ES2099a\nIB4099\n")
-	if _, stderr, code := run(t, "corpus", "ingest", "ami", "--nxt", amiFixture, "--audio", amiHeadsets(t), "--meetings", meetings, "--split", "test", "--out", ami); code != 0 {
-		t.Fatalf("ingest ami: exit %d: %s", code, stderr)
-	}
+	tb, ami := ingestFixtures(t, tmp, 6, 40)
 	spec := writeFile(t, tmp, "simtoreal.yaml", `name: sim-to-real
 corpora:
   - {name: mptb-tiny, generate: {preset: tiny, seed: 1}}
@@ -87,4 +66,36 @@ bootstrap: {resamples: 1000, seed: 1}
 			t.Errorf("report.md lacks %q", want)
 		}
 	}
+}
+
+// ingestFixtures ingests n TurnBench fixture dialogues of the given length
+// (the first half dev, the rest test, plus one unlabelled) from a parquet
+// shard, and the AMI fixture meetings as test, into tmp; it returns the two
+// corpus folders.
+func ingestFixtures(t *testing.T, tmp string, n int, seconds float64) (tb, ami string) {
+	t.Helper()
+	var convs []tbfixture.Conversation
+	kinds := []string{"casual", "debate", "interview"}
+	for i := range n {
+		split := map[bool]string{true: "dev", false: "test"}[i < n/2]
+		convs = append(convs, tbfixture.Dialogue(fmt.Sprintf("tb-%03d", 10+i), split, kinds[i%3], uint64(i), seconds))
+	}
+	convs = append(convs, tbfixture.Default()[2]) // unlabelled test
+	table, err := tbfixture.Build(convs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := filepath.Join(tmp, "turnbench.parquet")
+	if err := table.Write(shard); err != nil {
+		t.Fatal(err)
+	}
+	tb, ami = filepath.Join(tmp, "turnbench"), filepath.Join(tmp, "ami")
+	if _, stderr, code := run(t, "corpus", "ingest", "turnbench", "--parquet", shard, "--out", tb); code != 0 {
+		t.Fatalf("ingest turnbench: exit %d: %s", code, stderr)
+	}
+	meetings := writeFile(t, tmp, "meetings.txt", "ES2099a\nIB4099\n")
+	if _, stderr, code := run(t, "corpus", "ingest", "ami", "--nxt", amiFixture, "--audio", amiHeadsets(t), "--meetings", meetings, "--split", "test", "--out", ami); code != 0 {
+		t.Fatalf("ingest ami: exit %d: %s", code, stderr)
+	}
+	return tb, ami
 }
