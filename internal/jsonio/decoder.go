@@ -49,8 +49,15 @@ func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
 // Where returns the line and column of the next value.
 func (d *Decoder) Where() (line, col int) {
 	d.space()
+	return d.lineCol(d.pos)
+}
+
+// lineCol is the line and column of byte offset pos. It scans the input
+// from its start, so it is called only when an error is reported: reading
+// stays linear in the input's size.
+func (d *Decoder) lineCol(pos int) (line, col int) {
 	line, col = 1, 1
-	for _, c := range d.data[:d.pos] {
+	for _, c := range d.data[:pos] {
 		if c == '\n' {
 			line, col = line+1, 1
 		} else {
@@ -139,12 +146,13 @@ func (d *Decoder) Object(fn func(key string) error) error {
 		if d.Peek() != String {
 			return d.Errorf("expected a string key")
 		}
-		line, col := d.Where()
+		at := d.pos // Peek skipped the space before the key
 		key, err := d.String()
 		if err != nil {
 			return err
 		}
 		if seen[key] {
+			line, col := d.lineCol(at)
 			return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf("duplicate key %q", key)}
 		}
 		seen[key] = true
@@ -262,12 +270,14 @@ func (d *Decoder) Float() (float64, error) {
 
 // Int reads a number that must be an integer.
 func (d *Decoder) Int() (int, error) {
-	line, col := d.Where()
+	d.space()
+	at := d.pos
 	v, err := d.Float()
 	if err != nil {
 		return 0, err
 	}
 	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+		line, col := d.lineCol(at)
 		return 0, &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf("expected an integer, found %v", v)}
 	}
 	return int(v), nil

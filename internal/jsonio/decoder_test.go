@@ -2,6 +2,7 @@ package jsonio
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -68,6 +69,33 @@ func TestDecoderErrorsCarryPositions(t *testing.T) {
 	}
 	if _, err := NewDecoder([]byte(`1.5`)).Int(); err == nil {
 		t.Error("1.5 is not an integer")
+	}
+	// Positions are computed only for the error, at the value's start.
+	if _, err := NewDecoder([]byte("\n\n   1.5")).Int(); err == nil || err.Error() != "line 3 col 4: expected an integer, found 1.5" {
+		t.Errorf("integer error position: %v", err)
+	}
+}
+
+// BenchmarkObjectKeys reads an object of 200,000 keys (about 3 MB): linear
+// in the input since positions are computed only for errors (issue 12: they
+// were computed for every key, quadratically).
+func BenchmarkObjectKeys(b *testing.B) {
+	var buf strings.Builder
+	buf.WriteString("{")
+	for i := range 200000 {
+		if i > 0 {
+			buf.WriteString(",\n")
+		}
+		fmt.Fprintf(&buf, `"k%d": %d`, i, i)
+	}
+	buf.WriteString("}")
+	data := []byte(buf.String())
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		d := NewDecoder(data)
+		if err := d.Object(func(string) error { _, err := d.Int(); return err }); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
