@@ -102,10 +102,10 @@
 //     silent takes the floor after a gap: the turn ends yielded.
 //  5. One that starts while the holder speaks (overlap) is a successful
 //     INTERRUPTION when the holder's spurt stops within InterruptWindow
-//     (1.5; MPTB's claims overlap the holder 0.4 to 1.2 s) of its onset
-//     and the intruder talks on at least MinOutlast (0.3) after that: the
-//     holder's turn ends interrupted there, the INTERRUPTION spans onset to
-//     that stop, and the intruder's TURN starts at the stop.
+//     (1.5; the generator's holders talk on 0.05 to 1.5 s over a claim) of
+//     its onset and the intruder talks on at least MinOutlast (0.3) after
+//     that: the holder's turn ends interrupted there, the INTERRUPTION spans
+//     onset to that stop, and the intruder's TURN starts at the stop.
 //  6. If the holder stops later than the window and the intruder talks on,
 //     the holder finished their turn (yielded); the overlap is an
 //     INTERRUPTION_ATTEMPT (excluded from INT) and the intruder's turn
