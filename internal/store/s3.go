@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 
 	"github.com/minio/minio-go/v7"
@@ -79,17 +80,50 @@ func (s *S3) object(key string) (string, error) {
 	return s.cfg.Prefix + key, nil
 }
 
+// streamPartSize is the part size of an upload whose length is unknown.
+// minio-go otherwise sizes its buffer for the largest object S3 allows
+// (about half a GiB for every such put).
+const streamPartSize = 16 << 20
+
 // Put uploads r; S3 makes the object visible only when the upload completes.
+// A reader that knows its length (bytes and strings readers and buffers, a
+// regular file) is uploaded with it; any other streams in parts of
+// streamPartSize.
 func (s *S3) Put(ctx context.Context, key string, r io.Reader) error {
 	obj, err := s.object(key)
 	if err != nil {
 		return err
 	}
-	_, err = s.client.PutObject(ctx, s.cfg.Bucket, obj, r, -1, minio.PutObjectOptions{ContentType: "application/octet-stream"})
+	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
+	size := readerSize(r)
+	if size < 0 {
+		opts.PartSize = streamPartSize
+	}
+	_, err = s.client.PutObject(ctx, s.cfg.Bucket, obj, r, size, opts)
 	if err != nil {
 		return fmt.Errorf("put %s: %w", key, describeS3Error(err))
 	}
 	return nil
+}
+
+// readerSize is how many bytes r has left to read, or -1 when it cannot
+// tell.
+func readerSize(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		off, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return fi.Size() - off
+	}
+	return -1
 }
 
 // Get opens the object; it is fetched lazily, so a missing key is
