@@ -30,7 +30,6 @@ systems:
   - {name: webrtcvad-endpointer, builtin: webrtcvad-endpointer}
   - {name: silero-endpointer, builtin: silero-endpointer}
 bootstrap: {resamples: 1000, seed: 1}
-concurrency: 4
 YAML
 /usr/bin/time -v "$fb" quickstart -f "$W/spec.yaml" --store-dir "$W/store" | tee "$W/leaderboard.txt"
 # The gates at their firing threshold (any θ below 1 on a 0/1 score: the
