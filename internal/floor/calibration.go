@@ -1,11 +1,6 @@
 package floor
 
-import (
-	"cmp"
-	"slices"
-
-	"github.com/floorbench/floorbench/internal/swbd"
-)
+import "github.com/floorbench/floorbench/internal/swbd"
 
 // MinPause is the shortest within-speaker silence counted as a pause when
 // timing is compared with Switchboard, whose pauses are at least this long
@@ -30,10 +25,7 @@ type TimingCheck struct {
 // (ties by speaker), and at each consecutive pair of different speakers
 // the later one's start minus the earlier one's end.
 func HandoverOffsets(segments []FloorSegment) []float64 {
-	s := slices.Clone(segments)
-	slices.SortStableFunc(s, func(a, b FloorSegment) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Speaker, b.Speaker))
-	})
+	s := byOnset(segments)
 	var out []float64
 	for i := 1; i < len(s); i++ {
 		if s[i].Speaker != s[i-1].Speaker {
@@ -61,9 +53,8 @@ func CheckTiming(offsets, pauses []float64) *TimingCheck {
 	if len(offsets) == 0 || len(pauses) == 0 {
 		return nil
 	}
-	o, p := slices.Sorted(slices.Values(offsets)), slices.Sorted(slices.Values(pauses))
 	return &TimingCheck{
-		Handovers: len(o), HandoverMedian: median(o), HandoverKS: swbd.KS(o, swbd.Offsets().Values),
-		Pauses: len(p), PauseMedian: median(p), PauseKS: swbd.KS(p, swbd.Pauses().Values),
+		Handovers: len(offsets), HandoverMedian: median(offsets), HandoverKS: swbd.KS(offsets, swbd.Offsets().Values),
+		Pauses: len(pauses), PauseMedian: median(pauses), PauseKS: swbd.KS(pauses, swbd.Pauses().Values),
 	}
 }

@@ -34,10 +34,7 @@ func (t Transfer) Offset() float64 { return t.Start - t.End }
 // the floor; one that ends inside it (speech wholly in the holder's turn) is
 // not a transfer and leaves the holder as it is.
 func Transfers(segments []FloorSegment) []Transfer {
-	s := slices.Clone(segments)
-	slices.SortStableFunc(s, func(a, b FloorSegment) int {
-		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Speaker, b.Speaker))
-	})
+	s := byOnset(segments)
 	var out []Transfer
 	cur := -1
 	for i, seg := range s {
@@ -50,6 +47,15 @@ func Transfers(segments []FloorSegment) []Transfer {
 		}
 	}
 	return out
+}
+
+// byOnset returns a copy of segments in order of start, ties by speaker.
+func byOnset(segments []FloorSegment) []FloorSegment {
+	s := slices.Clone(segments)
+	slices.SortStableFunc(s, func(a, b FloorSegment) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Speaker, b.Speaker))
+	})
+	return s
 }
 
 // EventFloorSegments are the floor segments of an event log (MPTB, and AMI's

@@ -91,7 +91,7 @@ func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
 		default:
 			turn.Gap = handoverOffset(st, lastSegmentSeconds(p.Acts[follows]), rng)
 		}
-		turn.Segments, turn.Holds = segment(line, st, s.Spec.holdScale(), w, rng)
+		turn.Segments, turn.Holds = segment(line, st, s.Spec.holdScale(), w)
 		cycle := float64(line.Words())/WordsPerSecond + st.GapMean
 		p.Acts = append(p.Acts, turn)
 		host := len(p.Acts) - 1
@@ -219,8 +219,9 @@ func lastSegmentSeconds(a Act) float64 {
 
 // segment splits a line into speech segments around its hold pauses: a
 // holding turn pauses at one sentence boundary, and at each other one
-// with probability extraHold.
-func segment(line Line, st Style, scale float64, w writer, rng *rand.Rand) ([]Utterance, []float64) {
+// with probability extraHold. It draws from the writer's stream.
+func segment(line Line, st Style, scale float64, w writer) ([]Utterance, []float64) {
+	rng := w.rng
 	join := func(ss []Sentence) Utterance {
 		u := Utterance{Speaker: line.Speaker}
 		for i, s := range ss {
