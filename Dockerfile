@@ -18,7 +18,11 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN go build -trimpath -ldflags "-s -w" -o /out/floorbench ./cmd/floorbench
+# The image has no Git history: the code version every manifest records is
+# stamped from the build argument (docker build --build-arg REVISION=$(git
+# describe --always --dirty)); without it the binary names its own SHA-256.
+ARG REVISION=
+RUN go build -trimpath -ldflags "-s -w -X github.com/floorbench/floorbench/internal/version.Revision=${REVISION}" -o /out/floorbench ./cmd/floorbench
 
 # ONNX Runtime and the models come out of npm packages (setup.sh onnx); npm
 # stays in this stage.

@@ -94,6 +94,13 @@ func badInput(format string, args ...any) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), "BadInput", err)
 }
 
+// corrupt is the failure of a stored object that does not decode: it was
+// written whole (puts are atomic) and content-addressed, so retrying
+// reads the same bytes; the activity fails at once, naming the key.
+func corrupt(key string, err error) error {
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("stored object %s is corrupt: %v", key, err), "Corrupt", err)
+}
+
 // IsBadInput reports whether err (or its cause) is a bad-input failure.
 func IsBadInput(err error) bool {
 	var app *temporal.ApplicationError

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/audit"
@@ -33,6 +32,7 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, 
 	if done, err := store.Exists(ctx, a.Store, bundle.Key(id, "manifest.json")); err != nil || done {
 		return id, err
 	}
+	defer keepAlive(ctx, "aggregating")()
 	var evals []bundle.Evaluation
 	for _, key := range in.Evaluations {
 		data, err := store.GetBytes(ctx, a.Store, key)
@@ -41,7 +41,7 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, 
 		}
 		var e bundle.Evaluation
 		if err := json.Unmarshal(data, &e); err != nil {
-			return "", fmt.Errorf("%s: %w", key, err)
+			return "", corrupt(key, err)
 		}
 		evals = append(evals, e)
 	}
@@ -53,7 +53,7 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, 
 		}
 		var r audit.Report
 		if err := json.Unmarshal(data, &r); err != nil {
-			return "", fmt.Errorf("%s: %w", ref.Key, err)
+			return "", corrupt(ref.Key, err)
 		}
 		audits[ref.Corpus] = &r
 	}

@@ -32,7 +32,15 @@ func (in AuditInput) options() audit.Options {
 // AuditKey is where a corpus's audit is stored: the corpus hash and a hash
 // of every option that determines the audit.
 func AuditKey(in AuditInput) string {
-	id, _ := json.Marshal(in.options())
+	return auditKey(in, audit.Version)
+}
+
+// auditKey is AuditKey under a given audit version.
+func auditKey(in AuditInput, version int) string {
+	id, _ := json.Marshal(struct {
+		V int
+		O audit.Options
+	}{version, in.options()})
 	return fmt.Sprintf("audits/%s/%s.json", in.Corpus.Hash, ManifestHash(id))
 }
 
@@ -44,6 +52,7 @@ func (a *Activities) Audit(ctx context.Context, in AuditInput) (string, error) {
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err
 	}
+	defer keepAlive(ctx, "auditing")()
 	dir, cleanup, err := a.scratch()
 	if err != nil {
 		return "", err
@@ -67,11 +76,8 @@ func (a *Activities) Audit(ctx context.Context, in AuditInput) (string, error) {
 		if _, err := a.materialise(ctx, in.Corpus, c, conv.ID); err != nil {
 			return "", err
 		}
-		heartbeat(ctx, "downloading")
 	}
-	stop := keepAlive(ctx, "auditing")
 	r, err := audit.Run(ctx, dir, in.options())
-	stop()
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", err

@@ -53,9 +53,14 @@ type PlanGeneratedInput struct {
 }
 
 // GeneratedCorpusHash identifies a generated corpus by what determines its
-// bytes: preset, seed and generator version.
+// bytes: preset, seed and the generator's version (synth.GeneratorVersion),
+// not the binary's revision, so a change elsewhere reuses the audio.
 func GeneratedCorpusHash(preset string, seed uint64) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%s", preset, seed, corpus.CodeVersion()))
+	return generatedCorpusHash(preset, seed, synth.GeneratorVersion)
+}
+
+func generatedCorpusHash(preset string, seed uint64, generator int) string {
+	sum := sha256.Sum256(fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%d", preset, seed, generator))
 	return hex.EncodeToString(sum[:16])
 }
 
@@ -152,6 +157,7 @@ func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) error
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return err
 	}
+	defer keepAlive(ctx, "finalizing")()
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: in.Plan.Preset, Seed: in.Plan.Seed,
 		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
 	for _, id := range in.Plan.Conversations {
@@ -161,7 +167,7 @@ func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) error
 		}
 		var e corpus.Conversation
 		if err := json.Unmarshal(data, &e); err != nil {
-			return fmt.Errorf("corpus %s: entry of %s: %w", in.Plan.Name, id, err)
+			return corrupt(entryKey(in.Plan.Prefix, id), err)
 		}
 		m.Conversations = append(m.Conversations, e)
 	}

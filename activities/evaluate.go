@@ -36,12 +36,18 @@ type Transfer struct {
 // EvaluationKey is where an evaluation is stored; the key holds everything
 // that determines it.
 func EvaluationKey(in EvaluateInput) string {
+	return evaluationKey(in, score.ProtocolVersion)
+}
+
+// evaluationKey is EvaluationKey under a given protocol version.
+func evaluationKey(in EvaluateInput, protocol int) string {
 	id, _ := json.Marshal(struct {
+		V int
 		P score.Params
 		R int
 		S uint64
 		T *Transfer `json:",omitempty"`
-	}{in.Params, in.Resamples, in.Seed, in.Transfer})
+	}{protocol, in.Params, in.Resamples, in.Seed, in.Transfer})
 	return fmt.Sprintf("evaluations/%s/%s/%s.json", in.System.Hash, in.Corpus.Hash, ManifestHash(id))
 }
 
@@ -53,6 +59,7 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err
 	}
+	defer keepAlive(ctx, "evaluating")()
 	c, err := a.LoadCorpus(ctx, in.Corpus)
 	if err != nil {
 		return "", err
@@ -78,9 +85,7 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 			}
 		}
 	}
-	stop := keepAlive(ctx, "evaluating")
 	e, err := bundle.Evaluate(bin)
-	stop()
 	if err != nil {
 		return "", badInput("%v", err)
 	}
@@ -99,7 +104,7 @@ func (a *Activities) transferred(ctx context.Context, t Transfer) (map[floor.Tas
 	}
 	var e bundle.Evaluation
 	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Evaluation, err)
+		return nil, corrupt(t.Evaluation, err)
 	}
 	return e.OperatingPoints(t.Corpus), nil
 }

@@ -230,9 +230,16 @@ func childOptions(ctx workflow.Context, parent, name string) workflow.Context {
 	})
 }
 
-// activityOptions: transient faults retry with backoff without limit of
-// attempts (bad input is non-retryable and fails at once); long activities
-// heartbeat, so a dead worker is noticed within the heartbeat timeout.
+// maxAttempts bounds an activity's tries. Transient faults (a worker
+// killed, the store restarting) heal in a few; an activity waiting for a
+// worker uses none, so a queue without workers waits rather than fails.
+const maxAttempts = 20
+
+// activityOptions: transient faults retry with backoff, at most maxAttempts
+// times; what retrying cannot heal (bad input, a corrupt stored object)
+// fails at once. Long activities heartbeat while they work, so a dead
+// worker is noticed within the heartbeat timeout and a live one is never
+// timed out.
 func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		TaskQueue:           queue,
@@ -242,7 +249,8 @@ func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptio
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
 			MaximumInterval:        30 * time.Second,
-			NonRetryableErrorTypes: []string{"BadInput"},
+			MaximumAttempts:        maxAttempts,
+			NonRetryableErrorTypes: []string{"BadInput", "Corrupt"},
 		},
 	}
 }

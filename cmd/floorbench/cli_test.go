@@ -227,3 +227,16 @@ func TestSubmitErrorsAreOneLine(t *testing.T) {
 		})
 	}
 }
+
+// --version prints the code version corpora and bundles record: the
+// revision go build embeds in a checkout, never "(devel)".
+func TestVersionFlag(t *testing.T) {
+	stdout, stderr, code := run(t, "--version")
+	line := strings.TrimSpace(stdout)
+	if code != 0 || stderr != "" || !strings.HasPrefix(line, "floorbench ") || strings.Contains(line, "devel") || strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("--version: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if len(line) < len("floorbench ")+7 {
+		t.Fatalf("--version names no code: %q", line)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/version"
 )
 
 // subcommands holds the constructors of every top-level command; each
@@ -15,7 +17,10 @@ func newRootCommand() *cobra.Command {
 		Short:         "Evaluate end-of-turn and interruption detection (MPTB, TurnBench)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Version is the code version corpora and bundles record.
+		Version: version.Code(),
 	}
+	root.SetVersionTemplate("{{.Version}}\n")
 	for _, sub := range subcommands {
 		root.AddCommand(sub())
 	}

@@ -13,6 +13,10 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 )
 
+// Version is the audit's code version, part of every stored audit's key:
+// bump it with any change that changes a report.
+const Version = 1
+
 // Options are an audit's parameters.
 type Options struct {
 	Params    score.Params

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"sync"
 
 	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/version"
 )
 
 // channelFile matches the name of a speaker channel.
@@ -30,40 +30,9 @@ type GenerateOptions struct {
 	Engines map[string]synth.TTS
 }
 
-// CodeVersion is what the manifest records as the generator's version: the
-// module version of a released build, else the VCS revision the binary was
-// built from ("-dirty" with uncommitted changes), else "(devel)". Stored
-// corpora and bundles are keyed by it, so a binary built from other code
-// never reuses their outputs; `go run` records no revision, which is why
-// the scripts build the binary first.
-func CodeVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "floorbench (devel)"
-	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return "floorbench " + bi.Main.Version
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
-		}
-	}
-	if rev == "" {
-		return "floorbench (devel)"
-	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if dirty {
-		rev += "-dirty"
-	}
-	return "floorbench " + rev
-}
+// CodeVersion is what manifests record as the code that wrote them
+// (version.Code): never "(devel)".
+func CodeVersion() string { return version.Code() }
 
 // Generate writes a whole corpus. Conversations are written one by one
 // into place; the manifest is written last, so an interrupted generation

@@ -12,7 +12,12 @@ type Family struct {
 	Params []Param `json:"params"`
 	// Model says whether the family runs an ONNX model file.
 	Model bool `json:"model"`
-	open  func(s *System, rt Runtime) (Detector, error)
+	// Version is the family's code version. It is part of every system's
+	// hash, so tracks inferred by older code are never reused: bump it with
+	// any change that changes the family's scores (shared code such as the
+	// floor mappings belongs to every family that uses it).
+	Version int `json:"version"`
+	open    func(s *System, rt Runtime) (Detector, error)
 	// mapping makes the floor mapping of families that score voice
 	// activity.
 	mapping func(v values) (FloorMapping, error)
@@ -26,21 +31,21 @@ type Family struct {
 // (package documentation, "From voice activity to floor scores").
 func Families() []Family {
 	return []Family{
-		{Name: "rms", Doc: "energy voice activity against an adaptive noise floor, with hangover, as an instantaneous gate",
+		{Name: "rms", Version: 1, Doc: "energy voice activity against an adaptive noise floor, with hangover, as an instantaneous gate",
 			Params: slices.Concat(gridParams, rmsParams, gateParams), open: openRMS, mapping: gate},
-		{Name: "rms-endpointer", Doc: "the rms voice activity as a silence-timeout endpointer",
+		{Name: "rms-endpointer", Version: 1, Doc: "the rms voice activity as a silence-timeout endpointer",
 			Params: slices.Concat(gridParams, rmsParams, endpointerParams), open: openRMS, mapping: endpointer},
-		{Name: "webrtcvad", Doc: "the WebRTC voice activity detector (modes 0-3) as an instantaneous gate",
+		{Name: "webrtcvad", Version: 1, Doc: "the WebRTC voice activity detector (modes 0-3) as an instantaneous gate",
 			Params: slices.Concat(gridParams, webrtcParams, gateParams), open: openWebRTC, mapping: gate},
-		{Name: "webrtcvad-endpointer", Doc: "the WebRTC voice activity detector as a silence-timeout endpointer",
+		{Name: "webrtcvad-endpointer", Version: 1, Doc: "the WebRTC voice activity detector as a silence-timeout endpointer",
 			Params: slices.Concat(gridParams, webrtcParams, endpointerParams), open: openWebRTC, mapping: endpointer},
-		{Name: "silero", Doc: "Silero VAD v5 on ONNX Runtime, channels batched per step, as an instantaneous gate",
+		{Name: "silero", Version: 1, Doc: "Silero VAD v5 on ONNX Runtime, channels batched per step, as an instantaneous gate",
 			Params: slices.Concat(gridParams, gateParams), Model: true, open: openSilero, mapping: gate, silero: true},
-		{Name: "silero-endpointer", Doc: "Silero VAD v5 as a silence-timeout endpointer",
+		{Name: "silero-endpointer", Version: 1, Doc: "Silero VAD v5 as a silence-timeout endpointer",
 			Params: slices.Concat(gridParams, endpointerParams), Model: true, open: openSilero, mapping: endpointer, silero: true},
-		{Name: "onnx", Doc: "any ONNX model described by the spec's onnx section",
+		{Name: "onnx", Version: 1, Doc: "any ONNX model described by the spec's onnx section",
 			Params: slices.Concat(gridParams, ruleParams), Model: true, open: openONNX, mapping: ruleMapping},
-		{Name: "external", Doc: "probs-eot.json and probs-int.json made elsewhere",
+		{Name: "external", Version: 1, Doc: "probs-eot.json and probs-int.json made elsewhere",
 			Params: externalParams, open: openExternal},
 	}
 }

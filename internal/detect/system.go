@@ -261,10 +261,11 @@ func (s *System) Open(rt Runtime) (Detector, error) {
 // normalised is the content a system's hash covers: everything that changes
 // its scores, nothing that only says where files are.
 type normalised struct {
-	Family string            `json:"family"`
-	Params map[string]any    `json:"params"`
-	Files  map[string]string `json:"files_sha256,omitempty"`
-	ONNX   *OnnxSpec         `json:"onnx,omitempty"`
+	Family  string            `json:"family"`
+	Version int               `json:"family_version"`
+	Params  map[string]any    `json:"params"`
+	Files   map[string]string `json:"files_sha256,omitempty"`
+	ONNX    *OnnxSpec         `json:"onnx,omitempty"`
 }
 
 // Normalised returns the system's normalised spec as canonical JSON: keys
@@ -274,7 +275,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	if err := s.checkRequired(); err != nil {
 		return nil, err
 	}
-	n := normalised{Family: s.family.Name, Params: map[string]any{}, Files: map[string]string{}, ONNX: s.onnx}
+	n := normalised{Family: s.family.Name, Version: s.family.Version, Params: map[string]any{}, Files: map[string]string{}, ONNX: s.onnx}
 	for _, p := range s.family.Params {
 		if p.Kind != KindPath {
 			n.Params[p.Name] = s.values[p.Name]

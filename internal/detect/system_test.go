@@ -224,3 +224,25 @@ func TestExternalPassesFilesThroughAndChecksTheirGrid(t *testing.T) {
 		t.Errorf("external hash %q, %v", h, err)
 	}
 }
+
+// A family's code version is part of its systems' hashes: bumping it
+// changes the hash of that family's systems (so their tracks are inferred
+// again) and of no other family's.
+func TestFamilyVersionInvalidatesOnlyItsSystems(t *testing.T) {
+	rt := Runtime{Tools: "/nonexistent/tools"}
+	rms, _ := Builtin("rms")
+	webrtc, _ := Builtin("webrtcvad")
+	rmsBefore, webrtcBefore := hashOf(t, rms, rt), hashOf(t, webrtc, rt)
+	rms.family.Version++
+	if hashOf(t, rms, rt) == rmsBefore {
+		t.Error("rms at the next family version keeps its hash")
+	}
+	if hashOf(t, webrtc, rt) != webrtcBefore {
+		t.Error("webrtcvad's hash changed with rms's version")
+	}
+	for _, f := range Families() {
+		if f.Version < 1 {
+			t.Errorf("family %s has no version", f.Name)
+		}
+	}
+}

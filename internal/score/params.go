@@ -7,6 +7,13 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
+// ProtocolVersion is the version of the scoring code: gold derivation,
+// matching, the threshold sweep, the operating point, the bootstrap and
+// the evaluation's shape. It is part of every stored evaluation's key, so
+// a fix to any of them recomputes evaluations and nothing else; bump it
+// with any change that changes a score.
+const ProtocolVersion = 1
+
 // Params are the protocol constants of DESIGN §3, with the published
 // defaults from DefaultParams. Every result records the Params it used.
 type Params struct {

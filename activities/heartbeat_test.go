@@ -1,0 +1,124 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// slowStore is a store whose JSON reads each take longer than the
+// heartbeat timeout of the test: a busy or distant object store.
+type slowStore struct {
+	store.Store
+	delay time.Duration
+}
+
+func (s slowStore) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	if strings.HasSuffix(key, ".json") {
+		time.Sleep(s.delay)
+	}
+	return s.Store.Get(ctx, key)
+}
+
+const testHeartbeatTimeout = 300 * time.Millisecond
+
+func runAggregate(ctx workflow.Context, in AggregateInput) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    testHeartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	var id string
+	err := workflow.ExecuteActivity(ctx, "Aggregate", in).Get(ctx, &id)
+	return id, err
+}
+
+func runAudit(ctx workflow.Context, in AuditInput) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		HeartbeatTimeout:    testHeartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	var key string
+	err := workflow.ExecuteActivity(ctx, "Audit", in).Get(ctx, &key)
+	return key, err
+}
+
+// Activities whose reads outlast the heartbeat timeout (a full corpus and
+// many systems on a busy store) complete on their first attempt: they
+// heartbeat from start to end, not only around their computation. The
+// test environment enforces heartbeat timeouts as the server does.
+func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
+	root := t.TempDir()
+	if err := auditfixture.Write(filepath.Join(root, "corpora", "x"), auditfixture.Balanced(), 1); err != nil {
+		t.Fatal(err)
+	}
+	local, err := store.NewLocal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := slowStore{local, 4 * testHeartbeatTimeout / 3}
+	a := &Activities{Store: slow, Scratch: t.TempDir()}
+	auditIn := AuditInput{Corpus: CorpusPlan{Name: "c", Prefix: "corpora/x", Hash: "x"}, Params: score.DefaultParams(), Resamples: 20, Seed: 1}
+
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(5 * time.Minute)
+	env.RegisterWorkflow(runAudit)
+	env.RegisterActivity(a)
+	env.ExecuteWorkflow(runAudit, auditIn)
+	var key string
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("audit on a slow store: %v", err)
+	}
+	if err := env.GetWorkflowResult(&key); err != nil || key != AuditKey(auditIn) {
+		t.Fatalf("audit key %q, %v", key, err)
+	}
+
+	meta := bundle.Meta{Name: "slow", Protocol: score.DefaultParams(), Resamples: 20, Seed: 1}
+	env = s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(5 * time.Minute)
+	env.RegisterWorkflow(runAggregate)
+	env.RegisterActivity(a)
+	env.ExecuteWorkflow(runAggregate, AggregateInput{Meta: meta, Audits: []AuditRef{{Corpus: "c", Key: key}}})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("aggregate on a slow store: %v", err)
+	}
+	if ok, err := store.Exists(context.Background(), local, bundle.Key(bundle.ID(meta), "manifest.json")); err != nil || !ok {
+		t.Fatalf("bundle manifest stored: %v, %v", ok, err)
+	}
+}
+
+// A stored object that does not decode fails its activity at once, naming
+// the key: it is content-addressed and written whole, so a retry reads the
+// same bytes.
+func TestCorruptStoredObjectIsNotRetried(t *testing.T) {
+	s, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	key := "evaluations/s/c/e.json"
+	if err := store.PutBytes(ctx, s, key, []byte("{truncated")); err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Store: s, Scratch: t.TempDir()}
+	_, err = a.Aggregate(ctx, AggregateInput{Meta: bundle.Meta{Name: "x"}, Evaluations: []string{key}})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || app.Type() != "Corrupt" || !app.NonRetryable() || !strings.Contains(err.Error(), key) {
+		t.Fatalf("aggregate over a corrupt evaluation: %v", err)
+	}
+}

@@ -1,0 +1,60 @@
+package version
+
+import (
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func TestFromBuildInfo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"release", debug.BuildInfo{Main: debug.Module{Version: "v1.2.0"}}, "v1.2.0"},
+		{"checkout", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, "0123456789ab-dirty"},
+		{"nothing recorded", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, ""},
+	} {
+		if got := fromBuildInfo(&tc.bi); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A binary built with no VCS information (as `go run` and the images
+// build it) still names its code, never "(devel)"; a stamped one names
+// the stamp.
+func TestBuildsWithoutVCSNameTheirCode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	dir := t.TempDir()
+	const main = "./testdata/printversion"
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  func(string) bool
+	}{
+		{"no vcs", []string{"-buildvcs=false"}, func(v string) bool {
+			return strings.HasPrefix(v, "floorbench exe-") && len(v) == len("floorbench exe-")+12
+		}},
+		{"stamped", []string{"-buildvcs=false", "-ldflags", "-X github.com/floorbench/floorbench/internal/version.Revision=r42"}, func(v string) bool { return v == "floorbench r42" }},
+	} {
+		bin := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+		args := append(append([]string{"build"}, tc.flags...), "-o", bin, main)
+		if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: go build: %v\n%s", tc.name, err, out)
+		}
+		out, err := exec.Command(bin).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := string(out); !tc.want(v) || strings.Contains(v, "devel") {
+			t.Errorf("%s: code version %q", tc.name, v)
+		}
+	}
+}
