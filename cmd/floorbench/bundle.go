@@ -142,41 +142,40 @@ func newBundleShowCommand() *cobra.Command {
 
 func newBundleGetCommand() *cobra.Command {
 	var out string
+	var force bool
 	cmd := &cobra.Command{Use: "get BUNDLE_ID --out DIR", Short: "Copy every file of a bundle into a folder", Args: cobra.ExactArgs(1)}
-	cmd.Flags().StringVar(&out, "out", "", "destination folder (created; must not exist or be empty)")
+	cmd.Flags().StringVar(&out, "out", "", "destination folder (created; must not exist or be empty unless --force)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
 	_ = cmd.MarkFlagRequired("out")
 	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
 		id := args[0]
 		if _, err := readManifest(ctx, st, id); err != nil {
 			return err
 		}
-		if entries, err := os.ReadDir(out); err == nil && len(entries) > 0 {
-			return fmt.Errorf("--out %s is not empty", out)
+		if err := checkOutDir("--out", out, force); err != nil {
+			return err
 		}
 		keys, err := st.List(ctx, "bundles/"+id+"/")
 		if err != nil {
 			return err
 		}
-		tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), ".bundle-get-*")
+		err = replaceDir(out, force, func(tmp string) error {
+			for _, k := range keys {
+				data, err := store.GetBytes(ctx, st, k)
+				if err != nil {
+					return err
+				}
+				path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, "bundles/"+id+"/")))
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					return err
+				}
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
 		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(tmp)
-		for _, k := range keys {
-			data, err := store.GetBytes(ctx, st, k)
-			if err != nil {
-				return err
-			}
-			path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, "bundles/"+id+"/")))
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				return err
-			}
-		}
-		os.Remove(out)
-		if err := os.Rename(tmp, out); err != nil {
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(keys), id, out)
@@ -192,14 +191,22 @@ func newBundleDiffCommand() *cobra.Command {
 		Short: "Compare two bundles system by system; exit non-zero on a regression",
 		Long: `Diff compares test recall and fp_rate of every system, corpus and task in
 both bundles. A regression is recall lower by more than --tolerance, an
-fp_rate higher by more than --tolerance, or a system that fell out of the
-budget; diff then exits with status 1 (for nightly regressions).`,
+fp_rate higher by more than --tolerance, a system that fell out of the
+budget or lost its operating point or test result, or a system, corpus or
+task that is gone from NEW_ID. Differences in protocol, bootstrap or corpus
+content between the bundles are printed on stderr before the verdicts.
+
+Exit status: 0 no regression, 1 regression, 2 error (a missing bundle, a
+bad flag).`,
 		Args: cobra.ExactArgs(2),
 	}
 	cmd.Flags().Float64Var(&tolerance, "tolerance", 0.005, "allowed change before a difference counts as a regression")
 	outputFlag(cmd, &output)
-	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+	cmd = withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
 		if err := checkOutput(output); err != nil {
+			return err
+		}
+		if err := bundle.CheckTolerance(tolerance); err != nil {
 			return err
 		}
 		old, err := readResults(ctx, st, args[0])
@@ -209,6 +216,9 @@ budget; diff then exits with status 1 (for nightly regressions).`,
 		cur, err := readResults(ctx, st, args[1])
 		if err != nil {
 			return err
+		}
+		for _, m := range bundle.Mismatches(old, cur) {
+			fmt.Fprintln(cmd.ErrOrStderr(), "floorbench: bundles differ:", m)
 		}
 		d := bundle.Diff(old, cur, tolerance)
 		var buf bytes.Buffer
@@ -224,10 +234,11 @@ budget; diff then exits with status 1 (for nightly regressions).`,
 			return err
 		}
 		if n := bundle.Regressions(d); n > 0 {
-			return fmt.Errorf("%d regression(s) from %s to %s", n, args[0], args[1])
+			return exitError{1, fmt.Errorf("%d regression(s) from %s to %s", n, args[0], args[1])}
 		}
 		return nil
 	})
+	return withExitCode(cmd, 2)
 }
 
 func diffTable(w io.Writer, d []bundle.Change) error {

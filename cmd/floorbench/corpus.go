@@ -144,6 +144,7 @@ func newCorpusStatsCommand() *cobra.Command {
 
 func newCorpusExportCommand() *cobra.Command {
 	var format, out string
+	var force bool
 	cmd := &cobra.Command{
 		Use:   "export DIR --format rttm|textgrid --out DIR",
 		Short: "Export speaker activity (RTTM) or per-speaker event tiers (Praat TextGrid)",
@@ -152,7 +153,14 @@ func newCorpusExportCommand() *cobra.Command {
 			if out == "" {
 				return fmt.Errorf("--out is required")
 			}
-			n, err := corpus.Export(args[0], format, out)
+			if err := checkOutDir("--out", out, force); err != nil {
+				return err
+			}
+			var n int
+			err := replaceDir(out, force, func(tmp string) (err error) {
+				n, err = corpus.Export(args[0], format, tmp)
+				return err
+			})
 			if err != nil {
 				return err
 			}
@@ -161,7 +169,8 @@ func newCorpusExportCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "rttm or textgrid")
-	cmd.Flags().StringVar(&out, "out", "", "output folder")
+	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must not exist or be empty unless --force)")
+	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
 	cmd.MarkFlagRequired("format")
 	return cmd
 }

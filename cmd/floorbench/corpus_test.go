@@ -87,6 +87,24 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 	if stdout, _, code := run(t, "corpus", "export", dir, "--format", "rttm", "--out", out); code != 0 || stdout != "wrote 12 rttm files to "+out+"\n" {
 		t.Fatalf("export: exit %d, %q", code, stdout)
 	}
+	// A second export into the filled folder is refused and leaves it as
+	// it was; with --force it replaces it.
+	mine := filepath.Join(out, "mine.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := run(t, "corpus", "export", dir, "--format", "textgrid", "--out", out); code != 1 || !strings.Contains(stderr, "--force") {
+		t.Fatalf("export into a non-empty folder: exit %d, %q", code, stderr)
+	}
+	if data, err := os.ReadFile(mine); err != nil || string(data) != "mine" {
+		t.Fatalf("export without --force touched the folder: %q, %v", data, err)
+	}
+	if _, stderr, code := run(t, "corpus", "export", dir, "--format", "textgrid", "--out", out, "--force"); code != 0 {
+		t.Fatalf("export --force: exit %d, %s", code, stderr)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 12 || filepath.Ext(entries[0].Name()) != ".TextGrid" {
+		t.Fatalf("export --force left %v", entries)
+	}
 	// Regenerating needs --force, and gives the same bytes.
 	before, _ := os.ReadFile(filepath.Join(dir, "corpus.json"))
 	if _, _, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "5", "--out", dir, "--jobs", "1", "--force"); code != 0 {

@@ -19,6 +19,7 @@ type detectOptions struct {
 	params                           []string
 	device, onnxRuntime              string
 	threads                          int
+	force                            bool
 }
 
 func newDetectCommand() *cobra.Command {
@@ -43,7 +44,8 @@ falls back to the CPU with a warning where it is not.`,
 	f.StringArrayVar(&o.params, "param", nil, "set a parameter: name=value (repeatable)")
 	f.StringVar(&o.corpus, "corpus", "", "native corpus folder (holding corpus.json)")
 	f.StringVar(&o.split, "split", "all", "split to score: dev, test or all")
-	f.StringVar(&o.out, "out", "", "folder for probs-eot.json and probs-int.json")
+	f.StringVar(&o.out, "out", "", "folder for probs-eot.json and probs-int.json (created)")
+	f.BoolVar(&o.force, "force", false, "replace probs-eot.json and probs-int.json already in --out")
 	rt := detect.RuntimeFromEnv()
 	f.StringVar(&o.device, "device", string(rt.Device), "ONNX Runtime device: cpu or cuda (env FLOORBENCH_DEVICE)")
 	f.StringVar(&o.onnxRuntime, "onnxruntime", rt.OnnxRuntime, "ONNX Runtime shared library (env FLOORBENCH_ONNXRUNTIME; default: the setup's)")
@@ -72,6 +74,9 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 	case "dev", "test":
 	default:
 		return fmt.Errorf("--split %q: want dev, test or all", o.split)
+	}
+	if err := checkOutFiles("--out", o.out, o.force, detect.ProbsFileNames...); err != nil {
+		return err
 	}
 	hash, err := sys.Hash(rt)
 	if err != nil {
@@ -105,7 +110,7 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s (%s): %d conversations -> %s, %s\n", sys.Name, hash[:12], src.Count,
-		filepath.Join(o.out, "probs-eot.json"), filepath.Join(o.out, "probs-int.json"))
+		filepath.Join(o.out, detect.ProbsFileNames[0]), filepath.Join(o.out, detect.ProbsFileNames[1]))
 	return nil
 }
 

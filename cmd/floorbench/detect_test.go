@@ -66,6 +66,29 @@ func TestDetectOnTheTinyCorpus(t *testing.T) {
 	dir := tinyCorpus(t)
 	t.Run("then sweep", func(t *testing.T) { detectThenSweep(t, dir) })
 	t.Run("bad input", func(t *testing.T) { detectRejectsBadInput(t, dir) })
+	t.Run("keeps existing probs", func(t *testing.T) { detectKeepsExistingProbs(t, dir) })
+}
+
+// Probability files already in --out are replaced only with --force.
+func detectKeepsExistingProbs(t *testing.T, dir string) {
+	out := t.TempDir()
+	mine := writeFile(t, out, "probs-int.json", "mine")
+	_, stderr, code := run(t, "detect", "--system", "rms", "--corpus", dir, "--split", "dev", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "probs-int.json exists (--force replaces it)") {
+		t.Fatalf("detect over existing probs: exit %d, %q", code, stderr)
+	}
+	if data, _ := os.ReadFile(mine); string(data) != "mine" {
+		t.Fatalf("detect without --force replaced %s", mine)
+	}
+	if _, err := os.Stat(filepath.Join(out, "probs-eot.json")); err == nil {
+		t.Fatal("detect without --force wrote probs-eot.json")
+	}
+	if _, stderr, code := run(t, "detect", "--system", "rms", "--corpus", dir, "--split", "dev", "--out", out, "--force"); code != 0 {
+		t.Fatalf("detect --force: exit %d: %s", code, stderr)
+	}
+	if data, _ := os.ReadFile(mine); !strings.Contains(string(data), `"task"`) {
+		t.Fatalf("detect --force did not replace %s: %.80q", mine, data)
+	}
 }
 
 // Issue 4's end-to-end check: detect then sweep on the tiny corpus gives an

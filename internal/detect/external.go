@@ -10,9 +10,9 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 )
 
-// probsFileNames are the probability files detect writes and an external
+// ProbsFileNames are the probability files detect writes and an external
 // system reads, EOT first.
-var probsFileNames = []string{"probs-eot.json", "probs-int.json"}
+var ProbsFileNames = []string{"probs-eot.json", "probs-int.json"}
 
 var externalParams = []Param{
 	{Name: "dir", Kind: KindPath, Doc: "folder holding probs-eot.json and probs-int.json"},
@@ -30,15 +30,15 @@ func openExternal(s *System, rt Runtime) (Detector, error) {
 	dir := s.resolve(s.values["dir"].(string), rt)
 	d := &externalDetector{}
 	for i, task := range []floor.Task{floor.TaskEOT, floor.TaskINT} {
-		p, err := score.ReadProbs(filepath.Join(dir, probsFileNames[i]))
+		p, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]))
 		if err != nil {
 			return nil, fmt.Errorf("external: %w", err)
 		}
 		if p.Task != task {
-			return nil, fmt.Errorf("external: %s holds task %s", probsFileNames[i], p.Task)
+			return nil, fmt.Errorf("external: %s holds task %s", ProbsFileNames[i], p.Task)
 		}
 		if i > 0 && p.FrameRate != d.fps {
-			return nil, fmt.Errorf("external: %s is at %g Hz, %s at %g Hz; both must share one grid", probsFileNames[0], d.fps, probsFileNames[1], p.FrameRate)
+			return nil, fmt.Errorf("external: %s is at %g Hz, %s at %g Hz; both must share one grid", ProbsFileNames[0], d.fps, ProbsFileNames[1], p.FrameRate)
 		}
 		d.fps = p.FrameRate
 		tracks := map[string][][]float64{}

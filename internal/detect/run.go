@@ -69,10 +69,10 @@ func WriteProbsFiles(dir string, eot, intr *score.ProbsFile) error {
 			return fmt.Errorf("write %s probabilities: %w", p.Task, err)
 		}
 	}
-	for i, name := range probsFileNames {
+	for i, name := range ProbsFileNames {
 		if err := os.Rename(temps[i], filepath.Join(dir, name)); err != nil {
 			if i == 1 {
-				os.Remove(filepath.Join(dir, probsFileNames[0]))
+				os.Remove(filepath.Join(dir, ProbsFileNames[0]))
 			}
 			return err
 		}

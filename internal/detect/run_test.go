@@ -29,20 +29,20 @@ func TestProbsFilesRoundTripThroughTheProbabilityFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []*score.ProbsFile{eot, intr} {
-		got, err := score.ReadProbs(filepath.Join(dir, probsFileNames[i]))
+		got, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.Task != want.Task || got.FrameRate != 100 || len(got.Conversations) != 2 {
-			t.Fatalf("%s: task %s, %g Hz, %d conversations", probsFileNames[i], got.Task, got.FrameRate, len(got.Conversations))
+			t.Fatalf("%s: task %s, %g Hz, %d conversations", ProbsFileNames[i], got.Task, got.FrameRate, len(got.Conversations))
 		}
 		for c, conv := range got.Conversations {
 			if len(conv.Speakers) != len(convs[c].Channels) || len(conv.Speakers[0]) != score.FrameCount(convs[c].Duration, 100) {
-				t.Fatalf("%s %s: %d speakers of %d frames", probsFileNames[i], conv.ID, len(conv.Speakers), len(conv.Speakers[0]))
+				t.Fatalf("%s %s: %d speakers of %d frames", ProbsFileNames[i], conv.ID, len(conv.Speakers), len(conv.Speakers[0]))
 			}
 			for k := range conv.Speakers {
 				if firstDifference(conv.Speakers[k], want.Conversations[c].Speakers[k]) >= 0 {
-					t.Fatalf("%s %s speaker_%d: read back differently", probsFileNames[i], conv.ID, k+1)
+					t.Fatalf("%s %s speaker_%d: read back differently", ProbsFileNames[i], conv.ID, k+1)
 				}
 			}
 		}
@@ -73,7 +73,7 @@ func TestFailedRunLeavesNoOutput(t *testing.T) {
 	// A folder that cannot take the files: nothing, not even a temporary
 	// file, stays behind.
 	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, probsFileNames[1]), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, ProbsFileNames[1]), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	p := &score.ProbsFile{Task: "eot", FrameRate: 100}
@@ -82,7 +82,7 @@ func TestFailedRunLeavesNoOutput(t *testing.T) {
 		t.Fatal("writing over a folder succeeded")
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 || entries[0].Name() != probsFileNames[1] {
+	if len(entries) != 1 || entries[0].Name() != ProbsFileNames[1] {
 		t.Errorf("left behind: %v", entries)
 	}
 }

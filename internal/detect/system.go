@@ -296,7 +296,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		n.Files["model"] = sum
 	}
 	if s.family.Name == "external" {
-		for _, name := range probsFileNames {
+		for _, name := range ProbsFileNames {
 			sum, err := corpus.FileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)

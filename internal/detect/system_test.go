@@ -182,7 +182,7 @@ func writeProbs(t *testing.T, dir, id string, s *Scores) {
 	t.Helper()
 	for i, tracks := range [][][]float64{s.EOT, s.INT} {
 		task := []floor.Task{floor.TaskEOT, floor.TaskINT}[i]
-		f, err := os.Create(filepath.Join(dir, probsFileNames[i]))
+		f, err := os.Create(filepath.Join(dir, ProbsFileNames[i]))
 		if err != nil {
 			t.Fatal(err)
 		}

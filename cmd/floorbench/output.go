@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Outputs never replace what the user did not ask to replace. A command
+// that fills a folder (bundle get, corpus export) checks it first with
+// checkOutDir and builds it with replaceDir; a command that writes named
+// files into a folder (detect) checks them with checkOutFiles.
+
+// checkOutDir accepts a folder path that does not exist or is an empty
+// folder; with force also an existing file or non-empty folder, which
+// replaceDir then replaces.
+func checkOutDir(flag, path string, force bool) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	if force {
+		return nil
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s %s: exists and is not a folder (--force replaces it)", flag, path)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("%s %s: folder is not empty (--force replaces it)", flag, path)
+	}
+	return nil
+}
+
+// checkOutFiles accepts a folder path that is a folder or absent and in
+// which none of names exists, unless force.
+func checkOutFiles(flag, dir string, force bool, names ...string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s %s: exists and is not a folder", flag, dir)
+	}
+	if force {
+		return nil
+	}
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("%s %s: %s exists (--force replaces it)", flag, dir, name)
+		}
+	}
+	return nil
+}
+
+// replaceDir builds the folder path with fill in a temporary folder beside
+// it and renames it into place, so the folder appears whole or not at all.
+// What was at path (checked by checkOutDir) is replaced only after fill
+// succeeded; without force the final rename refuses a path that became a
+// file or a non-empty folder meanwhile.
+func replaceDir(path string, force bool, fill func(tmp string) error) error {
+	path = filepath.Clean(path)
+	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if force {
+		if _, err := os.Lstat(path); err == nil {
+			old, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".old-*")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(old)
+			aside := filepath.Join(old, "x")
+			if err := os.Rename(path, aside); err != nil {
+				return err
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				return errors.Join(err, os.Rename(aside, path))
+			}
+			return nil
+		}
+	}
+	// os.Remove takes an empty folder only; os.Rename refuses to replace
+	// a folder, and replaces a file only if one appeared since the check.
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		if err := os.Remove(path); err != nil {
+			return fmt.Errorf("%s: %w (--force replaces it)", path, err)
+		}
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("%s: %w (--force replaces it)", path, err)
+	}
+	return nil
+}
