@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
@@ -20,9 +22,13 @@ import (
 type SystemRef struct {
 	Name string
 	YAML []byte
-	// Dir is the folder relative model paths in YAML start from.
-	Dir  string
-	Hash string
+	// Dir is the folder relative model paths in YAML start from, on the
+	// submitting machine; empty once the sweep's inputs are uploaded.
+	Dir string
+	// Files are the system's uploaded files (detect.System.LocalFiles), by
+	// role: store keys under inputs/, which Infer copies to the worker.
+	Files map[string]string `json:",omitempty"`
+	Hash  string
 	// NeedsModel is true for systems that run an ONNX model: they go to
 	// the GPU queue.
 	NeedsModel bool
@@ -92,6 +98,9 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 		return err
 	}
 	defer cleanup()
+	if err := a.placeFiles(ctx, sys, in.System.Files, filepath.Join(dir, "system")); err != nil {
+		return err
+	}
 	if err := a.download(ctx, in.Corpus.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return err
 	}
@@ -108,6 +117,34 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 	for _, conv := range todo {
 		if err := a.inferOne(ctx, in, c, det, conv); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// InputKey is where a file a sweep reads from the submitting machine (a
+// model, an external system's probabilities) is stored: under the hex
+// SHA-256 of its content.
+func InputKey(sha string) string { return "inputs/" + sha }
+
+// placeFiles copies a system's uploaded files into dir, one per role, checks
+// each against the hash its key names, and points the system at them.
+func (a *Activities) placeFiles(ctx context.Context, sys *detect.System, files map[string]string, dir string) error {
+	for _, role := range slices.Sorted(maps.Keys(files)) {
+		key := files[role]
+		path := filepath.Join(dir, role)
+		if err := a.download(ctx, key, path); err != nil {
+			return err
+		}
+		sum, err := corpus.FileSHA256(path)
+		if err != nil {
+			return err
+		}
+		if InputKey(sum) != key {
+			return corrupt(key, fmt.Errorf("content has sha256 %s", sum))
+		}
+		if err := sys.UseFile(role, path); err != nil {
+			return badInput("system: %v", err)
 		}
 	}
 	return nil

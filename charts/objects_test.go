@@ -115,6 +115,19 @@ func TestStandardLabels(t *testing.T) {
 	}
 }
 
+// A worker polls the queue its values name: the one a sweep spec's
+// queues: section names.
+func TestWorkerQueueFromValues(t *testing.T) {
+	h := newHelm(t)
+	d := deployments(objects(t, h.template("testdata/values/custom-scheduling.yaml")))["floorbench-worker-cpu"]
+	if d == nil {
+		t.Fatal("no cpu worker")
+	}
+	if args := d.Spec.Template.Spec.Containers[0].Args; !slices.Equal(args[:3], []string{"worker", "--queues", "cpu=lab-cpu"}) {
+		t.Errorf("cpu worker args %v", args)
+	}
+}
+
 func TestWorkerPerQueue(t *testing.T) {
 	h := newHelm(t)
 	objs := objects(t, h.template("testdata/values/defaults.yaml"))
@@ -126,7 +139,7 @@ func TestWorkerPerQueue(t *testing.T) {
 			continue
 		}
 		c := d.Spec.Template.Spec.Containers[0]
-		if want := []string{"worker", "--queues", queue, "--health-addr", ":8080"}; !slices.Equal(c.Args, want) {
+		if want := []string{"worker", "--queues", queue + "=floorbench-" + queue, "--health-addr", ":8080"}; !slices.Equal(c.Args, want) {
 			t.Errorf("%s worker args %v, want %v", queue, c.Args, want)
 		}
 		// Ready means polling with Temporal answering: the capacity claim

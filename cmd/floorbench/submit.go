@@ -25,6 +25,9 @@ func newSubmitCommand() *cobra.Command {
 		Long: `Submit validates the sweep spec and its systems and corpora, then starts the
 sweep workflow with an id derived from the normalised spec: submitting the
 same spec again attaches to the existing run (or returns its bundle).
+Local corpora and the files systems name (models, external probabilities)
+are uploaded to the configured store first, under their content hashes,
+so workers on any machine that shares the store can run the sweep.
 It prints the workflow id, and with --wait the bundle id when done.`,
 		Args: cobra.NoArgs,
 	}
@@ -45,8 +48,16 @@ It prints the workflow id, and with --wait the bundle id when done.`,
 		if err != nil {
 			return err
 		}
-		in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+		rt := detect.RuntimeFromEnv()
+		in, err := orchestrate.Resolve(s, rt)
 		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		storage, err := cfg.OpenStore(cmd.Context())
+		if err != nil {
+			return err
+		}
+		if err := orchestrate.Upload(cmd.Context(), storage, &in, rt); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		cl, err := cfg.Dial(cmd.Context())

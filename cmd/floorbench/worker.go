@@ -29,15 +29,18 @@ func newWorkerCommand() *cobra.Command {
 	var queues []string
 	var healthAddr string
 	cmd := &cobra.Command{
-		Use:   "worker [--queues cpu,synth,gpu]",
+		Use:   "worker [--queues cpu,synth,gpu | --queues cpu=NAME,...]",
 		Short: "Run a Temporal worker for floorbench's task queues until interrupted",
 		Long: `A worker polls the floorbench-cpu, floorbench-synth and floorbench-gpu task
-queues (DESIGN §7) and runs their activities; the one polling cpu also runs
-the workflows. Audio, tracks and bundles go to the configured store.`,
+queues, or those --queues names, and runs their activities; the one polling
+the cpu queue also runs the workflows. It reads inputs and writes audio,
+tracks and bundles only through the configured store, so it needs no file
+of the machine that submitted the sweep.`,
 		Args: cobra.NoArgs,
 	}
 	config := configFlags(cmd)
-	cmd.Flags().StringSliceVar(&queues, "queues", []string{"cpu", "synth", "gpu"}, "queues to poll: cpu, synth, gpu")
+	cmd.Flags().StringSliceVar(&queues, "queues", []string{"cpu", "synth", "gpu"},
+		"queues to poll by kind (cpu, synth, gpu: the default queue names) or KIND=QUEUE_NAME for the names a spec's queues: section sets")
 	cmd.Flags().StringVar(&healthAddr, "health-addr", os.Getenv("FLOORBENCH_HEALTH_ADDR"),
 		"serve /healthz and /readyz (ready: polling, and Temporal answers) on this address, e.g. :8080 (env FLOORBENCH_HEALTH_ADDR; empty: off)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -45,7 +48,7 @@ the workflows. Audio, tracks and bundles go to the configured store.`,
 		if err != nil {
 			return err
 		}
-		names, err := orchestrate.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
+		names, workflowQueue, err := orchestrate.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
 		if err != nil {
 			return err
 		}
@@ -83,7 +86,7 @@ the workflows. Audio, tracks and bundles go to the configured store.`,
 			defer stopHealth()
 		}
 		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity}
-		ws, err := orchestrate.StartWorkers(cl, acts, names, spec.QueueCPU)
+		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue)
 		if err != nil {
 			return err
 		}

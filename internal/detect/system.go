@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -319,4 +320,38 @@ func (s *System) Hash(rt Runtime) (string, error) {
 
 func isSHA256(s string) bool {
 	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// LocalFiles are the files of the submitting machine a system reads, by
+// role: "model" for a model the spec names, and for the external family
+// each of ProbsFileNames. A sweep uploads them, so a worker needs none of
+// the submitter's paths (UseFile puts its copies in their place). The
+// Silero model the setup installs is every worker's own and is not listed.
+func (s *System) LocalFiles(rt Runtime) map[string]string {
+	out := map[string]string{}
+	if s.family.Model && s.model.Path != "" {
+		out["model"] = s.resolve(s.model.Path, rt)
+	}
+	if s.family.Name == "external" {
+		dir := s.resolve(s.values["dir"].(string), rt)
+		for _, name := range ProbsFileNames {
+			out[name] = filepath.Join(dir, name)
+		}
+	}
+	return out
+}
+
+// UseFile makes the system read the file of a role (see LocalFiles) from
+// path, a worker's copy of what the submitter uploaded. The system's hash
+// does not change: it covers files by content, not by path.
+func (s *System) UseFile(role, path string) error {
+	switch {
+	case role == "model" && s.family.Model:
+		s.model.Path = path
+	case slices.Contains(ProbsFileNames, role) && s.family.Name == "external":
+		s.values["dir"] = filepath.Dir(path)
+	default:
+		return fmt.Errorf("family %s reads no file %q", s.family.Name, role)
+	}
+	return nil
 }

@@ -90,16 +90,29 @@ func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
 	return &harness{t: t, temp: srv, minio: m, bucket: bucket, cfg: cfg}
 }
 
+// env is the environment that points a floorbench process at the
+// harness's Temporal and MinIO.
+func (h *harness) env() []string {
+	return []string{"FLOORBENCH_TEMPORAL_ADDRESS=" + h.cfg.TemporalAddress, "FLOORBENCH_TEMPORAL_NAMESPACE=default",
+		"FLOORBENCH_S3_ENDPOINT=" + h.cfg.S3Endpoint, "FLOORBENCH_S3_BUCKET=" + h.bucket,
+		"FLOORBENCH_S3_ACCESS_KEY=" + h.minio.User, "FLOORBENCH_S3_SECRET_KEY=" + h.minio.Secret}
+}
+
 // startWorker runs `floorbench worker` on every queue as a child process
 // and waits until its readiness probe answers.
 func (h *harness) startWorker() *exec.Cmd {
 	h.t.Helper()
+	return h.startWorkerIn("")
+}
+
+// startWorkerIn starts a worker in working directory dir ("": the test's)
+// with extra arguments.
+func (h *harness) startWorkerIn(dir string, args ...string) *exec.Cmd {
+	h.t.Helper()
 	health := testenv.Addr(testenv.FreePort(h.t))
-	cmd := exec.Command(floorbenchBinary, "worker", "--config", "", "--health-addr", health)
-	cmd.Env = append(os.Environ(),
-		"FLOORBENCH_TEMPORAL_ADDRESS="+h.cfg.TemporalAddress, "FLOORBENCH_TEMPORAL_NAMESPACE=default",
-		"FLOORBENCH_S3_ENDPOINT="+h.cfg.S3Endpoint, "FLOORBENCH_S3_BUCKET="+h.bucket,
-		"FLOORBENCH_S3_ACCESS_KEY="+h.minio.User, "FLOORBENCH_S3_SECRET_KEY="+h.minio.Secret)
+	cmd := exec.Command(floorbenchBinary, append([]string{"worker", "--config", "", "--health-addr", health}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), h.env()...)
 	log, err := os.Create(filepath.Join(h.t.TempDir(), "worker.log"))
 	if err != nil {
 		h.t.Fatal(err)

@@ -65,6 +65,9 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if err != nil {
 		return nil, "", err
 	}
+	if err := Upload(ctx, st, &in, rt); err != nil {
+		return nil, "", err
+	}
 	if o.StartTemporal {
 		dir, err := os.MkdirTemp("", "floorbench-temporal-")
 		if err != nil {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/api/enums/v1"
@@ -17,24 +20,36 @@ import (
 	"github.com/floorbench/floorbench/workflows"
 )
 
-// QueueNames maps the short queue names of `worker --queues` to a spec's
-// task queues.
-func QueueNames(short []string, q spec.Queues) ([]string, error) {
-	var out []string
-	for _, s := range short {
-		switch s {
-		case "cpu":
-			out = append(out, q.CPU)
-		case "gpu":
-			out = append(out, q.GPU)
-		case "synth":
-			out = append(out, q.Synth)
-		default:
-			return nil, fmt.Errorf("unknown queue %q (want cpu, gpu or synth)", s)
+// QueueNames reads `worker --queues`: each entry is a kind (cpu, gpu,
+// synth), polling the default queue of that kind in q, or KIND=NAME,
+// polling the task queue NAME for that kind (a spec's queues: section may
+// name its own). It returns the queues to poll and the one that also runs
+// the workflows (the cpu kind's; "" when the worker polls no cpu queue).
+func QueueNames(entries []string, q spec.Queues) (queues []string, workflowQueue string, err error) {
+	for _, e := range entries {
+		kind, name, named := strings.Cut(e, "=")
+		def := map[string]string{"cpu": q.CPU, "gpu": q.GPU, "synth": q.Synth}[kind]
+		if def == "" {
+			return nil, "", fmt.Errorf("--queues %q: unknown kind %q (want cpu, gpu or synth, optionally =QUEUE_NAME)", e, kind)
 		}
+		if !named {
+			name = def
+		}
+		if !queueName.MatchString(name) {
+			return nil, "", fmt.Errorf("--queues %q: queue name %q: want 1-200 letters, digits, '.', '_' or '-'", e, name)
+		}
+		if slices.Contains(queues, name) {
+			return nil, "", fmt.Errorf("--queues: queue %q named twice", name)
+		}
+		if kind == "cpu" {
+			workflowQueue = name
+		}
+		queues = append(queues, name)
 	}
-	return out, nil
+	return queues, workflowQueue, nil
 }
+
+var queueName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
 
 // Workers polls task queues with the activities; the workflows run on the
 // CPU queue (DESIGN §7: the sweep is submitted there).

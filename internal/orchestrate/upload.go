@@ -1,0 +1,81 @@
+package orchestrate
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// Upload puts what a resolved sweep reads from the submitting machine into
+// the store before the sweep starts: local corpora under corpora/<hash>
+// (the IngestLocal activity's own path, run here) and the files systems
+// name (models, external probability files) under their content hash
+// (activities.InputKey). Objects already stored are skipped. Afterwards
+// the input holds store keys only, so workers on any machine that shares
+// the store can run it; none reads a path of the submitter.
+func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt detect.Runtime) error {
+	acts := &activities.Activities{Store: st}
+	for i := range in.Corpora {
+		src := &in.Corpora[i]
+		if src.Dir == "" {
+			continue
+		}
+		plan, err := acts.IngestLocal(ctx, activities.IngestInput{Name: src.Name, Dir: src.Dir})
+		if err != nil {
+			return fmt.Errorf("upload corpus %s: %w", src.Name, err)
+		}
+		src.Prefix, src.Hash, src.Dir = plan.Prefix, plan.Hash, ""
+	}
+	for i := range in.Systems {
+		ref := &in.Systems[i]
+		sys, err := detect.ParseSystem(ref.YAML, ref.Dir)
+		if err != nil {
+			return fmt.Errorf("system %s: %w", ref.Name, err)
+		}
+		files := sys.LocalFiles(rt)
+		for _, role := range slices.Sorted(maps.Keys(files)) {
+			key, err := uploadFile(ctx, st, files[role])
+			if err != nil {
+				return fmt.Errorf("upload %s of system %s: %w", role, ref.Name, err)
+			}
+			if ref.Files == nil {
+				ref.Files = map[string]string{}
+			}
+			ref.Files[role] = key
+		}
+		ref.Dir = ""
+	}
+	return nil
+}
+
+// uploadFile stores a file under activities.InputKey of its SHA-256,
+// unless an object is already there.
+func uploadFile(ctx context.Context, st store.Store, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	key := activities.InputKey(hex.EncodeToString(h.Sum(nil)))
+	if done, err := store.Exists(ctx, st, key); err != nil || done {
+		return key, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	return key, st.Put(ctx, key, f)
+}
