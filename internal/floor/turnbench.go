@@ -148,9 +148,9 @@ type groupMember struct {
 // median boundaries rounded to 4 decimals. Unused events that overlap no
 // consensus event become excluded intervals (no majority there).
 func findConsensus(events [Annotators][]consensusEvent, speaker int) ([]consensusEvent, []Span) {
-	var used [Annotators]map[int]bool
+	var used [Annotators][]bool
 	for a := range used {
-		used[a] = map[int]bool{}
+		used[a] = make([]bool, len(events[a]))
 	}
 	var consensus []consensusEvent
 	for anchor := range Annotators {
@@ -206,7 +206,7 @@ func overlapsAny(e consensusEvent, consensus []consensusEvent) bool {
 
 // nearestUnused returns the unused event of the given class whose start is
 // nearest to start, within the match window; the earliest on a tie.
-func nearestUnused(events []consensusEvent, used map[int]bool, start float64, class string) (int, bool) {
+func nearestUnused(events []consensusEvent, used []bool, start float64, class string) (int, bool) {
 	best, bestDistance := -1, math.Inf(1)
 	for i, e := range events {
 		if used[i] || e.label != class {

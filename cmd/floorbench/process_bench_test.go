@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkProcessTurnBenchDev times whole floorbench processes (start,
+// read, compute, write; what a user waits for) on TurnBench-dev-sized
+// inputs: 38 conversations × 12 min, 2 speakers, three annotators, 50 Hz
+// probability tracks. It reports each process's peak RSS and its input's
+// size. The Python reference's figures on inputs of this size are in the
+// README beside these.
+//
+//	go test -run '^$' -bench ProcessTurnBenchDev -count 3 ./cmd/floorbench/
+func BenchmarkProcessTurnBenchDev(b *testing.B) {
+	dir := b.TempDir()
+	ann, probs, preds := filepath.Join(dir, "annotations.json"), filepath.Join(dir, "probs-eot.json"), filepath.Join(dir, "predictions.json")
+	turnEnds := writeDevSizedInputs(b, ann, probs, preds)
+	maxrss := filepath.Join(dir, "maxrss")
+	if out, err := exec.Command("go", "build", "-o", maxrss, "./testdata/maxrss").CombinedOutput(); err != nil {
+		b.Fatalf("go build maxrss: %v: %s", err, out)
+	}
+	gold := filepath.Join(dir, "gold.json")
+	out, err := exec.Command(binary, "gold", "turnbench", "--annotations", ann, "-o", "json").Output()
+	if err != nil {
+		b.Fatalf("gold turnbench: %v", err)
+	}
+	if err := os.WriteFile(gold, out, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		inputs []string
+		args   []string
+	}{
+		{"gold-turnbench", []string{ann}, []string{"gold", "turnbench", "--annotations", ann, "-o", "json"}},
+		{"score", []string{gold, preds}, []string{"score", "--gold", gold, "--predictions", preds, "-o", "json"}},
+		{"sweep-50Hz", []string{gold, probs}, []string{"sweep", "--gold", gold, "--probs", probs, "-o", "json"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var input int64
+			for _, f := range c.inputs {
+				fi, err := os.Stat(f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				input += fi.Size()
+			}
+			var peak int64
+			for range b.N {
+				cmd := exec.Command(maxrss, append([]string{binary}, c.args...)...)
+				var stderr bytes.Buffer
+				cmd.Stderr = &stderr
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("%v: %v: %.300s", c.args, err, stderr.String())
+				}
+				var rss int64
+				if _, err := fmt.Sscanf(lastLine(stderr.String()), "maxrss %d", &rss); err != nil {
+					b.Fatalf("maxrss: %q", stderr.String())
+				}
+				peak = max(peak, rss)
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-MB")
+			b.ReportMetric(float64(input)/(1<<20), "input-MB")
+		})
+	}
+	b.ReportMetric(float64(turnEnds), "turns")
+}
+
+// writeDevSizedInputs writes raw three-annotator annotations, a 50 Hz EOT
+// probability file and a submission for 38 conversations × 12 min of
+// alternating turns with backchannels and interruptions, and returns the
+// number of turns.
+func writeDevSizedInputs(b *testing.B, annPath, probsPath, predsPath string) int {
+	b.Helper()
+	const convs, duration, fps = 38, 720.0, 50.0
+	rng := rand.New(rand.NewPCG(12, 38))
+	type segment [4]any
+	annotations := map[string]any{}
+	var probs, preds []map[string]any
+	turns := 0
+	for c := range convs {
+		id := fmt.Sprint(1000 + c)
+		tracks := [2][3][]segment{}
+		frames := int(duration * fps)
+		eot := [2][]float64{make([]float64, frames), make([]float64, frames)}
+		var predEOT, predINT [2][]float64
+		for k := range 2 {
+			for i := range eot[k] {
+				eot[k][i] = math.Round(0.05*rng.Float64()*1000) / 1000
+			}
+		}
+		add := func(k int, start, end float64, label string) {
+			for a := range 3 {
+				if a == 2 && rng.IntN(12) == 0 {
+					continue // annotator c misses a segment now and then
+				}
+				j := func() float64 { return math.Round((rng.Float64()-0.5)*0.1*1000) / 1000 }
+				tracks[k][a] = append(tracks[k][a], segment{start + j(), end + j(), label, "text"})
+			}
+		}
+		k := 0
+		for t := 0.5; t < duration-12; {
+			end := t + 2 + 8*rng.Float64()
+			label := "Normal Turn"
+			if rng.IntN(10) == 0 && t > 1 {
+				label = "Interruption"
+				predINT[k] = append(predINT[k], t+0.3)
+			}
+			add(k, t, end, label)
+			turns++
+			if rng.IntN(4) == 0 {
+				bc := t + (end-t)*rng.Float64()*0.8
+				add(1-k, bc, bc+0.3+0.5*rng.Float64(), "Acknowledgement Backchannel")
+			}
+			at := end + 0.8*rng.Float64()
+			for i := int(at * fps); i < min(frames, int((at+0.6)*fps)); i++ {
+				eot[k][i] = math.Round(math.Max(eot[k][i], 0.3+0.7*rng.Float64())*1000) / 1000
+			}
+			predEOT[k] = append(predEOT[k], at)
+			t = end + 1.0*rng.Float64() - 0.3
+			k = 1 - k
+		}
+		speakers := map[string]any{}
+		conv := map[string]any{"conversation_id": id}
+		prob := map[string]any{"conversation_id": id}
+		for k := range 2 {
+			name := fmt.Sprintf("speaker_%d", k+1)
+			speakers[name] = map[string]any{"a": tracks[k][0], "b": tracks[k][1], "c": tracks[k][2]}
+			conv[name] = map[string]any{"eot": nonNil(predEOT[k]), "interruption": nonNil(predINT[k])}
+			prob[name] = map[string]any{"prob": eot[k]}
+		}
+		annotations[id] = map[string]any{"duration_s": duration, "annotations": speakers}
+		preds = append(preds, conv)
+		probs = append(probs, prob)
+	}
+	writeJSONFile(b, annPath, map[string]any{"conversations": annotations})
+	writeJSONFile(b, probsPath, map[string]any{"schema_version": 1, "task": "eot", "frame_rate_hz": fps, "probs": probs})
+	writeJSONFile(b, predsPath, map[string]any{"schema_version": 1, "predictions": preds})
+	return turns
+}
+
+func nonNil(x []float64) []float64 {
+	if x == nil {
+		return []float64{}
+	}
+	return x
+}
+
+func writeJSONFile(b *testing.B, path string, v any) {
+	b.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
