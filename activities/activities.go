@@ -34,6 +34,9 @@ type Activities struct {
 	// Scratch is where audio is unpacked while an activity runs ("" : the
 	// system temp dir).
 	Scratch string
+	// Memory admits detection and evaluation steps against the worker's
+	// memory budget (nil: unbounded).
+	Memory *MemoryBudget
 	Log     *slog.Logger
 }
 

@@ -64,6 +64,11 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 	if err != nil {
 		return "", err
 	}
+	release, err := a.Memory.admit(ctx, evaluateCost(c.Dev, c.Test))
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	bin := &bundle.Input{System: in.System.Name, SystemHash: in.System.Hash, Corpus: c,
 		DevProbs: map[floor.Task]*score.ProbsFile{}, TestProbs: map[floor.Task]*score.ProbsFile{},
 		Params: in.Params, Resamples: in.Resamples, Seed: in.Seed}

@@ -153,6 +153,15 @@ func (a *Activities) placeFiles(ctx context.Context, sys *detect.System, files m
 // inferOne fetches one conversation's channels, runs the detector on them,
 // stores the tracks and removes the channels again.
 func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corpus, det detect.Detector, id string) error {
+	i := slices.IndexFunc(c.Manifest.Conversations, func(e corpus.Conversation) bool { return e.ID == id })
+	if i < 0 {
+		return badInput("corpus %s has no conversation %q", in.Corpus.Name, id)
+	}
+	release, err := a.Memory.admit(ctx, inferCost(c.Manifest.Conversations[i]))
+	if err != nil {
+		return err
+	}
+	defer release()
 	conv, err := a.materialise(ctx, in.Corpus, c, id)
 	if err != nil {
 		return err

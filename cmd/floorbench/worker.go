@@ -27,7 +27,7 @@ func init() { subcommands = append(subcommands, newWorkerCommand) }
 
 func newWorkerCommand() *cobra.Command {
 	var queues []string
-	var healthAddr string
+	var healthAddr, memory string
 	cmd := &cobra.Command{
 		Use:   "worker [--queues cpu,synth,gpu | --queues cpu=NAME,...]",
 		Short: "Run a Temporal worker for floorbench's task queues until interrupted",
@@ -41,6 +41,8 @@ of the machine that submitted the sweep.`,
 	config := configFlags(cmd)
 	cmd.Flags().StringSliceVar(&queues, "queues", []string{"cpu", "synth", "gpu"},
 		"queues to poll by kind (cpu, synth, gpu: the default queue names) or KIND=QUEUE_NAME for the names a spec's queues: section sets")
+	cmd.Flags().StringVar(&memory, "memory-budget", os.Getenv("FLOORBENCH_MEMORY_BUDGET"),
+		"memory the worker's detection and evaluation steps may hold at once, e.g. 4GiB (env FLOORBENCH_MEMORY_BUDGET; default: half the container's or machine's memory)")
 	cmd.Flags().StringVar(&healthAddr, "health-addr", os.Getenv("FLOORBENCH_HEALTH_ADDR"),
 		"serve /healthz and /readyz (ready: polling, and Temporal answers) on this address, e.g. :8080 (env FLOORBENCH_HEALTH_ADDR; empty: off)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -48,6 +50,13 @@ of the machine that submitted the sweep.`,
 		if err != nil {
 			return err
 		}
+		budgetBytes := activities.DefaultMemoryBytes()
+		if memory != "" {
+			if budgetBytes, err = activities.ParseBytes(memory); err != nil {
+				return fmt.Errorf("--memory-budget: %w", err)
+			}
+		}
+		budget := activities.NewMemoryBudget(budgetBytes)
 		names, workflowQueue, err := orchestrate.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
 		if err != nil {
 			return err
@@ -85,13 +94,13 @@ of the machine that submitted the sweep.`,
 			}
 			defer stopHealth()
 		}
-		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity}
+		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, Memory: budget}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue)
 		if err != nil {
 			return err
 		}
 		polling.Store(true)
-		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s\n", names, cfg.TemporalAddress, st.Describe())
+		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB\n", names, cfg.TemporalAddress, st.Describe(), budget.Bytes()>>20)
 		<-ctx.Done()
 		ws.Stop()
 		return nil
