@@ -37,7 +37,7 @@ type Activities struct {
 	// Memory admits detection and evaluation steps against the worker's
 	// memory budget (nil: unbounded).
 	Memory *MemoryBudget
-	Log     *slog.Logger
+	Log    *slog.Logger
 }
 
 func (a *Activities) logger() *slog.Logger {
