@@ -28,6 +28,10 @@ func MaxFileSize(conv Conversation, name string) int64 {
 	return maxLabelsFile
 }
 
+// ErrTooLarge is the error of a file or object with more bytes than its
+// manifest allows.
+var ErrTooLarge = errors.New("more bytes than the manifest allows")
+
 // Mismatch is a file whose bytes are not those the manifest records.
 type Mismatch struct {
 	Want, Got string // hex sha256
@@ -144,7 +148,7 @@ func (v *verifiedReader) Read(p []byte) (int, error) {
 	v.h.Write(p[:n])
 	v.n += int64(n)
 	if v.n > v.max {
-		return n, fmt.Errorf("more than %d bytes, more than the manifest allows", v.max)
+		return n, fmt.Errorf("%w (more than %d)", ErrTooLarge, v.max)
 	}
 	if err == io.EOF {
 		if got := hex.EncodeToString(v.h.Sum(nil)); got != v.want {
