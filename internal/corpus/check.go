@@ -119,7 +119,7 @@ func (c *Corpus) checkFiles(conv Conversation) []string {
 	if fi, err := os.Lstat(folder); err != nil {
 		return []string{err.Error()}
 	} else if !fi.IsDir() {
-		return []string{fmt.Sprintf("%s: is not a folder (a symbolic link or a file)", folder)}
+		return []string{fmt.Sprintf("%s: %v", folder, notAFolder(fi))}
 	}
 	entries, err := os.ReadDir(folder)
 	if err != nil {

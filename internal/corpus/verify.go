@@ -52,6 +52,11 @@ func (c *Corpus) OpenFile(conv Conversation, name string) (*os.File, error) {
 		return nil, err
 	}
 	defer root.Close()
+	if fi, err := root.Lstat(conv.ID); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(c.Dir, conv.ID), unwrapPath(err))
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(c.Dir, conv.ID), notAFolder(fi))
+	}
 	rel := filepath.Join(conv.ID, name)
 	fi, err := root.Lstat(rel)
 	if err != nil {
@@ -87,6 +92,14 @@ func regularFile(fi fs.FileInfo) error {
 	default:
 		return fmt.Errorf("is not a regular file (mode %s)", m)
 	}
+}
+
+// notAFolder says why a conversation's folder is not one.
+func notAFolder(fi fs.FileInfo) error {
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return errors.New("is a symbolic link, not a folder of the corpus")
+	}
+	return errors.New("is not a folder")
 }
 
 // unwrapPath drops the relative path an *fs.PathError adds, since the

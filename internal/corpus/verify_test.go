@@ -152,3 +152,27 @@ func TestOversizedFileIsRefused(t *testing.T) {
 		t.Fatalf("ReadChannel: %v", err)
 	}
 }
+
+// A conversation folder linked to one outside the corpus is refused.
+func TestLinkedConversationFolderIsRefused(t *testing.T) {
+	c := fixture(t)
+	conv := c.Manifest.Conversations[0]
+	folder := filepath.Join(c.Dir, conv.ID)
+	outside := filepath.Join(t.TempDir(), conv.ID)
+	if err := os.Rename(folder, outside); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, folder); err != nil {
+		t.Fatal(err)
+	}
+	want := folder + ": is a symbolic link, not a folder of the corpus"
+	if _, err := corpus.Gold(c.Dir, ""); err == nil || err.Error() != want {
+		t.Errorf("Gold: %v", err)
+	}
+	if _, err := c.ReadChannel16k(conv, 2); err == nil || err.Error() != want {
+		t.Errorf("ReadChannel16k: %v", err)
+	}
+	if p := checkProblems(t, c.Dir); p != conv.ID+": "+want {
+		t.Errorf("check problems: %q", p)
+	}
+}
