@@ -14,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 func smallCorpus(t *testing.T) string {
@@ -192,5 +193,55 @@ func TestVerifyStoreChecksTheManifestKey(t *testing.T) {
 	}
 	if _, err := VerifyStore(ctx, s, "bundles/"); err == nil {
 		t.Error("a prefix outside corpora/ was accepted")
+	}
+}
+
+// On S3 a file is uploaded with its length, so the upload stops at its
+// last byte without reading to the end: the check still runs there, and a
+// file that changed after it was verified is never stored. A changed
+// object in the bucket fails its reader and is reported by VerifyStore.
+func TestVerifiedUploadAndReadOnS3(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.StartMinIO(t).Store(t, "verify")
+	a := &Activities{Store: s, Scratch: t.TempDir()}
+	c := mustOpen(t, smallCorpus(t))
+	conv := c.Manifest.Conversations[0]
+	name := corpus.ChannelName(1)
+	f, err := c.OpenFile(conv, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wrong := strings.Repeat("0", 64)
+	r, err := corpus.VerifiedFile(f, wrong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Put(ctx, "x/speaker_1.wav", r); err == nil || !strings.Contains(err.Error(), "the manifest says "+wrong) {
+		t.Fatalf("put of a file that does not match: %v", err)
+	}
+	if ok, err := store.Exists(ctx, s, "x/speaker_1.wav"); err != nil || ok {
+		t.Fatalf("a file that does not match was stored: %v, %v", ok, err)
+	}
+
+	plan, err := a.IngestLocal(ctx, IngestInput{Name: "c", Dir: c.Dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := plan.Prefix + "/" + conv.ID + "/" + name
+	data, err := store.GetBytes(ctx, s, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x10
+	if err := store.PutBytes(ctx, s, key, data); err != nil {
+		t.Fatal(err)
+	}
+	c.Dir = t.TempDir()
+	_, err = a.materialise(ctx, plan, c, conv.ID)
+	assertCorrupt(t, err, key)
+	check, err := VerifyStore(ctx, s, "")
+	if err != nil || check.Objects != 7 || len(check.Problems) != 1 || check.Problems[0].Key != key {
+		t.Fatalf("VerifyStore: %+v, %v", check, err)
 	}
 }

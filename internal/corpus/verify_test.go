@@ -3,6 +3,7 @@ package corpus_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,5 +175,33 @@ func TestLinkedConversationFolderIsRefused(t *testing.T) {
 	}
 	if p := checkProblems(t, c.Dir); p != conv.ID+": "+want {
 		t.Errorf("check problems: %q", p)
+	}
+}
+
+// An upload of known length reads a file's bytes and stops; the check
+// runs at the last byte, not only at the end of the stream.
+func TestVerifiedFileChecksAtItsLastByte(t *testing.T) {
+	c := fixture(t)
+	conv := c.Manifest.Conversations[0]
+	for _, want := range []string{conv.Files[corpus.EventsName], strings.Repeat("0", 64)} {
+		f, err := c.OpenFile(conv, corpus.EventsName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fi, _ := f.Stat()
+		r, err := corpus.VerifiedFile(f, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := r.(interface{ Len() int }).Len(); int64(n) != fi.Size() {
+			t.Fatalf("Len %d, file of %d bytes", n, fi.Size())
+		}
+		// What a store uploading the file with its length reads.
+		_, err = io.Copy(io.Discard, io.LimitReader(r, fi.Size()))
+		var m *corpus.Mismatch
+		if matches := want == conv.Files[corpus.EventsName]; matches && err != nil || !matches && !errors.As(err, &m) {
+			t.Errorf("want %s: %v", want, err)
+		}
 	}
 }
