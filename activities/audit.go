@@ -69,8 +69,7 @@ func (a *Activities) Audit(ctx context.Context, in AuditInput) (string, error) {
 		if conv.Unlabelled {
 			continue
 		}
-		name := corpus.LabelsName(c.Manifest.Kind)
-		if err := a.download(ctx, in.Corpus.Prefix+"/"+conv.ID+"/"+name, filepath.Join(dir, conv.ID, name)); err != nil {
+		if err := a.fetchFile(ctx, in.Corpus, c, conv, corpus.LabelsName(c.Manifest.Kind)); err != nil {
 			return "", err
 		}
 		if _, err := a.materialise(ctx, in.Corpus, c, conv.ID); err != nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -188,21 +189,28 @@ type IngestInput struct {
 }
 
 // IngestLocal copies a local corpus (already checked at submission) into
-// corpora/<hash of its corpus.json>, skipping files already stored. The
-// manifest is copied last, so a stored manifest means a complete corpus.
+// corpora/<hash of its corpus.json>, skipping files already stored. Every
+// file is verified against the sha256 its manifest records before anything
+// is uploaded, and again as it is uploaded, so the hash (which covers the
+// manifest, and through it every file's sha256) names exactly the bytes
+// stored. The manifest is copied last, so a stored manifest means a
+// complete corpus.
 func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (CorpusPlan, error) {
-	c, err := corpus.Open(in.Dir)
+	m, raw, err := corpus.ReadManifestRaw(in.Dir)
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
-	raw, err := os.ReadFile(filepath.Join(in.Dir, corpus.ManifestName))
-	if err != nil {
-		return CorpusPlan{}, err
-	}
+	c := &corpus.Corpus{Dir: in.Dir, Manifest: m}
 	hash := ManifestHash(raw)
 	p := planOf(in.Name, "corpora/"+hash, hash, c.Manifest)
 	if done, err := store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName); err != nil || done {
 		return p, err
+	}
+	stop := keepAlive(ctx, "verifying")
+	err = c.Verify()
+	stop()
+	if err != nil {
+		return p, badInput("corpus %s: %v", in.Name, err)
 	}
 	for i, conv := range c.Manifest.Conversations {
 		heartbeat(ctx, i)
@@ -214,16 +222,46 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (CorpusPla
 				}
 				continue
 			}
-			if err := putFile(ctx, a.Store, key, filepath.Join(in.Dir, conv.ID, name)); err != nil {
-				return p, err
+			if err := a.upload(ctx, c, conv, name, key); err != nil {
+				return p, badInputIfMismatch(fmt.Sprintf("corpus %s", in.Name), err)
 			}
 		}
 	}
 	return p, a.Store.Put(ctx, p.Prefix+"/"+corpus.ManifestName, bytes.NewReader(raw))
 }
 
+// upload stores one file of a local corpus under key, checking its sha256
+// as it is read: a file changed since it was verified fails the put, and
+// the store keeps nothing of it.
+func (a *Activities) upload(ctx context.Context, c *corpus.Corpus, conv corpus.Conversation, name, key string) error {
+	f, err := c.OpenFile(conv, name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r, err := corpus.VerifiedFile(f, conv.Files[name])
+	if err != nil {
+		return err
+	}
+	if err := a.Store.Put(ctx, key, r); err != nil {
+		return fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// badInputIfMismatch makes a file that does not match its manifest a
+// bad-input failure (retrying reads the same bytes).
+func badInputIfMismatch(what string, err error) error {
+	var m *corpus.Mismatch
+	if errors.As(err, &m) {
+		return badInput("%s: %v", what, err)
+	}
+	return err
+}
+
 // ManifestHash is a corpus's content hash: the sha256 of its corpus.json,
-// which holds the sha256 of every file.
+// which holds the sha256 of every file. It covers every byte of the corpus
+// because every reader verifies the files against those hashes.
 func ManifestHash(raw []byte) string {
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:16])

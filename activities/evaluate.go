@@ -160,8 +160,7 @@ func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (*bundle.C
 			out.Unlabelled++
 			continue
 		}
-		name := corpus.LabelsName(kind)
-		if err := a.download(ctx, plan.Prefix+"/"+conv.ID+"/"+name, filepath.Join(dir, conv.ID, name)); err != nil {
+		if err := a.fetchFile(ctx, plan, c, conv, corpus.LabelsName(kind)); err != nil {
 			return nil, err
 		}
 		l, err := c.Labels(conv)

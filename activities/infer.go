@@ -3,6 +3,7 @@ package activities
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -200,8 +201,7 @@ func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, c *corpus
 			continue
 		}
 		for k := 1; k <= e.Speakers; k++ {
-			name := corpus.ChannelName(k)
-			if err := a.download(ctx, plan.Prefix+"/"+id+"/"+name, filepath.Join(c.Dir, id, name)); err != nil {
+			if err := a.fetchFile(ctx, plan, c, e, corpus.ChannelName(k)); err != nil {
 				return e, err
 			}
 		}
@@ -210,12 +210,36 @@ func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, c *corpus
 	return corpus.Conversation{}, badInput("corpus %s has no conversation %q", plan.Name, id)
 }
 
+// fetchFile copies file name of a stored corpus's conversation into the
+// folder of its opened manifest, checking its bytes against the sha256
+// the manifest records: an object that differs (or is larger than the
+// manifest allows) fails at once, naming its key.
+func (a *Activities) fetchFile(ctx context.Context, plan CorpusPlan, c *corpus.Corpus, conv corpus.Conversation, name string) error {
+	key := plan.Prefix + "/" + conv.ID + "/" + name
+	r, err := a.Store.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	err = a.save(corpus.Verified(r, conv.Files[name], corpus.MaxFileSize(conv, name)), filepath.Join(c.Dir, conv.ID, name))
+	var bad *corpus.Mismatch
+	if errors.As(err, &bad) || errors.Is(err, corpus.ErrTooLarge) {
+		return corrupt(key, err)
+	}
+	return err
+}
+
 func (a *Activities) download(ctx context.Context, key, path string) error {
 	r, err := a.Store.Get(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	return a.save(r, path)
+}
+
+// save writes r to path, creating its folder.
+func (a *Activities) save(r io.Reader, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -88,14 +87,14 @@ func (c *Corpus) checkConversation(conv Conversation, boundaries *int) []string 
 	if err != nil {
 		return []string{err.Error()}
 	}
-	for k, path := range c.ChannelPaths(conv) {
-		x, rate, err := audio.ReadWAV(path)
+	for k := range conv.Speakers {
+		x, rate, err := c.ReadChannel(conv, k+1)
 		if err != nil {
 			out = append(out, err.Error())
 			continue
 		}
 		if rate != SampleRate || len(x) != conv.Samples {
-			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", filepath.Base(path), len(x), rate, conv.Samples, SampleRate))
+			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", ChannelName(k+1), len(x), rate, conv.Samples, SampleRate))
 			continue
 		}
 		if c.Manifest.Kind == KindAMI {
@@ -104,7 +103,7 @@ func (c *Corpus) checkConversation(conv Conversation, boundaries *int) []string 
 			continue
 		}
 		if n := clipped(x); n > 0 {
-			out = append(out, fmt.Sprintf("%s: %d clipped samples", filepath.Base(path), n))
+			out = append(out, fmt.Sprintf("%s: %d clipped samples", ChannelName(k+1), n))
 		}
 		own := eventsOf(log.Events, k+1)
 		out = append(out, checkBoundaries(x, own, boundaries)...)
@@ -113,10 +112,15 @@ func (c *Corpus) checkConversation(conv Conversation, boundaries *int) []string 
 }
 
 // checkFiles compares a conversation's folder with the manifest: no
-// unexpected files, every listed file with its sha256.
+// unexpected files, every listed file a regular file with its sha256.
 func (c *Corpus) checkFiles(conv Conversation) []string {
 	var out []string
 	folder := filepath.Join(c.Dir, conv.ID)
+	if fi, err := os.Lstat(folder); err != nil {
+		return []string{err.Error()}
+	} else if !fi.IsDir() {
+		return []string{fmt.Sprintf("%s: %v", folder, notAFolder(fi))}
+	}
 	entries, err := os.ReadDir(folder)
 	if err != nil {
 		return []string{err.Error()}
@@ -127,11 +131,8 @@ func (c *Corpus) checkFiles(conv Conversation) []string {
 		}
 	}
 	for _, name := range FilesOf(c.Manifest.Kind, conv) {
-		sum, err := FileSHA256(filepath.Join(folder, name))
-		if err != nil {
+		if err := c.VerifyFile(conv, name); err != nil {
 			out = append(out, err.Error())
-		} else if sum != conv.Files[name] {
-			out = append(out, fmt.Sprintf("%s: sha256 %s, the manifest says %s", name, sum, conv.Files[name]))
 		}
 	}
 	return out
@@ -144,12 +145,12 @@ func (c *Corpus) checkTurnBench(conv Conversation, segments *int) []string {
 	if len(out) > 0 {
 		return out
 	}
-	for _, path := range c.ChannelPaths(conv) {
-		x, rate, err := audio.ReadWAV(path)
+	for k := range conv.Speakers {
+		x, rate, err := c.ReadChannel(conv, k+1)
 		if err != nil {
 			out = append(out, err.Error())
 		} else if rate != SampleRate || len(x) != conv.Samples {
-			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", filepath.Base(path), len(x), rate, conv.Samples, SampleRate))
+			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", ChannelName(k+1), len(x), rate, conv.Samples, SampleRate))
 		}
 	}
 	if conv.Unlabelled {
@@ -158,7 +159,7 @@ func (c *Corpus) checkTurnBench(conv Conversation, segments *int) []string {
 	if _, err := c.Labels(conv); err != nil {
 		return append(out, err.Error())
 	}
-	convs, err := ReadTurnBenchAnnotations(filepath.Join(c.Dir, conv.ID, AnnotationsName))
+	convs, _, err := c.annotations(conv)
 	if err != nil {
 		return append(out, err.Error())
 	}

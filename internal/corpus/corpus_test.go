@@ -193,7 +193,7 @@ func TestCheckCatchesDamageAndLeftovers(t *testing.T) {
 	os.WriteFile(wav, data, 0o644)
 	os.Mkdir(filepath.Join(dir, partialPrefix+"tiny-99-x"), 0o755)
 	p := checkProblems(t, dir)
-	if !strings.Contains(p, conv.ID+": speaker_1.wav: sha256") || !strings.Contains(p, ".partial-tiny-99-x is not in the manifest") {
+	if !strings.Contains(p, filepath.Join(conv.ID, "speaker_1.wav")+": sha256") || !strings.Contains(p, ".partial-tiny-99-x is not in the manifest") {
 		t.Fatalf("problems: %q", p)
 	}
 }

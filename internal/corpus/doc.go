@@ -11,6 +11,16 @@
 // verifies one (hashes, lengths, labels against the audio); Gold derives
 // the gold of a split by the rules of the corpus's kind (DESIGN §3.6).
 //
+// # Integrity
+//
+// The manifest records the sha256 of every file, so its own hash names
+// every byte of the corpus once the files are verified against it: Verify
+// and Check do so as a stream, and Verified checks bytes as they are
+// uploaded to or read from a store. Every file is read through OpenFile:
+// only regular files inside the corpus folder (no symbolic links, devices
+// or pipes, no conversation folder linked elsewhere), and none larger than
+// MaxFileSize allows for the conversation's length.
+//
 // # TurnBench parquet
 //
 // IngestTurnBench reads the shards of TurnBench's Hugging Face datasets

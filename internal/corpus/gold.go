@@ -3,7 +3,6 @@ package corpus
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/floor"
 )
@@ -42,8 +41,7 @@ func (c *Corpus) Labels(conv Conversation) (*Labels, error) {
 // turnBenchLabels reads the conversation's annotations.json (the raw
 // annotations format, holding this one conversation).
 func (c *Corpus) turnBenchLabels(conv Conversation) (*Labels, error) {
-	path := filepath.Join(c.Dir, conv.ID, AnnotationsName)
-	convs, err := ReadTurnBenchAnnotations(path)
+	convs, path, err := c.annotations(conv)
 	if err != nil {
 		return nil, err
 	}

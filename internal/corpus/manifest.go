@@ -108,24 +108,38 @@ func FilesOf(kind string, c Conversation) []string {
 
 // ReadManifest reads and validates dir/corpus.json.
 func ReadManifest(dir string) (*Manifest, error) {
+	m, _, err := ReadManifestRaw(dir)
+	return m, err
+}
+
+// ReadManifestRaw is ReadManifest that also returns the bytes read, from
+// which the corpus's hash is computed. corpus.json must be a regular file.
+func ReadManifestRaw(dir string) (*Manifest, []byte, error) {
 	path := filepath.Join(dir, ManifestName)
-	f, err := os.Open(path)
+	fi, err := os.Lstat(path)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no %s: not a floorbench corpus (or its generation did not finish)", dir, ManifestName)
+			return nil, nil, fmt.Errorf("%s: no %s: not a floorbench corpus (or its generation did not finish)", dir, ManifestName)
 		}
-		return nil, err
+		return nil, nil, err
+	}
+	if err := regularFile(fi); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxManifest+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	m, err := ParseManifest(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return m, nil
+	return m, data, nil
 }
 
 // ParseManifest decodes a manifest strictly (no unknown fields, no

@@ -2,7 +2,10 @@ package corpus
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
+
+	"github.com/floorbench/floorbench/internal/audio"
 )
 
 // Corpus is an opened native corpus: its folder and validated manifest.
@@ -46,16 +49,71 @@ func (c *Corpus) ChannelPaths(conv Conversation) []string {
 	return out
 }
 
-// Events reads a conversation's event log and checks it belongs to it.
-func (c *Corpus) Events(conv Conversation) (*EventLog, error) {
-	path := filepath.Join(c.Dir, conv.ID, EventsName)
-	l, err := ReadEvents(path)
+// ReadChannel reads speaker k's channel (k from 1) of a conversation at
+// the rate it was written (see OpenFile for what is refused).
+func (c *Corpus) ReadChannel(conv Conversation, k int) ([]float32, int, error) {
+	f, err := c.OpenFile(conv, ChannelName(k))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	x, rate, err := audio.DecodeWAV(f)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return x, rate, nil
+}
+
+// ReadChannel16k is ReadChannel resampled to 16 kHz.
+func (c *Corpus) ReadChannel16k(conv Conversation, k int) ([]float32, error) {
+	x, rate, err := c.ReadChannel(conv, k)
 	if err != nil {
 		return nil, err
+	}
+	return audio.Resample(x, rate, audio.Rate), nil
+}
+
+// readLabelsFile reads a conversation's labels file whole (it is bounded
+// by MaxFileSize).
+func (c *Corpus) readLabelsFile(conv Conversation, name string) ([]byte, string, error) {
+	f, err := c.OpenFile(conv, name)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize(conv, name)))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return data, f.Name(), nil
+}
+
+// Events reads a conversation's event log and checks it belongs to it.
+func (c *Corpus) Events(conv Conversation) (*EventLog, error) {
+	data, path, err := c.readLabelsFile(conv, EventsName)
+	if err != nil {
+		return nil, err
+	}
+	l, err := ParseEvents(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if l.ConversationID != conv.ID || l.Speakers != conv.Speakers || l.Duration != conv.Duration {
 		return nil, fmt.Errorf("%s: describes %s (%d speakers, %v s), the manifest says %s (%d speakers, %v s)",
 			path, l.ConversationID, l.Speakers, l.Duration, conv.ID, conv.Speakers, conv.Duration)
 	}
 	return l, nil
+}
+
+// annotations reads a TurnBench conversation's annotations.json.
+func (c *Corpus) annotations(conv Conversation) ([]TurnBenchConversation, string, error) {
+	data, path, err := c.readLabelsFile(conv, AnnotationsName)
+	if err != nil {
+		return nil, "", err
+	}
+	convs, err := ParseTurnBenchAnnotations(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	return convs, path, nil
 }

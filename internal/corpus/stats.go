@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -219,8 +218,8 @@ const overlapFactor = 2.0
 func (c *Corpus) realisedOverlaps(conv Conversation, events []floor.Event, ov []overlap) (int, error) {
 	xs := make([][]float32, conv.Speakers)
 	noise := make([]channelNoise, conv.Speakers)
-	for k, path := range c.ChannelPaths(conv) {
-		x, err := audio.ReadWAV16k(path)
+	for k := range conv.Speakers {
+		x, err := c.ReadChannel16k(conv, k+1)
 		if err != nil {
 			return 0, err
 		}

@@ -3,8 +3,8 @@ package detect
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
-	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 )
 
@@ -30,13 +30,13 @@ func CorpusSource(c *corpus.Corpus, split string) (Source, error) {
 // CorpusSource).
 func LoadConversation(c *corpus.Corpus, conv corpus.Conversation) (*Conversation, error) {
 	out := &Conversation{ID: conv.ID, SampleRate: SampleRate, Duration: conv.Duration}
-	for _, path := range c.ChannelPaths(conv) {
-		x, err := audio.ReadWAV16k(path)
+	for k := range conv.Speakers {
+		x, err := c.ReadChannel16k(conv, k+1)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %q: %w", conv.ID, err)
 		}
 		if d := len(x) - conv.Samples; d < -1 || d > 1 {
-			return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, path, len(x), conv.Samples)
+			return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, filepath.Join(c.Dir, conv.ID, corpus.ChannelName(k+1)), len(x), conv.Samples)
 		}
 		out.Channels = append(out.Channels, x)
 	}

@@ -31,12 +31,9 @@ func Resolve(s *spec.Sweep, rt detect.Runtime) (workflows.SweepInput, error) {
 			if err != nil {
 				return in, err
 			}
-			if _, err := corpus.Open(dir); err != nil {
-				return in, fmt.Errorf("corpora[%d] (%s): %w", i, c.Name, err)
-			}
-			raw, err := os.ReadFile(filepath.Join(dir, corpus.ManifestName))
+			_, raw, err := corpus.ReadManifestRaw(dir)
 			if err != nil {
-				return in, err
+				return in, fmt.Errorf("corpora[%d] (%s): %w", i, c.Name, err)
 			}
 			c.Hash = activities.ManifestHash(raw)
 			src.Dir, src.Hash = dir, c.Hash

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// smallCorpus writes a corpus of two conversations with two channels each.
+func smallCorpus(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "corpus")
+	if err := auditfixture.Write(dir, auditfixture.Design{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}}, 1); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func flipByte(t *testing.T, path string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x10
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// store verify exits 0 on a clean store, 1 with one line naming each
+// object that changed after upload, 2 on an error.
+func TestStoreVerifyReportsChangedObjects(t *testing.T) {
+	root := t.TempDir()
+	s, err := store.NewLocal(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &activities.Activities{Store: s, Scratch: t.TempDir()}
+	plan, err := a.IngestLocal(context.Background(), activities.IngestInput{Name: "c", Dir: smallCorpus(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verify := func(args ...string) (string, string, int) {
+		return run(t, append([]string{"store", "verify", "--store-dir", root}, args...)...)
+	}
+	stdout, stderr, code := verify()
+	if code != 0 || stdout != "corpora/: 7 objects in 1 corpora match (0 unfinished corpora not checked)\n" {
+		t.Fatalf("clean store: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	key := plan.Prefix + "/" + plan.Conversations[1] + "/" + corpus.ChannelName(1)
+	flipByte(t, filepath.Join(root, filepath.FromSlash(key)))
+	stdout, stderr, code = verify()
+	if code != 1 || !strings.HasPrefix(stdout, key+": sha256 ") || strings.Count(stdout, "\n") != 1 ||
+		stderr != "floorbench: corpora/: 1 of 7 objects in 1 corpora do not match their manifests\n" {
+		t.Fatalf("changed object: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	stdout, _, code = verify(plan.Prefix+"/", "-o", "json")
+	var r activities.StoreCheck
+	if code != 1 || json.Unmarshal([]byte(stdout), &r) != nil || len(r.Problems) != 1 || r.Problems[0].Key != key {
+		t.Fatalf("json: exit %d, %q", code, stdout)
+	}
+	stdout, _, code = verify(plan.Prefix + "/" + plan.Conversations[0] + "/")
+	if code != 0 || !strings.HasPrefix(stdout, plan.Prefix+"/"+plan.Conversations[0]+"/: 3 objects in 1 corpora match") {
+		t.Fatalf("another conversation: exit %d, %q", code, stdout)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bundles/"}, `floorbench: prefix "bundles/": only corpora are verified (a prefix under corpora/)`},
+		{[]string{"corpora/../x"}, `floorbench: store key "corpora/../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`},
+		{[]string{"a", "b"}, "floorbench: accepts at most 1 arg(s), received 2"},
+		{[]string{"-o", "csv"}, `floorbench: --output "csv": want table or json`},
+		{[]string{"--nope"}, "floorbench: unknown flag: --nope"},
+	} {
+		stdout, stderr, code := verify(c.args...)
+		if code != 2 || stdout != "" || strings.TrimSpace(stderr) != c.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// A corpus whose channel changed by one byte, or links to a file outside
+// it or to /dev/zero, fails check, gold and detect with one line naming
+// the file.
+func TestCorpusReadersRefuseChangedAndLinkedFiles(t *testing.T) {
+	changed := smallCorpus(t)
+	c, err := corpus.Open(changed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv := c.Manifest.Conversations[0]
+	wav := filepath.Join(changed, conv.ID, corpus.ChannelName(1))
+	flipByte(t, wav)
+	stdout, stderr, code := run(t, "corpus", "check", changed)
+	if code != 1 || !strings.Contains(stdout, conv.ID+": "+wav+": sha256 ") || !strings.Contains(stdout, "the manifest says "+conv.Files[corpus.ChannelName(1)]) ||
+		stderr != "floorbench: "+changed+": 1 problems in 2 conversations\n" {
+		t.Fatalf("check of a changed byte: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	for _, target := range []string{"outside", "/dev/zero"} {
+		dir := smallCorpus(t)
+		path := filepath.Join(dir, conv.ID, corpus.ChannelName(1))
+		if target == "outside" {
+			target = filepath.Join(t.TempDir(), "speaker.wav")
+			if err := os.Rename(path, target); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, path); err != nil {
+			t.Fatal(err)
+		}
+		refused := path + ": is a symbolic link; a corpus folder holds its own files, not links to others"
+		stdout, stderr, code := run(t, "corpus", "check", dir)
+		if code != 1 || stdout != conv.ID+": "+refused+"\n" {
+			t.Errorf("check of a link to %s: exit %d, stdout %q, stderr %q", target, code, stdout, stderr)
+		}
+		stdout, stderr, code = run(t, "detect", "--system", "rms", "--corpus", dir, "--out", filepath.Join(t.TempDir(), "out"))
+		if code != 1 || stdout != "" || !strings.HasSuffix(stderr, "floorbench: conversation \""+conv.ID+"\": "+refused+"\n") {
+			t.Errorf("detect with a link to %s: exit %d, stdout %q, stderr %q", target, code, stdout, stderr)
+		}
+		events := filepath.Join(dir, conv.ID, corpus.EventsName)
+		if err := os.Remove(events); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, events); err != nil {
+			t.Fatal(err)
+		}
+		stdout, stderr, code = run(t, "gold", "--corpus", dir)
+		if code != 1 || stdout != "" || stderr != "floorbench: "+events+": is a symbolic link; a corpus folder holds its own files, not links to others\n" {
+			t.Errorf("gold with a link to %s: exit %d, stdout %q, stderr %q", target, code, stdout, stderr)
+		}
+	}
+}

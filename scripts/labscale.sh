@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Lab scale: the full mptb preset through Temporal and MinIO, with one
+# worker process per queue (cpu, synth, gpu), each in its own working
+# directory, sharing nothing but the store; the sweep is submitted from a
+# fourth directory (submit uploads the local corpus). Reports wall time,
+# each worker's peak RSS and CPU time, the sweep's history events, the
+# objects in the bucket and the sha256 of results.json.
+#
+#   scripts/labscale.sh [WORKDIR]            (default /tmp/floorbench-labscale)
+#
+# Environment:
+#   SYSTEMS=3|6|12    systems in the sweep (default 12: the six built-ins and
+#                     six parameter variants of them)
+#   RESAMPLES=10000   bootstrap resamples
+#   CHAOS=1           kill a random worker (SIGKILL) every 20-40 s and restart
+#                     it, and stop MinIO for 10 s once; results.json must be
+#                     byte-identical to the undisturbed run's
+set -euo pipefail
+cd "$(dirname "$0")/.."
+W=${1:-/tmp/floorbench-labscale}
+SYSTEMS=${SYSTEMS:-12}
+RESAMPLES=${RESAMPLES:-10000}
+CHAOS=${CHAOS:-0}
+mkdir -p "$W"
+FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1)
+export FLOORBENCH_TOOLS
+go build -o "$W/floorbench" ./cmd/floorbench
+fb="$W/floorbench"
+[ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" 2>/dev/null; }
+
+run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS"
+rm -rf "$run"
+mkdir -p "$run"/{submitter,worker-cpu,worker-synth,worker-gpu,minio}
+pids=()
+cleanup() { for p in "${pids[@]}" ${chaos_pid:-}; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+wait_port() { for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
+export MINIO_ROOT_USER=floorbench MINIO_ROOT_PASSWORD=floorbench-secret MINIO_BROWSER=off
+start_minio() { "$FLOORBENCH_TOOLS/bin/minio" server "$run/minio" --address 127.0.0.1:19000 --console-address 127.0.0.1:19001 --quiet >>"$run/minio.log" 2>&1 & minio_pid=$!; wait_port 19000; }
+start_minio
+"$FLOORBENCH_TOOLS/bin/temporal" server start-dev --headless --ip 127.0.0.1 --port 17233 --log-level warn --db-filename "$run/temporal.db" >"$run/temporal.log" 2>&1 &
+pids+=($!)
+wait_port 17233
+export FLOORBENCH_TEMPORAL_ADDRESS=127.0.0.1:17233 FLOORBENCH_TEMPORAL_NAMESPACE=default \
+	FLOORBENCH_S3_ENDPOINT=127.0.0.1:19000 FLOORBENCH_S3_BUCKET=labscale \
+	FLOORBENCH_S3_ACCESS_KEY=floorbench FLOORBENCH_S3_SECRET_KEY=floorbench-secret
+
+declare -A worker
+start_worker() { # kind
+	(cd "$run/worker-$1" && exec /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$1" >>"$run/worker-$1.log" 2>&1) &
+	worker[$1]=$!
+}
+for k in cpu synth gpu; do start_worker "$k"; done
+
+variants=(
+	"{name: rms, builtin: rms}"
+	"{name: webrtcvad, builtin: webrtcvad}"
+	"{name: silero, builtin: silero}"
+	"{name: rms-endpointer, builtin: rms-endpointer}"
+	"{name: webrtcvad-endpointer, builtin: webrtcvad-endpointer}"
+	"{name: silero-endpointer, builtin: silero-endpointer}"
+	"{name: rms-margin-6, builtin: rms, params: {margin_db: 6}}"
+	"{name: webrtcvad-mode-3, builtin: webrtcvad, params: {mode: 3}}"
+	"{name: webrtcvad-mode-0, builtin: webrtcvad, params: {mode: 0}}"
+	"{name: rms-endpointer-ramp-1, builtin: rms-endpointer, params: {eot_ramp_s: 1}}"
+	"{name: webrtcvad-endpointer-ramp-1, builtin: webrtcvad-endpointer, params: {eot_ramp_s: 1}}"
+	"{name: silero-endpointer-ramp-1, builtin: silero-endpointer, params: {eot_ramp_s: 1}}"
+)
+{
+	echo "name: labscale-$SYSTEMS"
+	echo "corpora:"
+	echo "  - {name: mptb, path: $W/mptb}"
+	echo "systems:"
+	for s in "${variants[@]:0:$SYSTEMS}"; do echo "  - $s"; done
+	echo "bootstrap: {resamples: $RESAMPLES, seed: 1}"
+} >"$run/submitter/spec.yaml"
+
+start=$(date +%s.%N)
+id=$(cd "$run/submitter" && "$fb" submit -f spec.yaml --config "" -o json | sed -n 's/.*"workflow_id": *"\([^"]*\)".*/\1/p')
+echo "submitted $id" >&2
+
+if [ "$CHAOS" = 1 ]; then
+	(
+		minio_stopped=0
+		while sleep $((20 + RANDOM % 21)); do
+			k=$(printf 'cpu\nsynth\ngpu\n' | shuf -n1)
+			child=$(pgrep -P "${worker[$k]}" -x floorbench || true)
+			[ -n "$child" ] && kill -9 "$child" && echo "chaos: killed the $k worker" >&2
+			if [ $minio_stopped = 0 ]; then
+				kill "$minio_pid"; sleep 10; start_minio; minio_stopped=1; echo "chaos: restarted MinIO" >&2
+			fi
+		done
+	) &
+	chaos_pid=$!
+	# A killed worker's /usr/bin/time exits too: restart workers that died.
+	(while sleep 2; do for k in cpu synth gpu; do kill -0 "${worker[$k]}" 2>/dev/null || start_worker "$k"; done; done) &
+	pids+=($!)
+fi
+
+"$fb" watch "$id" --config "" -o json >"$run/status.json"
+end=$(date +%s.%N)
+[ -n "${chaos_pid:-}" ] && kill "$chaos_pid" 2>/dev/null || true
+bundle=$(sed -n 's/.*"bundle_id": *"\([^"]*\)".*/\1/p' "$run/status.json")
+"$fb" bundle get "$bundle" --config "" --out "$run/bundle" >/dev/null
+"$FLOORBENCH_TOOLS/bin/temporal" workflow show --address 127.0.0.1:17233 -w "$id" -o json >"$run/history.json"
+for k in cpu synth gpu; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)" 2>/dev/null || true; done
+sleep 3
+
+{
+	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS"
+	printf 'wall %.0f s\n' "$(echo "$end - $start" | bc)"
+	for k in cpu synth gpu; do
+		awk -v k="$k" '/Maximum resident/ {m = ($6 > m ? $6 : m)} /User time/ {u += $4} /System time/ {s += $4} END {printf "worker %s: peak RSS %.0f MB, CPU %.0f s\n", k, m / 1024, u + s}' "$run/worker-$k.time"
+	done
+	echo "sweep history events $(grep -c '"eventId"' "$run/history.json")"
+	echo "objects in the bucket $(find "$run/minio/labscale" -name xl.meta | wc -l)"
+	echo "results.json sha256 $(sha256sum "$run/bundle/results.json" | cut -c1-16)"
+} | tee "$run/summary.txt"
