@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,21 +20,26 @@ import (
 	"github.com/floorbench/floorbench/internal/store"
 )
 
-// slowStore is a store whose JSON reads each take longer than the
-// heartbeat timeout of the test: a busy or distant object store.
+// slowStore is a store whose first JSON read takes longer than the
+// heartbeat timeout of the test: a busy or distant object store. One slow
+// read is enough: before the activities heartbeated from their start, the
+// first read came before any heartbeat.
 type slowStore struct {
 	store.Store
 	delay time.Duration
+	slow  *atomic.Bool
 }
 
 func (s slowStore) Get(ctx context.Context, key string) (io.ReadCloser, error) {
-	if strings.HasSuffix(key, ".json") {
+	if strings.HasSuffix(key, ".json") && s.slow.CompareAndSwap(true, false) {
 		time.Sleep(s.delay)
 	}
 	return s.Store.Get(ctx, key)
 }
 
-const testHeartbeatTimeout = 300 * time.Millisecond
+// testHeartbeatTimeout is long enough that keepAlive's heartbeats (every
+// third of it) arrive in time on a loaded machine.
+const testHeartbeatTimeout = time.Second
 
 func runAggregate(ctx workflow.Context, in AggregateInput) (string, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -70,7 +76,8 @@ func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slow := slowStore{local, 4 * testHeartbeatTimeout / 3}
+	slow := slowStore{local, 2 * testHeartbeatTimeout, &atomic.Bool{}}
+	slow.slow.Store(true)
 	a := &Activities{Store: slow, Scratch: t.TempDir()}
 	auditIn := AuditInput{Corpus: CorpusPlan{Name: "c", Prefix: "corpora/x", Hash: "x"}, Params: score.DefaultParams(), Resamples: 20, Seed: 1}
 
@@ -88,6 +95,7 @@ func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
 		t.Fatalf("audit key %q, %v", key, err)
 	}
 
+	slow.slow.Store(true)
 	meta := bundle.Meta{Name: "slow", Protocol: score.DefaultParams(), Resamples: 20, Seed: 1}
 	env = s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(5 * time.Minute)
