@@ -98,11 +98,18 @@ func (d *DevServer) Start(ctx context.Context) error {
 }
 
 // Stop stops the server and waits for it (and its children) to exit.
-func (d *DevServer) Stop() {
+func (d *DevServer) Stop() { d.stop(syscall.SIGTERM) }
+
+// Crash kills the server and its children at once (SIGKILL), as a machine
+// failure would, and waits for them; its database file stays as the crash
+// left it.
+func (d *DevServer) Crash() { d.stop(syscall.SIGKILL) }
+
+func (d *DevServer) stop(sig syscall.Signal) {
 	if d.cmd == nil || d.cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGTERM)
+	_ = syscall.Kill(-d.cmd.Process.Pid, sig)
 	done := make(chan struct{})
 	go func() { _ = d.cmd.Wait(); close(done) }()
 	select {
