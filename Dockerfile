@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# Image of the cpu and synth workers (DESIGN §9): the floorbench binary,
+# Image of the cpu and synth workers (docs/operations.md#images): the floorbench binary,
 # espeak-ng and flite (run as programs, never linked), ONNX Runtime's CPU
 # library and the models. Every tool is installed by scripts/setup.sh, the
 # script CI runs, so the image holds the same pinned, checksum-verified files

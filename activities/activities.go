@@ -1,6 +1,6 @@
 // Package activities holds floorbench's Temporal activities: thin adapters
 // that load inputs from the store, call a domain package, and save the
-// output under a content-addressed key (DESIGN §7). Every activity is
+// output under a content-addressed key (docs/architecture.md#activities). Every activity is
 // idempotent: when its output key exists it returns it without recomputing,
 // so retries, resubmissions and a restarted worker change nothing.
 package activities

@@ -11,7 +11,7 @@ type CapacityInput struct {
 }
 
 // AcquireGPU scales the GPU worker Deployment up for a sweep and waits for
-// ready workers (DESIGN §9). Off Kubernetes it returns at once.
+// ready workers (docs/operations.md#gpu-capacity). Off Kubernetes it returns at once.
 func (a *Activities) AcquireGPU(ctx context.Context, in CapacityInput) error {
 	if a.Capacity == nil {
 		return nil

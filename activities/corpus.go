@@ -90,7 +90,7 @@ type GenerateInput struct {
 
 func entryKey(prefix, id string) string { return prefix + "/entries/" + id + ".json" }
 
-// GenerateConversation synthesises one conversation (DESIGN §5) and stores
+// GenerateConversation synthesises one conversation (docs/architecture.md#generator) and stores
 // its channels, its event log and its manifest entry, the entry last: when
 // the entry exists the conversation is complete and is not generated again.
 // Each conversation has its own seed, so the bytes do not depend on which

@@ -52,7 +52,7 @@ func evaluationKey(in EvaluateInput, protocol int) string {
 }
 
 // Evaluate loads a corpus's gold and a system's tracks and runs the
-// evaluation of DESIGN §3.3-§3.4 (bundle.Evaluate); it returns the key of
+// evaluation of docs/protocol.md#sweep-and-operating-point (bundle.Evaluate); it returns the key of
 // the stored result.
 func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, error) {
 	key := EvaluationKey(in)

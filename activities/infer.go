@@ -72,7 +72,7 @@ func TrackKey(systemHash, corpusHash, conv string, task floor.Task) string {
 	return fmt.Sprintf("tracks/%s/%s/%s.%s.json", systemHash, corpusHash, conv, task)
 }
 
-// Infer runs a detector over a batch of conversations (DESIGN §6) and
+// Infer runs a detector over a batch of conversations (docs/architecture.md#detectors) and
 // stores each one's EOT and INT tracks. The INT file is written last and
 // checked first, so a stored INT file means both are there, and a retried
 // batch resumes after the conversations already done.

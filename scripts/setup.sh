@@ -124,7 +124,7 @@ setup_temporal() { go_tool temporal github.com/temporalio/cli/cmd/temporal v1.5.
 setup_minio() { go_tool minio github.com/minio/minio v0.0.0-20260212201848-7aac2a2c5b7c; }
 
 # Kubernetes versions of the test control plane; the schemas the charts are
-# validated against come from the same source tree (DESIGN §9, §11).
+# validated against come from the same source tree (docs/operations.md#tools).
 KUBE_VERSION=v1.37.2
 KUBE_STAGING_VERSION=v0.37.2
 ETCD_VERSION=v3.7.3

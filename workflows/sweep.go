@@ -1,5 +1,5 @@
 // Package workflows holds floorbench's Temporal workflows: deterministic
-// orchestration only (DESIGN §7). They read like the plan of a sweep; all
+// orchestration only (docs/architecture.md#workflows). They read like the plan of a sweep; all
 // I/O happens in activities, and only store keys and hashes travel in
 // payloads.
 package workflows
@@ -49,7 +49,7 @@ type SweepResult struct {
 // evaluations and carries the audits into the bundle.
 const corpusAudit = "corpus-audit"
 
-// SweepWorkflow runs a sweep (DESIGN §7): resolve every corpus, audit the
+// SweepWorkflow runs a sweep (docs/architecture.md#workflows): resolve every corpus, audit the
 // generated ones, evaluate every system on every corpus in child
 // workflows, aggregate one bundle.
 func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
@@ -215,7 +215,7 @@ func TransferSources(s spec.Sweep, plans []activities.CorpusPlan) []int {
 	return out
 }
 
-// queueFor sends ONNX-model systems to the GPU queue (DESIGN §7).
+// queueFor sends ONNX-model systems to the GPU queue (docs/architecture.md#task-queues).
 func queueFor(sys activities.SystemRef, q spec.Queues) string {
 	if sys.NeedsModel {
 		return q.GPU

@@ -27,7 +27,7 @@ func newDetectCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "detect --system NAME|--system-spec FILE --corpus DIR --out DIR",
 		Short: "Run a detector over a corpus and write its EOT and INT probability files",
-		Long: `Detect runs a detector system (DESIGN §6; see floorbench systems) causally
+		Long: `Detect runs a detector system (docs/architecture.md#detectors; see floorbench systems) causally
 over every conversation of a corpus split and writes probs-eot.json and
 probs-int.json into --out, ready for sweep and score. The files appear only
 when every conversation has been scored; on any error nothing is written.

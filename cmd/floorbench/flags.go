@@ -23,7 +23,7 @@ func checkOutput(o string) error {
 	return nil
 }
 
-// protocolFlags adds the protocol constants of DESIGN §3 to fs, with the
+// protocolFlags adds the protocol constants of docs/protocol.md#constants to fs, with the
 // published defaults.
 func protocolFlags(fs *pflag.FlagSet, p *score.Params) {
 	d := score.DefaultParams()

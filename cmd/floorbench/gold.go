@@ -20,7 +20,7 @@ func newGoldCommand() *cobra.Command {
 		Use:   "gold --corpus DIR [--split dev|test]",
 		Short: "Build gold artifacts (anchors, negative spans, excluded intervals)",
 		Long: `With --corpus, derive the MPTB gold of a generated corpus from its event
-logs (DESIGN §3.6): EOT positives at yielded turn ends, hold pauses as EOT
+logs (docs/protocol.md#mptb-generated): EOT positives at yielded turn ends, hold pauses as EOT
 negatives, INT positives at successful claim onsets, backchannels,
 non-floor-taking interruptions and non-content as INT negatives. Speakers are
 numbered from 1. The turnbench subcommand derives TurnBench gold.`,
@@ -51,7 +51,7 @@ func newGoldTurnBenchCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "turnbench --annotations A.json",
 		Short: "Derive TurnBench gold from raw three-annotator tracks",
-		Long: `Derive the gold exactly as TurnBench's scorer does (DESIGN §3.6): majority
+		Long: `Derive the gold exactly as TurnBench's scorer does (docs/protocol.md#turnbench): majority
 consensus of annotators a, b and c (same canonical label, start and end within
 0.2 s, starts matched within 0.5 s, median boundaries rounded to 4 decimals),
 a turn view for EOT and a label view for INT, no-majority regions excluded.

@@ -33,9 +33,9 @@ func newLeaderboardCommand() *cobra.Command {
 point (highest dev recall with dev fp_rate within --fp-budget), freeze its
 threshold, score test with it. Systems with fp_dev and fp_test within their
 budgets are ranked by test recall; the others are listed below them, marked
-(DESIGN §3.3). With --bootstrap, test recall and fp_rate get 95%
+(docs/protocol.md#budgets-and-the-leaderboard). With --bootstrap, test recall and fp_rate get 95%
 conversation-bootstrap intervals and every pair of systems a paired
-comparison on the same resamples (DESIGN §3.4).
+comparison on the same resamples (docs/protocol.md#paired-comparisons).
 
 Each --system is NAME=DEV,TEST with two probability files of one task; give
 a system twice (once per task) to rank it on both tasks.`,

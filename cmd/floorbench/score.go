@@ -29,7 +29,7 @@ func newScoreCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "score --gold G.json --predictions P.json",
 		Short: "Score a submission of EOT and interruption times against a gold artifact",
-		Long: `Score matches each speaker's predictions to the gold (DESIGN §3.1): every
+		Long: `Score matches each speaker's predictions to the gold (docs/protocol.md#matching): every
 positive anchor claims the earliest unclaimed prediction in its window, every
 negative span that fires is one false positive. It prints per-conversation
 rows and the aggregate (counts summed, latencies pooled), and with

@@ -24,8 +24,8 @@ func newSweepCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep --gold G.json --probs probs-eot.json",
 		Short: "Sweep a threshold over per-frame probabilities and pick the dev operating point",
-		Long: `Sweep commits every score track at each candidate threshold (DESIGN §3.2,
-§3.3: 512 quantiles of the pooled non-zero scores united with 0.01..0.99),
+		Long: `Sweep commits every score track at each candidate threshold (docs/protocol.md#commit-rule,
+docs/protocol.md#candidate-thresholds: 512 quantiles of the pooled non-zero scores united with 0.01..0.99),
 scores each against the gold, and picks the operating point: the highest
 recall with fp_rate within the budget (the first candidate on a tie).`,
 		Args: cobra.NoArgs,

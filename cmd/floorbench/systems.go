@@ -17,7 +17,7 @@ func newSystemsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "systems",
 		Short: "List the built-in detector systems with their parameters and defaults",
-		Long: `Systems lists the detector families (DESIGN §6) that detect can run by name
+		Long: `Systems lists the detector families (docs/architecture.md#detectors) that detect can run by name
 (--system NAME) or from a spec file (--system-spec FILE), with every
 parameter, its kind, its default and what it does. Set parameters with
 --param name=value or in the spec's params section.`,

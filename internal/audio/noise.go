@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 )
 
-// NoiseKind names a background noise of the acoustics stage (DESIGN §5).
+// NoiseKind names a background noise of the acoustics stage (docs/architecture.md#generator).
 type NoiseKind string
 
 // The noises the generator draws from.

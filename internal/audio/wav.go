@@ -13,7 +13,7 @@ import (
 	"github.com/go-audio/wav"
 )
 
-// Rate is the sample rate of every generated channel (DESIGN §2).
+// Rate is the sample rate of every generated channel (docs/formats.md#channels).
 const Rate = 16000
 
 // maxWAVSamples bounds what one read will allocate: a header can claim any
@@ -170,7 +170,7 @@ func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int
 
 // WriteWAV writes samples as a mono PCM16 WAV file. Values outside [-1, 1]
 // are an error rather than silently clipped: the generator promises no
-// clipping (DESIGN §5 stage 5).
+// clipping (docs/architecture.md#generator, stage 5).
 func WriteWAV(path string, samples []float32, rate int) error {
 	f, err := os.Create(path)
 	if err != nil {

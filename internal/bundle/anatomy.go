@@ -8,7 +8,7 @@ import (
 	"github.com/floorbench/floorbench/internal/report"
 )
 
-// anatomy computes the error anatomy of DESIGN §3.4 from the test events:
+// anatomy computes the error anatomy of docs/protocol.md#breakdowns-and-error-anatomy from the test events:
 // INT recall and FP by claim length in words (1-3, 4-8, 9+); EOT FP on holds
 // ending a question vs a statement, and on contested vs uncontested holds.
 // Corpora without anatomy labels (real recordings) get none.

@@ -25,7 +25,7 @@ type Change struct {
 	Verdict string `json:"verdict"`
 }
 
-// Diff compares the test results of two bundles (DESIGN §7 nightly
+// Diff compares the test results of two bundles (docs/architecture.md#bundles, nightly
 // regressions): recall down or fp_rate up by more than tolerance, or a
 // system leaving the budget, is a regression.
 func Diff(old, cur *Results, tolerance float64) []Change {

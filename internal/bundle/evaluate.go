@@ -143,7 +143,7 @@ type Group struct {
 	Metrics       report.TaskMetrics `json:"metrics"`
 }
 
-// AnatomyRow is one cell of the error anatomy (DESIGN §3.4).
+// AnatomyRow is one cell of the error anatomy (docs/protocol.md#breakdowns-and-error-anatomy).
 type AnatomyRow struct {
 	Factor string     `json:"factor"`
 	Value  string     `json:"value"`
@@ -164,7 +164,7 @@ type EventRow struct {
 	LatencyMS    report.Num `json:"latency_ms"`
 }
 
-// Evaluate runs DESIGN §3.3–§3.4 for one system on one corpus: per task,
+// Evaluate runs the evaluation of docs/protocol.md#sweep-and-operating-point for one system on one corpus: per task,
 // the dev sweep and operating point (or the transferred threshold), test at
 // the frozen threshold, bootstrap intervals, breakdowns and error anatomy.
 func Evaluate(in *Input) (*Evaluation, error) {

@@ -1,5 +1,5 @@
 // Package cluster sizes the GPU worker pool of a floorbench installation on
-// Kubernetes (DESIGN §9).
+// Kubernetes (docs/operations.md#gpu-capacity).
 //
 // Inference runs on the floorbench-gpu task queue, whose workers are one
 // Deployment on GPU nodes. GPU nodes are expensive, so that Deployment rests

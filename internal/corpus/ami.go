@@ -39,7 +39,7 @@ type AMIMeetingReport struct {
 	AMICounts
 }
 
-// AMICounts are the derived counts DESIGN §3.6 asks to report.
+// AMICounts are the derived counts docs/protocol.md#ami asks to report.
 type AMICounts struct {
 	Words           int `json:"words"`
 	WordsDropped    int `json:"words_dropped"`

@@ -1,4 +1,4 @@
-// Package corpus holds floorbench's native corpus format (DESIGN §2, §4),
+// Package corpus holds floorbench's native corpus format (docs/formats.md#native-corpus),
 // the generator driver that writes MPTB corpora, and the TurnBench and AMI
 // ingests:
 //
@@ -9,7 +9,7 @@
 //
 // Open loads a corpus for detectors, sweeps and gold derivation; Check
 // verifies one (hashes, lengths, labels against the audio); Gold derives
-// the gold of a split by the rules of the corpus's kind (DESIGN §3.6).
+// the gold of a split by the rules of the corpus's kind (docs/protocol.md#gold-derivation).
 //
 // # Integrity
 //
@@ -64,7 +64,7 @@
 //
 // # AMI ingest
 //
-// IngestAMI turns AMI meetings into a corpus of kind ami (DESIGN §3.6).
+// IngestAMI turns AMI meetings into a corpus of kind ami (docs/protocol.md#ami).
 // Inputs: the NXT manual annotations, per speaker letter X in A..E,
 // words/<m>.X.words.xml (<w> with starttime, endtime and punc, and the
 // non-word elements vocalsound, disfmarker, gap, nonvocalsound, comment,

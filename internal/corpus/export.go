@@ -11,7 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
-// Export formats for people's own tools (DESIGN §4).
+// Export formats for people's own tools (docs/formats.md#exports).
 const (
 	FormatRTTM     = "rttm"
 	FormatTextGrid = "textgrid"

@@ -21,7 +21,7 @@ type Labels struct {
 }
 
 // Labels derives conversation conv's gold by the rules of the corpus's kind
-// (DESIGN §3.6): MPTB and AMI from their event logs, TurnBench from its raw
+// (docs/protocol.md#gold-derivation): MPTB and AMI from their event logs, TurnBench from its raw
 // three-annotator tracks by the TurnBench consensus.
 func (c *Corpus) Labels(conv Conversation) (*Labels, error) {
 	if conv.Unlabelled {

@@ -12,7 +12,7 @@ import (
 )
 
 // Stats is a corpus's composition, the fields of `corpus stats -o json`
-// (issue 3). Counts are those of the MPTB gold (DESIGN §3.6).
+// (issue 3). Counts are those of the MPTB gold (docs/protocol.md#mptb-generated).
 type Stats struct {
 	Conversations      int                    `json:"conversations"`
 	Dev                int                    `json:"dev"`

@@ -10,7 +10,7 @@ import (
 
 // TurnBenchStats is the composition of a TurnBench corpus, the fields of
 // `corpus stats -o json` for kind turnbench: gold anchors, spans and
-// excluded intervals (DESIGN §3.6) per split and per conversation type.
+// excluded intervals (docs/protocol.md#turnbench) per split and per conversation type.
 // Unlabelled conversations are counted but have no gold.
 type TurnBenchStats struct {
 	Conversations int                    `json:"conversations"`

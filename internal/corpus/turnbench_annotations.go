@@ -214,7 +214,7 @@ func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
 	return encode(map[string]any{"conversations": out})
 }
 
-// TurnBenchGold derives the gold set of annotated conversations (DESIGN §3.6)
+// TurnBenchGold derives the gold set of annotated conversations (docs/protocol.md#turnbench)
 // with the default matching windows.
 func TurnBenchGold(convs []TurnBenchConversation) *floor.GoldSet {
 	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}

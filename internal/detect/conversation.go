@@ -6,7 +6,7 @@ import (
 )
 
 // SampleRate is the rate of the audio detectors read, in Hz. Corpora at other
-// rates are resampled when read (DESIGN §2), before they reach a detector.
+// rates are resampled when read (docs/formats.md#channels), before they reach a detector.
 const SampleRate = 16000
 
 // Conversation is the audio one detector call reads: one channel per speaker

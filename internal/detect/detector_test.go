@@ -56,7 +56,7 @@ func cut(c *Conversation, at float64) *Conversation {
 	return out
 }
 
-// The audio-driven families must be causal (DESIGN §6): the scores up to t
+// The audio-driven families must be causal (docs/architecture.md#detectors): the scores up to t
 // are the same whether or not the audio after t exists. Activity changes
 // at speech onsets and offsets, so the cuts fall just after each of them,
 // where a detector peeking even one frame ahead would see something the cut

@@ -1,6 +1,6 @@
 // Package detect turns a conversation's audio into end-of-turn (EOT) and
-// interruption (INT) score tracks, one per speaker (DESIGN §6). The tracks are
-// what the commit rule (DESIGN §3.2) thresholds, so every detector here is
+// interruption (INT) score tracks, one per speaker (docs/architecture.md#detectors). The tracks are
+// what the commit rule (docs/protocol.md#commit-rule) thresholds, so every detector here is
 // causal: the score of frame i (covering [i/fps, (i+1)/fps), committed at
 // (i+1)/fps) depends only on samples heard before (i+1)/fps.
 //
@@ -92,11 +92,11 @@
 // # Running
 //
 // Runtime says where ONNX Runtime's library and the setup's models are
-// (scripts/setup.sh onnx installs both, sha256-pinned, DESIGN §11) and on
+// (scripts/setup.sh onnx installs both, sha256-pinned, docs/operations.md#tools) and on
 // which device sessions run; a missing library or model is one error that
 // names the setup step. Device cuda appends ONNX Runtime's CUDA execution
 // provider and, where the provider library or a GPU is missing, logs a
 // warning and runs on the CPU. ProbsFiles runs a Detector over a Source of
 // conversations and WriteProbsFiles writes probs-eot.json and
-// probs-int.json (DESIGN §4) only once both are complete.
+// probs-int.json (docs/formats.md#probability-files) only once both are complete.
 package detect

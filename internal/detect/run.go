@@ -19,7 +19,7 @@ type Source struct {
 }
 
 // ProbsFiles runs d over every conversation of src and collects the score
-// tracks as the EOT and INT probability files (DESIGN §4). progress, when
+// tracks as the EOT and INT probability files (docs/formats.md#probability-files). progress, when
 // not nil, is called after each conversation.
 func ProbsFiles(ctx context.Context, d Detector, src Source, progress func()) (eot, intr *score.ProbsFile, err error) {
 	eot = &score.ProbsFile{Task: floor.TaskEOT}

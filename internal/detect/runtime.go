@@ -12,7 +12,7 @@ import (
 )
 
 // Where scripts/setup.sh's onnx component puts its files under the tools
-// folder (DESIGN §11), and the Silero model's pinned hash.
+// folder (docs/operations.md#tools), and the Silero model's pinned hash.
 const (
 	OnnxRuntimeLibraryPath = "onnxruntime-1.24.1/libonnxruntime.so.1"
 	SileroModelPath        = "models/silero_vad_v5.onnx"
@@ -24,7 +24,7 @@ const (
 type Device string
 
 // The devices. CUDA falls back to the CPU, with a warning, where the CUDA
-// provider or a GPU is missing (DESIGN §6).
+// provider or a GPU is missing (docs/architecture.md#detectors).
 const (
 	DeviceCPU  Device = "cpu"
 	DeviceCUDA Device = "cuda"

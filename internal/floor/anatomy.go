@@ -1,7 +1,7 @@
 package floor
 
 // Anatomy labels a generated conversation's gold items with the factors of
-// MPTB's error anatomy (DESIGN §3.4, MPTB §F.8), aligned with the gold's
+// MPTB's error anatomy (docs/protocol.md#breakdowns-and-error-anatomy, MPTB §F.8), aligned with the gold's
 // lists: HoldQuestion[i] and HoldContested[i] describe EOT.Negatives[i],
 // ClaimWords[i] INT.Positives[i], NegativeWords[i] INT.Negatives[i].
 type Anatomy struct {

@@ -1,5 +1,5 @@
 // Package floor holds the event taxonomy of spoken floor control and the gold
-// sets derived from it (DESIGN §2, §3.6): positive anchors, negative spans and
+// sets derived from it (docs/architecture.md#domain-model, docs/protocol.md#gold-derivation): positive anchors, negative spans and
 // excluded intervals per task, per conversation and per speaker, for the EOT
 // (end of turn) and INT (interruption) tasks.
 //

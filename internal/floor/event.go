@@ -1,6 +1,6 @@
 package floor
 
-// EventKind names one kind of generator event (DESIGN §2). Events are
+// EventKind names one kind of generator event (docs/formats.md#event-log). Events are
 // role-relative to the floor holder.
 type EventKind string
 
@@ -14,7 +14,7 @@ const (
 	NonContent                 EventKind = "NON_CONTENT"
 )
 
-// EventKinds lists every kind, in the order of DESIGN §2.
+// EventKinds lists every kind, in the order of docs/formats.md#event-log.
 var EventKinds = []EventKind{Turn, Interruption, InterruptionAttempt, NonFloorTakingInterruption, Backchannel, NonContent}
 
 // TurnEnding says how a TURN lost the floor.
@@ -31,7 +31,7 @@ type Hold struct {
 	Start float64 `json:"start"`
 	End   float64 `json:"end"`
 	// AfterQuestion is true when the speech before the hold ends a question
-	// (the error anatomy of DESIGN §3.4 splits hold FPs on it).
+	// (the error anatomy of docs/protocol.md#breakdowns-and-error-anatomy splits hold FPs on it).
 	AfterQuestion bool `json:"after_question"`
 }
 

@@ -82,7 +82,7 @@ func (c *ConversationGold) Speakers() int {
 }
 
 // GoldSet is a gold artifact: every conversation of a split, in order, with
-// the matching windows it was built for (DESIGN §4, TurnBench's gold export).
+// the matching windows it was built for (docs/formats.md#gold-artifact, TurnBench's gold export).
 type GoldSet struct {
 	// ScorerSHA and DatasetRevision are TurnBench's provenance stamps; kept
 	// when read and written back, empty for gold floorbench derived itself.
@@ -94,7 +94,7 @@ type GoldSet struct {
 	Conversations   []ConversationGold
 }
 
-// Default matching windows (DESIGN §3.1).
+// Default matching windows (docs/protocol.md#matching).
 const (
 	DefaultTauPre = 0.25
 	DefaultTauMax = 3.0

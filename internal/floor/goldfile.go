@@ -10,7 +10,7 @@ import (
 )
 
 // WriteGoldSet writes g in the gold artifact format of TurnBench's
-// `gold export` (DESIGN §4), byte for byte as that command prints it for the
+// `gold export` (docs/formats.md#gold-artifact), byte for byte as that command prints it for the
 // same content: key order, separators and float formatting of Python's
 // json.dumps, one line.
 func WriteGoldSet(w io.Writer, g *GoldSet) error {

@@ -10,7 +10,7 @@ import (
 const DefaultInterruptedGuard = 1.0
 
 // DeriveMPTB builds the gold of a generated conversation from its event log
-// (DESIGN §3.6):
+// (docs/protocol.md#mptb-generated):
 //
 //   - EOT positives: the end of every TURN that ends yielded, on its speaker.
 //   - EOT negatives: the hold pauses inside every TURN.

@@ -74,7 +74,7 @@ func EventFloorSegments(events []Event) []FloorSegment {
 }
 
 // TurnBenchFloorSegments are the floor segments of raw TurnBench tracks:
-// the majority-agreed segments of the label view (DESIGN §3.6) whose class
+// the majority-agreed segments of the label view (docs/protocol.md#turnbench) whose class
 // is Turn or Interruption.
 func TurnBenchFloorSegments(speakers []SpeakerAnnotations) []FloorSegment {
 	var out []FloorSegment

@@ -8,7 +8,7 @@ import (
 	"strconv"
 )
 
-// TurnBench's consensus constants (DESIGN §3.6).
+// TurnBench's consensus constants (docs/protocol.md#turnbench).
 const (
 	tbMinAgreement  = 2   // of 3 annotators
 	tbTimeTolerance = 0.2 // max spread of starts and of ends in an agreeing group
@@ -88,7 +88,7 @@ type consensusView struct {
 }
 
 // DeriveTurnBench builds a conversation's gold from its raw annotator tracks
-// exactly as TurnBench's scorer does (DESIGN §3.6); speakers[k] belongs to
+// exactly as TurnBench's scorer does (docs/protocol.md#turnbench); speakers[k] belongs to
 // speaker k+1. With more than two speakers, "the other speaker" of the
 // dyadic rules is every other speaker.
 func DeriveTurnBench(id string, duration float64, speakers []SpeakerAnnotations) ConversationGold {

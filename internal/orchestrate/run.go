@@ -52,7 +52,7 @@ func QueueNames(entries []string, q spec.Queues) (queues []string, workflowQueue
 var queueName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
 
 // Workers polls task queues with the activities; the workflows run on the
-// CPU queue (DESIGN §7: the sweep is submitted there).
+// CPU queue (docs/architecture.md#task-queues: the sweep is submitted there).
 type Workers struct {
 	workers []worker.Worker
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 )
 
-// DefaultBootstrap is the number of resamples of DESIGN §3.4.
+// DefaultBootstrap is the number of resamples of docs/protocol.md#bootstrap-intervals.
 const DefaultBootstrap = 10000
 
 // Resamples are B conversation-bootstrap resamples of n conversations: how
@@ -96,7 +96,7 @@ type Difference struct {
 	P     float64  // two-sided bootstrap p-value for "no difference"
 }
 
-// Paired compares systems a and b on the same conversations (DESIGN §3.4):
+// Paired compares systems a and b on the same conversations (docs/protocol.md#paired-comparisons):
 // the bootstrap distribution of a-b under the same resamples for both, its
 // 95% interval and a two-sided p-value, 2*min(P(d<=0), P(d>=0)) capped at 1.
 func (r *Resamples) Paired(a, b []Counts) (recall, fpRate Difference) {

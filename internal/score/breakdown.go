@@ -15,7 +15,7 @@ type Group struct {
 }
 
 // Breakdown groups per-conversation counts by an attribute (speaker count,
-// interaction type, SNR band, ...; DESIGN §3.4): values[i] is conversation
+// interaction type, SNR band, ...; docs/protocol.md#breakdowns-and-error-anatomy): values[i] is conversation
 // i's value. Each group sums its conversations' counts and, when
 // resamples > 0, gets bootstrap intervals from resampling its own
 // conversations. Groups are ordered numerically when every value is a

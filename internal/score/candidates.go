@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// Candidates returns the candidate thresholds of DESIGN §3.3: n quantiles
+// Candidates returns the candidate thresholds of docs/protocol.md#candidate-thresholds: n quantiles
 // (levels numpy.linspace(0, 1, n), linear method) of the pooled non-zero
 // scores of every track, united with the grid 0.01..0.99, de-duplicated and
 // ascending; the grid alone when every score is zero.

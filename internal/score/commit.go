@@ -3,12 +3,12 @@ package score
 import "math"
 
 // RefractoryFrames is the commit rule's refractory in frames: Python's
-// round (half to even) of refractory*fps, at least 1 (DESIGN §3.2).
+// round (half to even) of refractory*fps, at least 1 (docs/protocol.md#commit-rule).
 func RefractoryFrames(refractory, fps float64) int {
 	return max(1, int(math.RoundToEven(refractory*fps)))
 }
 
-// CommitTimes applies the commit rule (DESIGN §3.2) to one score track:
+// CommitTimes applies the commit rule (docs/protocol.md#commit-rule) to one score track:
 // fire at every rising edge where the score goes strictly above theta,
 // keep an edge only when at least the refractory has passed since the last
 // kept edge (suppressed edges do not extend it), and time-stamp frame i at

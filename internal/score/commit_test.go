@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// DESIGN §3.2: rising edges strictly above theta, a refractory counted from
+// docs/protocol.md#commit-rule: rising edges strictly above theta, a refractory counted from
 // the last kept edge, commit time (i+1)/fps.
 func TestCommitTimes(t *testing.T) {
 	track := []float64{0, .6, .6, 0, .7, 0, 0, .8}

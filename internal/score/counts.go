@@ -14,7 +14,7 @@ type Counts struct {
 }
 
 // Add accumulates o into c: aggregates sum counts and pool latencies, never
-// average rates (DESIGN §3.1 step 4).
+// average rates (docs/protocol.md#metrics).
 func (c *Counts) Add(o Counts) {
 	c.TP += o.TP
 	c.FN += o.FN

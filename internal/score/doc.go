@@ -1,4 +1,4 @@
-// Package score implements the floorbench protocol (DESIGN §3): one-to-one
+// Package score implements the floorbench protocol (docs/protocol.md): one-to-one
 // matching of predictions to gold anchors with latency, negative-span false
 // positives, the commit rule that turns score tracks into predictions,
 // candidate thresholds, dev operating points frozen for test, budgets and
@@ -10,5 +10,5 @@
 // percentile, Python's round-half-to-even in the refractory, inclusive window
 // ends, windows clamped at the next same-speaker anchor and the FP exemption
 // inside positive windows. Nothing here reads files other than the formats
-// of DESIGN §4, and nothing imports Temporal, Kubernetes or the store.
+// of docs/formats.md, and nothing imports Temporal, Kubernetes or the store.
 package score

@@ -68,7 +68,7 @@ func Sum(rows []Counts) Counts {
 	return total
 }
 
-// TaskEvaluation is one system on one task under DESIGN §3.3: the dev sweep,
+// TaskEvaluation is one system on one task under docs/protocol.md#sweep-and-operating-point: the dev sweep,
 // its operating point, and test scored at the frozen threshold.
 type TaskEvaluation struct {
 	System     string

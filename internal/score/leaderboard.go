@@ -12,7 +12,7 @@ type Standing struct {
 	Rank int // 1-based among in-budget systems; 0 when out of budget
 }
 
-// Leaderboard orders evaluations of one task (DESIGN §3.3): in-budget
+// Leaderboard orders evaluations of one task (docs/protocol.md#budgets-and-the-leaderboard): in-budget
 // systems ranked by test recall, then every out-of-budget system below
 // them (those with an operating point by test recall, then those without).
 // Equal recall is broken by the lower median test latency (TurnBench ranks

@@ -62,7 +62,7 @@ type speakerGold struct {
 }
 
 // Matcher scores predictions for one task of one conversation against its
-// gold (DESIGN §3.1). Preparing it once and calling Score for many sets of
+// gold (docs/protocol.md#matching). Preparing it once and calling Score for many sets of
 // predictions is what makes threshold sweeps fast.
 type Matcher struct {
 	speakers []speakerGold // index speaker-1
@@ -81,7 +81,7 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 		n = max(n, s.Speaker)
 	}
 	m := &Matcher{speakers: make([]speakerGold, n)}
-	// §3.1 step 2: positives in time order (a stable sort, as TurnBench's).
+	// Matching step 2: positives in time order (a stable sort, as TurnBench's).
 	order := make([]int, len(g.Positives))
 	for i := range order {
 		order[i] = i
@@ -188,7 +188,7 @@ func (m *Matcher) score(predictions [][]float64, c *Counts, o *Outcomes) {
 }
 
 func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts, o *Outcomes) {
-	// §3.1 step 1: predictions inside an excluded interval are invisible.
+	// Matching step 1: predictions inside an excluded interval are invisible.
 	// Both lists are sorted, so one merge-walk filters them.
 	kept := m.kept[:0]
 	x := 0
@@ -207,7 +207,7 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts, o *O
 		claimed = append(claimed, false)
 	}
 	m.claimed = claimed
-	// §3.1 step 2: each window claims its earliest unclaimed prediction.
+	// Matching step 2: each window claims its earliest unclaimed prediction.
 	// Window starts ascend, so the first candidate index only moves forward.
 	first := 0
 	for _, w := range sg.windows {
@@ -232,7 +232,7 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts, o *O
 			c.FN++
 		}
 	}
-	// §3.1 step 3: a span is an FP when an unclaimed prediction outside every
+	// Matching step 3: a span is an FP when an unclaimed prediction outside every
 	// positive window lies in [start - tau_pre, end]; at most one per span.
 	// Spans are sorted by start, so again the first index only moves forward.
 	first = 0

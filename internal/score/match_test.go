@@ -37,7 +37,7 @@ func check(t *testing.T, name string, got Counts, tp, fn, fp, tn int, latencies 
 	}
 }
 
-// DESIGN §3.1 step 1: predictions inside an excluded interval (closed) of
+// docs/protocol.md#matching step 1: predictions inside an excluded interval (closed) of
 // the same speaker are dropped before matching.
 func TestExcludedPredictionsAreInvisible(t *testing.T) {
 	g := &floor.TaskGold{
@@ -51,7 +51,7 @@ func TestExcludedPredictionsAreInvisible(t *testing.T) {
 	check(t, "other speaker's exclusion", ScoreTask(g, [][]float64{{12.5}}, tauPre, tauMax), 0, 1, 1, 0)
 }
 
-// DESIGN §3.1 step 2: the window [t-0.25, t+3.0] is closed at both ends.
+// docs/protocol.md#matching step 2: the window [t-0.25, t+3.0] is closed at both ends.
 func TestWindowEndsAreInclusive(t *testing.T) {
 	g := &floor.TaskGold{Positives: anchors(1, 10)}
 	check(t, "at t-0.25", ScoreTask(g, [][]float64{{9.75}}, tauPre, tauMax), 1, 0, 0, 0, -250)
@@ -60,7 +60,7 @@ func TestWindowEndsAreInclusive(t *testing.T) {
 	check(t, "after the deadline", ScoreTask(g, [][]float64{{13.0001}}, tauPre, tauMax), 0, 1, 0, 0)
 }
 
-// DESIGN §3.1 step 2: a window ends at the next anchor of the same speaker
+// docs/protocol.md#matching step 2: a window ends at the next anchor of the same speaker
 // and task; other speakers' anchors do not shorten it.
 func TestWindowClampedAtNextSameSpeakerAnchor(t *testing.T) {
 	g := &floor.TaskGold{Positives: append(anchors(1, 10, 11), anchors(2, 10.5)...)}
@@ -73,7 +73,7 @@ func TestWindowClampedAtNextSameSpeakerAnchor(t *testing.T) {
 	check(t, "other speaker", ScoreTask(g2, [][]float64{{12.5}}, tauPre, tauMax), 1, 1, 0, 0, 2500)
 }
 
-// DESIGN §3.1 step 2: each window claims the earliest unclaimed prediction;
+// docs/protocol.md#matching step 2: each window claims the earliest unclaimed prediction;
 // one prediction never satisfies two anchors.
 func TestEarliestUnclaimedOneToOne(t *testing.T) {
 	g := &floor.TaskGold{Positives: anchors(1, 10, 10.2)}
@@ -83,7 +83,7 @@ func TestEarliestUnclaimedOneToOne(t *testing.T) {
 	check(t, "earliest wins", ScoreTask(g1, [][]float64{{10.5, 11.0, 12.0}}, tauPre, tauMax), 1, 0, 0, 0, 500)
 }
 
-// DESIGN §3.1 step 3: an unclaimed prediction in [s-0.25, e] is one FP per
+// docs/protocol.md#matching step 3: an unclaimed prediction in [s-0.25, e] is one FP per
 // span, unless it lies inside a positive window of the same speaker.
 func TestNegativeSpans(t *testing.T) {
 	g := &floor.TaskGold{Negatives: []floor.Span{span(1, 20, 21)}}

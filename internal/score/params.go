@@ -14,15 +14,15 @@ import (
 // with any change that changes a score.
 const ProtocolVersion = 1
 
-// Params are the protocol constants of DESIGN §3, with the published
+// Params are the protocol constants of docs/protocol.md#constants, with the published
 // defaults from DefaultParams. Every result records the Params it used.
 type Params struct {
-	TauPre       float64 `json:"tau_pre_s"`      // §3.1: matching tolerance before an anchor and a span
-	TauMax       float64 `json:"tau_max_s"`      // §3.1: latency deadline after an anchor
-	FPBudgetDev  float64 `json:"fp_budget_dev"`  // §3.3: dev fp_rate an operating point may have
-	FPBudgetTest float64 `json:"fp_budget_test"` // §3.3: test fp_rate an in-budget system may have
-	Candidates   int     `json:"n_quantiles"`    // §3.3: quantile levels of the candidate thresholds
-	Refractory   float64 `json:"refractory_s"`   // §3.2: minimum time between committed edges
+	TauPre       float64 `json:"tau_pre_s"`      // matching tolerance before an anchor and a span
+	TauMax       float64 `json:"tau_max_s"`      // latency deadline after an anchor
+	FPBudgetDev  float64 `json:"fp_budget_dev"`  // dev fp_rate an operating point may have
+	FPBudgetTest float64 `json:"fp_budget_test"` // test fp_rate an in-budget system may have
+	Candidates   int     `json:"n_quantiles"`    // quantile levels of the candidate thresholds
+	Refractory   float64 `json:"refractory_s"`   // minimum time between committed edges
 }
 
 // DefaultParams returns the published protocol constants.

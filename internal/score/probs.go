@@ -12,7 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/jsonio"
 )
 
-// ProbsFile is a probability file (DESIGN §4): per conversation and speaker,
+// ProbsFile is a probability file (docs/formats.md#probability-files): per conversation and speaker,
 // one score in [0, 1] per frame on the grid frame i = [i/fps, (i+1)/fps).
 type ProbsFile struct {
 	Task          floor.Task

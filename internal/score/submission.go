@@ -11,7 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/jsonio"
 )
 
-// Submission is a TurnBench submission (DESIGN §4) generalised to N
+// Submission is a TurnBench submission (docs/formats.md#submission) generalised to N
 // speakers: per conversation and speaker, the commit times of EOT and
 // interruption detections.
 type Submission struct {
@@ -200,7 +200,7 @@ func parseSpeakerPredictions(d *jsonio.Decoder, where string) (SpeakerPrediction
 	return sp, nil
 }
 
-// CheckSubmission checks s against gold (DESIGN §4): every gold conversation
+// CheckSubmission checks s against gold (docs/formats.md#submission): every gold conversation
 // exactly once, no unknown ones, at least the gold's speakers, and every
 // list strictly increasing, finite and inside [0, duration]. The error names
 // the conversation, speaker, task and index.

@@ -15,7 +15,7 @@ type SweepRow struct {
 }
 
 // Sweep scores probs against gold at every threshold in thetas (ascending)
-// with the commit rule of DESIGN §3.2, summing counts and pooling latencies
+// with the commit rule of docs/protocol.md#commit-rule, summing counts and pooling latencies
 // over conversations. It gives exactly what committing each track at each
 // threshold with CommitTimes and scoring with ScoreTask gives, without
 // rescanning every frame per threshold: a frame is a rising edge for the
@@ -167,7 +167,7 @@ func (t *edgeTrack) nextEdge(from int) int {
 
 // OperatingPoint returns the index of the row with the highest recall among
 // those whose fp_rate is defined and <= budget, the first in threshold order
-// on a tie (DESIGN §3.3); false when no row is within the budget.
+// on a tie (docs/protocol.md#sweep-and-operating-point); false when no row is within the budget.
 func OperatingPoint(rows []SweepRow, budget float64) (int, bool) {
 	best := -1
 	for i, r := range rows {

@@ -1,4 +1,4 @@
-// Package spec reads, validates and normalises sweep specs (DESIGN §7): the
+// Package spec reads, validates and normalises sweep specs (docs/formats.md#sweep-spec): the
 // YAML a lab writes to say which corpora, which systems, which protocol
 // constants and which bootstrap to run. The normalised spec (defaults
 // filled, local files replaced by their content hashes) is hashed into the
@@ -91,7 +91,7 @@ type Queues struct {
 	Synth string `yaml:"synth" json:"synth"`
 }
 
-// Default task queues (DESIGN §7).
+// Default task queues (docs/architecture.md#task-queues).
 const (
 	QueueCPU   = "floorbench-cpu"
 	QueueGPU   = "floorbench-gpu"

@@ -1,5 +1,5 @@
 // Package store keeps floorbench's audio, tracks and bundles behind one
-// small interface (DESIGN §8) with two implementations: a local directory
+// small interface (docs/architecture.md#store-layout) with two implementations: a local directory
 // (the embedded default) and S3 through minio-go (MinIO in clusters).
 //
 // Keys are slash-separated paths such as corpora/<hash>/<conv>/speaker_1.wav.

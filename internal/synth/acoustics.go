@@ -7,7 +7,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 )
 
-// SNR range of the acoustics stage (DESIGN §5: 20-38 dB by default), as
+// SNR range of the acoustics stage (docs/architecture.md#generator: 20-38 dB by default), as
 // speech level over noise level on each speaker's own channel.
 const (
 	MinSNR = 20.0

@@ -1,5 +1,5 @@
 // Package synth generates MPTB-style multi-party conversations in the five
-// stages of DESIGN §5, each a separate step with its own types:
+// stages of docs/architecture.md#generator, each a separate step with its own types:
 //
 //  1. Script (WriteScript): who says what, from per-type topic banks and
 //     sentence templates.

@@ -16,7 +16,7 @@ type Utterance struct {
 	Question bool // ends in a question
 }
 
-// Act is one entry of the floor plan: an event of DESIGN §2 with symbolic
+// Act is one entry of the floor plan: an event of docs/formats.md#event-log with symbolic
 // timing. Exact times exist only after rendering (stage 5 lays the acts
 // out on the samples); everything else about the event is decided here.
 type Act struct {

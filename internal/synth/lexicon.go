@@ -1,6 +1,6 @@
 package synth
 
-// The text banks the script writer draws from (DESIGN §5 stage 1). They
+// The text banks the script writer draws from (docs/architecture.md#generator, stage 1). They
 // are written for this project. Slots in braces are filled from the
 // conversation's topic ({thing}, {other}), persona names ({name}) and the
 // small lists below.

@@ -11,7 +11,7 @@ import (
 // Split is the partition a conversation belongs to.
 type Split string
 
-// The two splits of DESIGN §2.
+// The two splits of docs/architecture.md#domain-model.
 const (
 	Dev  Split = "dev"
 	Test Split = "test"
@@ -74,7 +74,7 @@ const (
 )
 
 // StreamFor returns the random stream of one stage of one conversation,
-// seeded from (corpus seed, conversation id, stage) only (DESIGN §5).
+// seeded from (corpus seed, conversation id, stage) only (docs/architecture.md#generator).
 func StreamFor(seed uint64, id string, stage Stage) *rand.Rand {
 	h := sha256.New()
 	binary.Write(h, binary.LittleEndian, seed)

@@ -27,7 +27,7 @@ const (
 
 // ProgramTTS synthesises by running a speech program once per utterance.
 // espeak-ng is GPL, so it is only ever run as a program, never linked
-// (DESIGN §11); flite is run the same way for symmetry.
+// (docs/operations.md#tools); flite is run the same way for symmetry.
 type ProgramTTS struct {
 	Engine  string // EngineEspeak or EngineFlite
 	Program string // path or name on $PATH

@@ -2,7 +2,7 @@
 // (api/openapi-spec/swagger.json in k8s.io/kubernetes) into one JSON schema
 // per kind, laid out as kubeconform looks them up, so that rendered manifests
 // are validated offline against the exact API version the tests run
-// (DESIGN §9, §11):
+// (docs/operations.md#tools):
 //
 //	OUT/vX.Y.Z-standalone/<kind>-<group>-<version>.json
 //	OUT/vX.Y.Z-standalone-strict/...    objects closed: unknown fields fail

@@ -1,5 +1,5 @@
 // Package clustertest runs a real Kubernetes control plane for tests: etcd and
-// kube-apiserver as built by `scripts/setup.sh kube` (DESIGN §11), started by
+// kube-apiserver as built by `scripts/setup.sh kube` (docs/operations.md#tools), started by
 // controller-runtime's envtest. Nothing else runs there: no scheduler, no
 // controllers, no kubelet, so tests set the status a controller would.
 package clustertest
@@ -66,7 +66,7 @@ func Get(t testing.TB) *ControlPlane {
 
 func start(apiserver, etcd string) (*ControlPlane, error) {
 	server := &envtest.APIServer{Path: apiserver}
-	// DESIGN §11: without a controller-manager the endpoint reconciler
+	// Without a controller-manager the endpoint reconciler
 	// refuses the loopback address.
 	server.Configure().Set("endpoint-reconciler-type", "none")
 	env := &envtest.Environment{
