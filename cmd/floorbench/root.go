@@ -17,10 +17,14 @@ func newRootCommand() *cobra.Command {
 		Short:         "Evaluate end-of-turn and interruption detection (MPTB, TurnBench)",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		// Version is the code version corpora and bundles record.
-		Version: version.Code(),
+		// --version prints the code version corpora and bundles record.
+		// It is computed only when asked for: without a stamp or VCS
+		// information it hashes the executable, which every command would
+		// otherwise pay for at start.
+		Version: "(see --version)",
 	}
-	root.SetVersionTemplate("{{.Version}}\n")
+	cobra.AddTemplateFunc("codeVersion", version.Code)
+	root.SetVersionTemplate("{{codeVersion}}\n")
 	for _, sub := range subcommands {
 		root.AddCommand(sub())
 	}
