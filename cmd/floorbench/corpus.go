@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func init() { subcommands = append(subcommands, newCorpusCommand) }
@@ -44,6 +45,9 @@ func newCorpusGenerateCommand() *cobra.Command {
 			}
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
+			}
+			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
+				return err
 			}
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/version"
 )
 
@@ -19,6 +22,16 @@ func newRootCommand() *cobra.Command {
 		SilenceErrors: true,
 		// Version is the code version corpora and bundles record.
 		Version: version.Code(),
+		// Commands that read the config file also put its limits in
+		// force; every command honours FLOORBENCH_LIMIT_*.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			l, err := limits.Default().FromEnv(os.LookupEnv)
+			if err != nil {
+				return err
+			}
+			limits.Set(l)
+			return nil
+		},
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, sub := range subcommands {
