@@ -90,7 +90,7 @@ func newCorpusCheckCommand() *cobra.Command {
 				return err
 			}
 			for _, p := range r.Problems {
-				fmt.Fprintln(cmd.OutOrStdout(), p)
+				fmt.Fprintln(cmd.ErrOrStderr(), p)
 			}
 			if len(r.Problems) > 0 {
 				return fmt.Errorf("%s: %d problems in %d conversations", args[0], len(r.Problems), r.Conversations)

@@ -101,6 +101,14 @@ func LoadConfig(path string, required bool) (Config, error) {
 	return c, nil
 }
 
+// DevServer is c pointed at a local dev server at address, in its default
+// namespace, without TLS and without the API key: credentials for a remote
+// Temporal are not sent to a server of our own, which would refuse TLS.
+func (c Config) DevServer(address string) Config {
+	c.TemporalAddress, c.Namespace, c.APIKey, c.TLS = address, "default", "", false
+	return c
+}
+
 // OpenStore opens the S3 store when an endpoint is set, else the local one.
 func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
 	if c.S3Endpoint != "" {

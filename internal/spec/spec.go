@@ -236,6 +236,11 @@ func (s *Sweep) Check() error {
 	if err := l.CheckConcurrency("concurrency", s.Concurrency); err != nil {
 		return err
 	}
+	for i, sys := range s.Systems {
+		if int64(len(sys.SpecYAML)) > l.SpecBytes {
+			return fmt.Errorf("systems[%d] (%s): spec of %d bytes is over the limit of %d (raise limits.spec_bytes in the config file or %sSPEC_BYTES)", i, sys.Name, len(sys.SpecYAML), l.SpecBytes, limits.EnvPrefix)
+		}
+	}
 	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
 		if q.name != "" && !validQueue.MatchString(q.name) {
 			return fmt.Errorf("%s: %q is not a task queue name (1-64 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, q.name)
