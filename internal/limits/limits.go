@@ -182,6 +182,15 @@ func (l Limits) CheckConcurrency(field string, n int) error {
 	return nil
 }
 
+// CheckSpecBytes checks the size of a YAML document read before (a system
+// spec carried in a sweep).
+func (l Limits) CheckSpecBytes(field string, n int) error {
+	if int64(n) > l.SpecBytes {
+		return &OverError{Field: field, Value: fmt.Sprintf("%d bytes", n), Key: "spec_bytes", Limit: fmt.Sprintf("%d bytes", l.SpecBytes)}
+	}
+	return nil
+}
+
 // CheckConversations checks the number of conversations of a corpus or a
 // gold set.
 func (l Limits) CheckConversations(field string, n int) error {

@@ -237,21 +237,21 @@ func (s *Sweep) Check() error {
 		return err
 	}
 	for i, sys := range s.Systems {
-		if int64(len(sys.SpecYAML)) > l.SpecBytes {
-			return fmt.Errorf("systems[%d] (%s): spec of %d bytes is over the limit of %d (raise limits.spec_bytes in the config file or %sSPEC_BYTES)", i, sys.Name, len(sys.SpecYAML), l.SpecBytes, limits.EnvPrefix)
+		if err := l.CheckSpecBytes(fmt.Sprintf("systems[%d] (%s).spec", i, sys.Name), len(sys.SpecYAML)); err != nil {
+			return err
 		}
 	}
 	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
 		if q.name != "" && !validQueue.MatchString(q.name) {
-			return fmt.Errorf("%s: %q is not a task queue name (1-64 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, q.name)
+			return fmt.Errorf("%s: %q is not a task queue name (1-63 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, q.name)
 		}
 	}
 	return nil
 }
 
-// validQueue is a task queue name: what a worker's --queues and a
-// Kubernetes label can carry.
-var validQueue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// validQueue is a task queue name: short and plain, since it is shown in
+// Temporal's UI, in logs and in messages, and fits a Kubernetes label.
+var validQueue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 // checkName requires a unique name that is already a safe key segment, so
 // the name a user reads in the bundle is the one in the spec.
