@@ -185,13 +185,16 @@ func TestConfigFileMistakesAreOneLine(t *testing.T) {
 	}
 }
 
-// An id with a newline is refused on one line, before any connection.
+// An id with a newline is refused on one line, before any connection;
+// every error prints on one line.
 func TestIDsWithNewlinesAreOneLine(t *testing.T) {
 	for _, args := range [][]string{
 		{"status", "floorbench-sweep-1\nx", "--config", "", "--temporal-address", "127.0.0.1:1"},
 		{"watch", "floorbench-sweep-1\nx", "--config", "", "--temporal-address", "127.0.0.1:1"},
 		{"bundle", "diff", "a\nb", "c", "--config", "", "--store-dir", t.TempDir()},
 		{"bundle", "show", "a\nb", "--config", "", "--store-dir", t.TempDir()},
+		// Any other message quoting a newline (here a path) stays one line.
+		{"corpus", "check", t.TempDir() + "/a\nb"},
 	} {
 		stdout, stderr, code := run(t, args...)
 		oneErrorLine(t, stdout, stderr, code, `\n`)
