@@ -33,6 +33,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"limit zero", "limits: {resamples: 0}\n", "limits.resamples: must be > 0"},
 		{"key twice", "store_dir: a\nstore_dir: b\n", `line 2: key "store_dir" given twice`},
 		{"not a mapping", "- a\n- b\n", "line 1: want a mapping of keys to values"},
+		{"two documents", "store_dir: /a\n---\nstore_dr: /b\n", "line 2: a config file is one YAML document"},
 		{"syntax", "a: [\n  b\n", "line 2: did not find expected ',' or ']'"},
 	}
 	for _, c := range cases {
@@ -74,4 +75,20 @@ func TestDevServerConfigDropsRemoteCredentials(t *testing.T) {
 	if got != want {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
+}
+
+// FuzzConfigFile: any file is a config or one line of error, never a
+// panic, and never an error quoting a value.
+func FuzzConfigFile(f *testing.F) {
+	f.Add([]byte("temporal_address: 127.0.0.1:7233\nlimits: {resamples: 5}\n"))
+	f.Add([]byte("s3_secret_key: [a, {b: c}]\n"))
+	f.Add([]byte("limits: [1, 2]\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("---\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := DefaultConfig()
+		if err := decodeConfig(data, &c); err != nil && strings.Contains(err.Error(), "\n") {
+			t.Fatalf("a multi-line error: %q", err)
+		}
+	})
 }

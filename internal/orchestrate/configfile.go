@@ -17,14 +17,31 @@ import (
 // and line only: the YAML decoder's own message quotes the value, which
 // may be a secret. Every error is one line.
 func decodeConfig(data []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil // an empty file sets nothing
 		}
-		return errors.New(strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
+		return yamlError(err)
 	}
-	return decodeMapping(doc.Content[0], reflect.ValueOf(c).Elem(), "")
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return yamlError(err)
+		}
+		return fmt.Errorf("line %d: a config file is one YAML document", next.Line)
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil // an empty document sets nothing
+	}
+	return decodeMapping(root, reflect.ValueOf(c).Elem(), "")
+}
+
+// yamlError is a YAML syntax error on one line; it quotes no value.
+func yamlError(err error) error {
+	return errors.New(strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
 }
 
 // decodeMapping decodes a mapping node into the struct v, whose fields are
