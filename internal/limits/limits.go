@@ -21,7 +21,8 @@ type Limits struct {
 	// InputBytes bounds one JSON input: gold set, probability file,
 	// submission, attributes. A probability file of the full MPTB preset
 	// (6.85 h, 840 channels at 50 frames/s) is about 90 MB; 1 GiB holds a
-	// corpus eleven times that, and parsing one takes several GB of memory.
+	// corpus eleven times that. Parsing takes about ten times a file's
+	// size in memory.
 	InputBytes int64 `yaml:"input_bytes"`
 	// SpecBytes bounds one YAML file: sweep spec, system spec, config file.
 	// They are a few KB; a system spec travels in workflow inputs, whose
@@ -44,9 +45,9 @@ type Limits struct {
 	// Temporal caps at 2 MB (20,000 ids of 40 bytes is 800 KB). The MPTB
 	// preset has 240, AMI 171 meetings.
 	Conversations int `yaml:"conversations"`
-	// DurationS bounds one conversation's length in seconds: 4 hours, more
-	// than any AMI meeting (the longest is about 1.5 h); one 16 kHz channel
-	// of 4 h is 920 MB of samples in memory.
+	// DurationS bounds one conversation's length in seconds: 4 hours,
+	// several AMI meetings end to end; one 16 kHz channel of 4 h is 920 MB
+	// of samples in memory.
 	DurationS float64 `yaml:"conversation_duration_s"`
 }
 
