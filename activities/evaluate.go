@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -58,6 +59,14 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, er
 	key := EvaluationKey(in)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err
+	}
+	// The sweep's spec was checked (CheckSpec); an evaluation started some
+	// other way is checked here, before its bootstrap is allocated.
+	if err := in.Params.Validate(); err != nil {
+		return "", badInput("%v", err)
+	}
+	if err := limits.Current().CheckResamples("bootstrap resamples", in.Resamples); err != nil {
+		return "", badInput("%v", err)
 	}
 	defer keepAlive(ctx, "evaluating")()
 	c, err := a.LoadCorpus(ctx, in.Corpus)

@@ -49,7 +49,11 @@ type SweepResult struct {
 // evaluations and carries the audits into the bundle.
 const corpusAudit = "corpus-audit"
 
-// SweepWorkflow runs a sweep (docs/architecture.md#workflows): resolve every corpus, audit the
+// checkSpec is the version of the sweep that checks its spec on the worker
+// (activities.CheckSpec) before anything runs.
+const checkSpec = "check-spec"
+
+// SweepWorkflow runs a sweep (docs/architecture.md#workflows): check the spec, resolve every corpus, audit the
 // generated ones, evaluate every system on every corpus in child
 // workflows, aggregate one bundle.
 func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
@@ -74,6 +78,14 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	})
 	s := in.Spec
 	self := workflow.GetInfo(ctx).WorkflowExecution.ID
+	// Sweeps recorded before checkSpec start with their corpora.
+	if workflow.GetVersion(ctx, checkSpec, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
+		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+		if err := workflow.ExecuteLocalActivity(lctx, activities.CheckSpec, s).Get(ctx, nil); err != nil {
+			return SweepResult{}, err
+		}
+	}
 
 	plans := make([]activities.CorpusPlan, len(in.Corpora))
 	var futures []workflow.ChildWorkflowFuture

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
@@ -209,5 +211,29 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 				t.Errorf("%s: a corpus with dev data must not transfer", sys)
 			}
 		}
+	}
+}
+
+// The worker checks the spec again under its own limits: a sweep over them
+// fails at once with the limit named, before any corpus is planned.
+func TestSweepOverTheWorkersLimitsFailsFirst(t *testing.T) {
+	defer limits.Set(limits.Current())
+	l := limits.Default()
+	l.Resamples = 10
+	limits.Set(l)
+	env, a := newSweepEnv()
+	planned := false
+	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(func(context.Context, activities.PlanGeneratedInput) (activities.CorpusPlan, error) {
+		planned = true
+		return activities.CorpusPlan{}, nil
+	})
+	env.ExecuteWorkflow(SweepWorkflow, testInput(1, 1))
+	err := env.GetWorkflowError()
+	if err == nil || !strings.Contains(err.Error(), "bootstrap.resamples: 10000 is over the limit of 10") || planned {
+		t.Fatalf("err %v, planned %v", err, planned)
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() {
+		t.Errorf("want a non-retryable failure, got %v", err)
 	}
 }

@@ -47,9 +47,18 @@ func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store,
 	return cmd
 }
 
-func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
+// checkBundleID refuses what cannot be a bundle id (a path, a newline)
+// before it reaches a store key or a message.
+func checkBundleID(id string) error {
 	if err := store.CheckKey(id); err != nil || strings.Contains(id, "/") {
-		return nil, fmt.Errorf("%q is not a bundle id", id)
+		return fmt.Errorf("%q is not a bundle id", id)
+	}
+	return nil
+}
+
+func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
+	if err := checkBundleID(id); err != nil {
+		return nil, err
 	}
 	data, err := store.GetBytes(ctx, st, bundle.Key(id, "manifest.json"))
 	if err != nil {
@@ -63,6 +72,9 @@ func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manif
 }
 
 func readResults(ctx context.Context, st store.Store, id string) (*bundle.Results, error) {
+	if err := checkBundleID(id); err != nil {
+		return nil, err
+	}
 	data, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", id, err)

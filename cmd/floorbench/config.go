@@ -3,12 +3,14 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 )
 
 // configFlags adds the connection flags to cmd and returns a function that
 // reads the configuration: file, then environment, then these flags.
 // Credentials come only from the file or the environment, never flags.
+// The file's limits (and FLOORBENCH_LIMIT_*) are put in force.
 func configFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 	f := cmd.Flags()
 	path := f.String("config", orchestrate.DefaultConfigPath(), "configuration file (YAML)")
@@ -32,6 +34,7 @@ func configFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 		set("s3-endpoint", endpoint, &c.S3Endpoint)
 		set("s3-bucket", bucket, &c.S3Bucket)
 		set("store-dir", storeDir, &c.StoreDir)
+		limits.Set(c.Limits)
 		return c, nil
 	}
 }

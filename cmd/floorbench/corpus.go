@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func init() { subcommands = append(subcommands, newCorpusCommand) }
@@ -44,6 +45,9 @@ func newCorpusGenerateCommand() *cobra.Command {
 			}
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
+			}
+			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
+				return err
 			}
 			var bar *progressbar.ProgressBar
 			progress := func(done, total int) {
@@ -86,7 +90,7 @@ func newCorpusCheckCommand() *cobra.Command {
 				return err
 			}
 			for _, p := range r.Problems {
-				fmt.Fprintln(cmd.OutOrStdout(), p)
+				fmt.Fprintln(cmd.ErrOrStderr(), p)
 			}
 			if len(r.Problems) > 0 {
 				return fmt.Errorf("%s: %d problems in %d conversations", args[0], len(r.Problems), r.Conversations)

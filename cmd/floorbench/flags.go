@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -45,6 +46,14 @@ func windowsFromGold(fs *pflag.FlagSet, p *score.Params, tauPre, tauMax float64)
 	if !fs.Changed("tau-max") {
 		p.TauMax = tauMax
 	}
+}
+
+// checkBootstrap checks --bootstrap: at least 0, at most the limit.
+func checkBootstrap(n int) error {
+	if n < 0 {
+		return fmt.Errorf("--bootstrap %d: must be >= 0", n)
+	}
+	return limits.Current().CheckResamples("--bootstrap", n)
 }
 
 func writeJSON(w io.Writer, v any) error {

@@ -95,8 +95,8 @@ func runLeaderboard(stdout io.Writer, o *leaderboardOptions) error {
 	default:
 		return fmt.Errorf("--format %q: want text, md, csv, latex or json", o.format)
 	}
-	if o.bootstrap < 0 {
-		return fmt.Errorf("--bootstrap %d: must be >= 0", o.bootstrap)
+	if err := checkBootstrap(o.bootstrap); err != nil {
+		return err
 	}
 	if err := o.params.Validate(); err != nil {
 		return err

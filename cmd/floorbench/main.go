@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
 
 func main() {
 	if err := newRootCommand().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "floorbench:", err)
+		fmt.Fprintln(os.Stderr, "floorbench:", oneLine(err.Error()))
 		code := 1
 		var e exitError
 		if errors.As(err, &e) {
@@ -54,4 +55,11 @@ func withExitCode(cmd *cobra.Command, code int) *cobra.Command {
 		cmd.PreRunE = func(c *cobra.Command, a []string) error { return wrap(pre(c, a)) }
 	}
 	return cmd
+}
+
+// oneLine keeps an error on one line, whatever it quotes (a path or an id
+// with a newline in it, a server's multi-line message): line breaks are
+// written as \n.
+func oneLine(msg string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(strings.TrimSpace(msg))
 }

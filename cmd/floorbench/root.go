@@ -1,8 +1,11 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/version"
 )
 
@@ -22,6 +25,16 @@ func newRootCommand() *cobra.Command {
 		// information it hashes the executable, which every command would
 		// otherwise pay for at start.
 		Version: "(see --version)",
+		// Commands that read the config file also put its limits in
+		// force; every command honours FLOORBENCH_LIMIT_*.
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			l, err := limits.Default().FromEnv(os.LookupEnv)
+			if err != nil {
+				return err
+			}
+			limits.Set(l)
+			return nil
+		},
 	}
 	cobra.AddTemplateFunc("codeVersion", version.Code)
 	root.SetVersionTemplate("{{codeVersion}}\n")

@@ -90,8 +90,8 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	if err := checkOutput(o.output); err != nil {
 		return err
 	}
-	if o.bootstrap < 0 {
-		return fmt.Errorf("--bootstrap %d: must be >= 0", o.bootstrap)
+	if err := checkBootstrap(o.bootstrap); err != nil {
+		return err
 	}
 	if len(o.by) > 0 && o.attributes == "" {
 		return fmt.Errorf("--by needs --attributes")

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -92,6 +94,9 @@ func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate
 		if err := checkOutput(output); err != nil {
 			return err
 		}
+		if err := checkWorkflowID(args[0]); err != nil {
+			return err
+		}
 		cfg, err := config()
 		if err != nil {
 			return err
@@ -104,6 +109,16 @@ func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate
 		return run(cmd, cl, args[0], output)
 	}
 	return cmd
+}
+
+// checkWorkflowID refuses an id no sweep has: empty, too long for
+// Temporal, or with a control character (a newline would split every
+// message that names it).
+func checkWorkflowID(id string) error {
+	if id == "" || len(id) > 255 || strings.ContainsFunc(id, unicode.IsControl) {
+		return fmt.Errorf("%q is not a workflow id", id)
+	}
+	return nil
 }
 
 func newStatusCommand() *cobra.Command {

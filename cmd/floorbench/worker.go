@@ -114,7 +114,7 @@ func serveHealth(addr string, ready func(context.Context) error) (stop func(), e
 	if err != nil {
 		return nil, fmt.Errorf("--health-addr: %w", err)
 	}
-	srv := &http.Server{Handler: orchestrate.HealthHandler(ready), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: orchestrate.HealthHandler(ready, slog.Default()), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	return func() { _ = srv.Close() }, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -66,7 +67,7 @@ func (o Options) validate() error {
 	if o.Resamples < 0 {
 		return fmt.Errorf("bootstrap resamples must be >= 0, got %d", o.Resamples)
 	}
-	return nil
+	return limits.Current().CheckResamples("bootstrap resamples", o.Resamples)
 }
 
 // labelledSplit is the gold and frames of one split's labelled

@@ -15,6 +15,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // AMIOptions is what `corpus ingest ami` asks for.
@@ -77,7 +78,7 @@ type amiListEntry struct {
 // optional second column dev or test; blank lines and # comments are
 // skipped. defaultSplit applies where the line gives none.
 func readMeetingList(path, defaultSplit string) ([]amiListEntry, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -167,10 +168,17 @@ func (m *Manifest) Validate() error {
 	if m.SampleRate != SampleRate {
 		return fmt.Errorf("sample_rate_hz %d (want %d)", m.SampleRate, SampleRate)
 	}
+	l := limits.Current()
+	if err := l.CheckConversations("conversations", len(m.Conversations)); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for i, c := range m.Conversations {
 		if err := c.validate(m.Kind); err != nil {
 			return fmt.Errorf("conversation %d: %w", i, err)
+		}
+		if err := l.CheckDuration(fmt.Sprintf("conversation %q duration_s", c.ID), c.Duration); err != nil {
+			return err
 		}
 		if seen[c.ID] {
 			return fmt.Errorf("conversation %q listed twice", c.ID)

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -63,7 +64,7 @@ func Builtin(family string) (*System, error) {
 
 // LoadSystem reads a system spec file.
 func LoadSystem(path string) (*System, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadSpec(path)
 	if err != nil {
 		return nil, fmt.Errorf("system spec: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // WriteGoldSet writes g in the gold artifact format of TurnBench's
@@ -100,7 +101,7 @@ func ParseGoldSet(data []byte) (*GoldSet, error) {
 					return fmt.Errorf("conversation %q: %w", id, err)
 				}
 				g.Conversations = append(g.Conversations, c)
-				return nil
+				return limits.Current().CheckConversations("conversations", len(g.Conversations))
 			})
 		default:
 			return fmt.Errorf("unknown key %q", key)
@@ -153,6 +154,7 @@ func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, erro
 			if c.Duration, err = nonNegative(d); err != nil {
 				return fmt.Errorf("duration_s: %w", err)
 			}
+			return limits.Current().CheckDuration("duration_s", c.Duration)
 		case "eot_positive_events":
 			c.EOT.Positives, err = parseAnchors(d)
 		case "int_positive_events":

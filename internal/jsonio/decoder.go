@@ -3,10 +3,11 @@ package jsonio
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Kind is the JSON type of the next value.
@@ -430,10 +431,11 @@ func (d *Decoder) End() error {
 	return nil
 }
 
-// ReadFile reads path and parses it with parse, prefixing a parse error
-// with the path so the message names the file.
+// ReadFile reads path, at most the input limit (limits.ReadInput), and
+// parses it with parse, prefixing a parse error with the path so the
+// message names the file.
 func ReadFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadInput(path)
 	if err != nil {
 		var zero T
 		return zero, err

@@ -10,8 +10,8 @@ import (
 	"strconv"
 
 	"go.temporal.io/sdk/client"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -30,6 +30,9 @@ type Config struct {
 	S3Secure        bool   `yaml:"s3_secure"`
 	// StoreDir is the local-directory store used when no S3 endpoint is set.
 	StoreDir string `yaml:"store_dir"`
+	// Limits bound what this process accepts (package limits); the file's
+	// limits section raises them, FLOORBENCH_LIMIT_* over it.
+	Limits limits.Limits `yaml:"limits"`
 }
 
 // DefaultConfig is a Temporal dev server and a local store on this machine.
@@ -38,7 +41,8 @@ func DefaultConfig() Config {
 	if data, err := os.UserHomeDir(); err == nil {
 		dir = filepath.Join(data, ".local", "share", "floorbench", "store")
 	}
-	return Config{TemporalAddress: "127.0.0.1:7233", Namespace: "default", S3Bucket: "floorbench", StoreDir: dir}
+	return Config{TemporalAddress: "127.0.0.1:7233", Namespace: "default", S3Bucket: "floorbench", StoreDir: dir,
+		Limits: limits.Default()}
 }
 
 // DefaultConfigPath is where the config file is looked for.
@@ -55,15 +59,22 @@ func DefaultConfigPath() string {
 func LoadConfig(path string, required bool) (Config, error) {
 	c := DefaultConfig()
 	if path != "" {
-		data, err := os.ReadFile(path)
+		data, err := limits.ReadSpec(path)
 		switch {
 		case err == nil:
-			if err := yaml.Unmarshal(data, &c); err != nil {
+			if err := decodeConfig(data, &c); err != nil {
+				return c, fmt.Errorf("config %s: %w", path, err)
+			}
+			if err := c.Limits.Validate(); err != nil {
 				return c, fmt.Errorf("config %s: %w", path, err)
 			}
 		case required || !errors.Is(err, os.ErrNotExist):
 			return c, fmt.Errorf("config: %w", err)
 		}
+	}
+	var err error
+	if c.Limits, err = c.Limits.FromEnv(os.LookupEnv); err != nil {
+		return c, err
 	}
 	env := func(name string, dst *string) {
 		if v, ok := os.LookupEnv(name); ok {
@@ -88,6 +99,14 @@ func LoadConfig(path string, required bool) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// DevServer is c pointed at a local dev server at address, in its default
+// namespace, without TLS and without the API key: credentials for a remote
+// Temporal are not sent to a server of our own, which would refuse TLS.
+func (c Config) DevServer(address string) Config {
+	c.TemporalAddress, c.Namespace, c.APIKey, c.TLS = address, "default", "", false
+	return c
 }
 
 // OpenStore opens the S3 store when an endpoint is set, else the local one.

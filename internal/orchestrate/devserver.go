@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+
+	"github.com/floorbench/floorbench/internal/childenv"
 )
 
 // DevServer is a Temporal dev server started from the pinned Temporal CLI
@@ -73,6 +75,7 @@ func (d *DevServer) Start(ctx context.Context) error {
 	}
 	d.cmd = exec.Command(d.bin, args...)
 	d.cmd.Stdout, d.cmd.Stderr = log, log
+	d.cmd.Env = childenv.Minimal(os.LookupEnv)
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := d.cmd.Start(); err != nil {
 		return fmt.Errorf("start Temporal dev server: %w", err)

@@ -3,6 +3,7 @@ package orchestrate
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -10,9 +11,10 @@ import (
 // HealthHandler serves a worker's probes (the chart's liveness and
 // readiness probes): /healthz answers while the process runs; /readyz
 // answers 200 when ready returns nil within two seconds — the workers poll
-// and Temporal answers — and 503 with the reason otherwise, so a GPU
-// worker counts as ready only once it can take inference.
-func HealthHandler(ready func(context.Context) error) http.Handler {
+// and Temporal answers — and 503 otherwise, so a GPU worker counts as ready
+// only once it can take inference. The reason goes to log, not to the
+// caller: it names internal addresses and the server's own errors.
+func HealthHandler(ready func(context.Context) error, log *slog.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
@@ -21,7 +23,8 @@ func HealthHandler(ready func(context.Context) error) http.Handler {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
 		if err := ready(ctx); err != nil {
-			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			log.Warn("not ready", "error", err)
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")

@@ -1,9 +1,11 @@
 package orchestrate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,14 +13,17 @@ import (
 	"testing"
 )
 
+// /readyz says "not ready" and nothing more: the reason (an internal
+// address, the server's error text) goes to the worker's log.
 func TestHealthHandler(t *testing.T) {
 	var started atomic.Bool
+	var log bytes.Buffer
 	srv := httptest.NewServer(HealthHandler(func(context.Context) error {
 		if !started.Load() {
-			return errors.New("workers not started")
+			return errors.New("dial tcp 10.1.2.3:7233: connection refused")
 		}
 		return nil
-	}))
+	}, slog.New(slog.NewTextHandler(&log, nil))))
 	defer srv.Close()
 	get := func(path string) (int, string) {
 		resp, err := http.Get(srv.URL + path)
@@ -32,8 +37,11 @@ func TestHealthHandler(t *testing.T) {
 	if code, body := get("/healthz"); code != 200 || body != "ok" {
 		t.Errorf("healthz %d %q", code, body)
 	}
-	if code, body := get("/readyz"); code != 503 || body != "not ready: workers not started" {
+	if code, body := get("/readyz"); code != 503 || body != "not ready" {
 		t.Errorf("readyz before start %d %q", code, body)
+	}
+	if !strings.Contains(log.String(), "10.1.2.3:7233") {
+		t.Errorf("the reason is not logged: %q", log.String())
 	}
 	started.Store(true)
 	if code, body := get("/readyz"); code != 200 || body != "ready" {

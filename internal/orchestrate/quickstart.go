@@ -83,7 +83,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 			return nil, "", err
 		}
 		defer srv.Stop()
-		o.Config.TemporalAddress, o.Config.Namespace = srv.Address, "default"
+		o.Config = o.Config.DevServer(srv.Address)
 	}
 	cl, err := o.Config.Dial(ctx)
 	if err != nil {

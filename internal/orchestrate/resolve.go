@@ -2,13 +2,13 @@ package orchestrate
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -87,7 +87,7 @@ func resolveSystem(s *spec.System, rt detect.Runtime) (activities.SystemRef, err
 		if sys, err = detect.LoadSystem(path); err != nil {
 			return ref, err
 		}
-		if ref.YAML, err = os.ReadFile(path); err != nil {
+		if ref.YAML, err = limits.ReadSpec(path); err != nil {
 			return ref, err
 		}
 		ref.Dir = filepath.Dir(path)

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/floorbench/floorbench/activities"
@@ -160,10 +161,31 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
 	default:
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
-			st.Error = err.Error()
+			st.Error = FailureMessage(err)
 		}
 	}
 	return st, nil
+}
+
+// FailureMessage is the cause of a failed sweep, said once. Each wrapper
+// of a Temporal failure (workflow, child workflow, activity) repeats every
+// message under it, so the deepest error is the one a user acts on; when
+// it is not the activity's own (a timeout, a cancellation) the activity it
+// happened in is named.
+func FailureMessage(err error) string {
+	deepest := err
+	for u := errors.Unwrap(deepest); u != nil; u = errors.Unwrap(deepest) {
+		deepest = u
+	}
+	var app *temporal.ApplicationError
+	if errors.As(deepest, &app) {
+		return app.Message()
+	}
+	var act *temporal.ActivityError
+	if errors.As(err, &act) {
+		return "activity " + act.ActivityType().GetName() + ": " + deepest.Error()
+	}
+	return deepest.Error()
 }
 
 // addRunning adds what the sweep's running children report to the counts

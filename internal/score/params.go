@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // ProtocolVersion is the version of the scoring code: gold derivation,
@@ -50,5 +51,5 @@ func (p Params) Validate() error {
 	if p.Candidates < 1 {
 		return fmt.Errorf("protocol parameter n_quantiles must be >= 1, got %d", p.Candidates)
 	}
-	return nil
+	return limits.Current().CheckQuantiles("protocol parameter n_quantiles", p.Candidates)
 }

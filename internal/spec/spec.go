@@ -13,13 +13,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"regexp"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/synth"
 )
 
 // Sweep is one sweep spec.
@@ -121,7 +124,7 @@ func Parse(name string, data []byte) (*Sweep, error) {
 
 // Load reads a spec file.
 func Load(path string) (*Sweep, error) {
-	data, err := os.ReadFile(path)
+	data, err := limits.ReadSpec(path)
 	if err != nil {
 		return nil, err
 	}
@@ -204,17 +207,51 @@ func (s *Sweep) validate() error {
 			return fmt.Errorf("%s (%s): give exactly one of builtin or spec", where, sys.Name)
 		}
 	}
+	return s.Check()
+}
+
+// Check validates what a worker relies on and what survives normalisation
+// (Path does not): protocol constants, presets, queue names, and sizes
+// within the limits in force. Submission checks it, and the sweep
+// workflow's first activity again, under the worker's own limits.
+func (s *Sweep) Check() error {
+	l := limits.Current()
+	for i, c := range s.Corpora {
+		if c.Generate != nil && !slices.Contains(synth.PresetNames, c.Generate.Preset) {
+			return fmt.Errorf("corpora[%d].generate.preset: unknown preset %q (want one of %s)", i, c.Generate.Preset, strings.Join(synth.PresetNames, ", "))
+		}
+	}
 	if err := s.Params().Validate(); err != nil {
 		return fmt.Errorf("protocol: %w", err)
 	}
 	if s.Resamples() < 0 {
 		return fmt.Errorf("bootstrap.resamples: must be >= 0, got %d", s.Resamples())
 	}
+	if err := l.CheckResamples("bootstrap.resamples", s.Resamples()); err != nil {
+		return err
+	}
 	if s.Concurrency < 0 {
 		return fmt.Errorf("concurrency: must be >= 0, got %d", s.Concurrency)
 	}
+	if err := l.CheckConcurrency("concurrency", s.Concurrency); err != nil {
+		return err
+	}
+	for i, sys := range s.Systems {
+		if err := l.CheckSpecBytes(fmt.Sprintf("systems[%d] (%s).spec", i, sys.Name), len(sys.SpecYAML)); err != nil {
+			return err
+		}
+	}
+	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
+		if q.name != "" && !validQueue.MatchString(q.name) {
+			return fmt.Errorf("%s: %q is not a task queue name (1-63 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, q.name)
+		}
+	}
 	return nil
 }
+
+// validQueue is a task queue name: short and plain, since it is shown in
+// Temporal's UI, in logs and in messages, and fits a Kubernetes label.
+var validQueue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 
 // checkName requires a unique name that is already a safe key segment, so
 // the name a user reads in the bundle is the one in the spec.

@@ -3,6 +3,8 @@ package spec
 import (
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 const example = `
@@ -94,4 +96,32 @@ func FuzzParse(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// Check is what the worker runs on the spec it receives: normalised, with
+// local paths gone and system specs inline. It applies the limits in
+// force in the worker's process.
+func TestCheckOnTheWorkersSide(t *testing.T) {
+	defer limits.Set(limits.Current())
+	s, err := Parse("s.yaml", []byte("corpora: [{name: c, path: /data/c}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: 5000}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Corpora[0].Path, s.Corpora[0].Hash = "", "abc" // as it travels
+	s.Normalise()
+	if err := s.Check(); err != nil {
+		t.Fatalf("a submitted spec fails the worker's check: %v", err)
+	}
+	l := limits.Default()
+	l.Resamples, l.SpecBytes = 1000, 10
+	limits.Set(l)
+	if err := s.Check(); err == nil || !strings.HasPrefix(err.Error(), "bootstrap.resamples: 5000 is over the limit of 1000") {
+		t.Errorf("worker's lower limit: %v", err)
+	}
+	l.Resamples = 5000
+	limits.Set(l)
+	s.Systems[0].SpecYAML = "family: rms\nparams: {}\n"
+	if err := s.Check(); err == nil || !strings.HasPrefix(err.Error(), "systems[0] (r).spec: 23 bytes is over the limit of 10 bytes") {
+		t.Errorf("system spec size: %v", err)
+	}
 }

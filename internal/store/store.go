@@ -15,6 +15,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // ErrNotFound is returned (wrapped) when a key does not exist.
@@ -84,14 +86,21 @@ func SafeName(name string) string {
 	return s
 }
 
-// GetBytes reads a whole object.
+// GetBytes reads a whole object of at most the input limit
+// (limits.Limits.InputBytes): the objects read whole are JSON (manifests,
+// evaluations, bundles), and one past the limit is refused, not read.
 func GetBytes(ctx context.Context, s Store, key string) ([]byte, error) {
 	r, err := s.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return io.ReadAll(r)
+	max := limits.Current().InputBytes
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err == nil && int64(len(data)) > max {
+		return nil, &limits.OverError{Field: key, Value: fmt.Sprintf("more than %d bytes", max), Key: "input_bytes", Limit: fmt.Sprintf("%d bytes", max)}
+	}
+	return data, err
 }
 
 // PutBytes stores b under key.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/childenv"
 )
 
 // TTS turns text into speech in a given voice: 16 kHz mono samples.
@@ -73,6 +74,8 @@ func (p *ProgramTTS) Synthesize(ctx context.Context, text string, v Voice) ([]fl
 		return nil, fmt.Errorf("unknown TTS engine %q", p.Engine)
 	}
 	cmd := exec.CommandContext(ctx, p.Program, args...)
+	// ESPEAK_DATA_PATH: where an espeak-ng outside the system's keeps its voices.
+	cmd.Env = childenv.Minimal(os.LookupEnv, "ESPEAK_DATA_PATH")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

@@ -1,0 +1,210 @@
+// Package limits holds the upper bounds floorbench puts on what it is given
+// (file sizes, bootstrap resamples, candidate thresholds, fan-out,
+// conversation counts and lengths), so that a typo or a hostile input is
+// one clear error naming the field and the limit, not a process that grows
+// until it is killed. Every bound lives here; the defaults are generous and
+// an operator raises them in the config file's limits section or with
+// FLOORBENCH_LIMIT_* environment variables.
+package limits
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Limits are the bounds in force. A field's yaml key is its name in the
+// config file's limits section; FLOORBENCH_LIMIT_ and the key in capitals
+// is its environment variable.
+type Limits struct {
+	// InputBytes bounds one JSON input: gold set, probability file,
+	// submission, attributes. A probability file of the full MPTB preset
+	// (6.85 h, 840 channels at 50 frames/s) is about 90 MB; 1 GiB holds a
+	// corpus eleven times that. Parsing takes about ten times a file's
+	// size in memory.
+	InputBytes int64 `yaml:"input_bytes"`
+	// SpecBytes bounds one YAML file: sweep spec, system spec, config file.
+	// They are a few KB; a system spec travels in workflow inputs, whose
+	// payloads Temporal caps at 2 MB.
+	SpecBytes int64 `yaml:"spec_bytes"`
+	// Resamples bounds the conversation bootstrap: ten times the protocol's
+	// 10,000. The resamples of 1,000 conversations take 2 bytes each, 200
+	// MB at this bound.
+	Resamples int `yaml:"resamples"`
+	// Quantiles bounds n_quantiles, the candidate thresholds of an
+	// operating-point search: twenty times the protocol's 512. Every
+	// candidate is one pass of the commit rule over every track.
+	Quantiles int `yaml:"n_quantiles"`
+	// Concurrency bounds the activities one fan-out keeps in flight: the
+	// Temporal server refuses more than 2,000 pending activities in one
+	// workflow by default.
+	Concurrency int `yaml:"concurrency"`
+	// Conversations bounds the conversations of one corpus or gold set:
+	// a corpus plan lists its conversation ids in workflow payloads, which
+	// Temporal caps at 2 MB (20,000 ids of 40 bytes is 800 KB). The MPTB
+	// preset has 240, AMI 171 meetings.
+	Conversations int `yaml:"conversations"`
+	// DurationS bounds one conversation's length in seconds: 4 hours,
+	// several AMI meetings end to end; one 16 kHz channel of 4 h is 920 MB
+	// of samples in memory.
+	DurationS float64 `yaml:"conversation_duration_s"`
+}
+
+// Default is the limits of a fresh installation.
+func Default() Limits {
+	return Limits{
+		InputBytes:    1 << 30,
+		SpecBytes:     1 << 20,
+		Resamples:     100_000,
+		Quantiles:     10_000,
+		Concurrency:   1024,
+		Conversations: 20_000,
+		DurationS:     4 * 3600,
+	}
+}
+
+var current atomic.Pointer[Limits]
+
+// Current is the limits in force in this process: Default until Set.
+func Current() Limits {
+	if l := current.Load(); l != nil {
+		return *l
+	}
+	return Default()
+}
+
+// Set makes l the limits in force in this process (the command line sets
+// them once, from the config file and the environment).
+func Set(l Limits) { current.Store(&l) }
+
+// EnvPrefix starts the environment variable of each limit.
+const EnvPrefix = "FLOORBENCH_LIMIT_"
+
+// FromEnv returns l with every limit whose FLOORBENCH_LIMIT_<KEY> variable
+// is set replaced by its value.
+func (l Limits) FromEnv(lookup func(string) (string, bool)) (Limits, error) {
+	for _, f := range l.fields() {
+		name := EnvPrefix + strings.ToUpper(f.key)
+		v, ok := lookup(name)
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(n > 0) || n > 1<<62 || (!f.real && n != float64(int64(n))) {
+			return l, fmt.Errorf("%s=%q: want a positive %s", name, v, f.kind())
+		}
+		f.set(n)
+	}
+	return l, l.Validate()
+}
+
+// Validate checks that every limit is positive, so a limits section that
+// leaves one at 0 does not refuse everything.
+func (l Limits) Validate() error {
+	for _, f := range l.fields() {
+		if !(f.get() > 0) {
+			return fmt.Errorf("limits.%s: must be > 0", f.key)
+		}
+	}
+	return nil
+}
+
+type field struct {
+	key  string
+	real bool
+	get  func() float64
+	set  func(float64)
+}
+
+func (f field) kind() string {
+	if f.real {
+		return "number"
+	}
+	return "integer"
+}
+
+func (l *Limits) fields() []field {
+	i64 := func(key string, p *int64) field {
+		return field{key, false, func() float64 { return float64(*p) }, func(v float64) { *p = int64(v) }}
+	}
+	i := func(key string, p *int) field {
+		return field{key, false, func() float64 { return float64(*p) }, func(v float64) { *p = int(v) }}
+	}
+	return []field{
+		i64("input_bytes", &l.InputBytes),
+		i64("spec_bytes", &l.SpecBytes),
+		i("resamples", &l.Resamples),
+		i("n_quantiles", &l.Quantiles),
+		i("concurrency", &l.Concurrency),
+		i("conversations", &l.Conversations),
+		{"conversation_duration_s", true, func() float64 { return l.DurationS }, func(v float64) { l.DurationS = v }},
+	}
+}
+
+// OverError is a value above its limit.
+type OverError struct {
+	Field string // where the value is, e.g. "bootstrap.resamples"
+	Value string
+	Key   string // the limit's key in the limits section
+	Limit string
+}
+
+func (e *OverError) Error() string {
+	return fmt.Sprintf("%s: %s is over the limit of %s (raise limits.%s in the config file or %s%s)",
+		e.Field, e.Value, e.Limit, e.Key, EnvPrefix, strings.ToUpper(e.Key))
+}
+
+func over(field, key string, v, max any) error {
+	return &OverError{Field: field, Value: fmt.Sprint(v), Key: key, Limit: fmt.Sprint(max)}
+}
+
+// CheckResamples checks a bootstrap size; field names it in the message.
+func (l Limits) CheckResamples(field string, n int) error {
+	if n > l.Resamples {
+		return over(field, "resamples", n, l.Resamples)
+	}
+	return nil
+}
+
+// CheckQuantiles checks a number of candidate quantiles.
+func (l Limits) CheckQuantiles(field string, n int) error {
+	if n > l.Quantiles {
+		return over(field, "n_quantiles", n, l.Quantiles)
+	}
+	return nil
+}
+
+// CheckConcurrency checks a fan-out width.
+func (l Limits) CheckConcurrency(field string, n int) error {
+	if n > l.Concurrency {
+		return over(field, "concurrency", n, l.Concurrency)
+	}
+	return nil
+}
+
+// CheckSpecBytes checks the size of a YAML document read before (a system
+// spec carried in a sweep).
+func (l Limits) CheckSpecBytes(field string, n int) error {
+	if int64(n) > l.SpecBytes {
+		return &OverError{Field: field, Value: fmt.Sprintf("%d bytes", n), Key: "spec_bytes", Limit: fmt.Sprintf("%d bytes", l.SpecBytes)}
+	}
+	return nil
+}
+
+// CheckConversations checks the number of conversations of a corpus or a
+// gold set.
+func (l Limits) CheckConversations(field string, n int) error {
+	if n > l.Conversations {
+		return over(field, "conversations", n, l.Conversations)
+	}
+	return nil
+}
+
+// CheckDuration checks one conversation's length in seconds.
+func (l Limits) CheckDuration(field string, seconds float64) error {
+	if seconds > l.DurationS {
+		return over(field, "conversation_duration_s", seconds, l.DurationS)
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package orchestrate
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// A sweep that fails in an activity of a child workflow is reported by
+// that activity's message, once: the workflow error repeats it at every
+// level it crossed.
+func TestFailureMessageIsTheCauseOnce(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(workflows.CorpusWorkflow)
+	var a *activities.Activities
+	env.RegisterActivity(a)
+	const cause = `corpus c: unknown preset "huge" (want one of mptb, tiny)`
+	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(func(context.Context, activities.PlanGeneratedInput) (activities.CorpusPlan, error) {
+		return activities.CorpusPlan{}, temporal.NewNonRetryableApplicationError(cause, "BadInput", nil)
+	})
+	sw := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}},
+		Systems: []spec.System{{Name: "r", Builtin: "rms"}}}
+	sw.Normalise()
+	env.ExecuteWorkflow(workflows.SweepWorkflow, workflows.SweepInput{Spec: sw, SpecHash: "h",
+		Corpora: []workflows.CorpusSource{{Name: "c", Generate: sw.Corpora[0].Generate}}, Systems: []activities.SystemRef{{Name: "r", Hash: "hr"}}})
+	err := env.GetWorkflowError()
+	if err == nil || strings.Count(err.Error(), cause) < 2 {
+		t.Fatalf("the workflow error should repeat its cause: %v", err)
+	}
+	if got := FailureMessage(err); got != cause {
+		t.Errorf("FailureMessage = %q\nwant %q", got, cause)
+	}
+}
