@@ -21,6 +21,11 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // exit codes and what reaches stdout and stderr.
 var binary string
 
+// maxrss runs a command and reports its own peak RSS (testdata/maxrss): a
+// command started by the test process itself would report at least the
+// test process's size.
+var maxrss string
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "floorbench-cli")
@@ -30,6 +35,10 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "floorbench")
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic(fmt.Sprintf("go build: %v\n%s", err, out))
+	}
+	maxrss = filepath.Join(dir, "maxrss")
+	if out, err := exec.Command("go", "build", "-o", maxrss, "./testdata/maxrss").CombinedOutput(); err != nil {
+		panic(fmt.Sprintf("go build maxrss: %v\n%s", err, out))
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
@@ -18,7 +18,7 @@ import (
 // in bytes.
 func runWith(t *testing.T, env []string, args ...string) (string, string, int, int64) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	cmd := exec.Command(maxrss, append([]string{binary}, args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -29,8 +29,14 @@ func runWith(t *testing.T, env []string, args ...string) (string, string, int, i
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss * 1024 // KiB on Linux
-	return stdout.String(), stderr.String(), code, rss
+	// maxrss's report is the last line of stderr.
+	out := strings.TrimSuffix(stderr.String(), "\n")
+	i := strings.LastIndex(out, "\n") + 1
+	var rss int64
+	if _, err := fmt.Sscanf(out[i:], "maxrss %d", &rss); err != nil {
+		t.Fatalf("maxrss report %q: %v", out[i:], err)
+	}
+	return stdout.String(), out[:i], code, rss
 }
 
 // oneErrorLine fails unless the command failed with nothing on stdout and

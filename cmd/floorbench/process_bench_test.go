@@ -24,10 +24,6 @@ func BenchmarkProcessTurnBenchDev(b *testing.B) {
 	dir := b.TempDir()
 	ann, probs, preds := filepath.Join(dir, "annotations.json"), filepath.Join(dir, "probs-eot.json"), filepath.Join(dir, "predictions.json")
 	turnEnds := writeDevSizedInputs(b, ann, probs, preds)
-	maxrss := filepath.Join(dir, "maxrss")
-	if out, err := exec.Command("go", "build", "-o", maxrss, "./testdata/maxrss").CombinedOutput(); err != nil {
-		b.Fatalf("go build maxrss: %v: %s", err, out)
-	}
 	gold := filepath.Join(dir, "gold.json")
 	out, err := exec.Command(binary, "gold", "turnbench", "--annotations", ann, "-o", "json").Output()
 	if err != nil {
