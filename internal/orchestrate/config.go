@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"go.temporal.io/sdk/client"
 	"go.yaml.in/yaml/v3"
@@ -59,7 +60,7 @@ func LoadConfig(path string, required bool) (Config, error) {
 		switch {
 		case err == nil:
 			if err := yaml.Unmarshal(data, &c); err != nil {
-				return c, fmt.Errorf("config %s: %w", path, err)
+				return c, fmt.Errorf("config %s: %s", path, strings.ReplaceAll(err.Error(), "\n", "; "))
 			}
 		case required || !errors.Is(err, os.ErrNotExist):
 			return c, fmt.Errorf("config: %w", err)
