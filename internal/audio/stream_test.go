@@ -3,6 +3,7 @@ package audio
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -113,6 +114,84 @@ func TestResampleWAVFileMemoryDoesNotGrowWithLength(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	if err := ResampleWAVFile(filepath.Join(dir, "out.wav"), src, 16000, 600*16000); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("allocated %d bytes to resample 10 min at 1 kHz to 16 kHz: it holds the recording", got)
+	}
+}
+
+// The TurnBench ingest streams WAV and FLAC cells of one or two channels:
+// every channel must come out as decoding the whole cell made it.
+func TestResampleToWAVMatchesWholeCellResampling(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ rate, chans, frames, extra int }{
+		{8000, 2, 2*blockFrames + 11, 700},
+		{44100, 1, blockFrames + 1, 0},
+		{16000, 2, 5000, 40},
+		{22050, 2, 90000, -300},
+	} {
+		chans := make([][]float32, c.chans)
+		for k := range chans {
+			chans[k] = make([]float32, c.frames)
+			for i := range chans[k] {
+				chans[k][i] = float32(rng.Float64()*2 - 1)
+			}
+		}
+		src := filepath.Join(dir, "cell.wav")
+		writeInterleaved(t, src, c.rate, chans...)
+		data, _ := os.ReadFile(src)
+		whole, rate, err := DecodeChannels(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ResampledLength(int64(c.frames), c.rate, 16000)
+		n := want + c.extra
+		var dsts []string
+		for k := range chans {
+			dsts = append(dsts, filepath.Join(dir, fmt.Sprintf("stream-%d.wav", k)))
+		}
+		if err := ResampleToWAV(data, dsts, 16000, want, n); err != nil {
+			t.Fatal(err)
+		}
+		for k := range chans {
+			x := Resample(whole[k], rate, 16000)
+			for i, v := range x {
+				x[i] = max(-1, min(1, v))
+			}
+			x = append(x, make([]float32, max(0, n-len(x)))...)[:n]
+			ref := filepath.Join(dir, "whole.wav")
+			if err := WriteWAV(ref, x, 16000); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := os.ReadFile(ref)
+			b, _ := os.ReadFile(dsts[k])
+			if !bytes.Equal(a, b) {
+				t.Errorf("%+v channel %d: streamed file (%d bytes) differs from the whole-cell one (%d bytes)", c, k, len(b), len(a))
+			}
+		}
+	}
+}
+
+// As for ResampleWAVFile: counting and writing a ten-minute 1 kHz cell
+// allocates a few blocks and the decoder's garbage, not the 38 MB of its
+// 16 kHz channel.
+func TestResampleToWAVMemoryDoesNotGrowWithLength(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "cell.wav")
+	writeInterleaved(t, src, 1000, make([]float32, 600*1000))
+	data, _ := os.ReadFile(src)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rate, _, frames, err := CountFrames(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ResampledLength(frames, rate, 16000)
+	if err := ResampleToWAV(data, []string{filepath.Join(dir, "out.wav")}, 16000, want, want); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

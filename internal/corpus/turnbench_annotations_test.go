@@ -62,7 +62,7 @@ func FuzzParseTurnBenchAnnotations(f *testing.F) {
 // writes anything for it.
 func TestIngestRejectsSegmentsFarOutsideTheConversation(t *testing.T) {
 	dir := t.TempDir()
-	row := &TurnBenchRow{ID: "c1", Split: "dev", Channels: [2][]float32{make([]float32, SampleRate), make([]float32, SampleRate)},
+	row := &TurnBenchRow{ID: "c1", Split: "dev", samples: SampleRate,
 		Speakers: []floor.SpeakerAnnotations{{{{Start: -5, End: 0.5, Label: "Normal Turn"}}}, {}}}
 	_, err := WriteTurnBenchConversation(dir, row)
 	want := `conversation "c1": speaker_1 annotator a segment 0: start -5 is outside [-3, 4] (3 s around [0, duration_s 1])`

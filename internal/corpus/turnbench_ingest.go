@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -123,10 +122,8 @@ func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, er
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		return Conversation{}, err
 	}
-	for k, ch := range row.Channels {
-		if err := audio.WriteWAV(filepath.Join(folder, ChannelName(k+1)), ch, SampleRate); err != nil {
-			return Conversation{}, err
-		}
+	if err := row.writeChannels(folder); err != nil {
+		return Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
 	}
 	if !e.Unlabelled {
 		data, err := EncodeTurnBenchAnnotations([]TurnBenchConversation{row.Annotations()})
