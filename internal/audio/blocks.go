@@ -68,17 +68,20 @@ func wavBlocks(data []byte) (*Blocks, error) {
 	var carry []int
 	var read int64
 	next := func() ([][]float32, error) {
-		got, err := h.d.PCMBuffer(buf)
-		if err != nil {
-			return nil, fmt.Errorf("reading samples: %w", err)
+		got := 1
+		for got > 0 && len(carry) < nch {
+			var err error
+			if got, err = h.d.PCMBuffer(buf); err != nil {
+				return nil, fmt.Errorf("reading samples: %w", err)
+			}
+			read += int64(got)
+			if read > maxWAVSamples {
+				return nil, fmt.Errorf("more than %d samples", maxWAVSamples)
+			}
+			carry = append(carry, buf.Data[:got]...)
 		}
-		read += int64(got)
-		if read > maxWAVSamples {
-			return nil, fmt.Errorf("more than %d samples", maxWAVSamples)
-		}
-		carry = append(carry, buf.Data[:got]...)
 		frames := len(carry) / nch
-		if got == 0 || frames == 0 {
+		if frames == 0 {
 			if read < h.samples {
 				return nil, fmt.Errorf("truncated: data chunk declares %d samples, file holds %d", h.samples, read)
 			}

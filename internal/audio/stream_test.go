@@ -199,3 +199,25 @@ func TestResampleToWAVMemoryDoesNotGrowWithLength(t *testing.T) {
 		t.Errorf("allocated %d bytes to resample 10 min at 1 kHz to 16 kHz: it holds the recording", got)
 	}
 }
+
+// FuzzCountFrames holds the block decoder to the whole-file one: the same
+// files accepted, the same rate, channels and frames.
+func FuzzCountFrames(f *testing.F) {
+	var good bytes.Buffer
+	EncodeWAV(&good, sine(300, Rate, 64, 0.5), Rate)
+	f.Add(good.Bytes())
+	f.Add(append(header(1, 8000, 8, 4), 1, 2, 3, 4))
+	f.Add(append(header(2, 16000, 16, 4), 1, 2, 3, 4))
+	f.Add(append(header(3, 16000, 24, 9), 1, 2, 3, 4, 5, 6, 7, 8, 9))
+	f.Add([]byte("fLaC\x00\x00\x00\x22"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		chans, rate, wholeErr := DecodeChannels(data)
+		r, nch, frames, err := CountFrames(data)
+		if (wholeErr == nil) != (err == nil) {
+			t.Fatalf("whole-file decoding says %v, block decoding %v", wholeErr, err)
+		}
+		if err == nil && (r != rate || nch != len(chans) || frames != int64(len(chans[0]))) {
+			t.Fatalf("blocks: %d Hz, %d channels, %d frames; whole: %d Hz, %d channels, %d frames", r, nch, frames, rate, len(chans), len(chans[0]))
+		}
+	})
+}
