@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	goaudio "github.com/go-audio/audio"
 	"github.com/gopxl/beep/v2"
 	"github.com/mewkiz/flac"
 )
+
+// blockFrames is how many frames a streaming read or write handles at a
+// time: memory stays a few blocks whatever the length of the recording.
+const blockFrames = 1 << 15
 
 // Blocks decodes a WAV (integer PCM) or FLAC file held in memory block by
 // block, one slice per channel, so that its samples are never all held at
@@ -17,14 +22,18 @@ import (
 type Blocks struct {
 	Rate     int
 	Channels int
-	next     func() ([][]float32, error)
+	// Frames is what the header declares (0 where a FLAC stream does not
+	// say); a file holding fewer fails when read.
+	Frames int64
+	next   func() ([][]float32, error)
+	close  func() error
 }
 
 // OpenBlocks checks the header of data and readies its first block.
 func OpenBlocks(data []byte) (*Blocks, error) {
 	switch {
 	case bytes.HasPrefix(data, []byte("RIFF")):
-		return wavBlocks(data)
+		return wavBlocks(bytes.NewReader(data), maxChannels)
 	case bytes.HasPrefix(data, []byte("fLaC")):
 		return flacBlocks(data)
 	case len(data) == 0:
@@ -33,8 +42,40 @@ func OpenBlocks(data []byte) (*Blocks, error) {
 	return nil, fmt.Errorf("neither WAV nor FLAC (starts with %q)", data[:min(4, len(data))])
 }
 
+// OpenWAVBlocks opens a PCM WAV file of up to 8 channels for reading
+// block by block. Errors name the file; Close closes it.
+func OpenWAVBlocks(path string) (*Blocks, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := wavBlocks(f, maxChannels)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	next := b.next
+	b.next = func() ([][]float32, error) {
+		block, err := next()
+		if err != nil && !errors.Is(err, io.EOF) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		return block, err
+	}
+	b.close = f.Close
+	return b, nil
+}
+
 // Next returns the next block, valid until the following call, or io.EOF.
 func (b *Blocks) Next() ([][]float32, error) { return b.next() }
+
+// Close closes the file of OpenWAVBlocks (nothing for bytes in memory).
+func (b *Blocks) Close() error {
+	if b.close == nil {
+		return nil
+	}
+	return b.close()
+}
 
 // CountFrames decodes every block of data and returns its rate, channels
 // and frames: a corrupt or truncated file fails here, before anything is
@@ -56,8 +97,8 @@ func CountFrames(data []byte) (rate, channels int, frames int64, err error) {
 	}
 }
 
-func wavBlocks(data []byte) (*Blocks, error) {
-	h, err := openPCM(bytes.NewReader(data), maxChannels)
+func wavBlocks(r io.ReadSeeker, maxChannels int) (*Blocks, error) {
+	h, err := openPCM(r, maxChannels)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +141,7 @@ func wavBlocks(data []byte) (*Blocks, error) {
 		carry = append(carry[:0], carry[frames*nch:]...)
 		return out, nil
 	}
-	return &Blocks{Rate: h.rate, Channels: nch, next: next}, nil
+	return &Blocks{Rate: h.rate, Channels: nch, Frames: h.samples / int64(nch), next: next}, nil
 }
 
 // flacBlocks decodes FLAC frame by frame with github.com/mewkiz/flac; a
@@ -156,7 +197,7 @@ func flacBlocks(data []byte) (b *Blocks, err error) {
 		}
 		return out, nil
 	}
-	return &Blocks{Rate: int(info.SampleRate), Channels: nch, next: next}, nil
+	return &Blocks{Rate: int(info.SampleRate), Channels: nch, Frames: int64(info.NSamples), next: next}, nil
 }
 
 // ResampleToWAV decodes data (one or two channels) and writes channel k,
@@ -173,40 +214,60 @@ func ResampleToWAV(data []byte, dsts []string, to, want, n int) error {
 	if b.Channels != len(dsts) || b.Channels > 2 {
 		return fmt.Errorf("audio has %d channels, want %d", b.Channels, len(dsts))
 	}
-	src := &blockStreamer{b: b}
+	return resampleInto(&blockStreamer{b: b}, dsts, to, min(want, n), n, 1)
+}
+
+// ResampleWAVFile writes the mono mix of the WAV file src (its channels
+// averaged, as ReadWAVMono does), resampled to rate `to`, as a PCM16 file
+// dst of exactly n samples: clipped to full scale (resampling can
+// overshoot it), then cut or padded with silence. It gives the samples
+// Resample gives on the whole recording while holding a few blocks in
+// memory, so a long or low-rate recording costs no more than a short one.
+func ResampleWAVFile(dst, src string, to, n int) error {
+	b, err := OpenWAVBlocks(src)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	want := ResampledLength(b.Frames, b.Rate, to)
+	return resampleInto(&blockStreamer{b: b, mix: true}, []string{dst}, to, min(want, n), n, 32767.0/32768)
+}
+
+// resampleInto streams src through beep's resampler into the files dsts
+// (channel k of the stream into dsts[k]) of n samples each, of which the
+// first limit are resampled and clipped to [-1, top], the rest silence.
+func resampleInto(src *blockStreamer, dsts []string, to, limit, n int, top float32) error {
 	var s beep.Streamer = src
-	if b.Rate != to {
+	if src.b.Rate != to {
 		// beep resamples the two channels of a frame independently, so
 		// a stereo stream gives each channel what it would alone.
-		s = beep.Resample(resampleQuality, beep.SampleRate(b.Rate), beep.SampleRate(to), s)
+		s = beep.Resample(resampleQuality, beep.SampleRate(src.b.Rate), beep.SampleRate(to), s)
 	}
-	writers := make([]*WAVWriter, len(dsts))
-	closeAll := func() {
+	writers := make([]*WAVWriter, 0, len(dsts))
+	fail := func(err error) error {
 		for _, w := range writers {
-			if w != nil {
-				w.f.Close()
-			}
+			w.f.Close()
 		}
+		return err
 	}
-	for k, dst := range dsts {
-		if writers[k], err = CreateWAV(dst, to, n); err != nil {
-			closeAll()
-			return err
+	for _, dst := range dsts {
+		w, err := CreateWAV(dst, to, n)
+		if err != nil {
+			return fail(err)
 		}
+		writers = append(writers, w)
 	}
 	frames := make([][2]float64, blockFrames)
 	out := make([]float32, blockFrames)
-	limit := min(want, n)
 	for written := 0; written < limit; {
 		got, ok := s.Stream(frames)
 		got = min(got, limit-written)
 		for k, w := range writers {
 			for i, f := range frames[:got] {
-				out[i] = max(-1, min(1, float32(f[k])))
+				out[i] = max(-1, min(float32(f[k]), top))
 			}
 			if err := w.Write(out[:got]); err != nil {
-				closeAll()
-				return err
+				return fail(err)
 			}
 		}
 		written += got
@@ -215,21 +276,22 @@ func ResampleToWAV(data []byte, dsts []string, to, want, n int) error {
 		}
 	}
 	if src.err != nil {
-		closeAll()
-		return src.err
+		return fail(src.err)
 	}
 	for _, w := range writers {
-		if err := w.Close(); err != nil {
+		if err := w.Close(); err != nil { // pads what is missing with silence
 			return err
 		}
 	}
 	return nil
 }
 
-// blockStreamer feeds Blocks to beep as stereo frames (a mono stream in
-// both halves); a decoding error ends the stream and is kept in err.
+// blockStreamer feeds Blocks to beep as stereo frames: a mono stream in
+// both halves, or with mix the average of all channels in both. A decoding
+// error ends the stream and is kept in err.
 type blockStreamer struct {
 	b       *Blocks
+	mix     bool
 	pending [][]float32
 	err     error
 }
@@ -252,6 +314,15 @@ func (s *blockStreamer) Stream(frames [][2]float64) (int, bool) {
 	n := min(len(frames), len(s.pending[0]))
 	last := len(s.pending) - 1
 	for i := range n {
+		if s.mix && last > 0 {
+			var sum float32 // as downmix sums, in float32 and channel order
+			for _, c := range s.pending {
+				sum += c[i]
+			}
+			m := float64(sum / float32(len(s.pending)))
+			frames[i] = [2]float64{m, m}
+			continue
+		}
 		frames[i] = [2]float64{float64(s.pending[0][i]), float64(s.pending[last][i])}
 	}
 	for k := range s.pending {

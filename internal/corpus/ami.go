@@ -338,7 +338,7 @@ func channelLength(paths []string, eventsEnd float64) (int, error) {
 		if p == "" {
 			continue
 		}
-		in, err := audio.OpenWAVMono(p)
+		in, err := audio.OpenWAVBlocks(p)
 		if err != nil {
 			return 0, err
 		}
