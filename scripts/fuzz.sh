@@ -1,13 +1,36 @@
 #!/usr/bin/env bash
-# Fuzzes every parser of outside input for the given time each (default 30s).
+# Fuzzes every parser of outside input for a fixed time each: the first
+# argument, else $FUZZTIME, else 30s. The run fails when a fuzz target of an
+# outside-input parser listed below is missing, so one cannot be dropped
+# silently.
 # Minimising a new input is capped at 5s: with parquet and WAV seeds of tens
 # of KB the default (60s) stalls the run at 0 execs/s while it minimises.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-time=${1:-30s}
+time=${1:-${FUZZTIME:-30s}}
+module=$(go list -m)
+required=(
+	internal/floor:FuzzParseGoldSet           # gold artifact
+	internal/score:FuzzParseSubmission        # submission (predictions file)
+	internal/score:FuzzParseProbs             # probability file
+	internal/spec:FuzzParse                   # sweep spec
+	internal/orchestrate:FuzzLoadConfig       # config file
+	internal/corpus:FuzzParseTurnBenchAnnotations
+	internal/corpus:FuzzParseManifest
+	internal/detect:FuzzParseSystem
+)
+ran=()
 for pkg in $(go list ./...); do
 	for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
 		echo "== $pkg $target"
 		go test -run '^$' -fuzz "^${target}\$" -fuzztime "$time" -fuzzminimizetime 5s "$pkg"
+		ran+=("${pkg#"$module"/}:$target")
 	done
 done
+for want in "${required[@]}"; do
+	if [[ " ${ran[*]} " != *" $want "* ]]; then
+		echo "fuzz.sh: fuzz target $want is missing" >&2
+		exit 1
+	fi
+done
+echo "fuzzed ${#ran[@]} targets for $time each"

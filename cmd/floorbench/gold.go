@@ -36,7 +36,7 @@ numbered from 1. The turnbench subcommand derives TurnBench gold.`,
 			if err != nil {
 				return err
 			}
-			return writeGold(cmd.OutOrStdout(), g, output)
+			return writeGold(cmd.OutOrStdout(), g, dir, output)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "corpus", "", "generated corpus folder (corpus generate --out)")
@@ -55,6 +55,9 @@ func newGoldTurnBenchCommand() *cobra.Command {
 consensus of annotators a, b and c (same canonical label, start and end within
 0.2 s, starts matched within 0.5 s, median boundaries rounded to 4 decimals),
 a turn view for EOT and a label view for INT, no-majority regions excluded.
+A segment with a boundary more than 3 s outside the conversation, or an end
+more than 3 s before its start, is an error; smaller deviations are kept, as
+TurnBench keeps them.
 With -o json it prints the gold artifact as TurnBench's "gold export" does;
 otherwise a table of per-conversation counts.`,
 		Args: cobra.NoArgs,
@@ -66,7 +69,7 @@ otherwise a table of per-conversation counts.`,
 			if err != nil {
 				return err
 			}
-			return writeGold(cmd.OutOrStdout(), corpus.TurnBenchGold(convs), output)
+			return writeGold(cmd.OutOrStdout(), corpus.TurnBenchGold(convs), annotations, output)
 		},
 	}
 	cmd.Flags().StringVar(&annotations, "annotations", "", "raw annotations JSON")
@@ -75,8 +78,13 @@ otherwise a table of per-conversation counts.`,
 	return cmd
 }
 
-// writeGold prints a gold set as the artifact (json) or as counts (table).
-func writeGold(w io.Writer, g *floor.GoldSet, output string) error {
+// writeGold prints a gold set derived from source as the artifact (json) or
+// as counts (table), after the checks every reader of the artifact makes,
+// so that floorbench never writes gold it would refuse to read.
+func writeGold(w io.Writer, g *floor.GoldSet, source, output string) error {
+	if err := g.Validate(); err != nil {
+		return fmt.Errorf("%s: the gold derived from it: %w", source, err)
+	}
 	var out bytes.Buffer
 	if output == "json" {
 		if err := floor.WriteGoldSet(&out, g); err != nil {

@@ -14,7 +14,7 @@ func Resample(x []float32, from, to int) []float32 {
 	if from == to || len(x) == 0 {
 		return x
 	}
-	want := int((int64(len(x))*int64(to) + int64(from)/2) / int64(from))
+	want := ResampledLength(int64(len(x)), from, to)
 	r := beep.Resample(resampleQuality, beep.SampleRate(from), beep.SampleRate(to), &monoStreamer{x: x})
 	out := make([]float32, 0, want+64)
 	buf := make([][2]float64, 4096)
@@ -31,6 +31,15 @@ func Resample(x []float32, from, to int) []float32 {
 		out = append(out, 0)
 	}
 	return out[:want]
+}
+
+// ResampledLength is how many samples Resample makes of n at rate from:
+// round(n*to/from).
+func ResampledLength(n int64, from, to int) int {
+	if from == to {
+		return int(n)
+	}
+	return int((n*int64(to) + int64(from)/2) / int64(from))
 }
 
 // monoStreamer feeds one channel to beep, which works on stereo frames.

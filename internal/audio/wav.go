@@ -94,42 +94,62 @@ func downmix(chans [][]float32) []float32 {
 	return out
 }
 
-func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {
+// pcmStream is an open WAV stream positioned at its samples.
+type pcmStream struct {
+	d        *wav.Decoder
+	channels int
+	bits     int
+	rate     int
+	samples  int64 // samples (of all channels) the data chunk declares
+}
+
+// openPCM checks a WAV stream's header (integer PCM, at most maxChannels
+// channels, a plausible rate and size) and positions it at its samples.
+func openPCM(r io.ReadSeeker, maxChannels int) (pcmStream, error) {
 	if err := checkChunks(r); err != nil {
-		return nil, 0, err
+		return pcmStream{}, err
 	}
 	d := wav.NewDecoder(r)
 	d.ReadInfo()
 	if err := d.Err(); err != nil {
-		return nil, 0, fmt.Errorf("not a readable WAV file: %w", err)
+		return pcmStream{}, fmt.Errorf("not a readable WAV file: %w", err)
 	}
 	if !d.IsValidFile() {
-		return nil, 0, errors.New("not a valid WAV file (bad RIFF/WAVE header or fmt chunk)")
+		return pcmStream{}, errors.New("not a valid WAV file (bad RIFF/WAVE header or fmt chunk)")
 	}
 	if d.WavAudioFormat != 1 {
-		return nil, 0, fmt.Errorf("unsupported WAV encoding %d (want integer PCM)", d.WavAudioFormat)
+		return pcmStream{}, fmt.Errorf("unsupported WAV encoding %d (want integer PCM)", d.WavAudioFormat)
 	}
 	nch := int(d.NumChans)
 	if maxChannels == 1 && nch != 1 {
-		return nil, 0, fmt.Errorf("%d channels (want mono: one file per speaker)", d.NumChans)
+		return pcmStream{}, fmt.Errorf("%d channels (want mono: one file per speaker)", d.NumChans)
 	}
 	if nch < 1 || nch > maxChannels {
-		return nil, 0, fmt.Errorf("%d channels (want 1 to %d)", nch, maxChannels)
+		return pcmStream{}, fmt.Errorf("%d channels (want 1 to %d)", nch, maxChannels)
 	}
 	if d.SampleRate < 1000 || d.SampleRate > 192000 {
-		return nil, 0, fmt.Errorf("implausible sample rate %d Hz", d.SampleRate)
+		return pcmStream{}, fmt.Errorf("implausible sample rate %d Hz", d.SampleRate)
 	}
 	bits := int(d.BitDepth)
 	if bits != 8 && bits != 16 && bits != 24 && bits != 32 {
-		return nil, 0, fmt.Errorf("unsupported bit depth %d", bits)
+		return pcmStream{}, fmt.Errorf("unsupported bit depth %d", bits)
 	}
 	if err := d.FwdToPCM(); err != nil {
-		return nil, 0, fmt.Errorf("no data chunk: %w", err)
+		return pcmStream{}, fmt.Errorf("no data chunk: %w", err)
 	}
 	declared := int64(d.PCMSize) / int64(bits/8)
 	if declared > maxWAVSamples {
-		return nil, 0, fmt.Errorf("data chunk claims %d samples, more than the %d this reader accepts", declared, maxWAVSamples)
+		return pcmStream{}, fmt.Errorf("data chunk claims %d samples, more than the %d this reader accepts", declared, maxWAVSamples)
 	}
+	return pcmStream{d: d, channels: nch, bits: bits, rate: int(d.SampleRate), samples: declared}, nil
+}
+
+func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {
+	h, err := openPCM(r, maxChannels)
+	if err != nil {
+		return nil, 0, err
+	}
+	d, nch, bits, declared := h.d, h.channels, h.bits, h.samples
 	channels = make([][]float32, nch)
 	for k := range channels {
 		channels[k] = make([]float32, 0, declared/int64(nch))
@@ -188,21 +208,12 @@ func WriteWAV(path string, samples []float32, rate int) error {
 // one sample per call (about 90 ns a sample, minutes on a full corpus);
 // go-audio's decoder reads the result back in the tests.
 func EncodeWAV(w io.Writer, samples []float32, rate int) error {
-	data := uint32(2 * len(samples))
 	if int64(len(samples))*2 > math.MaxUint32-36 {
 		return fmt.Errorf("%d samples do not fit in one WAV file", len(samples))
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	header := []any{
-		[4]byte{'R', 'I', 'F', 'F'}, 36 + data, [4]byte{'W', 'A', 'V', 'E'},
-		[4]byte{'f', 'm', 't', ' '}, uint32(16), uint16(1), uint16(1),
-		uint32(rate), uint32(2 * rate), uint16(2), uint16(16),
-		[4]byte{'d', 'a', 't', 'a'}, data,
-	}
-	for _, v := range header {
-		if err := binary.Write(bw, binary.LittleEndian, v); err != nil {
-			return err
-		}
+	if err := writeHeader(bw, rate, len(samples)); err != nil {
+		return err
 	}
 	var b [2]byte
 	for i, s := range samples {
@@ -213,6 +224,24 @@ func EncodeWAV(w io.Writer, samples []float32, rate int) error {
 		bw.Write(b[:])
 	}
 	return bw.Flush()
+}
+
+// writeHeader writes the canonical 44-byte header of an n-sample mono
+// PCM16 file.
+func writeHeader(w io.Writer, rate, n int) error {
+	data := uint32(2 * n)
+	header := []any{
+		[4]byte{'R', 'I', 'F', 'F'}, 36 + data, [4]byte{'W', 'A', 'V', 'E'},
+		[4]byte{'f', 'm', 't', ' '}, uint32(16), uint16(1), uint16(1),
+		uint32(rate), uint32(2 * rate), uint16(2), uint16(16),
+		[4]byte{'d', 'a', 't', 'a'}, data,
+	}
+	for _, v := range header {
+		if err := binary.Write(w, binary.LittleEndian, v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // PCM16 quantises one sample to 16 bits, rounding to nearest; the reader

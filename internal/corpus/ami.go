@@ -221,12 +221,12 @@ func ingestMeeting(o AMIOptions, rules FloorRules, e amiListEntry, dir string) (
 	}
 	events := deriveMeeting(rules, speakers, &r)
 	events = excludeSilent(events, paths, &r)
-	channels, err := readChannels(paths, lastEnd(events))
+	n, err := channelLength(paths, lastEnd(events))
 	if err != nil {
 		return Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
 	}
-	r.Duration = float64(len(channels[0])) / SampleRate
-	conv, err := writeAMIConversation(dir, r, channels, events, e.Meeting)
+	r.Duration = float64(n) / SampleRate
+	conv, err := writeAMIConversation(dir, r, paths, n, events, e.Meeting)
 	if err != nil {
 		return Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
 	}
@@ -330,46 +330,51 @@ func findHeadsets(dir, meeting string) []string {
 	return out
 }
 
-// readChannels reads every headset file as 16 kHz mono (missing ones are
-// silent) and pads all to one length that covers the audio and the events.
-func readChannels(paths []string, eventsEnd float64) ([][]float32, error) {
-	channels := make([][]float32, len(paths))
+// channelLength is the length at 16 kHz that every channel of a meeting is
+// padded to: it covers each headset file resampled and the last event. The
+// headers give it, so nothing is decoded twice.
+func channelLength(paths []string, eventsEnd float64) (int, error) {
 	n := int(math.Ceil(eventsEnd * SampleRate))
-	for k, p := range paths {
+	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		x, rate, err := audio.ReadWAVMono(p)
+		in, err := audio.OpenWAVBlocks(p)
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
-		x = audio.Resample(x, rate, SampleRate)
-		for i, v := range x {
-			x[i] = max(-1, min(v, 32767.0/32768)) // resampling can overshoot full scale
-		}
-		channels[k] = x
-		n = max(n, len(x))
+		in.Close()
+		n = max(n, audio.ResampledLength(in.Frames, in.Rate, SampleRate))
 	}
-	for k := range channels {
-		if len(channels[k]) < n {
-			channels[k] = append(channels[k], make([]float32, n-len(channels[k]))...)
-		}
+	return n, nil
+}
+
+// writeChannel writes a headset file as a 16 kHz mono channel of n samples
+// (path "" for a silent one). It streams: a meeting of any length and
+// rate costs a few blocks of memory, not its channels at 16 kHz.
+func writeChannel(dst, path string, n int) error {
+	if path != "" {
+		return audio.ResampleWAVFile(dst, path, SampleRate, n)
 	}
-	return channels, nil
+	w, err := audio.CreateWAV(dst, SampleRate, n)
+	if err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 // writeAMIConversation writes a meeting's folder into dir and returns its
 // manifest entry.
-func writeAMIConversation(dir string, r AMIMeetingReport, channels [][]float32, events []floor.Event, meeting string) (Conversation, error) {
-	c := Conversation{ID: r.ID, Split: r.Split, InteractionType: AMIInteractionType(meeting), Speakers: len(channels),
-		Topic: meeting, Voices: []string{}, Samples: len(channels[0]), Duration: r.Duration,
+func writeAMIConversation(dir string, r AMIMeetingReport, paths []string, n int, events []floor.Event, meeting string) (Conversation, error) {
+	c := Conversation{ID: r.ID, Split: r.Split, InteractionType: AMIInteractionType(meeting), Speakers: len(paths),
+		Topic: meeting, Voices: []string{}, Samples: n, Duration: r.Duration,
 		Channels: r.Channels, Files: map[string]string{}}
 	folder := filepath.Join(dir, c.ID)
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		return Conversation{}, err
 	}
-	for k, x := range channels {
-		if err := audio.WriteWAV(filepath.Join(folder, ChannelName(k+1)), x, SampleRate); err != nil {
+	for k, p := range paths {
+		if err := writeChannel(filepath.Join(folder, ChannelName(k+1)), p, n); err != nil {
 			return Conversation{}, err
 		}
 	}

@@ -27,6 +27,8 @@ var annotatorKeys = [floor.Annotators]string{"a", "b", "c"}
 //
 // Every segment is [start, end, label] with an optional text; labels outside
 // TurnBench's taxonomy are kept and ignored by the gold, as TurnBench does.
+// Segments far outside the conversation are rejected
+// (floor.CheckAnnotatedSegments).
 // Errors name the file, conversation, speaker, annotator and index.
 func ReadTurnBenchAnnotations(path string) ([]TurnBenchConversation, error) {
 	return jsonio.ReadFile(path, ParseTurnBenchAnnotations)
@@ -108,6 +110,9 @@ func parseTurnBenchConversation(d *jsonio.Decoder, id string) (TurnBenchConversa
 			return c, fmt.Errorf("annotations: speaker_%d is missing (speakers must be numbered 1..%d)", k, len(speakers))
 		}
 		c.Speakers = append(c.Speakers, tracks)
+	}
+	if err := floor.CheckAnnotatedSegments(c.Duration, c.Speakers); err != nil {
+		return c, err
 	}
 	return c, nil
 }

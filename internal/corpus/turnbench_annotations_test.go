@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -55,4 +56,20 @@ func FuzzParseTurnBenchAnnotations(f *testing.F) {
 		}
 		TurnBenchGold(convs) // any parsed input must derive without panicking
 	})
+}
+
+// Ingest refuses a row whose labels would give gold like [-5, 2] before it
+// writes anything for it.
+func TestIngestRejectsSegmentsFarOutsideTheConversation(t *testing.T) {
+	dir := t.TempDir()
+	row := &TurnBenchRow{ID: "c1", Split: "dev", samples: SampleRate,
+		Speakers: []floor.SpeakerAnnotations{{{{Start: -5, End: 0.5, Label: "Normal Turn"}}}, {}}}
+	_, err := WriteTurnBenchConversation(dir, row)
+	want := `conversation "c1": speaker_1 annotator a segment 0: start -5 is outside [-3, 4] (3 s around [0, duration_s 1])`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant  %s", err, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("wrote %v", entries)
+	}
 }

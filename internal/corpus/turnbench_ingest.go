@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -115,14 +115,15 @@ func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, er
 	e := Conversation{ID: row.ID, Split: row.Split, InteractionType: row.Type, Speakers: 2,
 		Voices: []string{}, Duration: row.Duration(), Samples: row.Samples(),
 		Channels: TurnBenchChannels, Unlabelled: row.Speakers == nil, Files: map[string]string{}}
+	if err := floor.CheckAnnotatedSegments(e.Duration, row.Speakers); err != nil {
+		return Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
+	}
 	folder := filepath.Join(dir, row.ID)
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		return Conversation{}, err
 	}
-	for k, ch := range row.Channels {
-		if err := audio.WriteWAV(filepath.Join(folder, ChannelName(k+1)), ch, SampleRate); err != nil {
-			return Conversation{}, err
-		}
+	if err := row.writeChannels(folder); err != nil {
+		return Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
 	}
 	if !e.Unlabelled {
 		data, err := EncodeTurnBenchAnnotations([]TurnBenchConversation{row.Annotations()})

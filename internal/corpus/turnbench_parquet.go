@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
@@ -37,19 +38,30 @@ const annotationTimeTolerance = BoundaryTolerance
 // block); anything larger is an error.
 const maxChannelSkew = 1.0 // seconds
 
-// TurnBenchRow is one conversation of a TurnBench parquet file, decoded:
-// both channels at 16 kHz and of equal length, and the raw annotator
-// tracks (nil for an unlabelled row).
+// TurnBenchRow is one conversation of a TurnBench parquet file: its
+// audio, checked but kept encoded (WriteTurnBenchConversation decodes and
+// resamples it block by block), and the raw annotator tracks (nil for an
+// unlabelled row).
 type TurnBenchRow struct {
 	ID       string
 	Split    string // "" when the file has no split column
 	Type     string // metadata conversation_type, or UnknownType
-	Channels [2][]float32
+	Audio    []AudioCell
 	Speakers []floor.SpeakerAnnotations
+	samples  int
 }
 
-// Samples is the length of each channel.
-func (r *TurnBenchRow) Samples() int { return len(r.Channels[0]) }
+// AudioCell is one encoded audio value of a row: the stereo column (both
+// speakers) or one speaker's column.
+type AudioCell struct {
+	Data []byte
+	// Length is each of its channels' length at 16 kHz.
+	Length int
+}
+
+// Samples is the length of each channel at 16 kHz, the shorter one padded
+// with silence.
+func (r *TurnBenchRow) Samples() int { return r.samples }
 
 // Duration is the channels' length in seconds.
 func (r *TurnBenchRow) Duration() float64 { return float64(r.Samples()) / SampleRate }
@@ -446,74 +458,76 @@ func str(v any) (string, bool) {
 }
 
 func (l *layout) decodeAudio(m map[string]any, row *TurnBenchRow) error {
-	var chans [][]float32
+	var lengths []int // per speaker
 	for _, name := range l.audio {
-		x, err := decodeAudioValue(m[name], len(l.audio) == 1)
+		cell, channels, err := decodeAudioValue(m[name], len(l.audio) == 1)
 		if err != nil {
 			return fmt.Errorf("column %q: %w", name, err)
 		}
-		chans = append(chans, x...)
+		row.Audio = append(row.Audio, cell)
+		for range channels {
+			lengths = append(lengths, cell.Length)
+		}
 	}
-	a, b := chans[0], chans[1]
-	if skew := math.Abs(float64(len(a)-len(b))) / SampleRate; skew > maxChannelSkew {
-		return fmt.Errorf("speaker channels differ in length by %.3f s (%d and %d samples at 16 kHz; at most %g s is padded)", skew, len(a), len(b), maxChannelSkew)
+	a, b := lengths[0], lengths[1]
+	if skew := math.Abs(float64(a-b)) / SampleRate; skew > maxChannelSkew {
+		return fmt.Errorf("speaker channels differ in length by %.3f s (%d and %d samples at 16 kHz; at most %g s is padded)", skew, a, b, maxChannelSkew)
 	}
-	n := max(len(a), len(b))
-	if n == 0 {
+	row.samples = max(a, b)
+	if row.samples == 0 {
 		return errors.New("audio holds no samples")
 	}
-	row.Channels = [2][]float32{pad(a, n), pad(b, n)}
 	return nil
 }
 
-// decodeAudioValue decodes one audio cell to 16 kHz channels: one for a
-// speaker column, two for the stereo column.
-func decodeAudioValue(v any, stereo bool) ([][]float32, error) {
+// decodeAudioValue checks one audio cell (two channels for the stereo
+// column, one for a speaker's) by decoding it block by block, and returns
+// it with the length of its channels at 16 kHz.
+func decodeAudioValue(v any, stereo bool) (AudioCell, int, error) {
 	if st, ok := v.(map[string]any); ok {
 		v = st["bytes"]
 		if v == nil {
-			return nil, errors.New("field \"bytes\": null (the audio must be embedded, not a path)")
+			return AudioCell{}, 0, errors.New("field \"bytes\": null (the audio must be embedded, not a path)")
 		}
 	}
 	data, ok := v.([]byte)
 	if !ok {
 		s, isStr := v.(string)
 		if !isStr {
-			return nil, errors.New("null")
+			return AudioCell{}, 0, errors.New("null")
 		}
 		data = []byte(s)
 	}
-	chans, rate, err := audio.DecodeChannels(data)
+	rate, channels, frames, err := audio.CountFrames(data)
 	if err != nil {
-		return nil, fmt.Errorf("audio bytes: %w", err)
+		return AudioCell{}, 0, fmt.Errorf("audio bytes: %w", err)
 	}
 	want := 1
 	if stereo {
 		want = 2
 	}
-	if len(chans) != want {
-		return nil, fmt.Errorf("audio has %d channels (want %d)", len(chans), want)
+	if channels != want {
+		return AudioCell{}, 0, fmt.Errorf("audio has %d channels (want %d)", channels, want)
 	}
-	for k, x := range chans {
-		chans[k] = clamp(audio.Resample(x, rate, SampleRate))
-	}
-	return chans, nil
+	return AudioCell{Data: data, Length: audio.ResampledLength(frames, rate, SampleRate)}, channels, nil
 }
 
-// clamp keeps resampled samples inside [-1, 1]: interpolation can
-// overshoot a full-scale recording by a little.
-func clamp(x []float32) []float32 {
-	for i, v := range x {
-		x[i] = max(-1, min(1, v))
+// writeChannels writes the row's two 16 kHz channels into folder, each
+// resampled and clipped to [-1, 1] (interpolation can overshoot a
+// full-scale recording a little), the shorter padded with silence.
+func (r *TurnBenchRow) writeChannels(folder string) error {
+	k := 1
+	for _, cell := range r.Audio {
+		dsts := []string{filepath.Join(folder, ChannelName(k))}
+		if len(r.Audio) == 1 {
+			dsts = append(dsts, filepath.Join(folder, ChannelName(k+1)))
+		}
+		if err := audio.ResampleToWAV(cell.Data, dsts, SampleRate, cell.Length, r.samples); err != nil {
+			return fmt.Errorf("audio: %w", err)
+		}
+		k += len(dsts)
 	}
-	return x
-}
-
-func pad(x []float32, n int) []float32 {
-	for len(x) < n {
-		x = append(x, 0)
-	}
-	return x
+	return nil
 }
 
 // decodeAnnotations reads the six tracks. A row is unlabelled when every

@@ -68,9 +68,9 @@ func ReadGoldSet(path string) (*GoldSet, error) {
 
 // ParseGoldSet parses a gold artifact strictly: known keys only, every key
 // of a conversation present, speakers >= 1, finite times,
-// and the matching windows finite and >= 0. Conversation order is kept.
-// A span whose start is after its end is kept as TurnBench keeps it: it
-// can never contain a prediction.
+// and the matching windows finite and >= 0; then it checks the times
+// against each conversation's duration (GoldSet.Validate). Conversation
+// order is kept.
 func ParseGoldSet(data []byte) (*GoldSet, error) {
 	d := jsonio.NewDecoder(data)
 	g := &GoldSet{}
@@ -126,6 +126,9 @@ func ParseGoldSet(data []byte) (*GoldSet, error) {
 		return nil, fmt.Errorf("missing key \"conversations\"")
 	}
 	g.HasProvenance = haveSHA || haveRevision
+	if err := g.Validate(); err != nil {
+		return nil, err
+	}
 	return g, nil
 }
 

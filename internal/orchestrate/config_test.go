@@ -77,18 +77,3 @@ func TestDevServerConfigDropsRemoteCredentials(t *testing.T) {
 	}
 }
 
-// FuzzConfigFile: any file is a config or one line of error, never a
-// panic, and never an error quoting a value.
-func FuzzConfigFile(f *testing.F) {
-	f.Add([]byte("temporal_address: 127.0.0.1:7233\nlimits: {resamples: 5}\n"))
-	f.Add([]byte("s3_secret_key: [a, {b: c}]\n"))
-	f.Add([]byte("limits: [1, 2]\n"))
-	f.Add([]byte("a: &x [*x]\n"))
-	f.Add([]byte("---\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		c := DefaultConfig()
-		if err := decodeConfig(data, &c); err != nil && strings.Contains(err.Error(), "\n") {
-			t.Fatalf("a multi-line error: %q", err)
-		}
-	})
-}

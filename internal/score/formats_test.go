@@ -2,6 +2,7 @@ package score
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -95,8 +96,14 @@ func FuzzParseSubmission(f *testing.F) {
 		if err != nil {
 			t.Fatalf("written submission does not read back: %v\n%s", err, buf.Bytes())
 		}
-		if len(again.Conversations) != len(s.Conversations) {
-			t.Fatalf("round trip changed the submission")
+		// Written again, it is the same bytes (NaN compares unequal, so
+		// the written form is what is compared).
+		var second bytes.Buffer
+		if err := WriteSubmission(&second, again); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(second.Bytes(), buf.Bytes()) {
+			t.Fatalf("round trip changed the submission:\n%s\n%s", buf.Bytes(), second.Bytes())
 		}
 	})
 }
@@ -120,4 +127,48 @@ func FuzzParseProbs(f *testing.F) {
 			t.Fatalf("round trip: %v\n%+v\n%+v", err, p, again)
 		}
 	})
+}
+
+// TurnBench's gold is dyadic: a submission or probability file for it must
+// name exactly speakers 1 and 2, even where the gold of a conversation has
+// events of speaker 1 only.
+func TestTurnBenchGoldWantsExactlyTwoSpeakers(t *testing.T) {
+	conv := floor.ConversationGold{ID: "a", Duration: 1, EOT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 1, Time: 0.5}}}}
+	turnbench := &floor.GoldSet{HasProvenance: true, Conversations: []floor.ConversationGold{conv}}
+	derived := &floor.GoldSet{Conversations: []floor.ConversationGold{conv}}
+	sub := func(n int) *Submission {
+		return &Submission{Conversations: []ConversationPredictions{{ID: "a", Speakers: make([]SpeakerPredictions, n)}}}
+	}
+	probs := func(n int) *ProbsFile {
+		p := &ProbsFile{Task: floor.TaskEOT, FrameRate: 10, Conversations: []ConversationProbs{{ID: "a"}}}
+		for range n {
+			p.Conversations[0].Speakers = append(p.Conversations[0].Speakers, make([]float64, 10))
+		}
+		return p
+	}
+	want := map[int]string{
+		1: `conversation "a": speaker_2 is missing (the gold has speakers 1..2)`,
+		2: "",
+		3: `conversation "a": speaker_3 is not in the gold (TurnBench gold has speakers 1 and 2 only)`,
+	}
+	for n, w := range want {
+		for name, err := range map[string]error{"submission": CheckSubmission(sub(n), turnbench), "probs": CheckProbs(probs(n), turnbench)} {
+			if got := fmt.Sprint(err); (w == "" && err != nil) || (w != "" && got != w) {
+				t.Errorf("%s with %d speakers: error %v, want %q", name, n, err, w)
+			}
+		}
+	}
+	// Gold floorbench derived does not record its speaker count: the
+	// speakers it mentions are required, further ones allowed.
+	for _, n := range []int{1, 3} {
+		if err := CheckSubmission(sub(n), derived); err != nil {
+			t.Errorf("derived gold, %d speakers: %v", n, err)
+		}
+		if err := CheckProbs(probs(n), derived); err != nil {
+			t.Errorf("derived gold, %d probability tracks: %v", n, err)
+		}
+	}
+	if err := CheckSubmission(sub(0), derived); err == nil || err.Error() != `conversation "a": speaker_1 is missing (the gold has speakers 1..1)` {
+		t.Errorf("derived gold, no speakers: %v", err)
+	}
 }

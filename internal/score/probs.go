@@ -201,7 +201,7 @@ func speakerKey(key string) (int, bool) {
 }
 
 // CheckProbs checks p against gold: every gold conversation exactly once,
-// no unknown ones, the gold's speaker count, and exactly FrameCount frames
+// no unknown ones, the gold's speakers (checkSpeakerSet), and exactly FrameCount frames
 // per speaker.
 func CheckProbs(p *ProbsFile, gold *floor.GoldSet) error {
 	byID := map[string]*ConversationProbs{}
@@ -214,8 +214,8 @@ func CheckProbs(p *ProbsFile, gold *floor.GoldSet) error {
 		if !ok {
 			return fmt.Errorf("conversation %q: missing (every gold conversation must appear once)", g.ID)
 		}
-		if len(c.Speakers) < g.Speakers() {
-			return fmt.Errorf("conversation %q: %d speaker tracks, the gold has %d speakers", g.ID, len(c.Speakers), g.Speakers())
+		if err := checkSpeakerSet(g.ID, len(c.Speakers), g, gold.Dyadic()); err != nil {
+			return err
 		}
 		want := FrameCount(g.Duration, p.FrameRate)
 		for k, track := range c.Speakers {

@@ -201,7 +201,7 @@ func parseSpeakerPredictions(d *jsonio.Decoder, where string) (SpeakerPrediction
 }
 
 // CheckSubmission checks s against gold (docs/formats.md#submission): every gold conversation
-// exactly once, no unknown ones, at least the gold's speakers, and every
+// exactly once, no unknown ones, the gold's speakers (checkSpeakerSet), and every
 // list strictly increasing, finite and inside [0, duration]. The error names
 // the conversation, speaker, task and index.
 func CheckSubmission(s *Submission, gold *floor.GoldSet) error {
@@ -215,8 +215,8 @@ func CheckSubmission(s *Submission, gold *floor.GoldSet) error {
 		if g == nil {
 			return fmt.Errorf("conversation %q: not in the gold", c.ID)
 		}
-		if len(c.Speakers) < g.Speakers() {
-			return fmt.Errorf("conversation %q: %d speakers, the gold has %d", c.ID, len(c.Speakers), g.Speakers())
+		if err := checkSpeakerSet(c.ID, len(c.Speakers), g, gold.Dyadic()); err != nil {
+			return err
 		}
 		for k, sp := range c.Speakers {
 			for _, t := range floor.Tasks {
@@ -248,6 +248,26 @@ func checkTimes(times []float64, duration float64) error {
 		case j > 0 && t <= times[j-1]:
 			return fmt.Errorf("[%d]: time %v is not after the previous time %v (times must be strictly increasing)", j, t, times[j-1])
 		}
+	}
+	return nil
+}
+
+// checkSpeakerSet checks that a conversation's n submitted speakers (numbered
+// 1..n, as parsing makes sure) cover every speaker the gold mentions and,
+// for TurnBench's dyadic gold, are exactly speakers 1 and 2: TurnBench
+// rejects a submission that omits a speaker or names a third. Other gold
+// does not record how many speakers a conversation has, so further
+// speakers are accepted there (they have no gold to be scored against).
+func checkSpeakerSet(id string, n int, g *floor.ConversationGold, dyadic bool) error {
+	want := g.Speakers()
+	if dyadic {
+		want = 2
+	}
+	if n < want {
+		return fmt.Errorf("conversation %q: speaker_%d is missing (the gold has speakers 1..%d)", id, n+1, want)
+	}
+	if dyadic && n > want {
+		return fmt.Errorf("conversation %q: speaker_%d is not in the gold (TurnBench gold has speakers 1 and 2 only)", id, want+1)
 	}
 	return nil
 }

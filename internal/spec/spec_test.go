@@ -1,10 +1,12 @@
 package spec
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/limits"
+	"go.yaml.in/yaml/v3"
 )
 
 const example = `
@@ -92,8 +94,23 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		s.Normalise()
-		if _, err := s.Hash(); err != nil {
+		want, err := s.Canonical()
+		if err != nil {
 			t.Fatal(err)
+		}
+		// The normalised spec written back as YAML is a spec that means
+		// the same run.
+		data, err = yaml.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := Parse("f.yaml", data)
+		if err != nil {
+			t.Fatalf("normalised spec does not read back: %v\n%s", err, data)
+		}
+		again.Normalise()
+		if got, _ := again.Canonical(); !bytes.Equal(got, want) {
+			t.Fatalf("round trip changed the run:\n%s\n%s", want, got)
 		}
 	})
 }

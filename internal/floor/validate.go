@@ -1,0 +1,113 @@
+package floor
+
+import "fmt"
+
+// BoundarySlack is how far, in seconds, an annotated boundary or a gold
+// span may lie outside its conversation [0, duration], and how far an
+// annotated segment's end may lie before its start. TurnBench's own data
+// has such boundaries (the reference annotations hold a segment starting at
+// -0.19 s, one ending 2.09 s past the conversation and one ending 1.16 s
+// before its start, and its gold export keeps them); a boundary off by more
+// than the whole matching window is not annotator jitter but broken data.
+const BoundarySlack = DefaultTauMax
+
+// Dyadic reports whether the gold set is TurnBench's (it carries
+// TurnBench's provenance stamps): TurnBench conversations have exactly
+// speakers 1 and 2, and submissions for them must name exactly those.
+func (g *GoldSet) Dyadic() bool { return g.HasProvenance }
+
+// Validate checks what parsing cannot: every anchor inside
+// [0, duration + tau_pre] (an anchor later than that can never be matched
+// by a prediction inside the conversation), every span boundary within
+// BoundarySlack of [0, duration], and for TurnBench gold only speakers 1
+// and 2. The error names the conversation, field, speaker and value.
+//
+// Two things TurnBench's scorer accepts are accepted here too, because the
+// reference data holds them: duplicate anchors (each counts as a positive
+// of its own) and spans whose start is after their end (such a span holds
+// no prediction: a negative one is always a true negative, an excluded one
+// excludes nothing).
+func (g *GoldSet) Validate() error {
+	for i := range g.Conversations {
+		c := &g.Conversations[i]
+		if err := c.validate(g.TauPre, g.Dyadic()); err != nil {
+			return fmt.Errorf("conversation %q: %w", c.ID, err)
+		}
+	}
+	return nil
+}
+
+func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
+	lists := []struct {
+		key     string
+		anchors []Anchor
+		spans   []Span
+	}{
+		{"eot_positive_events", c.EOT.Positives, nil},
+		{"eot_negative_spans", nil, c.EOT.Negatives},
+		{"int_positive_events", c.INT.Positives, nil},
+		{"int_negative_spans", nil, c.INT.Negatives},
+		{"eot_excluded", nil, c.EOT.Excluded},
+		{"int_excluded", nil, c.INT.Excluded},
+	}
+	lo, hi := -BoundarySlack, c.Duration+BoundarySlack
+	for _, l := range lists {
+		for j, a := range l.anchors {
+			where := fmt.Sprintf("%s[%d] speaker %d", l.key, j, a.Speaker)
+			if err := checkSpeaker(where, a.Speaker, dyadic); err != nil {
+				return err
+			}
+			if a.Time < 0 || a.Time > c.Duration+tauPre {
+				return fmt.Errorf("%s: time_s %v is outside [0, %v] (duration_s %v + tau_pre_s %v)", where, a.Time, c.Duration+tauPre, c.Duration, tauPre)
+			}
+		}
+		for j, s := range l.spans {
+			where := fmt.Sprintf("%s[%d] speaker %d", l.key, j, s.Speaker)
+			if err := checkSpeaker(where, s.Speaker, dyadic); err != nil {
+				return err
+			}
+			for _, b := range []struct {
+				field string
+				v     float64
+			}{{"start", s.Start}, {"end", s.End}} {
+				if b.v < lo || b.v > hi {
+					return fmt.Errorf("%s: %s %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, b.field, b.v, lo, hi, BoundarySlack, c.Duration)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func checkSpeaker(where string, speaker int, dyadic bool) error {
+	if dyadic && speaker > 2 {
+		return fmt.Errorf("%s: speaker %d in TurnBench gold, which has speakers 1 and 2 only", where, speaker)
+	}
+	return nil
+}
+
+// CheckAnnotatedSegments rejects an annotated segment with a boundary more
+// than BoundarySlack outside [0, duration] or an end more than
+// BoundarySlack before its start: the gold derived from it would carry
+// excluded intervals like [-5, 2] or [30, 20]. Smaller deviations are kept,
+// as TurnBench keeps them. The error names speaker, annotator, segment,
+// field and value.
+func CheckAnnotatedSegments(duration float64, speakers []SpeakerAnnotations) error {
+	lo, hi := -BoundarySlack, duration+BoundarySlack
+	for k, tracks := range speakers {
+		for a, track := range tracks {
+			for i, s := range track {
+				where := fmt.Sprintf("speaker_%d annotator %c segment %d", k+1, 'a'+a, i)
+				switch {
+				case s.Start < lo || s.Start > hi:
+					return fmt.Errorf("%s: start %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, s.Start, lo, hi, BoundarySlack, duration)
+				case s.End < lo || s.End > hi:
+					return fmt.Errorf("%s: end %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, s.End, lo, hi, BoundarySlack, duration)
+				case s.Start-s.End > BoundarySlack:
+					return fmt.Errorf("%s: end %v is more than %v s before start %v", where, s.End, BoundarySlack, s.Start)
+				}
+			}
+		}
+	}
+	return nil
+}

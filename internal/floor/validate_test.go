@@ -1,0 +1,88 @@
+package floor
+
+import (
+	"strings"
+	"testing"
+)
+
+// goldWith returns a one-conversation artifact (duration 10 s, tau_pre
+// 0.25 s) whose lists are empty except the one body sets.
+func goldWith(provenance, body string) string {
+	lists := map[string]string{"eot_positive_events": "[]", "eot_negative_spans": "[]", "int_positive_events": "[]",
+		"int_negative_spans": "[]", "eot_excluded": "[]", "int_excluded": "[]"}
+	out := `{` + provenance + `"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {"c1": {"duration_s": 10.0`
+	for _, k := range conversationGoldKeys[1:] {
+		if strings.HasPrefix(body, `"`+k+`"`) {
+			out += ", " + body
+			continue
+		}
+		out += `, "` + k + `": ` + lists[k]
+	}
+	return out + "}}}"
+}
+
+func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
+	const tb = `"scorer_sha": "a87ffac", "dataset_revision": "3f2c1d0", `
+	cases := []struct{ provenance, body, want string }{
+		{"", `"eot_positive_events": [{"speaker": 1, "time_s": -1}]`,
+			`conversation "c1": eot_positive_events[0] speaker 1: time_s -1 is outside [0, 10.25] (duration_s 10 + tau_pre_s 0.25)`},
+		{"", `"int_positive_events": [{"speaker": 2, "time_s": 4}, {"speaker": 2, "time_s": 10.3}]`,
+			`conversation "c1": int_positive_events[1] speaker 2: time_s 10.3 is outside [0, 10.25] (duration_s 10 + tau_pre_s 0.25)`},
+		{"", `"eot_excluded": [{"speaker": 1, "start": -5, "end": 2}]`,
+			`conversation "c1": eot_excluded[0] speaker 1: start -5 is outside [-3, 13] (3 s around [0, duration_s 10])`},
+		{"", `"int_negative_spans": [{"speaker": 1, "start": 30, "end": 20}]`,
+			`conversation "c1": int_negative_spans[0] speaker 1: start 30 is outside [-3, 13] (3 s around [0, duration_s 10])`},
+		{"", `"eot_negative_spans": [{"speaker": 1, "start": 9, "end": 14}]`,
+			`conversation "c1": eot_negative_spans[0] speaker 1: end 14 is outside [-3, 13] (3 s around [0, duration_s 10])`},
+		{tb, `"eot_positive_events": [{"speaker": 3, "time_s": 1}]`,
+			`conversation "c1": eot_positive_events[0] speaker 3: speaker 3 in TurnBench gold, which has speakers 1 and 2 only`},
+	}
+	for _, c := range cases {
+		in := goldWith(c.provenance, c.body)
+		if _, err := ParseGoldSet([]byte(in)); err == nil || err.Error() != c.want {
+			t.Errorf("%s\n  error %v\n  want  %s", in, err, c.want)
+		}
+	}
+}
+
+// TurnBench's scorer keeps these and the reference fixtures hold them, so
+// floorbench must read them to agree with it to the count.
+func TestGoldThatTurnBenchKeepsIsAccepted(t *testing.T) {
+	for _, body := range []string{
+		`"eot_positive_events": [{"speaker": 1, "time_s": 4}, {"speaker": 1, "time_s": 4}]`,     // duplicate anchors
+		`"eot_positive_events": [{"speaker": 1, "time_s": 0}, {"speaker": 2, "time_s": 10.25}]`, // both edges
+		`"eot_negative_spans": [{"speaker": 1, "start": 8.5, "end": 4.2}]`,                      // crossed span
+		`"eot_excluded": [{"speaker": 1, "start": -0.1875, "end": 0.375}]`,                      // slightly before 0
+		`"int_negative_spans": [{"speaker": 2, "start": 8, "end": 12.1}]`,                       // past the end
+		`"int_positive_events": [{"speaker": 7, "time_s": 1}]`,                                  // no provenance: N speakers
+	} {
+		if _, err := ParseGoldSet([]byte(goldWith("", body))); err != nil {
+			t.Errorf("%s: %v", body, err)
+		}
+	}
+}
+
+func TestAnnotatedSegmentsFarOutsideTheConversationAreRejected(t *testing.T) {
+	track := func(segs ...AnnotatedSegment) []SpeakerAnnotations {
+		return []SpeakerAnnotations{{{{Start: 1, End: 2, Label: "Normal Turn"}}, nil, segs}}
+	}
+	cases := []struct {
+		seg  AnnotatedSegment
+		want string
+	}{
+		{AnnotatedSegment{Start: -5, End: 2}, "speaker_1 annotator c segment 0: start -5 is outside [-3, 23] (3 s around [0, duration_s 20])"},
+		{AnnotatedSegment{Start: 19, End: 23.5}, "speaker_1 annotator c segment 0: end 23.5 is outside [-3, 23] (3 s around [0, duration_s 20])"},
+		{AnnotatedSegment{Start: 15, End: 11}, "speaker_1 annotator c segment 0: end 11 is more than 3 s before start 15"},
+	}
+	for _, c := range cases {
+		if err := CheckAnnotatedSegments(20, track(c.seg)); err == nil || err.Error() != c.want {
+			t.Errorf("%+v\n  error %v\n  want  %s", c.seg, err, c.want)
+		}
+	}
+	// The largest deviations of the reference annotations.
+	for _, s := range []AnnotatedSegment{{Start: -0.1875, End: 0.375}, {Start: 18.5, End: 22.0885}, {Start: 15.709, End: 14.554}} {
+		if err := CheckAnnotatedSegments(20, track(s)); err != nil {
+			t.Errorf("%+v: %v", s, err)
+		}
+	}
+}
