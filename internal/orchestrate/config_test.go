@@ -76,4 +76,3 @@ func TestDevServerConfigDropsRemoteCredentials(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }
-
