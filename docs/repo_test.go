@@ -1,0 +1,32 @@
+package docs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// maxTracked is the largest file the repository may hold outside testdata/:
+// build outputs (an 80 MB binary once was) and data never enter it.
+const maxTracked = 1 << 20
+
+func TestNoLargeTrackedFiles(t *testing.T) {
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		if name == "" || strings.HasPrefix(name, "testdata/") || strings.Contains(name, "/testdata/") {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(root, name))
+		if err != nil {
+			continue // deleted in the work tree
+		}
+		if fi.Mode().IsRegular() && fi.Size() > maxTracked {
+			t.Errorf("%s: %d bytes tracked outside testdata/ (limit %d): a build output or data file", name, fi.Size(), maxTracked)
+		}
+	}
+}
