@@ -32,7 +32,11 @@ run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS"
 rm -rf "$run"
 mkdir -p "$run"/{submitter,worker-cpu,worker-synth,worker-gpu,minio}
 pids=()
-cleanup() { for p in "${pids[@]}" ${chaos_pid:-}; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() {
+	for p in "${pids[@]}" ${chaos_pid:-} ${minio_pid:-}; do kill "$p" 2>/dev/null || true; done
+	pkill -INT -f "^$fb worker" 2>/dev/null || true
+	wait 2>/dev/null || true
+}
 trap cleanup EXIT
 
 wait_port() { for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.1; done; echo "port $1 never opened" >&2; return 1; }
@@ -101,9 +105,11 @@ fi
 "$fb" watch "$id" --config "" -o json >"$run/status.json"
 end=$(date +%s.%N)
 [ -n "${chaos_pid:-}" ] && kill "$chaos_pid" 2>/dev/null || true
-bundle=$(sed -n 's/.*"bundle_id": *"\([^"]*\)".*/\1/p' "$run/status.json")
+bundle=$(sed -n 's/^  "bundle_id": *"\([^"]*\)".*/\1/p' "$run/status.json" | head -1)
 "$fb" bundle get "$bundle" --config "" --out "$run/bundle" >/dev/null
-"$FLOORBENCH_TOOLS/bin/temporal" workflow show --address 127.0.0.1:17233 -w "$id" -o json >"$run/history.json"
+history_events() { "$FLOORBENCH_TOOLS/bin/temporal" workflow show --address 127.0.0.1:17233 -w "$1" -o json | grep -c '"eventId"'; }
+first=$(sed -n 's/^  - {name: \([^,]*\),.*/\1/p' "$run/submitter/spec.yaml" | head -1)
+events="sweep $(history_events "$id"), corpus $(history_events "$id/corpus-mptb"), evaluation of $first $(history_events "$id/eval-$first-mptb")"
 for k in cpu synth gpu; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)" 2>/dev/null || true; done
 sleep 3
 
@@ -113,7 +119,7 @@ sleep 3
 	for k in cpu synth gpu; do
 		awk -v k="$k" '/Maximum resident/ {m = ($6 > m ? $6 : m)} /User time/ {u += $4} /System time/ {s += $4} END {printf "worker %s: peak RSS %.0f MB, CPU %.0f s\n", k, m / 1024, u + s}' "$run/worker-$k.time"
 	done
-	echo "sweep history events $(grep -c '"eventId"' "$run/history.json")"
+	echo "history events: $events (Temporal warns at 10,240)"
 	echo "objects in the bucket $(find "$run/minio/labscale" -name xl.meta | wc -l)"
 	echo "results.json sha256 $(sha256sum "$run/bundle/results.json" | cut -c1-16)"
 } | tee "$run/summary.txt"
