@@ -41,26 +41,16 @@ func (s slowStore) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 // third of it) arrive in time on a loaded machine.
 const testHeartbeatTimeout = time.Second
 
-func runAggregate(ctx workflow.Context, in AggregateInput) (string, error) {
+// runActivity runs one activity on the test's heartbeat timeout, once.
+func runActivity(ctx workflow.Context, name string, in any) (string, error) {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: time.Minute,
 		HeartbeatTimeout:    testHeartbeatTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
-	var id string
-	err := workflow.ExecuteActivity(ctx, "Aggregate", in).Get(ctx, &id)
-	return id, err
-}
-
-func runAudit(ctx workflow.Context, in AuditInput) (string, error) {
-	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		HeartbeatTimeout:    testHeartbeatTimeout,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-	})
-	var key string
-	err := workflow.ExecuteActivity(ctx, "Audit", in).Get(ctx, &key)
-	return key, err
+	var out string
+	err := workflow.ExecuteActivity(ctx, name, in).Get(ctx, &out)
+	return out, err
 }
 
 // Activities whose reads outlast the heartbeat timeout (a full corpus and
@@ -84,9 +74,9 @@ func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(5 * time.Minute)
-	env.RegisterWorkflow(runAudit)
+	env.RegisterWorkflow(runActivity)
 	env.RegisterActivity(a)
-	env.ExecuteWorkflow(runAudit, auditIn)
+	env.ExecuteWorkflow(runActivity, "Audit", auditIn)
 	var key string
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("audit on a slow store: %v", err)
@@ -99,9 +89,9 @@ func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
 	meta := bundle.Meta{Name: "slow", Protocol: score.DefaultParams(), Resamples: 20, Seed: 1}
 	env = s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(5 * time.Minute)
-	env.RegisterWorkflow(runAggregate)
+	env.RegisterWorkflow(runActivity)
 	env.RegisterActivity(a)
-	env.ExecuteWorkflow(runAggregate, AggregateInput{Meta: meta, Audits: []AuditRef{{Corpus: "c", Key: key}}})
+	env.ExecuteWorkflow(runActivity, "Aggregate", AggregateInput{Meta: meta, Audits: []AuditRef{{Corpus: "c", Key: key}}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("aggregate on a slow store: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,7 +49,18 @@ func TestMain(m *testing.M) {
 // run executes the floorbench binary and returns stdout, stderr, exit code.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(binary, args...)
+	stdout, stderr, code, _ := runWith(t, nil, args...)
+	return stdout, stderr, code
+}
+
+// runWith executes the floorbench binary with extra environment variables
+// and returns stdout, stderr, the exit code and the peak resident memory
+// in bytes.
+func runWith(t *testing.T, env []string, args ...string) (string, string, int, int64) {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "maxrss")
+	cmd := exec.Command(maxrss, append([]string{binary}, args...)...)
+	cmd.Env = append(append(os.Environ(), env...), "MAXRSS_FILE="+report)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -58,7 +70,15 @@ func run(t *testing.T, args ...string) (string, string, int) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	return stdout.String(), stderr.String(), code
+	data, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatalf("maxrss: %v; stderr %q", err, stderr.String())
+	}
+	rss, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		t.Fatalf("maxrss report %q: %v", data, err)
+	}
+	return stdout.String(), stderr.String(), code, rss
 }
 
 func writeFile(t *testing.T, dir, name, content string) string {

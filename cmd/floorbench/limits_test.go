@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,32 +11,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 )
-
-// runWith executes the floorbench binary with extra environment variables
-// and returns stdout, stderr, the exit code and the peak resident memory
-// in bytes.
-func runWith(t *testing.T, env []string, args ...string) (string, string, int, int64) {
-	t.Helper()
-	cmd := exec.Command(maxrss, append([]string{binary}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if exit, ok := err.(*exec.ExitError); ok {
-		code = exit.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	// maxrss's report is the last line of stderr.
-	out := strings.TrimSuffix(stderr.String(), "\n")
-	i := strings.LastIndex(out, "\n") + 1
-	var rss int64
-	if _, err := fmt.Sscanf(out[i:], "maxrss %d", &rss); err != nil {
-		t.Fatalf("maxrss report %q: %v", out[i:], err)
-	}
-	return stdout.String(), out[:i], code, rss
-}
 
 // oneErrorLine fails unless the command failed with nothing on stdout and
 // exactly one line on stderr containing every want.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -52,15 +53,19 @@ func BenchmarkProcessTurnBenchDev(b *testing.B) {
 			}
 			var peak int64
 			for range b.N {
+				report := filepath.Join(b.TempDir(), "maxrss")
 				cmd := exec.Command(maxrss, append([]string{binary}, c.args...)...)
-				var stderr bytes.Buffer
-				cmd.Stderr = &stderr
-				if err := cmd.Run(); err != nil {
-					b.Fatalf("%v: %v: %.300s", c.args, err, stderr.String())
+				cmd.Env = append(os.Environ(), "MAXRSS_FILE="+report)
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%v: %v: %.300s", c.args, err, out)
 				}
-				var rss int64
-				if _, err := fmt.Sscanf(lastLine(stderr.String()), "maxrss %d", &rss); err != nil {
-					b.Fatalf("maxrss: %q", stderr.String())
+				data, err := os.ReadFile(report)
+				if err != nil {
+					b.Fatal(err)
+				}
+				rss, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+				if err != nil {
+					b.Fatal(err)
 				}
 				peak = max(peak, rss)
 			}

@@ -2,15 +2,13 @@ package orchestrate
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/workflows"
@@ -61,21 +59,18 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 // uploadFile stores a file under activities.InputKey of its SHA-256,
 // unless an object is already there.
 func uploadFile(ctx context.Context, st store.Store, path string) (string, error) {
+	sum, err := corpus.FileSHA256(path)
+	if err != nil {
+		return "", err
+	}
+	key := activities.InputKey(sum)
+	if done, err := store.Exists(ctx, st, key); err != nil || done {
+		return key, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	key := activities.InputKey(hex.EncodeToString(h.Sum(nil)))
-	if done, err := store.Exists(ctx, st, key); err != nil || done {
-		return key, err
-	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return "", err
-	}
 	return key, st.Put(ctx, key, f)
 }

@@ -1,10 +1,10 @@
-// Command maxrss runs a command and prints its peak resident set size in
-// bytes on stderr's last line. Linux keeps a process's peak across fork and
+// Command maxrss runs a command and writes its peak resident set size in
+// bytes to the file $MAXRSS_FILE, leaving the command's own output alone. Linux keeps a process's peak across fork and
 // exec, so a command started by a large process (a Go test) reports at
 // least that process's size; started from this small one, it reports its
 // own.
 //
-//	maxrss COMMAND [ARG...]
+//	MAXRSS_FILE=rss.txt maxrss COMMAND [ARG...]
 package main
 
 import (
@@ -22,6 +22,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "maxrss:", err)
 		os.Exit(2)
 	}
-	fmt.Fprintf(os.Stderr, "maxrss %d\n", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss*1024)
+	rss := fmt.Sprintf("%d\n", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss*1024)
+	if err := os.WriteFile(os.Getenv("MAXRSS_FILE"), []byte(rss), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "maxrss:", err)
+		os.Exit(2)
+	}
 	os.Exit(cmd.ProcessState.ExitCode())
 }
