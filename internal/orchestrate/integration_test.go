@@ -182,24 +182,33 @@ func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.S
 		h.t.Fatal(err)
 	}
 	defer cl.Close()
-	fired := during == nil
-	st, err := orchestrate.Watch(ctx, cl, id, 300*time.Millisecond, func(st orchestrate.Status) {
-		// Watch hands over the final status too: a fault injected once
-		// the sweep has completed would prove nothing.
-		if !fired && st.State == "running" && during(st) {
-			fired = true
-		}
-	})
+	show, fired := faultGuard(during)
+	st, err := orchestrate.Watch(ctx, cl, id, 300*time.Millisecond, show)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if st.State != "completed" {
 		h.t.Fatalf("sweep %s: %s %s", id, st.State, st.Error)
 	}
-	if !fired {
+	if !fired() {
 		h.t.Fatal("the fault was never injected: the sweep finished first")
 	}
 	return st
+}
+
+// faultGuard wraps a fault injector for Watch: during is offered each
+// status of the running sweep until it injects its fault (returns true).
+// Watch hands over the final status too; a fault injected once the sweep
+// has completed would prove nothing, so statuses of a sweep that is not
+// running are never offered. fired reports whether the fault was injected
+// (always true without an injector).
+func faultGuard(during func(orchestrate.Status) bool) (show func(orchestrate.Status), fired func() bool) {
+	done := during == nil
+	return func(st orchestrate.Status) {
+		if !done && st.State == "running" && during(st) {
+			done = true
+		}
+	}, func() bool { return done }
 }
 
 // contents returns the SHA-256 of every object in the bucket by key (the
