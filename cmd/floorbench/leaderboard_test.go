@@ -242,3 +242,79 @@ func TestLeaderboardTurnBenchBaselines(t *testing.T) {
 		t.Errorf("chatty dev_fp_rate %v (%v): want over the 0.1 budget", chattyDevFP, err)
 	}
 }
+
+func TestLeaderboardRanksSubmissions(t *testing.T) {
+	baselines, devGold, testGold := baselinesFixture(t)
+	args := []string{"leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--baselines", baselines}
+	stdout, stderr, code := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "leaderboard-baselines.text", stdout)
+
+	stdout, stderr, code = run(t, append(args, "-o", "json")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var res struct {
+		Tasks []struct {
+			Task string `json:"task"`
+			Rows []struct {
+				Rank   *int            `json:"rank"`
+				System string          `json:"system"`
+				Status string          `json:"status"`
+				Test   json.RawMessage `json:"test"`
+			} `json:"rows"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, task := range res.Tasks {
+		for _, r := range task.Rows {
+			rank := "-"
+			if r.Rank != nil {
+				rank = strings.Repeat("#", *r.Rank)
+			}
+			got = append(got, task.Task+" "+rank+" "+r.System+": "+r.Status)
+			if r.Status == "not supported" && string(r.Test) != "null" {
+				t.Errorf("%s %s: not supported but test %s", task.Task, r.System, r.Test)
+			}
+		}
+	}
+	// The budget rule and the order of the probability-file leaderboard:
+	// chatty is out of the dev budget, so below the ranked ones however
+	// high its recall; speaker1_eot's INT is not supported, not recall 0.
+	want := []string{
+		"eot # oracle: in budget", "eot ## speaker1_eot: in budget", "eot - chatty: out of budget",
+		"int # oracle: in budget", "int - chatty: out of budget", "int - speaker1_eot: not supported",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("leaderboard\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestLeaderboardFileKindErrors(t *testing.T) {
+	baselines, devGold, testGold := baselinesFixture(t)
+	dir := t.TempDir()
+	sub := filepath.Join(baselines, "oracle", "predictions-dev.json")
+	probs := writeFile(t, dir, "probs.json", `{"schema_version": 1, "task": "eot", "frame_rate_hz": 10.0, "probs": []}`)
+	cases := []struct{ name, system, want string }{
+		// A gold artifact given where predictions belong.
+		{"neither", "x=" + devGold + "," + sub,
+			devGold + `: neither a submission (top-level key "predictions") nor a probability file (top-level key "probs")`},
+		{"not an object", "x=" + writeFile(t, dir, "list.json", `[1, 2]`) + "," + sub,
+			filepath.Join(dir, "list.json") + `: line 1 col 1: expected object, found array`},
+		{"mixed kinds", "x=" + probs + "," + sub,
+			"--system x: " + probs + " is a probability file and " + sub + " is a submission; give two of one kind"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, "leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--system", c.system, "-o", "turnbench")
+			if want := "floorbench: " + c.want + "\n"; code == 0 || stdout != "" || stderr != want {
+				t.Errorf("exit %d, stdout %q\nstderr %q\nwant   %q", code, stdout, stderr, want)
+			}
+		})
+	}
+}
