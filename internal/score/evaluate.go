@@ -91,12 +91,21 @@ type TaskEvaluation struct {
 	InBudget    bool
 }
 
-// inBudget is the budget rule of docs/protocol.md#budgets-and-the-leaderboard:
-// dev fp_rate within the dev budget and test fp_rate (when defined) within
-// the test budget.
-func (p Params) inBudget(dev, test Counts) bool {
-	fp := test.FPRate()
-	return dev.FPRate() <= p.FPBudgetDev && (math.IsNaN(fp) || fp <= p.FPBudgetTest)
+// InBudget is the budget rule of docs/protocol.md#budgets-and-the-leaderboard:
+// a dev fp_rate within the dev budget (DevWithinBudget) and a test fp_rate
+// within the test budget (TestWithinBudget).
+func (p Params) InBudget(dev, test Counts) bool {
+	return p.DevWithinBudget(dev.FPRate()) && p.TestWithinBudget(test.FPRate())
+}
+
+// DevWithinBudget reports whether a dev fp_rate is within the dev budget;
+// an undefined one (no dev negatives) is not.
+func (p Params) DevWithinBudget(fpRate float64) bool { return fpRate <= p.FPBudgetDev }
+
+// TestWithinBudget reports whether a test fp_rate is within the test
+// budget; an undefined one (no test negatives) is.
+func (p Params) TestWithinBudget(fpRate float64) bool {
+	return math.IsNaN(fpRate) || fpRate <= p.FPBudgetTest
 }
 
 // Evaluate sweeps dev, picks the operating point within the dev budget,
@@ -130,7 +139,7 @@ func Evaluate(system string, devGold, testGold *floor.GoldSet, dev, test *ProbsF
 		return nil, fmt.Errorf("system %s test: %w", system, err)
 	}
 	e.Test = Sum(e.TestByConv)
-	e.InBudget = p.inBudget(e.Dev, e.Test)
+	e.InBudget = p.InBudget(e.Dev, e.Test)
 	return e, nil
 }
 
@@ -168,7 +177,7 @@ func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, t
 			e.TestByConv = append(e.TestByConv, *testRows[i].Task(t))
 		}
 		e.Dev, e.Test = Sum(devByConv), Sum(e.TestByConv)
-		e.InBudget = p.inBudget(e.Dev, e.Test)
+		e.InBudget = p.InBudget(e.Dev, e.Test)
 	}
 	return out, nil
 }
