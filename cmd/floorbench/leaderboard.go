@@ -135,9 +135,7 @@ func discoverBaselines(dir string, stderr io.Writer) ([]systemFiles, error) {
 	}
 	var out []systemFiles
 	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
+		// Any entry that is not a folder (or a link to one) has no files in it.
 		sf := systemFiles{e.Name(), filepath.Join(dir, e.Name(), baselineDev), filepath.Join(dir, e.Name(), baselineTest)}
 		dev, test := isFile(sf.dev), isFile(sf.test)
 		switch {
