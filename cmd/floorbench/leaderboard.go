@@ -2,8 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -18,16 +22,21 @@ func init() { subcommands = append(subcommands, newLeaderboardCommand) }
 type leaderboardOptions struct {
 	devGold, testGold string
 	systems           []string
+	baselines         string
+	dataset           string
 	bootstrap         int
 	seed              uint64
 	format            string
 	params            score.Params
 }
 
+// leaderboardFormats are the values of --format and -o.
+var leaderboardFormats = []string{"text", "md", "csv", "latex", "json", "turnbench"}
+
 func newLeaderboardCommand() *cobra.Command {
 	var o leaderboardOptions
 	cmd := &cobra.Command{
-		Use:   "leaderboard --dev-gold D.json --test-gold T.json --system NAME=DEV_PROBS,TEST_PROBS ...",
+		Use:   "leaderboard --dev-gold D.json --test-gold T.json (--system NAME=DEV,TEST ... | --baselines DIR)",
 		Short: "Rank systems: dev operating point, frozen threshold on test, budgets",
 		Long: `For every system and task: sweep the dev probabilities, pick the operating
 point (highest dev recall with dev fp_rate within --fp-budget), freeze its
@@ -37,35 +46,55 @@ budgets are ranked by test recall; the others are listed below them, marked
 conversation-bootstrap intervals and every pair of systems a paired
 comparison on the same resamples (docs/protocol.md#paired-comparisons).
 
-Each --system is NAME=DEV,TEST with two probability files of one task; give
-a system twice (once per task) to rank it on both tasks.`,
+Each --system is NAME=DEV,TEST with two files of one kind, told apart by
+their top-level key: two probability files ("probs") of one task, to be
+swept as above (give a system twice, once per task, to rank it on both), or
+two submissions ("predictions"), whose times are their operating point on
+both tasks: their dev fp_rate is checked against --fp-budget like a swept
+system's. A task a test submission makes no prediction for is not
+supported: listed as such, never scored as recall 0.
+
+--baselines DIR ranks every DIR/NAME/predictions-dev.json with its
+predictions-test.json as system NAME (TurnBench's baselines/ layout).
+
+-o turnbench writes TurnBench's leaderboard file (results/leaderboard-test.json):
+models by test EOT recall, each task's recall, fp_rate, latency_ms and
+dev_fp_rate, null for a task without a result.`,
+		Example: `  floorbench leaderboard --dev-gold dev-gold.json --test-gold test-gold.json \
+    --baselines turnbench/baselines -o turnbench
+  floorbench leaderboard --dev-gold dev-gold.json --test-gold test-gold.json \
+    --system mine=dev-probs-eot.json,test-probs-eot.json \
+    --system vap=vap/predictions-dev.json,vap/predictions-test.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runLeaderboard(cmd.OutOrStdout(), &o)
+			return runLeaderboard(cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.devGold, "dev-gold", "", "gold artifact of the dev split")
 	f.StringVar(&o.testGold, "test-gold", "", "gold artifact of the test split")
-	f.StringArrayVar(&o.systems, "system", nil, "NAME=DEV_PROBS,TEST_PROBS (repeatable)")
+	f.StringArrayVar(&o.systems, "system", nil, "NAME=DEV,TEST: two probability files or two submissions (repeatable)")
+	f.StringVar(&o.baselines, "baselines", "", "folder of NAME/predictions-dev.json and NAME/predictions-test.json")
+	f.StringVar(&o.dataset, "dataset", "", "dataset name written by -o turnbench (default: the --test-gold path)")
 	f.IntVar(&o.bootstrap, "bootstrap", 0, "conversation-bootstrap resamples (0: no intervals)")
 	f.Uint64Var(&o.seed, "seed", 0, "bootstrap seed")
-	f.StringVar(&o.format, "format", "text", "text, md, csv, latex or json")
+	f.StringVar(&o.format, "format", "text", strings.Join(leaderboardFormats, ", "))
 	var output string
-	f.StringVarP(&output, "output", "o", "", "json: the same as --format json")
+	f.StringVarP(&output, "output", "o", "", "the same as --format; table is text")
 	cmd.PreRunE = func(*cobra.Command, []string) error {
-		switch output {
-		case "":
-		case "json":
-			o.format = "json"
-		case "table":
+		switch {
+		case output == "":
+		case output == "table":
+			o.format = "text"
+		case slices.Contains(leaderboardFormats, output):
+			o.format = output
 		default:
-			return fmt.Errorf("--output %q: want table or json", output)
+			return fmt.Errorf("--output %q: want table, %s", output, strings.Join(leaderboardFormats, ", "))
 		}
 		return nil
 	}
 	protocolFlags(f, &o.params)
-	for _, name := range []string{"dev-gold", "test-gold", "system"} {
+	for _, name := range []string{"dev-gold", "test-gold"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
 	return cmd
@@ -84,22 +113,81 @@ func parseSystem(s string) (systemFiles, error) {
 	name, files, ok := strings.Cut(s, "=")
 	dev, test, ok2 := strings.Cut(files, ",")
 	if !ok || !ok2 || name == "" || dev == "" || test == "" {
-		return systemFiles{}, fmt.Errorf("--system %q: want NAME=DEV_PROBS,TEST_PROBS", s)
+		return systemFiles{}, fmt.Errorf("--system %q: want NAME=DEV,TEST", s)
 	}
 	return systemFiles{name, dev, test}, nil
 }
 
-func runLeaderboard(stdout io.Writer, o *leaderboardOptions) error {
-	switch o.format {
-	case "text", "md", "csv", "latex", "json":
-	default:
-		return fmt.Errorf("--format %q: want text, md, csv, latex or json", o.format)
+// Names of a system's files in TurnBench's baselines/ layout.
+const (
+	baselineDev  = "predictions-dev.json"
+	baselineTest = "predictions-test.json"
+)
+
+// discoverBaselines lists the systems of a TurnBench baselines/ folder: each
+// subfolder with both prediction files, by name. A subfolder with only one
+// of them is skipped with a note on stderr (TurnBench publishes some
+// systems' dev predictions only).
+func discoverBaselines(dir string, stderr io.Writer) ([]systemFiles, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--baselines: %w", err)
+	}
+	var out []systemFiles
+	for _, e := range entries {
+		// Any entry that is not a folder (or a link to one) has no files in it.
+		sf := systemFiles{e.Name(), filepath.Join(dir, e.Name(), baselineDev), filepath.Join(dir, e.Name(), baselineTest)}
+		dev, test := isFile(sf.dev), isFile(sf.test)
+		switch {
+		case dev && test:
+			out = append(out, sf)
+		case dev:
+			fmt.Fprintf(stderr, "floorbench: %s: skipped, no %s\n", filepath.Join(dir, e.Name()), baselineTest)
+		case test:
+			fmt.Fprintf(stderr, "floorbench: %s: skipped, no %s\n", filepath.Join(dir, e.Name()), baselineDev)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--baselines %s: no subfolder has both %s and %s", dir, baselineDev, baselineTest)
+	}
+	return out, nil
+}
+
+func isFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
+	if !slices.Contains(leaderboardFormats, o.format) {
+		return fmt.Errorf("--format %q: want %s", o.format, strings.Join(leaderboardFormats, ", "))
 	}
 	if err := checkBootstrap(o.bootstrap); err != nil {
 		return err
 	}
+	if o.format == "turnbench" && o.bootstrap > 0 {
+		return fmt.Errorf("--bootstrap %d: TurnBench's leaderboard file has no intervals (leave out --bootstrap with -o turnbench)", o.bootstrap)
+	}
+	if len(o.systems) == 0 && o.baselines == "" {
+		return fmt.Errorf("no systems: give --system NAME=DEV,TEST or --baselines DIR")
+	}
 	if err := o.params.Validate(); err != nil {
 		return err
+	}
+	var systems []systemFiles
+	for _, s := range o.systems {
+		sf, err := parseSystem(s)
+		if err != nil {
+			return err
+		}
+		systems = append(systems, sf)
+	}
+	if o.baselines != "" {
+		found, err := discoverBaselines(o.baselines, stderr)
+		if err != nil {
+			return err
+		}
+		systems = append(systems, found...)
 	}
 	devGold, err := floor.ReadGoldSet(o.devGold)
 	if err != nil {
@@ -109,23 +197,32 @@ func runLeaderboard(stdout io.Writer, o *leaderboardOptions) error {
 	if err != nil {
 		return err
 	}
+	var all []*score.TaskEvaluation
 	byTask := map[floor.Task][]*score.TaskEvaluation{}
 	seen := map[string]bool{}
-	for _, s := range o.systems {
-		sf, err := parseSystem(s)
+	for _, sf := range systems {
+		evals, err := evaluateSystem(sf, devGold, testGold, o.params)
 		if err != nil {
 			return err
 		}
-		ev, err := evaluateSystem(sf, devGold, testGold, o.params)
-		if err != nil {
+		for _, ev := range evals {
+			key := sf.name + "/" + string(ev.Task)
+			if seen[key] {
+				return fmt.Errorf("--system %s: given twice for task %s", sf.name, ev.Task)
+			}
+			seen[key] = true
+			byTask[ev.Task] = append(byTask[ev.Task], ev)
+			all = append(all, ev)
+		}
+	}
+	var out bytes.Buffer
+	if o.format == "turnbench" {
+		dataset := cmp.Or(o.dataset, o.testGold)
+		if err := report.NewTurnBenchLeaderboard(dataset, o.params, all).Write(&out); err != nil {
 			return err
 		}
-		key := sf.name + "/" + string(ev.Task)
-		if seen[key] {
-			return fmt.Errorf("--system %s: given twice for task %s", sf.name, ev.Task)
-		}
-		seen[key] = true
-		byTask[ev.Task] = append(byTask[ev.Task], ev)
+		_, err = out.WriteTo(stdout)
+		return err
 	}
 	res := leaderboardResult{Params: o.params}
 	var resamples *score.Resamples
@@ -138,7 +235,6 @@ func runLeaderboard(stdout io.Writer, o *leaderboardOptions) error {
 			res.Tasks = append(res.Tasks, taskLeaderboard(task, evals, resamples))
 		}
 	}
-	var out bytes.Buffer
 	if err := renderLeaderboard(&out, &res, o.format); err != nil {
 		return err
 	}
@@ -146,16 +242,39 @@ func runLeaderboard(stdout io.Writer, o *leaderboardOptions) error {
 	return err
 }
 
-func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Params) (*score.TaskEvaluation, error) {
-	dev, err := score.ReadProbs(sf.dev)
+// evaluateSystem evaluates one system: a pair of probability files on
+// their task, a pair of submissions on both tasks.
+func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Params) ([]*score.TaskEvaluation, error) {
+	dev, err := score.ReadSystemFile(sf.dev)
 	if err != nil {
 		return nil, err
 	}
-	test, err := score.ReadProbs(sf.test)
+	test, err := score.ReadSystemFile(sf.test)
 	if err != nil {
 		return nil, err
 	}
-	return score.Evaluate(sf.name, devGold, testGold, dev, test, p)
+	switch {
+	case dev.Probs != nil && test.Probs != nil:
+		ev, err := score.Evaluate(sf.name, devGold, testGold, dev.Probs, test.Probs, p)
+		return []*score.TaskEvaluation{ev}, err
+	case dev.Submission != nil && test.Submission != nil:
+		// Checked here first so that an error names the file.
+		if err := score.CheckSubmission(dev.Submission, devGold); err != nil {
+			return nil, fmt.Errorf("%s: %w", sf.dev, err)
+		}
+		if err := score.CheckSubmission(test.Submission, testGold); err != nil {
+			return nil, fmt.Errorf("%s: %w", sf.test, err)
+		}
+		return score.EvaluateSubmissions(sf.name, devGold, testGold, dev.Submission, test.Submission, p)
+	}
+	return nil, fmt.Errorf("--system %s: %s is %s and %s is %s; give two of one kind", sf.name, sf.dev, fileKind(dev), sf.test, fileKind(test))
+}
+
+func fileKind(f score.SystemFile) string {
+	if f.Submission != nil {
+		return "a submission"
+	}
+	return "a probability file"
 }
 
 func taskLeaderboard(task floor.Task, evals []*score.TaskEvaluation, resamples *score.Resamples) report.TaskLeaderboard {

@@ -228,9 +228,9 @@ func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
 	if err := scoreTest(in, task, float64(r.Theta), r); err != nil {
 		return nil, err
 	}
-	fpTest := r.Test.FPRate
-	devOK := r.Dev == nil || float64(r.Dev.FPRate) <= p.FPBudgetDev
-	r.InBudget = devOK && (math.IsNaN(float64(fpTest)) || float64(fpTest) <= p.FPBudgetTest)
+	// A transferred threshold has no dev of its own to check.
+	devOK := r.Dev == nil || p.DevWithinBudget(float64(r.Dev.FPRate))
+	r.InBudget = devOK && p.TestWithinBudget(float64(r.Test.FPRate))
 	return r, nil
 }
 

@@ -14,6 +14,7 @@ const (
 	StatusInBudget    = "in budget"
 	StatusOverBudget  = "out of budget"
 	StatusNoOperating = "no operating point"
+	StatusUnsupported = "not supported"
 )
 
 // StandingRow is the JSON shape of one system on a task's leaderboard.
@@ -61,6 +62,8 @@ func NewTaskLeaderboard(task floor.Task, standings []score.Standing, cis map[str
 			row.Rank, row.Status = &rank, StatusInBudget
 		case s.HasOperatingPoint:
 			row.Status = StatusOverBudget
+		case s.Unsupported:
+			row.Status = StatusUnsupported
 		default:
 			row.Status = StatusNoOperating
 		}
@@ -100,7 +103,9 @@ func (lb *TaskLeaderboard) Table() *Table {
 		}
 		cells := []string{rank, r.System, "—", "—", "—", "—", "—", "—", r.Status}
 		if r.Test != nil {
-			cells[2] = fmt.Sprintf("%.4f", float64(r.Theta))
+			if !math.IsNaN(float64(r.Theta)) { // a submission has no threshold
+				cells[2] = fmt.Sprintf("%.4f", float64(r.Theta))
+			}
 			cells[3], cells[4] = Rate(float64(r.Dev.Recall)), Rate(float64(r.Dev.FPRate))
 			cells[5], cells[6] = withCI(r.Test.Recall, r.Test.CI95, true), withCI(r.Test.FPRate, r.Test.CI95, false)
 			if p50 := float64(r.Test.LatencyMS.P50); !math.IsNaN(p50) {

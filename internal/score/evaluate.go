@@ -2,6 +2,7 @@ package score
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/floorbench/floorbench/internal/floor"
 )
@@ -75,13 +76,36 @@ type TaskEvaluation struct {
 	Task       floor.Task
 	Candidates int
 	// HasOperatingPoint is false when no candidate meets the dev budget;
-	// then Theta, Dev and Test are empty.
+	// then Theta, Dev and Test are empty. A submission's times are its
+	// operating point, whatever their dev fp_rate: Theta is NaN and
+	// Candidates 0.
 	HasOperatingPoint bool
-	Theta             float64
-	Dev               Counts
-	Test              Counts
-	TestByConv        []Counts // in test gold order
-	InBudget          bool
+	// Unsupported is true when a submission makes no prediction at all
+	// for the task on test: TurnBench reports such a task as not
+	// supported rather than as recall 0. Nothing else is set then.
+	Unsupported bool
+	Theta       float64
+	Dev         Counts
+	Test        Counts
+	TestByConv  []Counts // in test gold order
+	InBudget    bool
+}
+
+// InBudget is the budget rule of docs/protocol.md#budgets-and-the-leaderboard:
+// a dev fp_rate within the dev budget (DevWithinBudget) and a test fp_rate
+// within the test budget (TestWithinBudget).
+func (p Params) InBudget(dev, test Counts) bool {
+	return p.DevWithinBudget(dev.FPRate()) && p.TestWithinBudget(test.FPRate())
+}
+
+// DevWithinBudget reports whether a dev fp_rate is within the dev budget;
+// an undefined one (no dev negatives) is not.
+func (p Params) DevWithinBudget(fpRate float64) bool { return fpRate <= p.FPBudgetDev }
+
+// TestWithinBudget reports whether a test fp_rate is within the test
+// budget; an undefined one (no test negatives) is.
+func (p Params) TestWithinBudget(fpRate float64) bool {
+	return math.IsNaN(fpRate) || fpRate <= p.FPBudgetTest
 }
 
 // Evaluate sweeps dev, picks the operating point within the dev budget,
@@ -115,7 +139,45 @@ func Evaluate(system string, devGold, testGold *floor.GoldSet, dev, test *ProbsF
 		return nil, fmt.Errorf("system %s test: %w", system, err)
 	}
 	e.Test = Sum(e.TestByConv)
-	fp := e.Test.FPRate()
-	e.InBudget = e.Dev.FPRate() <= p.FPBudgetDev && (fp != fp || fp <= p.FPBudgetTest)
+	e.InBudget = p.InBudget(e.Dev, e.Test)
 	return e, nil
+}
+
+// EvaluateSubmissions scores a system's dev and test submissions on both
+// tasks, in floor.Tasks order. The submitted times are the operating point:
+// nothing is swept, and the dev fp_rate is checked against the dev budget
+// as for a swept system. A task the test submission makes no prediction
+// for is Unsupported.
+func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params) ([]*TaskEvaluation, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	devRows, err := ScoreSubmission(devGold, dev, p)
+	if err != nil {
+		return nil, fmt.Errorf("system %s dev: %w", system, err)
+	}
+	testRows, err := ScoreSubmission(testGold, test, p)
+	if err != nil {
+		return nil, fmt.Errorf("system %s test: %w", system, err)
+	}
+	var out []*TaskEvaluation
+	for _, t := range floor.Tasks {
+		e := &TaskEvaluation{System: system, Task: t, Theta: math.NaN()}
+		out = append(out, e)
+		if test.Predictions(t) == 0 {
+			e.Unsupported = true
+			continue
+		}
+		e.HasOperatingPoint = true
+		var devByConv []Counts
+		for i := range devRows {
+			devByConv = append(devByConv, *devRows[i].Task(t))
+		}
+		for i := range testRows {
+			e.TestByConv = append(e.TestByConv, *testRows[i].Task(t))
+		}
+		e.Dev, e.Test = Sum(devByConv), Sum(e.TestByConv)
+		e.InBudget = p.InBudget(e.Dev, e.Test)
+	}
+	return out, nil
 }

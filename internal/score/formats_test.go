@@ -172,3 +172,33 @@ func TestTurnBenchGoldWantsExactlyTwoSpeakers(t *testing.T) {
 		t.Errorf("derived gold, no speakers: %v", err)
 	}
 }
+
+func FuzzParseSystemFile(f *testing.F) {
+	f.Add([]byte(`{"schema_version": 1, "predictions": [{"conversation_id": "7", "speaker_1": {"eot": [3.5], "interruption": []}, "speaker_2": {"eot": [], "interruption": [1]}}]}`))
+	f.Add([]byte(`{"schema_version": 1, "task": "eot", "frame_rate_hz": 12.5, "probs": [{"conversation_id": "a", "speaker_1": {"prob": [0, 1]}}]}`))
+	f.Add([]byte(`{"tau_pre_s": 0.25, "conversations": {}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ParseSystemFile(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("an error must be one line: %q", err)
+			}
+			return
+		}
+		// A file read as one kind is exactly what that kind's parser reads.
+		switch {
+		case got.Submission != nil && got.Probs == nil:
+			want, err := ParseSubmission(data)
+			if err != nil || fmt.Sprint(want) != fmt.Sprint(got.Submission) { // NaN compares unequal
+				t.Fatalf("read as a submission, but ParseSubmission gives %v, %v", want, err)
+			}
+		case got.Probs != nil && got.Submission == nil:
+			want, err := ParseProbs(data)
+			if err != nil || !reflect.DeepEqual(want, got.Probs) {
+				t.Fatalf("read as a probability file, but ParseProbs gives %v, %v", want, err)
+			}
+		default:
+			t.Fatalf("want exactly one kind, got %+v", got)
+		}
+	})
+}

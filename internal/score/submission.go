@@ -43,6 +43,18 @@ func (c *ConversationPredictions) Task(t floor.Task) [][]float64 {
 	return out
 }
 
+// Predictions counts the commit times s has for task t, over every
+// conversation and speaker.
+func (s *Submission) Predictions(t floor.Task) int {
+	n := 0
+	for i := range s.Conversations {
+		for _, times := range s.Conversations[i].Task(t) {
+			n += len(times)
+		}
+	}
+	return n
+}
+
 // submissionTaskKey is the key a task has in a submission.
 func submissionTaskKey(t floor.Task) string {
 	if t == floor.TaskINT {
