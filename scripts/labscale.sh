@@ -88,9 +88,11 @@ if [ "$CHAOS" = 1 ]; then
 	(
 		minio_stopped=0
 		while sleep $((20 + RANDOM % 21)); do
+			# Workers restarted below are children of another subshell:
+			# find them by their command line.
 			k=$(printf 'cpu\nsynth\ngpu\n' | shuf -n1)
-			child=$(pgrep -P "${worker[$k]}" -x floorbench || true)
-			[ -n "$child" ] && kill -9 "$child" && echo "chaos: killed the $k worker" >&2
+			victim=$(pgrep -f "^$fb worker --config  --queues $k" | head -1 || true)
+			if [ -n "$victim" ]; then kill -9 "$victim" && echo "chaos: killed the $k worker" >&2; fi
 			if [ $minio_stopped = 0 ]; then
 				kill "$minio_pid"; sleep 10; start_minio; minio_stopped=1; echo "chaos: restarted MinIO" >&2
 			fi
