@@ -26,8 +26,22 @@ func TestTrimSpeechCutsToTheSpeechFrames(t *testing.T) {
 	if len(y) != 8000 {
 		t.Fatalf("trimmed to %d samples, want 8000", len(y))
 	}
-	if y[0] != 0 && math.Abs(float64(y[0])) > 0.05 {
-		t.Fatalf("first sample %v not ramped", y[0])
+	// The 2 ms ramps (32 samples at 16 kHz) are raised cosines: sample i
+	// from either end is scaled by 0.5 - 0.5 cos(pi (i+1)/33), which climbs
+	// from 0.002 to 0.998; past them the burst is copied unchanged.
+	src := x[1600 : 1600+8000]
+	for i := range 32 {
+		g := 0.5 - 0.5*math.Cos(math.Pi*float64(i+1)/33)
+		for _, k := range []int{i, len(y) - 1 - i} {
+			if want := float64(src[k]) * g; math.Abs(float64(y[k])-want) > 1e-6 {
+				t.Fatalf("sample %d = %v, want %v (gain %.3f of %v)", k, y[k], want, g, src[k])
+			}
+		}
+	}
+	for _, k := range []int{32, 100, 4000, len(y) - 33} {
+		if y[k] != src[k] {
+			t.Fatalf("sample %d = %v outside the ramps, want it unchanged (%v)", k, y[k], src[k])
+		}
 	}
 	if TrimSpeech(make([]float32, 500)) != nil {
 		t.Fatal("silence trimmed to something")
