@@ -14,6 +14,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -93,26 +95,92 @@ func TestCredentialsOnlyByReference(t *testing.T) {
 	}
 }
 
-// Every object carries the standard labels, and every pod's labels match
-// its Deployment's selector.
+// standardLabels are the labels every object and every pod carries.
+var standardLabels = []string{"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
+	"app.kubernetes.io/managed-by", "app.kubernetes.io/part-of", "app.kubernetes.io/component"}
+
+// Every object and every pod carries the standard labels; every
+// Deployment's selector matches its own pods and no other Deployment's;
+// every Service selects the pods of the Deployment of its name, no
+// others, and targets ports those pods name.
 func TestStandardLabels(t *testing.T) {
 	h := newHelm(t)
+	services := 0
 	for name, values := range valueCases(t) {
 		t.Run(name, func(t *testing.T) {
-			for _, o := range objects(t, h.template(values)) {
+			objs := objects(t, h.template(values))
+			for _, o := range objs {
 				m, err := meta.Accessor(o)
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, l := range []string{"app.kubernetes.io/name", "app.kubernetes.io/instance", "app.kubernetes.io/version",
-					"app.kubernetes.io/managed-by", "app.kubernetes.io/part-of", "app.kubernetes.io/component"} {
+				for _, l := range standardLabels {
 					if m.GetLabels()[l] == "" {
 						t.Errorf("%T %s has no label %s", o, m.GetName(), l)
 					}
 				}
 			}
+			deps := deployments(objs)
+			for _, d := range deps {
+				for _, l := range standardLabels {
+					if d.Spec.Template.Labels[l] == "" {
+						t.Errorf("Deployment %s: its pods have no label %s", d.Name, l)
+					}
+				}
+				sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+				if err != nil || sel.Empty() {
+					t.Errorf("Deployment %s: selector %v (%v)", d.Name, d.Spec.Selector, err)
+					continue
+				}
+				for _, other := range deps {
+					if got, want := sel.Matches(labels.Set(other.Spec.Template.Labels)), other == d; got != want {
+						t.Errorf("Deployment %s: selector %s matches the pods of %s: %v, want %v", d.Name, sel, other.Name, got, want)
+					}
+				}
+			}
+			for _, o := range objs {
+				svc, ok := o.(*corev1.Service)
+				if !ok {
+					continue
+				}
+				services++
+				target := deps[svc.Name]
+				if target == nil {
+					t.Errorf("Service %s: no Deployment of its name", svc.Name)
+					continue
+				}
+				if len(svc.Spec.Selector) == 0 {
+					t.Errorf("Service %s selects nothing", svc.Name)
+					continue
+				}
+				for _, d := range deps {
+					if got, want := labels.SelectorFromSet(svc.Spec.Selector).Matches(labels.Set(d.Spec.Template.Labels)), d == target; got != want {
+						t.Errorf("Service %s: selector %v matches the pods of %s: %v, want %v", svc.Name, svc.Spec.Selector, d.Name, got, want)
+					}
+				}
+				for _, p := range svc.Spec.Ports {
+					if !namesPort(&target.Spec.Template.Spec, p.TargetPort.String()) {
+						t.Errorf("Service %s: port %s targets %s, which no container of %s names", svc.Name, p.Name, p.TargetPort.String(), target.Name)
+					}
+				}
+			}
 		})
 	}
+	if services == 0 {
+		t.Error("no values file renders a Service: the Service checks ran on nothing")
+	}
+}
+
+// namesPort reports whether a container of pod declares the port name.
+func namesPort(pod *corev1.PodSpec, name string) bool {
+	for _, c := range pod.Containers {
+		for _, p := range c.Ports {
+			if p.Name == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // A worker polls the queue its values name: the one a sweep spec's

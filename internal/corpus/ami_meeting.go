@@ -122,7 +122,7 @@ func readSegments(path string, w *nxtWords, sp *amiSpeaker) (bool, error) {
 	for _, s := range segs {
 		for _, c := range s.Children {
 			if err := checkRange(c, want, w); err != nil {
-				return false, fmt.Errorf("%s: <segment> %s: %w", path, s.ID, err)
+				return false, fmt.Errorf("%s: <segment> %s: %w", path, shownID(s.ID), err)
 			}
 		}
 		if s.Start < prevEnd {
@@ -165,7 +165,7 @@ func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]strin
 	for _, a := range acts {
 		gloss, ok := types[a.Type]
 		if !ok {
-			return fmt.Errorf("%s: <dact> %s: da-aspect id %q is not in da-types.xml", path, a.ID, a.Type)
+			return fmt.Errorf("%s: <dact> %s: da-aspect id %q is not in da-types.xml", path, shownID(a.ID), a.Type)
 		}
 		class := daOther
 		if g := strings.ToLower(gloss); g == "backchannel" || g == "bck" {
@@ -174,7 +174,7 @@ func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]strin
 		}
 		for _, c := range a.Children {
 			if err := checkRange(c, want, w); err != nil {
-				return fmt.Errorf("%s: <dact> %s: %w", path, a.ID, err)
+				return fmt.Errorf("%s: <dact> %s: %w", path, shownID(a.ID), err)
 			}
 			i, j, _ := w.resolve(c)
 			for k := i; k <= j; k++ {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -207,15 +208,15 @@ func (n *nxtDecoder) token(se xml.StartElement) (nxtToken, error) {
 	}
 	start, hasStart, err := timeAttr(se, "starttime")
 	if err != nil {
-		return nxtToken{}, n.errorf("<%s> %s: %v", name, t.ID, err)
+		return nxtToken{}, n.errorf("<%s> %s: %v", name, shownID(t.ID), err)
 	}
 	end, hasEnd, err := timeAttr(se, "endtime")
 	if err != nil {
-		return nxtToken{}, n.errorf("<%s> %s: %v", name, t.ID, err)
+		return nxtToken{}, n.errorf("<%s> %s: %v", name, shownID(t.ID), err)
 	}
 	t.Start, t.End, t.Timed = start, end, hasStart && hasEnd
 	if t.Timed && end < start {
-		return nxtToken{}, n.errorf("<%s> %s: endtime %v before starttime %v", name, t.ID, end, start)
+		return nxtToken{}, n.errorf("<%s> %s: endtime %v before starttime %v", name, shownID(t.ID), end, start)
 	}
 	t.Punc = attr(se, "punc") == "true"
 	t.Type = attr(se, "type")
@@ -253,13 +254,13 @@ func (n *nxtDecoder) segment(se xml.StartElement) (nxtSegment, error) {
 	}{{"transcriber_start", &s.Start}, {"transcriber_end", &s.End}} {
 		var ok bool
 		if *a.dst, ok, err = timeAttr(se, a.name); err != nil {
-			return s, n.errorf("<segment> %s: %v", s.ID, err)
+			return s, n.errorf("<segment> %s: %v", shownID(s.ID), err)
 		} else if !ok {
-			return s, n.errorf("<segment> %s: no %s attribute", s.ID, a.name)
+			return s, n.errorf("<segment> %s: no %s attribute", shownID(s.ID), a.name)
 		}
 	}
 	if s.End < s.Start {
-		return s, n.errorf("<segment> %s: transcriber_end %v before transcriber_start %v", s.ID, s.End, s.Start)
+		return s, n.errorf("<segment> %s: transcriber_end %v before transcriber_start %v", shownID(s.ID), s.End, s.Start)
 	}
 	s.Children, _, err = n.links("segment", s.ID, false)
 	return s, err
@@ -282,19 +283,19 @@ func (n *nxtDecoder) links(parent, id string, pointers bool) (children []nxtRang
 		case isNite(se.Name, "child"):
 			r, err := parseHref(attr(se, "href"))
 			if err != nil {
-				return nil, "", n.errorf("<%s> %s: nite:child: %v", parent, id, err)
+				return nil, "", n.errorf("<%s> %s: nite:child: %v", parent, shownID(id), err)
 			}
 			children = append(children, r)
 		case pointers && isNite(se.Name, "pointer"):
 			if attr(se, "role") == "da-aspect" {
 				r, err := parseHref(attr(se, "href"))
 				if err != nil || r.First != r.Last {
-					return nil, "", n.errorf("<%s> %s: nite:pointer href %q: want file#id(x)", parent, id, attr(se, "href"))
+					return nil, "", n.errorf("<%s> %s: nite:pointer href %q: want file#id(x)", parent, shownID(id), attr(se, "href"))
 				}
 				aspect = r.First
 			}
 		default:
-			return nil, "", n.errorf("unknown element <%s> inside <%s> %s", qname(se.Name), parent, id)
+			return nil, "", n.errorf("unknown element <%s> inside <%s> %s", qname(se.Name), parent, shownID(id))
 		}
 		if err := n.d.Skip(); err != nil {
 			return nil, "", n.errorf("%v", err)
@@ -393,7 +394,7 @@ func (w *nxtWords) resolve(r nxtRange) (int, int, error) {
 		return 0, 0, fmt.Errorf("id %q is not in %s", r.Last, r.File)
 	}
 	if j < i {
-		return 0, 0, fmt.Errorf("range id(%s)..id(%s) runs backwards", r.First, r.Last)
+		return 0, 0, fmt.Errorf("range id(%s)..id(%s) runs backwards", shownID(r.First), shownID(r.Last))
 	}
 	return i, j, nil
 }
@@ -426,6 +427,21 @@ func attr(se xml.StartElement, local string) string {
 }
 
 func niteID(se xml.StartElement) string { return attr(se, "id") }
+
+// shownID is an id as an error shows it: as the file spells it, or quoted
+// when it is empty or holds a space, a line break or another character
+// that would blur or break the one error line.
+func shownID(id string) string {
+	for _, r := range id {
+		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return strconv.Quote(id)
+		}
+	}
+	if id == "" {
+		return `""`
+	}
+	return id
+}
 
 func isNite(n xml.Name, local string) bool {
 	return n.Local == local && (n.Space == niteSpace || n.Space == "nite")

@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"os"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -44,8 +46,21 @@ func TestTurnBenchAnnotationErrors(t *testing.T) {
 	}
 }
 
+// FuzzParseTurnBenchAnnotations: an input is refused with one error line,
+// or what it gives keeps the bounds the parser promises (every boundary
+// within BoundarySlack of [0, duration_s], no end more than that before
+// its start), survives EncodeTurnBenchAnnotations and parsing again
+// unchanged, and derives gold whose anchors and spans stay within the same
+// bounds.
 func FuzzParseTurnBenchAnnotations(f *testing.F) {
 	f.Add([]byte(annotationsFixture))
+	// Segments at the edges of what is accepted: ending before 0, ending
+	// past duration_s, ending before they start.
+	f.Add([]byte(`{"conversations": {"7": {"duration_s": 20.0, "annotations": {"speaker_1": {"a": [[-2.5, -1.0, "Normal Turn"]], "b": [[-2.5, -1.0, "Normal Turn"]], "c": []}, "speaker_2": {"a": [[0.5, 2, "Normal Turn"]], "b": [[0.5, 2, "Interruption"]], "c": []}}}}}`))
+	// Refused: a start 5 s before 0, a time that is not a number.
+	f.Add([]byte(`{"conversations": {"7": {"duration_s": 1, "annotations": {"speaker_1": {"a": [[-5, 0.5, "Normal Turn"]], "b": [], "c": []}}}}}`))
+	f.Add([]byte(`{"conversations": {"7": {"duration_s": 1, "annotations": {"speaker_1": {"a": [[1, NaN, "Filler"]], "b": [], "c": []}}}}}`))
+	f.Add([]byte(`{"conversations": {"7": {"duration_s": 20.0, "annotations": {"speaker_1": {"a": [[19.5, 22.9, "Normal Turn"]], "b": [[19.5, 22.9, "Normal Turn"]], "c": []}, "speaker_2": {"a": [[5, 2.5, "Normal Turn", "x"]], "b": [[5, 2.5, "Normal Turn"]], "c": []}}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		convs, err := ParseTurnBenchAnnotations(data)
 		if err != nil {
@@ -54,8 +69,57 @@ func FuzzParseTurnBenchAnnotations(f *testing.F) {
 			}
 			return
 		}
-		TurnBenchGold(convs) // any parsed input must derive without panicking
+		for _, c := range convs {
+			if !(c.Duration >= 0) || len(c.Speakers) == 0 {
+				t.Fatalf("conversation %q: duration %v, %d speakers", c.ID, c.Duration, len(c.Speakers))
+			}
+			lo, hi := -floor.BoundarySlack, c.Duration+floor.BoundarySlack
+			for k, tracks := range c.Speakers {
+				for a, track := range tracks {
+					for i, s := range track {
+						if s.Start < lo || s.Start > hi || s.End < lo || s.End > hi || s.Start-s.End > floor.BoundarySlack {
+							t.Fatalf("conversation %q speaker %d annotator %d segment %d: [%v, %v] accepted with duration %v", c.ID, k+1, a, i, s.Start, s.End, c.Duration)
+						}
+					}
+				}
+			}
+		}
+		encoded, err := EncodeTurnBenchAnnotations(convs)
+		if err != nil {
+			t.Fatalf("encode what parsed: %v", err)
+		}
+		again, err := ParseTurnBenchAnnotations(encoded)
+		if err != nil {
+			t.Fatalf("the encoding does not parse: %v\n%s", err, encoded)
+		}
+		if byID := func(cs []TurnBenchConversation) []TurnBenchConversation {
+			return slices.SortedFunc(slices.Values(cs), func(x, y TurnBenchConversation) int { return strings.Compare(x.ID, y.ID) })
+		}; !reflect.DeepEqual(byID(again), byID(convs)) {
+			t.Fatalf("round trip changed the annotations:\n%+v\n%+v", convs, again)
+		}
+		for _, c := range TurnBenchGold(convs).Conversations {
+			checkGoldWithinSlack(t, &c)
+		}
 	})
+}
+
+// checkGoldWithinSlack fails when an anchor or span boundary of c lies
+// more than BoundarySlack outside [0, duration].
+func checkGoldWithinSlack(t *testing.T, c *floor.ConversationGold) {
+	t.Helper()
+	lo, hi := -floor.BoundarySlack, c.Duration+floor.BoundarySlack
+	for _, task := range []floor.TaskGold{c.EOT, c.INT} {
+		for _, a := range task.Positives {
+			if a.Time < lo || a.Time > hi {
+				t.Fatalf("conversation %q: anchor %+v outside [%v, %v]", c.ID, a, lo, hi)
+			}
+		}
+		for _, s := range append(slices.Clone(task.Negatives), task.Excluded...) {
+			if s.Start < lo || s.Start > hi || s.End < lo || s.End > hi {
+				t.Fatalf("conversation %q: span %+v outside [%v, %v]", c.ID, s, lo, hi)
+			}
+		}
+	}
 }
 
 // Ingest refuses a row whose labels would give gold like [-5, 2] before it

@@ -153,34 +153,38 @@ func TestOnnxSpeakerVsRestLayoutAndDirectScores(t *testing.T) {
 		{2, 1.5, "en-029+f3", "Three."},
 	})
 	got := detect(t, d, c)
-	timeline := c.timeline()
-	window := make([]float32, frame)
-	for k := range timeline {
-		others := rest(timeline, k)
+	// Worked out here from the raw channels, not with the detector's
+	// helpers. At 100 frames a second, frame i ends at sample (i+1)*160,
+	// which is where the model's step i ends (hop 160, first step ending at
+	// 160): frame i shows step i. Step i's window is the 480 samples before
+	// (i+1)*160, zeros before the conversation's start; its second channel
+	// is the other speakers' samples summed and clipped to [-1, 1]. The
+	// state starts at 0 and gains 0.5 a step, so after step i it is
+	// 0.5*(i+1).
+	const fps = 100
+	if frames := int(math.Floor(2.5 * fps)); len(got.INT) != 3 || len(got.INT[0]) != frames || len(got.EOT[0]) != frames {
+		t.Fatalf("%d speakers, %d INT and %d EOT frames; want 3 and %d", len(got.INT), len(got.INT[0]), len(got.EOT[0]), frames)
+	}
+	for k := range c.Channels {
 		for i := range got.INT[k] {
-			j := steps(heardBy(i, 100), hop, hop) - 1
-			if j < 0 {
-				if got.INT[k][i] != 0 || got.EOT[k][i] != 0 {
-					t.Fatalf("speaker %d frame %d: scores before the first step", k+1, i)
+			end := (i + 1) * hop
+			var sum float64
+			for n := max(0, end-frame); n < end; n++ {
+				var others float32
+				for m, ch := range c.Channels {
+					if m != k {
+						others += ch[n]
+					}
 				}
-				continue
+				sum += math.Abs(float64(max(-1, min(1, others))))
 			}
-			fillWindow(window, others, (j+1)*hop)
-			wantINT := gain * meanAbs(window)
-			wantEOT := 1 / (1 + math.Exp(-gain*float64(j+1)))
+			wantINT := gain * sum / frame
+			wantEOT := 1 / (1 + math.Exp(-gain*float64(i+1)))
 			if math.Abs(got.INT[k][i]-wantINT) > 1e-6 || math.Abs(got.EOT[k][i]-wantEOT) > 1e-6 {
-				t.Fatalf("speaker %d frame %d (step %d): INT %v EOT %v, want %v and %v",
-					k+1, i, j, got.INT[k][i], got.EOT[k][i], wantINT, wantEOT)
+				t.Fatalf("speaker %d frame %d: INT %v EOT %v, want %v and %v",
+					k+1, i, got.INT[k][i], got.EOT[k][i], wantINT, wantEOT)
 			}
 		}
 	}
 	requireFloorEvents(t, got)
-}
-
-func meanAbs(x []float32) float64 {
-	var sum float64
-	for _, v := range x {
-		sum += math.Abs(float64(v))
-	}
-	return sum / float64(len(x))
 }

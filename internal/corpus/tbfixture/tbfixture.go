@@ -325,3 +325,39 @@ func Dialogue(id, split, kind string, seed uint64, seconds float64) Conversation
 		speaker = other
 	}
 }
+
+// Gold is the gold of Default's labelled conversations, worked out by hand
+// from their segments (docs/protocol.md#turnbench), not by the derivation
+// under test. Every boundary is annotated at offsets -0.03, 0 and +0.02
+// (c, a, b), so the three annotators agree (spread 0.05 <= 0.2) and each
+// consensus boundary is the median, the fixture's own time.
+//
+// tb-001 (6 s): the turn view (Turns and floor-taking interruptions) has
+// speaker 1 at 0.3-1.6 and 3.3-4.4, speaker 2 at 1.9-3.0 and 4.0-5.2.
+//   - 1.6: speaker 2 starts (1.9) before speaker 1 resumes (3.3): EOT.
+//   - 4.4: speaker 1 never resumes (and speaker 2 is mid-turn): EOT.
+//   - 3.0: speaker 1 starts (3.3) before speaker 2 resumes (4.0): EOT.
+//   - 5.2: speaker 2 never resumes: EOT.
+//
+// No end is followed by the same speaker first, so no hold pause. The
+// label view has one floor-taking interruption, speaker 2 at 4.0 (an INT
+// positive), and one backchannel, speaker 1 at 2.4-2.6 (an INT negative).
+// Nothing lacks a majority, so nothing is excluded.
+//
+// tb-002 (5 s): speaker 1 at 0.2-1.2 and 1.6-2.5, speaker 2 at 2.9-4.2.
+//   - 1.2: speaker 1 resumes (1.6) before speaker 2 starts (2.9) and
+//     nobody speaks in between: a hold pause 1.2-1.6, an EOT negative.
+//   - 2.5: speaker 1 never resumes: EOT. 4.2: speaker 2 never resumes: EOT.
+//
+// No interruption, backchannel or noise: no INT events.
+//
+// Positives are listed by speaker, then time; spans in the same order.
+func Gold() []floor.ConversationGold {
+	return []floor.ConversationGold{
+		{ID: "tb-001", Duration: 6,
+			EOT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 1, Time: 1.6}, {Speaker: 1, Time: 4.4}, {Speaker: 2, Time: 3.0}, {Speaker: 2, Time: 5.2}}},
+			INT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 2, Time: 4.0}}, Negatives: []floor.Span{{Speaker: 1, Start: 2.4, End: 2.6}}}},
+		{ID: "tb-002", Duration: 5,
+			EOT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 1, Time: 2.5}, {Speaker: 2, Time: 4.2}}, Negatives: []floor.Span{{Speaker: 1, Start: 1.2, End: 1.6}}}},
+	}
+}
