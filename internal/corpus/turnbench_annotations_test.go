@@ -137,3 +137,25 @@ func TestIngestRejectsSegmentsFarOutsideTheConversation(t *testing.T) {
 		t.Errorf("wrote %v", entries)
 	}
 }
+
+// Segments within the slack can still give a consensus turn that ends
+// before the conversation starts; ingest refuses them, because no reader
+// would accept the gold derived from them.
+func TestIngestRejectsAnnotationsWhoseGoldCannotBeRead(t *testing.T) {
+	dir := t.TempDir()
+	turn := func(start, end float64) []floor.AnnotatedSegment {
+		return []floor.AnnotatedSegment{{Start: start, End: end, Label: "Normal Turn"}}
+	}
+	three := func(start, end float64) floor.SpeakerAnnotations {
+		return floor.SpeakerAnnotations{turn(start, end), turn(start, end), turn(start, end)}
+	}
+	row := &TurnBenchRow{ID: "c1", Split: "dev", samples: 20 * SampleRate,
+		Speakers: []floor.SpeakerAnnotations{three(-2.5, -1), three(0.5, 5)}}
+	_, err := WriteTurnBenchConversation(dir, row)
+	if err == nil || !strings.HasPrefix(err.Error(), `conversation "c1": the gold derived from its annotations: eot_positive_events[0] speaker 1: time_s -1 is outside [0, 20.25]`) {
+		t.Fatalf("error %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("wrote %v", entries)
+	}
+}

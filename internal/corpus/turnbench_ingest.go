@@ -115,7 +115,7 @@ func WriteTurnBenchConversation(dir string, row *TurnBenchRow) (Conversation, er
 	e := Conversation{ID: row.ID, Split: row.Split, InteractionType: row.Type, Speakers: 2,
 		Voices: []string{}, Duration: row.Duration(), Samples: row.Samples(),
 		Channels: TurnBenchChannels, Unlabelled: row.Speakers == nil, Files: map[string]string{}}
-	if err := floor.CheckAnnotatedSegments(e.Duration, row.Speakers); err != nil {
+	if err := floor.CheckTurnBenchGold(row.ID, e.Duration, row.Speakers); err != nil {
 		return Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
 	}
 	folder := filepath.Join(dir, row.ID)

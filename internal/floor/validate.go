@@ -111,3 +111,20 @@ func CheckAnnotatedSegments(duration float64, speakers []SpeakerAnnotations) err
 	}
 	return nil
 }
+
+// CheckTurnBenchGold checks a conversation's annotations as
+// CheckAnnotatedSegments does and then the gold TurnBench's consensus
+// derives from them as Validate does: segments within BoundarySlack of
+// the conversation can still put a consensus turn end before 0 (a turn
+// ending at -1 s), which no gold reader would accept. Ingest runs it, so a
+// corpus never holds annotations whose gold cannot be read.
+func CheckTurnBenchGold(id string, duration float64, speakers []SpeakerAnnotations) error {
+	if err := CheckAnnotatedSegments(duration, speakers); err != nil {
+		return err
+	}
+	g := DeriveTurnBench(id, duration, speakers)
+	if err := g.validate(DefaultTauPre, true); err != nil {
+		return fmt.Errorf("the gold derived from its annotations: %w", err)
+	}
+	return nil
+}
