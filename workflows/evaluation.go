@@ -81,7 +81,7 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	var key string
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 30*time.Minute))
 	err = workflow.ExecuteActivity(cpu, (*activities.Activities).Evaluate, activities.EvaluateInput{
-		System: in.System, Corpus: in.Corpus, Params: in.Params, Resamples: in.Resamples, Seed: in.Seed, Transfer: in.Transfer}).Get(ctx, &key)
+		System: in.System, Corpus: corpusRef(in.Corpus), Params: in.Params, Resamples: in.Resamples, Seed: in.Seed, Transfer: in.Transfer}).Get(ctx, &key)
 	return key, err
 }
 
@@ -98,7 +98,17 @@ func Batches(convs []string, n int) [][]string {
 // single-conversation form of the executions recorded before batches.
 func inferInput(in EvaluationInput, batch []string) activities.InferInput {
 	if in.Batch == 1 {
-		return activities.InferInput{System: in.System, Corpus: in.Corpus, Conversation: batch[0]}
+		return activities.InferInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversation: batch[0]}
 	}
-	return activities.InferInput{System: in.System, Corpus: in.Corpus, Conversations: batch}
+	return activities.InferInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversations: batch}
+}
+
+// corpusRef is the corpus as an activity needs it: where it is stored and
+// its hash, without the list of its conversations, which activities read
+// from the stored manifest. Every Infer activity carrying the whole list
+// made each input, and the history, grow with the corpus (140 KB per
+// activity at 10,000 conversations).
+func corpusRef(p activities.CorpusPlan) activities.CorpusPlan {
+	p.Conversations = nil
+	return p
 }
