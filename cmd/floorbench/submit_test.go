@@ -6,10 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -141,4 +145,32 @@ func TestSubmitDryRunJSONAndFinalStatus(t *testing.T) {
 		!after.Evaluations[0].Stored || after.Bundle.ID != before.Bundle.ID || !after.Bundle.Stored {
 		t.Fatalf("dry run after the sweep: exit %d, %s, stderr %q", code, stdout, stderr)
 	}
+}
+
+// A dry run of a local corpus says it would be uploaded, with its content
+// hash and conversations, and uploads nothing; an S3 prefix the store
+// lacks is one error line.
+func TestSubmitDryRunOfLocalAndMissingCorpora(t *testing.T) {
+	tmp := t.TempDir()
+	if err := auditfixture.Write(filepath.Join(tmp, "corpus"), auditfixture.Shortcut(), 1); err != nil {
+		t.Fatal(err)
+	}
+	_, raw, err := corpus.ReadManifestRaw(filepath.Join(tmp, "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := writeFile(t, tmp, "sweep.yaml", "corpora: [{name: local, path: "+filepath.Join(tmp, "corpus")+"}]\nsystems: [{name: r, builtin: rms}]\n")
+	storeDir := filepath.Join(tmp, "store")
+	flags := []string{"--config", "", "--store-dir", storeDir, "--temporal-address", "127.0.0.1:1"}
+	stdout, stderr, code := run(t, append([]string{"submit", "-f", spec, spec, "--dry-run"}, flags...)...)
+	want := regexp.MustCompile(`(?m)^corpus local \(path\) ` + activities.ManifestHash(raw) + `: to upload, \d+ conversations$`)
+	if code != 0 || !want.MatchString(stdout) || !strings.Contains(stdout, "evaluation r on local: to compute\n") {
+		t.Fatalf("dry run: exit %d, stdout %q, stderr %q; want a line matching %s", code, stdout, stderr, want)
+	}
+	if entries, _ := os.ReadDir(storeDir); len(entries) != 0 {
+		t.Fatalf("the dry run wrote %d entries into the store", len(entries))
+	}
+	missing := writeFile(t, tmp, "s3.yaml", "corpora: [{name: gone, s3: corpora/nothere}]\nsystems: [{name: r, builtin: rms}]\n")
+	stdout, stderr, code = run(t, append([]string{"submit", missing, "--dry-run"}, flags...)...)
+	oneErrorLine(t, stdout, stderr, code, "corpora[0] (gone): corpora/nothere/corpus.json is not in the store")
 }
