@@ -56,6 +56,66 @@ func checkBundleID(id string) error {
 	return nil
 }
 
+// listManifests reads every bundle's manifest, newest first.
+func listManifests(ctx context.Context, st store.Store) ([]*bundle.Manifest, error) {
+	keys, err := st.List(ctx, "bundles/")
+	if err != nil {
+		return nil, err
+	}
+	var manifests []*bundle.Manifest
+	for _, k := range keys {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json"); ok && !strings.Contains(id, "/") {
+			m, err := readManifest(ctx, st, id)
+			if err != nil {
+				return nil, err
+			}
+			manifests = append(manifests, m)
+		}
+	}
+	slices.SortStableFunc(manifests, func(a, b *bundle.Manifest) int { return strings.Compare(b.Created, a.Created) })
+	return manifests, nil
+}
+
+// maxCandidates is how many bundles an ambiguous prefix names.
+const maxCandidates = 5
+
+// resolveBundleID turns what a user typed into a bundle id: a full id, a
+// unique prefix of one, or "latest" (the newest by its manifest's created
+// time).
+func resolveBundleID(ctx context.Context, st store.Store, arg string) (string, error) {
+	if err := checkBundleID(arg); err != nil {
+		return "", err
+	}
+	if ok, err := store.Exists(ctx, st, bundle.Key(arg, "manifest.json")); err != nil || ok {
+		return arg, err
+	}
+	manifests, err := listManifests(ctx, st)
+	if err != nil {
+		return "", err
+	}
+	if arg == "latest" {
+		if len(manifests) == 0 {
+			return "", fmt.Errorf("bundle latest: the store holds no bundle")
+		}
+		return manifests[0].BundleID, nil
+	}
+	var ids []string
+	for _, m := range manifests {
+		if strings.HasPrefix(m.BundleID, arg) {
+			ids = append(ids, m.BundleID)
+		}
+	}
+	switch {
+	case len(ids) == 1:
+		return ids[0], nil
+	case len(ids) == 0:
+		return "", fmt.Errorf("bundle %s: no bundle has this id or prefix (see floorbench bundle ls)", arg)
+	case len(ids) > maxCandidates:
+		return "", fmt.Errorf("bundle %s: prefix of %d bundles: %s, ...", arg, len(ids), strings.Join(ids[:maxCandidates], ", "))
+	}
+	return "", fmt.Errorf("bundle %s: prefix of %d bundles: %s", arg, len(ids), strings.Join(ids, ", "))
+}
+
 func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
 	if err := checkBundleID(id); err != nil {
 		return nil, err
@@ -94,21 +154,10 @@ func newBundleLsCommand() *cobra.Command {
 		if err := checkOutput(output); err != nil {
 			return err
 		}
-		keys, err := st.List(ctx, "bundles/")
+		manifests, err := listManifests(ctx, st)
 		if err != nil {
 			return err
 		}
-		var manifests []*bundle.Manifest
-		for _, k := range keys {
-			if id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json"); ok {
-				m, err := readManifest(ctx, st, id)
-				if err != nil {
-					return err
-				}
-				manifests = append(manifests, m)
-			}
-		}
-		slices.SortStableFunc(manifests, func(a, b *bundle.Manifest) int { return strings.Compare(b.Created, a.Created) })
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), manifests)
 		}
@@ -130,20 +179,24 @@ func newBundleLsCommand() *cobra.Command {
 
 func newBundleShowCommand() *cobra.Command {
 	var output string
-	cmd := &cobra.Command{Use: "show BUNDLE_ID", Short: "Print a bundle's report (or its results with -o json)", Args: cobra.ExactArgs(1)}
+	cmd := &cobra.Command{Use: "show BUNDLE_ID", Short: "Print a bundle's report (or its results with -o json); the id may be a unique prefix or latest", Args: cobra.ExactArgs(1)}
 	outputFlag(cmd, &output)
 	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
 		if err := checkOutput(output); err != nil {
 			return err
 		}
-		if _, err := readManifest(ctx, st, args[0]); err != nil {
+		id, err := resolveBundleID(ctx, st, args[0])
+		if err != nil {
+			return err
+		}
+		if _, err := readManifest(ctx, st, id); err != nil {
 			return err
 		}
 		name := "report.md"
 		if output == "json" {
 			name = "results.json"
 		}
-		data, err := store.GetBytes(ctx, st, bundle.Key(args[0], name))
+		data, err := store.GetBytes(ctx, st, bundle.Key(id, name))
 		if err != nil {
 			return err
 		}
@@ -155,12 +208,15 @@ func newBundleShowCommand() *cobra.Command {
 func newBundleGetCommand() *cobra.Command {
 	var out string
 	var force bool
-	cmd := &cobra.Command{Use: "get BUNDLE_ID --out DIR", Short: "Copy every file of a bundle into a folder", Args: cobra.ExactArgs(1)}
+	cmd := &cobra.Command{Use: "get BUNDLE_ID --out DIR", Short: "Copy every file of a bundle into a folder; the id may be a unique prefix or latest", Args: cobra.ExactArgs(1)}
 	cmd.Flags().StringVar(&out, "out", "", "destination folder (created; must not exist or be empty unless --force)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
 	_ = cmd.MarkFlagRequired("out")
 	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
-		id := args[0]
+		id, err := resolveBundleID(ctx, st, args[0])
+		if err != nil {
+			return err
+		}
 		if _, err := readManifest(ctx, st, id); err != nil {
 			return err
 		}
@@ -205,7 +261,8 @@ func newBundleDiffCommand() *cobra.Command {
 both bundles. A regression is recall lower by more than --tolerance, an
 fp_rate higher by more than --tolerance, a system that fell out of the
 budget or lost its operating point or test result, or a system, corpus or
-task that is gone from NEW_ID. Differences in protocol, bootstrap or corpus
+task that is gone from NEW_ID. Either id may be a unique prefix of a
+bundle id or latest (the newest bundle). Differences in protocol, bootstrap or corpus
 content between the bundles are printed on stderr before the verdicts.
 
 Exit status: 0 no regression, 1 regression, 2 error (a missing bundle, a
@@ -221,11 +278,19 @@ bad flag).`,
 		if err := bundle.CheckTolerance(tolerance); err != nil {
 			return err
 		}
-		old, err := readResults(ctx, st, args[0])
+		oldID, err := resolveBundleID(ctx, st, args[0])
 		if err != nil {
 			return err
 		}
-		cur, err := readResults(ctx, st, args[1])
+		newID, err := resolveBundleID(ctx, st, args[1])
+		if err != nil {
+			return err
+		}
+		old, err := readResults(ctx, st, oldID)
+		if err != nil {
+			return err
+		}
+		cur, err := readResults(ctx, st, newID)
 		if err != nil {
 			return err
 		}
@@ -246,7 +311,7 @@ bad flag).`,
 			return err
 		}
 		if n := bundle.Regressions(d); n > 0 {
-			return exitError{1, fmt.Errorf("%d regression(s) from %s to %s", n, args[0], args[1])}
+			return exitError{1, fmt.Errorf("%d regression(s) from %s to %s", n, oldID, newID)}
 		}
 		return nil
 	})

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -49,18 +48,9 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
 				return err
 			}
-			var bar *progressbar.ProgressBar
-			progress := func(done, total int) {
-				if bar == nil {
-					bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(cmd.ErrOrStderr()),
-						progressbar.OptionSetDescription("generating"), progressbar.OptionShowCount(),
-						progressbar.OptionSetElapsedTime(true), progressbar.OptionSetPredictTime(true),
-						progressbar.OptionOnCompletion(func() { fmt.Fprintln(cmd.ErrOrStderr()) }))
-				}
-				bar.Set(done)
-			}
+			progress := newCountProgress(cmd.ErrOrStderr(), "generating")
 			m, err := corpus.Generate(cmd.Context(), corpus.GenerateOptions{
-				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress})
+				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress.Set})
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -95,15 +94,11 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 		return err
 	}
 	defer d.Close()
-	bar := progressbar.NewOptions(src.Count,
-		progressbar.OptionSetWriter(cmd.ErrOrStderr()),
-		progressbar.OptionSetDescription("detect "+sys.Name),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish())
-	eot, intr, err := detect.ProbsFiles(cmd.Context(), d, src, func() { _ = bar.Add(1) })
+	progress := newCountProgress(cmd.ErrOrStderr(), "detect "+sys.Name)
+	eot, intr, err := detect.ProbsFiles(cmd.Context(), d, src, func() { progress.Add(src.Count) })
 	if err != nil {
 		// The error line replaces the unfinished bar.
-		_ = bar.Clear()
+		progress.Clear()
 		return err
 	}
 	if err := detect.WriteProbsFiles(o.out, eot, intr); err != nil {

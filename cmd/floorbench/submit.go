@@ -20,9 +20,9 @@ func init() {
 
 func newSubmitCommand() *cobra.Command {
 	var file, output string
-	var wait bool
+	var wait, dryRun bool
 	cmd := &cobra.Command{
-		Use:   "submit -f spec.yaml [--wait]",
+		Use:   "submit [-f] spec.yaml [--wait | --dry-run]",
 		Short: "Submit a sweep; the same spec always maps to the same run",
 		Long: `Submit validates the sweep spec and its systems and corpora, then starts the
 sweep workflow with an id derived from the normalised spec: submitting the
@@ -30,16 +30,33 @@ same spec again attaches to the existing run (or returns its bundle).
 Local corpora and the files systems name (models, external probabilities)
 are uploaded to the configured store first, under their content hashes,
 so workers on any machine that shares the store can run the sweep.
-It prints the workflow id, and with --wait the bundle id when done.`,
-		Args: cobra.NoArgs,
+
+It prints the workflow id alone on the first line (a script can capture
+it), then "bundle ID" when the bundle is known: with --wait, or when the
+same spec already completed. -o json prints {"workflow_id", "run_id",
+"bundle_id"}.
+
+--dry-run resolves the spec without Temporal and without uploading: it
+prints the workflow id, the content hashes of corpora and systems, and
+which corpora, evaluations and bundle the store already holds (what is
+not stored would be computed).`,
+		Example: `  floorbench submit sweep.yaml
+  floorbench submit sweep.yaml --dry-run -o json
+  id=$(floorbench submit -f sweep.yaml) && floorbench watch "$id"`,
+		Args: cobra.MaximumNArgs(1),
 	}
 	config := configFlags(cmd)
-	cmd.Flags().StringVarP(&file, "file", "f", "", "sweep spec (YAML)")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "sweep spec (YAML); may also be given as the argument")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the bundle, showing progress on stderr")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resolve the spec and look up the store; contact no Temporal, upload nothing")
+	cmd.MarkFlagsMutuallyExclusive("wait", "dry-run")
 	outputFlag(cmd, &output)
-	_ = cmd.MarkFlagRequired("file")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := checkOutput(output); err != nil {
+			return err
+		}
+		file, err := specArgument(file, args)
+		if err != nil {
 			return err
 		}
 		cfg, err := config()
@@ -59,6 +76,13 @@ It prints the workflow id, and with --wait the bundle id when done.`,
 		if err != nil {
 			return err
 		}
+		if dryRun {
+			pv, err := orchestrate.PreviewSweep(cmd.Context(), storage, in)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			return printPreview(cmd.OutOrStdout(), pv, output)
+		}
 		if err := orchestrate.Upload(cmd.Context(), storage, &in, rt); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
@@ -71,16 +95,87 @@ It prints the workflow id, and with --wait the bundle id when done.`,
 		if err != nil {
 			return err
 		}
-		if !wait {
-			return printStatus(cmd.OutOrStdout(), orchestrate.Status{ID: run.GetID(), State: "submitted"}, output)
+		var st orchestrate.Status
+		if wait {
+			st, err = watchWithBar(cmd, cl, run.GetID())
+		} else {
+			st, err = orchestrate.GetStatus(cmd.Context(), cl, run.GetID())
 		}
-		st, err := watchWithBar(cmd, cl, run.GetID())
 		if err != nil {
 			return err
 		}
-		return finish(cmd.OutOrStdout(), st, output)
+		if err := printSubmitted(cmd.OutOrStdout(), submitted{WorkflowID: run.GetID(), RunID: run.GetRunID(), BundleID: st.BundleID}, output); err != nil {
+			return err
+		}
+		if wait && st.State != "completed" {
+			return fmt.Errorf("sweep %s %s: %s", st.ID, st.State, st.Error)
+		}
+		if !wait && st.State == "running" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "sweep %s running; follow it with: floorbench watch %s\n", run.GetID(), run.GetID())
+		}
+		return nil
 	}
 	return cmd
+}
+
+// specArgument is the spec named by -f or by the one argument; naming two
+// different files is an error.
+func specArgument(file string, args []string) (string, error) {
+	if len(args) == 1 {
+		if file != "" && file != args[0] {
+			return "", fmt.Errorf("spec given twice: -f %s and argument %s (give one)", file, args[0])
+		}
+		file = args[0]
+	}
+	if file == "" {
+		return "", fmt.Errorf("no sweep spec: give it as the argument or with -f")
+	}
+	return file, nil
+}
+
+// submitted is what submit prints: the run and, when known, its bundle.
+type submitted struct {
+	WorkflowID string `json:"workflow_id"`
+	RunID      string `json:"run_id"`
+	BundleID   string `json:"bundle_id,omitempty"`
+}
+
+func printSubmitted(w io.Writer, s submitted, output string) error {
+	if output == "json" {
+		return writeJSON(w, s)
+	}
+	fmt.Fprintln(w, s.WorkflowID)
+	if s.BundleID != "" {
+		fmt.Fprintf(w, "bundle %s\n", s.BundleID)
+	}
+	return nil
+}
+
+func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
+	if output == "json" {
+		return writeJSON(w, pv)
+	}
+	stored := map[bool]string{true: "stored", false: "to compute"}
+	fmt.Fprintf(w, "workflow %s (spec %s)\n", pv.WorkflowID, pv.SpecHash)
+	for _, c := range pv.Corpora {
+		state := stored[c.Stored]
+		if c.Source == "path" && !c.Stored {
+			state = "to upload"
+		}
+		fmt.Fprintf(w, "corpus %s (%s) %s: %s", c.Name, c.Source, c.Hash, state)
+		if c.Conversations > 0 {
+			fmt.Fprintf(w, ", %d conversations", c.Conversations)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, s := range pv.Systems {
+		fmt.Fprintf(w, "system %s %s\n", s.Name, s.Hash)
+	}
+	for _, e := range pv.Evaluations {
+		fmt.Fprintf(w, "evaluation %s on %s: %s\n", e.System, e.Corpus, stored[e.Stored])
+	}
+	fmt.Fprintf(w, "bundle %s: %s\n", pv.Bundle.ID, stored[pv.Bundle.Stored])
+	return nil
 }
 
 // sweepCommand is a command about one existing sweep: it reads the

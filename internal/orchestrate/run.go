@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
@@ -111,7 +112,7 @@ func Submit(ctx context.Context, cl client.Client, in workflows.SweepInput) (cli
 	run, err := cl.ExecuteWorkflow(ctx, opts, workflows.SweepWorkflow, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
-		return cl.GetWorkflow(ctx, id, ""), nil
+		return cl.GetWorkflow(ctx, id, started.RunId), nil
 	}
 	return run, err
 }
@@ -158,6 +159,11 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
 			return st, err
 		}
+		p, err := finalProgress(ctx, cl, id)
+		if err != nil {
+			return st, fmt.Errorf("sweep %s: %w", id, err)
+		}
+		st.Progress = p
 		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
 	default:
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
@@ -165,6 +171,51 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 		}
 	}
 	return st, nil
+}
+
+// corpusWorkflowType is the name CorpusWorkflow is registered under.
+const corpusWorkflowType = "CorpusWorkflow"
+
+// finalProgress counts the work of a completed sweep from its history. A
+// closed workflow answers a query only when a worker replays it, so
+// status would show nothing done; its history holds what it did: the
+// input names the systems and corpora, and each corpus child's result
+// lists its conversations.
+func finalProgress(ctx context.Context, cl client.Client, id string) (Progress, error) {
+	var p Progress
+	dc := converter.GetDefaultDataConverter()
+	var corpora int
+	events := cl.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for events.HasNext() {
+		ev, err := events.Next()
+		if err != nil {
+			return p, fmt.Errorf("history: %w", err)
+		}
+		switch ev.GetEventType() {
+		case enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+			var in workflows.SweepInput
+			if err := dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
+				return p, fmt.Errorf("history: sweep input: %w", err)
+			}
+			p.Systems, corpora = len(in.Systems), len(in.Corpora)
+		case enums.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED:
+			a := ev.GetChildWorkflowExecutionCompletedEventAttributes()
+			if a.GetWorkflowType().GetName() != corpusWorkflowType {
+				continue
+			}
+			var plan activities.CorpusPlan
+			if err := dc.FromPayloads(a.GetResult(), &plan); err != nil {
+				return p, fmt.Errorf("history: corpus %s: %w", a.GetWorkflowExecution().GetWorkflowId(), err)
+			}
+			p.ConversationsTotal += len(plan.Conversations)
+		}
+	}
+	p.ConversationsGenerated = p.ConversationsTotal
+	p.TracksTotal = p.ConversationsTotal * p.Systems
+	p.TracksInferred = p.TracksTotal
+	p.SystemsTotal = p.Systems * corpora
+	p.SystemsScored = p.SystemsTotal
+	return p, nil
 }
 
 // FailureMessage is the cause of a failed sweep, said once. Each wrapper
@@ -241,17 +292,8 @@ func Watch(ctx context.Context, cl client.Client, id string, interval time.Durat
 		}
 		// A query can time out while the workers are busy: keep showing
 		// the last progress rather than flickering back to zero.
-		switch {
-		case st.State == "running" && st.Progress.Phase == phaseNoWorker && last.Phase != "":
+		if st.State == "running" && st.Progress.Phase == phaseNoWorker && last.Phase != "" {
 			st.Progress = last
-		case st.State == "completed":
-			// A finished sweep did all the work it had counted.
-			phase, id := st.Progress.Phase, st.Progress.BundleID
-			st.Progress = last
-			st.Progress.Phase, st.Progress.BundleID = phase, id
-			st.Progress.ConversationsGenerated = st.Progress.ConversationsTotal
-			st.Progress.TracksInferred = st.Progress.TracksTotal
-			st.Progress.SystemsScored = st.Progress.SystemsTotal
 		}
 		last = st.Progress
 		if show != nil {

@@ -1,0 +1,175 @@
+package orchestrate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// Preview is what submitting a resolved sweep would do: its identity, and
+// for each corpus, evaluation and the bundle whether the store already
+// holds it (a sweep reuses what is stored and computes the rest).
+type Preview struct {
+	WorkflowID  string              `json:"workflow_id"`
+	SpecHash    string              `json:"spec_hash"`
+	Corpora     []CorpusPreview     `json:"corpora"`
+	Systems     []SystemPreview     `json:"systems"`
+	Evaluations []EvaluationPreview `json:"evaluations"`
+	Bundle      BundlePreview       `json:"bundle"`
+}
+
+// CorpusPreview is one corpus of a sweep. Conversations is 0 for a
+// generated corpus not yet stored (its plan is made by the sweep).
+type CorpusPreview struct {
+	Name          string `json:"name"`
+	Source        string `json:"source"` // generate, path or s3
+	Hash          string `json:"hash"`
+	Conversations int    `json:"conversations"`
+	Stored        bool   `json:"stored"`
+}
+
+// SystemPreview is one system and its content hash.
+type SystemPreview struct {
+	Name string `json:"name"`
+	Hash string `json:"hash"`
+}
+
+// EvaluationPreview is one system's evaluation on one corpus.
+type EvaluationPreview struct {
+	System string `json:"system"`
+	Corpus string `json:"corpus"`
+	Key    string `json:"key"`
+	Stored bool   `json:"stored"`
+}
+
+// BundlePreview is the bundle the sweep would produce.
+type BundlePreview struct {
+	ID     string `json:"bundle_id"`
+	Stored bool   `json:"stored"`
+}
+
+// PreviewSweep works out, from a resolved sweep and the store alone (no
+// Temporal, nothing written), the keys the sweep would compute and which
+// of them are stored. The keys are the ones the workflow itself uses:
+// the corpus plans, evaluation keys (with thresholds transferred as
+// TransferSources says) and bundle id.
+func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) (Preview, error) {
+	id, err := in.Spec.WorkflowID()
+	if err != nil {
+		return Preview{}, err
+	}
+	pv := Preview{WorkflowID: id, SpecHash: in.SpecHash}
+	plans := make([]activities.CorpusPlan, len(in.Corpora))
+	for i, src := range in.Corpora {
+		plan, c, err := previewCorpus(ctx, st, src)
+		if err != nil {
+			return pv, fmt.Errorf("corpora[%d] (%s): %w", i, src.Name, err)
+		}
+		plans[i] = plan
+		pv.Corpora = append(pv.Corpora, c)
+	}
+	for _, s := range in.Systems {
+		pv.Systems = append(pv.Systems, SystemPreview{Name: s.Name, Hash: s.Hash})
+	}
+	s := in.Spec
+	sources := workflows.TransferSources(s, plans)
+	keys := make([]string, len(plans))
+	for _, sys := range in.Systems {
+		// Sources first: a transferred evaluation's key names its source's.
+		for _, dependent := range []bool{false, true} {
+			for j, plan := range plans {
+				if (sources[j] >= 0) != dependent {
+					continue
+				}
+				ev := activities.EvaluateInput{System: sys, Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
+				if src := sources[j]; src >= 0 {
+					ev.Transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: keys[src]}
+				}
+				keys[j] = activities.EvaluationKey(ev)
+			}
+		}
+		for j, plan := range plans {
+			stored, err := store.Exists(ctx, st, keys[j])
+			if err != nil {
+				return pv, err
+			}
+			pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: sys.Name, Corpus: plan.Name, Key: keys[j], Stored: stored})
+		}
+	}
+	pv.Bundle.ID = bundle.ID(workflows.BundleMeta(in, plans))
+	pv.Bundle.Stored, err = store.Exists(ctx, st, bundle.Key(pv.Bundle.ID, "manifest.json"))
+	return pv, err
+}
+
+// previewCorpus is the plan the sweep would make of a corpus (as
+// activities.PlanStored makes it from the manifest), as far as it can be
+// known without generating anything.
+func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSource) (activities.CorpusPlan, CorpusPreview, error) {
+	var raw []byte
+	var err error
+	c := CorpusPreview{Name: src.Name}
+	switch {
+	case src.Generate != nil:
+		c.Source, c.Hash = "generate", activities.GeneratedCorpusHash(src.Generate.Preset, src.Generate.Seed)
+		raw, err = storedManifest(ctx, st, "corpora/"+c.Hash)
+		if err != nil {
+			return activities.CorpusPlan{}, c, err
+		}
+		if raw == nil {
+			plan := activities.CorpusPlan{Name: src.Name, Prefix: "corpora/" + c.Hash, Hash: c.Hash,
+				Preset: src.Generate.Preset, Seed: src.Generate.Seed, Kind: corpus.KindMPTB}
+			return plan, c, nil
+		}
+		c.Stored = true
+	case src.Dir != "":
+		c.Source = "path"
+		if _, raw, err = corpus.ReadManifestRaw(src.Dir); err != nil {
+			return activities.CorpusPlan{}, c, err
+		}
+		c.Hash = activities.ManifestHash(raw)
+		c.Stored, err = store.Exists(ctx, st, "corpora/"+c.Hash+"/"+corpus.ManifestName)
+		if err != nil {
+			return activities.CorpusPlan{}, c, err
+		}
+	default:
+		c.Source = "s3"
+		prefix := strings.TrimSuffix(src.Prefix, "/")
+		if raw, err = storedManifest(ctx, st, prefix); err != nil {
+			return activities.CorpusPlan{}, c, err
+		}
+		if raw == nil {
+			return activities.CorpusPlan{}, c, fmt.Errorf("%s/%s is not in the store", prefix, corpus.ManifestName)
+		}
+		c.Hash, c.Stored = activities.ManifestHash(raw), true
+	}
+	m, err := corpus.ParseManifest(raw)
+	if err != nil {
+		return activities.CorpusPlan{}, c, err
+	}
+	plan := activities.CorpusPlan{Name: src.Name, Hash: c.Hash, Preset: m.Preset, Seed: m.Seed, Kind: m.Kind, NoDev: true}
+	for _, conv := range m.Conversations {
+		plan.Conversations = append(plan.Conversations, conv.ID)
+		if conv.Split == "dev" && !conv.Unlabelled {
+			plan.NoDev = false
+		}
+	}
+	c.Conversations = len(plan.Conversations)
+	return plan, c, nil
+}
+
+// storedManifest is the corpus manifest under prefix, or nil when the
+// store has none.
+func storedManifest(ctx context.Context, st store.Store, prefix string) ([]byte, error) {
+	key := prefix + "/" + corpus.ManifestName
+	ok, err := store.Exists(ctx, st, key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return store.GetBytes(ctx, st, key)
+}
