@@ -72,6 +72,8 @@ func newCorpusGenerateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&seed, "seed", "", "corpus seed (each conversation is seeded from it and its id)")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must be empty unless --force)")
 	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "conversations generated at once")
+	// The help names the default rather than this machine's count.
+	cmd.Flags().Lookup("jobs").DefValue = "the number of CPUs"
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
 	cmd.MarkFlagRequired("preset")
 	cmd.MarkFlagRequired("seed")
