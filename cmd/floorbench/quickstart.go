@@ -15,6 +15,15 @@ import (
 
 func init() { subcommands = append(subcommands, newQuickstartCommand) }
 
+// quickstartResult is the JSON shape of `quickstart -o json`: the bundle
+// written, where, and the corpora and leaderboards it holds.
+type quickstartResult struct {
+	BundleID     string                     `json:"bundle_id"`
+	Location     string                     `json:"location"`
+	Corpora      []bundle.CorpusInfo        `json:"corpora"`
+	Leaderboards []bundle.CorpusLeaderboard `json:"leaderboards"`
+}
+
 func newQuickstartCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quickstart",
@@ -33,9 +42,13 @@ TurnBench and AMI corpora: the sim-to-real table is printed too).`,
 		Args: cobra.NoArgs,
 	}
 	config := configFlags(cmd)
-	var specFile string
+	var specFile, output string
+	outputFlag(cmd, &output)
 	cmd.Flags().StringVarP(&specFile, "file", "f", "", "sweep spec (YAML) to run instead of the built-in quickstart sweep")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
 		cfg, err := config()
 		if err != nil {
 			return err
@@ -56,6 +69,9 @@ TurnBench and AMI corpora: the sim-to-real table is printed too).`,
 			return err
 		}
 		out := cmd.OutOrStdout()
+		if output == "json" {
+			return writeJSON(out, quickstartResult{res.BundleID, where, res.Corpora, res.Leaderboards})
+		}
 		for i := range res.Leaderboards {
 			lb := &res.Leaderboards[i]
 			t := lb.Table()
