@@ -269,3 +269,30 @@ func TestCheckCommandLineRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestExamplesParse checks that every line of every command's Example
+// parses as the command line it shows, and that every example belongs to
+// a command.
+func TestExamplesParse(t *testing.T) {
+	machineIndependentHelp(t)
+	root := newRootCommand()
+	for path := range examples {
+		if c, _, err := root.Find(strings.Fields(path)); err != nil || c.CommandPath() != strings.TrimSpace("floorbench "+path) {
+			t.Errorf("example for %q: no such command", path)
+		}
+	}
+	for _, path := range commandPaths(root) {
+		cmd, _, _ := root.Find(path)
+		for _, line := range strings.Split(strings.ReplaceAll(cmd.Example, "\\\n", " "), "\n") {
+			text := strings.TrimSpace(line)
+			if !strings.HasPrefix(text, "floorbench ") {
+				continue
+			}
+			for _, words := range shellCommands(text) {
+				if err := checkCommandLine(words[1:]); err != nil {
+					t.Errorf("example of floorbench %s: %s: %v", strings.Join(path, " "), text, err)
+				}
+			}
+		}
+	}
+}
