@@ -296,3 +296,20 @@ func TestExamplesParse(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpStatesEachDefaultOnce checks that no flag whose default --help
+// prints ("(default 3)") states another default in its own text.
+func TestHelpStatesEachDefaultOnce(t *testing.T) {
+	machineIndependentHelp(t)
+	root := newRootCommand()
+	for _, path := range commandPaths(root) {
+		cmd, _, _ := root.Find(path)
+		cmd.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			_, usage := pflag.UnquoteUsage(f)
+			printed := f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && f.DefValue != "[]"
+			if printed && strings.Contains(strings.ToLower(usage), "default") {
+				t.Errorf("floorbench %s --%s states a default besides (default %s): %q", strings.Join(path, " "), f.Name, f.DefValue, usage)
+			}
+		})
+	}
+}
