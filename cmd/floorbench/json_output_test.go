@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/corpus/tbfixture"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // TestJSONOutputOfCommandsThatWrite runs the commands that write files
@@ -70,4 +71,46 @@ func sha256File(t *testing.T, path string) string {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// TestQuickstartJSON runs a one-system quickstart with -o json and checks
+// that the bundle it names is where it says, with the corpora and
+// leaderboards it reports.
+func TestQuickstartJSON(t *testing.T) {
+	testenv.Tool(t, "temporal", "temporal")
+	tmp := t.TempDir()
+	spec := writeFile(t, tmp, "one.yaml", `name: one-system
+corpora:
+  - {name: mptb-tiny, generate: {preset: tiny, seed: 1}}
+systems:
+  - {name: rms, builtin: rms}
+bootstrap: {resamples: 10, seed: 1}
+`)
+	var res struct {
+		BundleID     string `json:"bundle_id"`
+		Location     string
+		Corpora      []struct{ Name, Kind string }
+		Leaderboards []struct {
+			Corpus string
+			Task   string
+		}
+	}
+	stdout, stderr, code := run(t, "quickstart", "-f", spec, "--store-dir", filepath.Join(tmp, "store"), "-o", "json")
+	if code != 0 {
+		t.Fatalf("quickstart -o json: exit %d\n%s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, stdout)
+	}
+	if res.BundleID == "" || len(res.Corpora) != 1 || res.Corpora[0].Name != "mptb-tiny" || res.Corpora[0].Kind != "mptb" || len(res.Leaderboards) != 2 {
+		t.Fatalf("quickstart -o json: %s", stdout)
+	}
+	if _, err := os.Stat(filepath.Join(res.Location, "report.md")); err != nil {
+		t.Errorf("location %s: %v", res.Location, err)
+	}
+	for _, lb := range res.Leaderboards {
+		if lb.Corpus != "mptb-tiny" {
+			t.Errorf("leaderboard of corpus %q", lb.Corpus)
+		}
+	}
 }
