@@ -15,6 +15,7 @@ var examples = map[string]string{
   floorbench --version`,
 	"quickstart": `  floorbench quickstart
   floorbench quickstart -f simtoreal.yaml -o json
+  floorbench quickstart simtoreal.yaml
   floorbench quickstart --temporal-address localhost:7233 --s3-endpoint localhost:9000 --s3-bucket floorbench`,
 	"detect": `  floorbench detect --system rms --corpus mptb/ --split dev --out probs/dev/
   floorbench detect --system rms-endpointer --param eot_ramp_s=1 --corpus tb --out probs/tb/ -o json

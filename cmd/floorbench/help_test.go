@@ -261,6 +261,8 @@ func TestCheckCommandLineRefuses(t *testing.T) {
 		{"floorbench corpus export mptb/ --format rttm|textgrid --out exports/ # comment", true},
 		{"floorbench corpus stats mptb/ [-o json] > stats.json", true},
 		{"floorbench --version", true},
+		{"floorbench quickstart spec.yaml", true},
+		{"floorbench quickstart a.yaml b.yaml", false},
 	} {
 		cmds := shellCommands(c.line)
 		err := checkCommandLine(cmds[0][1:])

@@ -95,7 +95,8 @@ bootstrap: {resamples: 10, seed: 1}
 			Task   string
 		}
 	}
-	stdout, stderr, code := run(t, "quickstart", "-f", spec, "--store-dir", filepath.Join(tmp, "store"), "-o", "json")
+	// The spec as the argument, as -f takes it.
+	stdout, stderr, code := run(t, "quickstart", spec, "--store-dir", filepath.Join(tmp, "store"), "-o", "json")
 	if code != 0 {
 		t.Fatalf("quickstart -o json: exit %d\n%s", code, stderr)
 	}

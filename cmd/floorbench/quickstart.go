@@ -26,7 +26,7 @@ type quickstartResult struct {
 
 func newQuickstartCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "quickstart",
+		Use:   "quickstart [-f] [SPEC]",
 		Short: "Run the whole job on this machine: generate, detect, evaluate, bundle",
 		Long: `Quickstart starts a Temporal dev server (the pinned binary from
 scripts/setup.sh; never a download) and an in-process worker, generates the
@@ -38,16 +38,23 @@ bundle to the store, prints the leaderboard and the bundle's location, and
 stops everything it started. --temporal-address uses an existing Temporal;
 --s3-endpoint puts everything in S3/MinIO instead of the local store.
 -f runs another sweep spec the same way (for example one with ingested
-TurnBench and AMI corpora: the sim-to-real table is printed too).`,
-		Args: cobra.NoArgs,
+TurnBench and AMI corpora: the sim-to-real table is printed too); the spec
+may also be given as the argument.`,
+		Args: cobra.MaximumNArgs(1),
 	}
 	config := configFlags(cmd)
 	var specFile, output string
 	outputFlag(cmd, &output)
 	cmd.Flags().StringVarP(&specFile, "file", "f", "", "sweep spec (YAML) to run instead of the built-in quickstart sweep")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := checkOutput(output); err != nil {
 			return err
+		}
+		if len(args) == 1 {
+			if specFile != "" {
+				return fmt.Errorf("spec %s given twice: as -f %s and as the argument", args[0], specFile)
+			}
+			specFile = args[0]
 		}
 		cfg, err := config()
 		if err != nil {
