@@ -30,9 +30,9 @@ func newBundleCommand() *cobra.Command {
 	return cmd
 }
 
-// withStore adds the configuration flags and opens the store for run.
+// withStore adds the store flags and opens the store for run.
 func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store, args []string) error) *cobra.Command {
-	config := configFlags(cmd)
+	config := storeFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		cfg, err := config()
 		if err != nil {

@@ -7,15 +7,15 @@ import (
 	"github.com/floorbench/floorbench/internal/orchestrate"
 )
 
-// configFlags adds the connection flags to cmd and returns a function that
-// reads the configuration: file, then environment, then these flags.
+// storeFlags adds the configuration file and store flags to cmd and
+// returns a function that reads the configuration: file, then
+// environment, then these flags. Commands that only read or write the
+// store (bundle, store verify) take these and no Temporal flags.
 // Credentials come only from the file or the environment, never flags.
 // The file's limits (and FLOORBENCH_LIMIT_*) are put in force.
-func configFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
+func storeFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 	f := cmd.Flags()
 	path := f.String("config", orchestrate.DefaultConfigPath(), "configuration file (YAML)")
-	address := f.String("temporal-address", "", "Temporal frontend host:port (env FLOORBENCH_TEMPORAL_ADDRESS)")
-	namespace := f.String("namespace", "", "Temporal namespace (env FLOORBENCH_TEMPORAL_NAMESPACE)")
 	endpoint := f.String("s3-endpoint", "", "S3 endpoint host:port; empty: the local store (env FLOORBENCH_S3_ENDPOINT)")
 	bucket := f.String("s3-bucket", "", "S3 bucket (env FLOORBENCH_S3_BUCKET)")
 	storeDir := f.String("store-dir", "", "local store directory when no S3 endpoint is set (env FLOORBENCH_STORE_DIR)")
@@ -24,17 +24,36 @@ func configFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 		if err != nil {
 			return c, err
 		}
-		set := func(flag string, value, dst *string) {
-			if f.Changed(flag) {
-				*dst = *value
-			}
-		}
-		set("temporal-address", address, &c.TemporalAddress)
-		set("namespace", namespace, &c.Namespace)
-		set("s3-endpoint", endpoint, &c.S3Endpoint)
-		set("s3-bucket", bucket, &c.S3Bucket)
-		set("store-dir", storeDir, &c.StoreDir)
+		setFlag(cmd, "s3-endpoint", endpoint, &c.S3Endpoint)
+		setFlag(cmd, "s3-bucket", bucket, &c.S3Bucket)
+		setFlag(cmd, "store-dir", storeDir, &c.StoreDir)
 		limits.Set(c.Limits)
 		return c, nil
+	}
+}
+
+// configFlags adds storeFlags and the Temporal connection flags, for the
+// commands that contact Temporal (submit, status, watch, worker,
+// quickstart).
+func configFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
+	read := storeFlags(cmd)
+	f := cmd.Flags()
+	address := f.String("temporal-address", "", "Temporal frontend host:port (env FLOORBENCH_TEMPORAL_ADDRESS)")
+	namespace := f.String("namespace", "", "Temporal namespace (env FLOORBENCH_TEMPORAL_NAMESPACE)")
+	return func() (orchestrate.Config, error) {
+		c, err := read()
+		if err != nil {
+			return c, err
+		}
+		setFlag(cmd, "temporal-address", address, &c.TemporalAddress)
+		setFlag(cmd, "namespace", namespace, &c.Namespace)
+		return c, nil
+	}
+}
+
+// setFlag copies a string flag's value into dst when it was given.
+func setFlag(cmd *cobra.Command, flag string, value, dst *string) {
+	if cmd.Flags().Changed(flag) {
+		*dst = *value
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime"
 	"strconv"
 
@@ -24,17 +25,46 @@ func newCorpusCommand() *cobra.Command {
 	return cmd
 }
 
+// writtenCorpus is the JSON shape of `corpus generate -o json` and
+// `corpus ingest turnbench -o json`: the corpus folder written, its
+// conversations and the sha256 of its corpus.json.
+type writtenCorpus struct {
+	Corpus         string `json:"corpus"`
+	Kind           string `json:"kind"`
+	Conversations  int    `json:"conversations"`
+	Unlabelled     int    `json:"unlabelled"`
+	ManifestSHA256 string `json:"manifest_sha256"`
+}
+
+// writeCorpusResult writes what -o json says of a corpus written to dir.
+func writeCorpusResult(w io.Writer, dir string, m *corpus.Manifest) error {
+	sum, err := fileSHA256(filepath.Join(dir, "corpus.json"))
+	if err != nil {
+		return err
+	}
+	r := writtenCorpus{Corpus: dir, Kind: m.Kind, Conversations: len(m.Conversations), ManifestSHA256: sum}
+	for _, c := range m.Conversations {
+		if c.Unlabelled {
+			r.Unlabelled++
+		}
+	}
+	return writeJSON(w, r)
+}
+
 func newCorpusGenerateCommand() *cobra.Command {
 	var (
-		preset, seed, out string
-		jobs              int
-		force             bool
+		preset, seed, out, output string
+		jobs                      int
+		force                     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --preset mptb|tiny --seed N --out DIR",
 		Short: "Generate a corpus with the five-stage MPTB pipeline (espeak-ng, flite)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			s, err := strconv.ParseUint(seed, 10, 64)
 			if err != nil {
 				return fmt.Errorf("--seed %q: want a non-negative integer", seed)
@@ -54,6 +84,9 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeCorpusResult(cmd.OutOrStdout(), out, m)
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d conversations to %s\n", len(m.Conversations), out)
 			return nil
 		},
@@ -62,22 +95,52 @@ func newCorpusGenerateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&seed, "seed", "", "corpus seed (each conversation is seeded from it and its id)")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must be empty unless --force)")
 	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "conversations generated at once")
+	// The help names the default rather than this machine's count.
+	cmd.Flags().Lookup("jobs").DefValue = "the number of CPUs"
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
+	outputFlag(cmd, &output)
 	cmd.MarkFlagRequired("preset")
 	cmd.MarkFlagRequired("seed")
 	cmd.MarkFlagRequired("out")
 	return cmd
 }
 
+// checkResult is the JSON shape of `corpus check -o json`.
+type checkResult struct {
+	Corpus        string   `json:"corpus"`
+	Kind          string   `json:"kind"`
+	Conversations int      `json:"conversations"`
+	Boundaries    int      `json:"event_boundaries_checked"`
+	Annotations   int      `json:"annotations_checked"`
+	Problems      []string `json:"problems"`
+}
+
 func newCorpusCheckCommand() *cobra.Command {
-	return &cobra.Command{
+	var output string
+	cmd := &cobra.Command{
 		Use:   "check DIR",
 		Short: "Verify a corpus: hashes, lengths, clipping, event logs, event/audio consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			r, err := corpus.Check(args[0])
 			if err != nil {
 				return err
+			}
+			if output == "json" {
+				res := checkResult{args[0], r.Kind, r.Conversations, r.Boundaries, r.Annotations, []string{}}
+				for _, p := range r.Problems {
+					res.Problems = append(res.Problems, p.String())
+				}
+				if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
+					return err
+				}
+				if len(r.Problems) > 0 {
+					return fmt.Errorf("%s: %d problems in %d conversations", args[0], len(r.Problems), r.Conversations)
+				}
+				return nil
 			}
 			for _, p := range r.Problems {
 				fmt.Fprintln(cmd.ErrOrStderr(), p)
@@ -99,6 +162,8 @@ func newCorpusCheckCommand() *cobra.Command {
 			return nil
 		},
 	}
+	outputFlag(cmd, &output)
+	return cmd
 }
 
 func newCorpusStatsCommand() *cobra.Command {
@@ -136,14 +201,25 @@ func newCorpusStatsCommand() *cobra.Command {
 	return cmd
 }
 
+// exportResult is the JSON shape of `corpus export -o json`.
+type exportResult struct {
+	Corpus string `json:"corpus"`
+	Format string `json:"format"`
+	Out    string `json:"out"`
+	Files  int    `json:"files"`
+}
+
 func newCorpusExportCommand() *cobra.Command {
-	var format, out string
+	var format, out, output string
 	var force bool
 	cmd := &cobra.Command{
 		Use:   "export DIR --format rttm|textgrid --out DIR",
 		Short: "Export speaker activity (RTTM) or per-speaker event tiers (Praat TextGrid)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			if out == "" {
 				return fmt.Errorf("--out is required")
 			}
@@ -158,6 +234,9 @@ func newCorpusExportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if output == "json" {
+				return writeJSON(cmd.OutOrStdout(), exportResult{args[0], format, out, n})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d %s files to %s\n", n, format, out)
 			return nil
 		},
@@ -165,6 +244,7 @@ func newCorpusExportCommand() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "", "rttm or textgrid")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must not exist or be empty unless --force)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
+	outputFlag(cmd, &output)
 	cmd.MarkFlagRequired("format")
 	return cmd
 }

@@ -19,6 +19,36 @@ type detectOptions struct {
 	device, onnxRuntime              string
 	threads                          int
 	force                            bool
+	output                           string
+}
+
+// detectResult is the JSON shape of `detect -o json`.
+type detectResult struct {
+	System        string        `json:"system"`
+	SystemHash    string        `json:"system_hash"`
+	Corpus        string        `json:"corpus"`
+	Split         string        `json:"split"`
+	Conversations int           `json:"conversations"`
+	Files         []writtenFile `json:"files"`
+}
+
+// writtenFile is a file a command wrote, with its sha256.
+type writtenFile struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+// writtenFiles hashes the files at paths.
+func writtenFiles(paths ...string) ([]writtenFile, error) {
+	var files []writtenFile
+	for _, p := range paths {
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, writtenFile{p, sum})
+	}
+	return files, nil
 }
 
 func newDetectCommand() *cobra.Command {
@@ -49,6 +79,7 @@ falls back to the CPU with a warning where it is not.`,
 	f.StringVar(&o.device, "device", string(rt.Device), "ONNX Runtime device: cpu or cuda (env FLOORBENCH_DEVICE)")
 	f.StringVar(&o.onnxRuntime, "onnxruntime", rt.OnnxRuntime, "ONNX Runtime shared library (env FLOORBENCH_ONNXRUNTIME; default: the setup's)")
 	f.IntVar(&o.threads, "threads", 1, "ONNX Runtime threads per session")
+	outputFlag(cmd, &o.output)
 	cmd.MarkFlagsMutuallyExclusive("system", "system-spec")
 	cmd.MarkFlagsOneRequired("system", "system-spec")
 	_ = cmd.MarkFlagRequired("corpus")
@@ -57,6 +88,9 @@ falls back to the CPU with a warning where it is not.`,
 }
 
 func runDetect(cmd *cobra.Command, o detectOptions) error {
+	if err := checkOutput(o.output); err != nil {
+		return err
+	}
 	sys, err := loadSystem(o.system, o.spec, o.params)
 	if err != nil {
 		return err
@@ -104,8 +138,15 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 	if err := detect.WriteProbsFiles(o.out, eot, intr); err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s (%s): %d conversations -> %s, %s\n", sys.Name, hash[:12], src.Count,
-		filepath.Join(o.out, detect.ProbsFileNames[0]), filepath.Join(o.out, detect.ProbsFileNames[1]))
+	eotPath, intPath := filepath.Join(o.out, detect.ProbsFileNames[0]), filepath.Join(o.out, detect.ProbsFileNames[1])
+	if o.output == "json" {
+		files, err := writtenFiles(eotPath, intPath)
+		if err != nil {
+			return err
+		}
+		return writeJSON(cmd.OutOrStdout(), detectResult{sys.Name, hash, o.corpus, o.split, src.Count, files})
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s (%s): %d conversations -> %s, %s\n", sys.Name, hash[:12], src.Count, eotPath, intPath)
 	return nil
 }
 

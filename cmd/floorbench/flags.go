@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -24,17 +27,32 @@ func checkOutput(o string) error {
 	return nil
 }
 
-// protocolFlags adds the protocol constants of docs/protocol.md#constants to fs, with the
-// published defaults.
-func protocolFlags(fs *pflag.FlagSet, p *score.Params) {
+// windowFlags adds the matching windows (docs/protocol.md#constants) to
+// fs and sets every other protocol constant of p to its published default.
+// Commands that match predictions to gold but never pick a threshold
+// (score) register only these.
+func windowFlags(fs *pflag.FlagSet, p *score.Params) {
 	d := score.DefaultParams()
 	*p = d
-	fs.Float64Var(&p.TauPre, "tau-pre", d.TauPre, "matching tolerance before an anchor or span, seconds (default from the gold when it has one)")
-	fs.Float64Var(&p.TauMax, "tau-max", d.TauMax, "latency deadline after an anchor, seconds (default from the gold when it has one)")
+	fs.Float64Var(&p.TauPre, "tau-pre", d.TauPre, "matching tolerance before an anchor or span, in seconds; when not given, the gold's own value if it records one")
+	fs.Float64Var(&p.TauMax, "tau-max", d.TauMax, "latency deadline after an anchor, in seconds; when not given, the gold's own value if it records one")
+}
+
+// sweepFlags adds what picking a dev operating point reads: the windows,
+// the candidate thresholds, the commit rule and the dev budget.
+func sweepFlags(fs *pflag.FlagSet, p *score.Params) {
+	windowFlags(fs, p)
+	d := score.DefaultParams()
 	fs.Float64Var(&p.FPBudgetDev, "fp-budget", d.FPBudgetDev, "dev fp_rate budget of an operating point")
-	fs.Float64Var(&p.FPBudgetTest, "fp-budget-test", d.FPBudgetTest, "test fp_rate budget of an in-budget system")
 	fs.IntVar(&p.Candidates, "n-quantiles", d.Candidates, "quantile levels of the candidate thresholds")
-	fs.Float64Var(&p.Refractory, "refractory", d.Refractory, "commit-rule refractory, seconds")
+	fs.Float64Var(&p.Refractory, "refractory", d.Refractory, "commit-rule refractory, in seconds")
+}
+
+// protocolFlags adds every protocol constant of docs/protocol.md#constants
+// to fs, with the published defaults: sweepFlags and the test budget.
+func protocolFlags(fs *pflag.FlagSet, p *score.Params) {
+	sweepFlags(fs, p)
+	fs.Float64Var(&p.FPBudgetTest, "fp-budget-test", score.DefaultParams().FPBudgetTest, "test fp_rate budget of an in-budget system")
 }
 
 // windowsFromGold takes the matching windows from the gold artifact unless
@@ -54,6 +72,17 @@ func checkBootstrap(n int) error {
 		return fmt.Errorf("--bootstrap %d: must be >= 0", n)
 	}
 	return limits.Current().CheckResamples("--bootstrap", n)
+}
+
+// fileSHA256 is the hex sha256 of a file's content, the hash -o json
+// reports for what a command wrote.
+func fileSHA256(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
 }
 
 func writeJSON(w io.Writer, v any) error {

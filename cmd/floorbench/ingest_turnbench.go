@@ -14,6 +14,7 @@ func newIngestTurnBenchCommand() *cobra.Command {
 	var (
 		files      []string
 		out, split string
+		output     string
 		force      bool
 	)
 	cmd := &cobra.Command{
@@ -29,9 +30,15 @@ refuse them. The split comes from a "split" column where the file has one,
 else from --split. The accepted schema is documented in internal/corpus.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
 			m, err := corpus.IngestTurnBench(corpus.IngestTurnBenchOptions{Parquet: files, Out: out, Split: split, Force: force})
 			if err != nil {
 				return err
+			}
+			if output == "json" {
+				return writeCorpusResult(cmd.OutOrStdout(), out, m)
 			}
 			unlabelled := 0
 			for _, c := range m.Conversations {
@@ -47,6 +54,7 @@ else from --split. The accepted schema is documented in internal/corpus.`,
 	cmd.Flags().StringVar(&out, "out", "", "output folder (must be empty or absent unless --force)")
 	cmd.Flags().StringVar(&split, "split", "", "split of rows in files without a split column: dev or test")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
+	outputFlag(cmd, &output)
 	cmd.MarkFlagRequired("parquet")
 	cmd.MarkFlagRequired("out")
 	return cmd

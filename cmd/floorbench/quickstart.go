@@ -15,9 +15,18 @@ import (
 
 func init() { subcommands = append(subcommands, newQuickstartCommand) }
 
+// quickstartResult is the JSON shape of `quickstart -o json`: the bundle
+// written, where, and the corpora and leaderboards it holds.
+type quickstartResult struct {
+	BundleID     string                     `json:"bundle_id"`
+	Location     string                     `json:"location"`
+	Corpora      []bundle.CorpusInfo        `json:"corpora"`
+	Leaderboards []bundle.CorpusLeaderboard `json:"leaderboards"`
+}
+
 func newQuickstartCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "quickstart",
+		Use:   "quickstart [-f] [SPEC]",
 		Short: "Run the whole job on this machine: generate, detect, evaluate, bundle",
 		Long: `Quickstart starts a Temporal dev server (the pinned binary from
 scripts/setup.sh; never a download) and an in-process worker, generates the
@@ -29,13 +38,24 @@ bundle to the store, prints the leaderboard and the bundle's location, and
 stops everything it started. --temporal-address uses an existing Temporal;
 --s3-endpoint puts everything in S3/MinIO instead of the local store.
 -f runs another sweep spec the same way (for example one with ingested
-TurnBench and AMI corpora: the sim-to-real table is printed too).`,
-		Args: cobra.NoArgs,
+TurnBench and AMI corpora: the sim-to-real table is printed too); the spec
+may also be given as the argument.`,
+		Args: cobra.MaximumNArgs(1),
 	}
 	config := configFlags(cmd)
-	var specFile string
+	var specFile, output string
+	outputFlag(cmd, &output)
 	cmd.Flags().StringVarP(&specFile, "file", "f", "", "sweep spec (YAML) to run instead of the built-in quickstart sweep")
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if err := checkOutput(output); err != nil {
+			return err
+		}
+		if len(args) == 1 {
+			if specFile != "" {
+				return fmt.Errorf("spec %s given twice: as -f %s and as the argument", args[0], specFile)
+			}
+			specFile = args[0]
+		}
 		cfg, err := config()
 		if err != nil {
 			return err
@@ -56,6 +76,9 @@ TurnBench and AMI corpora: the sim-to-real table is printed too).`,
 			return err
 		}
 		out := cmd.OutOrStdout()
+		if output == "json" {
+			return writeJSON(out, quickstartResult{res.BundleID, where, res.Corpora, res.Leaderboards})
+		}
 		for i := range res.Leaderboards {
 			lb := &res.Leaderboards[i]
 			t := lb.Table()

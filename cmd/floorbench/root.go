@@ -41,5 +41,6 @@ func newRootCommand() *cobra.Command {
 	for _, sub := range subcommands {
 		root.AddCommand(sub())
 	}
+	addExamples(root)
 	return root
 }

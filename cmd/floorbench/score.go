@@ -45,7 +45,7 @@ rows and the aggregate (counts summed, latencies pooled), and with
 	cmd.Flags().Uint64Var(&o.seed, "seed", 0, "bootstrap seed")
 	cmd.Flags().StringVar(&o.attributes, "attributes", "", `per-conversation attributes JSON: {"<id>": {"<name>": value}}`)
 	cmd.Flags().StringSliceVar(&o.by, "by", nil, "attributes to break results down by (needs --attributes)")
-	protocolFlags(cmd.Flags(), &o.params)
+	windowFlags(cmd.Flags(), &o.params)
 	outputFlag(cmd, &o.output)
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("predictions")

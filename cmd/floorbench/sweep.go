@@ -64,7 +64,7 @@ recall with fp_rate within the budget (the first candidate on a tie).`,
 	}
 	cmd.Flags().StringVar(&o.gold, "gold", "", "gold artifact of the split the probabilities cover")
 	cmd.Flags().StringVar(&o.probs, "probs", "", "probability file (probs-eot.json or probs-int.json)")
-	protocolFlags(cmd.Flags(), &o.params)
+	sweepFlags(cmd.Flags(), &o.params)
 	outputFlag(cmd, &o.output)
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("probs")

@@ -40,7 +40,7 @@ of the machine that submitted the sweep.`,
 	}
 	config := configFlags(cmd)
 	cmd.Flags().StringSliceVar(&queues, "queues", []string{"cpu", "synth", "gpu"},
-		"queues to poll by kind (cpu, synth, gpu: the default queue names) or KIND=QUEUE_NAME for the names a spec's queues: section sets")
+		"queues to poll by kind (cpu, synth, gpu: the queues of those names) or KIND=QUEUE_NAME for the names a spec's queues: section sets")
 	cmd.Flags().StringVar(&memory, "memory-budget", os.Getenv("FLOORBENCH_MEMORY_BUDGET"),
 		"memory the worker's detection and evaluation steps may hold at once, e.g. 4GiB (env FLOORBENCH_MEMORY_BUDGET; default: half the container's or machine's memory)")
 	cmd.Flags().StringVar(&healthAddr, "health-addr", os.Getenv("FLOORBENCH_HEALTH_ADDR"),

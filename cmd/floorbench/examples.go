@@ -1,0 +1,84 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// examples are the Example sections of every command's --help, by
+// command path after "floorbench". They live together so that the help
+// reads as one command line and a test can parse every example.
+var examples = map[string]string{
+	"": `  floorbench quickstart
+  floorbench corpus generate --preset tiny --seed 1 --out tiny/
+  floorbench --version`,
+	"quickstart": `  floorbench quickstart
+  floorbench quickstart -f simtoreal.yaml -o json
+  floorbench quickstart simtoreal.yaml
+  floorbench quickstart --temporal-address localhost:7233 --s3-endpoint localhost:9000 --s3-bucket floorbench`,
+	"detect": `  floorbench detect --system rms --corpus mptb/ --split dev --out probs/dev/
+  floorbench detect --system rms-endpointer --param eot_ramp_s=1 --corpus tb --out probs/tb/ -o json
+  floorbench detect --system-spec vap.yaml --corpus mptb/ --out probs/ --device cuda --threads 4`,
+	"score": `  floorbench score --gold gold-dev.json --predictions predictions-dev.json
+  floorbench score --gold gold-dev.json --predictions predictions-dev.json --bootstrap 10000 --seed 1 -o json
+  floorbench score --gold gold-test.json --predictions p.json --attributes attrs.json --by type,speakers
+  floorbench score --gold gold-dev.json --predictions p.json --tau-pre 0.25 --tau-max 3`,
+	"sweep": `  floorbench sweep --gold gold-dev.json --probs probs/dev/probs-eot.json
+  floorbench sweep --gold gold-dev.json --probs probs/dev/probs-int.json --fp-budget 0.05 --refractory 2 -o json`,
+	"gold": `  floorbench gold --corpus mptb/ --split test -o json > gold-test.json
+  floorbench gold --corpus tb --split dev -o json > tb-dev-gold.json`,
+	"gold turnbench": `  floorbench gold turnbench --annotations dev-annotations.json -o json > gold-dev.json`,
+	"systems": `  floorbench systems
+  floorbench systems -o json`,
+	"worker": `  floorbench worker
+  floorbench worker --queues gpu --health-addr :8080
+  floorbench worker --queues cpu=floorbench-cpu,synth=floorbench-synth --memory-budget 4GiB`,
+	"submit": `  floorbench submit -f sweep.yaml
+  floorbench submit -f sweep.yaml --wait
+  floorbench submit -f sweep.yaml -o json --temporal-address temporal-frontend:7233 --namespace default`,
+	"status": `  floorbench status WORKFLOW_ID
+  floorbench status WORKFLOW_ID -o json`,
+	"watch": `  floorbench watch WORKFLOW_ID`,
+	"bundle ls": `  floorbench bundle ls
+  floorbench bundle ls -o json --store-dir /data/floorbench`,
+	"bundle show": `  floorbench bundle show BUNDLE_ID
+  floorbench bundle show BUNDLE_ID -o json`,
+	"bundle get": `  floorbench bundle get BUNDLE_ID --out results/
+  floorbench bundle get BUNDLE_ID --out results/ --force`,
+	"bundle diff": `  floorbench bundle diff OLD_ID NEW_ID
+  floorbench bundle diff OLD_ID NEW_ID --tolerance 0.01 -o json`,
+	"store verify": `  floorbench store verify
+  floorbench store verify corpora/ -o json --s3-endpoint localhost:9000 --s3-bucket floorbench`,
+	"corpus generate": `  floorbench corpus generate --preset tiny --seed 1 --out tiny/
+  floorbench corpus generate --preset mptb --seed 1 --out mptb/ --jobs 8 -o json`,
+	"corpus check": `  floorbench corpus check mptb/
+  floorbench corpus check tb -o json`,
+	"corpus stats": `  floorbench corpus stats mptb/
+  floorbench corpus stats tb -o json`,
+	"corpus timing": `  floorbench corpus timing mptb/
+  floorbench corpus timing ami --split test -o json`,
+	"corpus export": `  floorbench corpus export mptb/ --format rttm --out rttm/
+  floorbench corpus export mptb/ --format textgrid --out textgrid/ --force -o json`,
+	"corpus audit": `  floorbench corpus audit mptb/
+  floorbench corpus audit tb --split dev --bootstrap 1000 --seed 1 -o md`,
+	"corpus ingest turnbench": `  floorbench corpus ingest turnbench --parquet dev-00000.parquet --parquet test-00000.parquet --out tb
+  floorbench corpus ingest turnbench --parquet shard.parquet --split dev --out tb -o json`,
+	"corpus ingest ami": `  floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami
+  floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami --split test -o json`,
+}
+
+// addExamples sets the Example of every command under root that has
+// none of its own.
+func addExamples(root *cobra.Command) {
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if e, ok := examples[strings.Join(path, " ")]; ok && c.Example == "" {
+			c.Example = e
+		}
+		for _, sub := range c.Commands() {
+			walk(sub, append(append([]string{}, path...), sub.Name()))
+		}
+	}
+	walk(root, nil)
+}
