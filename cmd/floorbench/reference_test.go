@@ -146,3 +146,48 @@ func referenceDiff(path string, want, have any) string {
 	}
 	return ""
 }
+
+// The reference's expected files predate its false_int_rate column, so the
+// column is checked here by what it must satisfy on the same inputs: every
+// row carries it, and on an INT sweep it is never below fp_rate (a span
+// that fires when positives may claim predictions also fires without
+// them). The all-zero file commits nothing, so it is exactly 0 there.
+func TestReferenceSweepFalseINTRate(t *testing.T) {
+	for _, c := range []struct{ gold, probs string }{
+		{"gold.expected.json", "probs-eot.json"},
+		{"gold.expected.json", "probs-int.json"},
+		{"gold-synthetic.json", "probs-synthetic-int.json"},
+		{"gold-synthetic.json", "probs-synthetic-int-zeros.json"},
+	} {
+		t.Run(c.probs, func(t *testing.T) {
+			var res struct {
+				Task string
+				Rows []map[string]any
+			}
+			if err := json.Unmarshal(runFloorbench(t, "sweep", "--gold", referencePath(c.gold), "--probs", referencePath(c.probs), "-o", "json"), &res); err != nil {
+				t.Fatal(err)
+			}
+			above := 0
+			for i, r := range res.Rows {
+				v, ok := r["false_int_rate"].(float64)
+				if !ok || v < 0 || v > 1 {
+					t.Fatalf("row %d: false_int_rate %v, want a rate", i, r["false_int_rate"])
+				}
+				if res.Task != "int" {
+					continue
+				}
+				fp := r["fp_rate"].(float64)
+				if v < fp {
+					t.Fatalf("row %d: false_int_rate %v below fp_rate %v", i, v, fp)
+				}
+				if v > fp {
+					above++
+				}
+				if c.probs == "probs-synthetic-int-zeros.json" && v != 0 {
+					t.Fatalf("row %d: nothing commits, false_int_rate %v", i, v)
+				}
+			}
+			t.Logf("%d rows, %d with false_int_rate above fp_rate", len(res.Rows), above)
+		})
+	}
+}

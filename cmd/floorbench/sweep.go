@@ -76,6 +76,7 @@ type sweepRow struct {
 	Theta     float64          `json:"theta"`
 	Recall    report.Num       `json:"recall"`
 	FPRate    report.Num       `json:"fp_rate"`
+	FalseINT  report.Num       `json:"false_int_rate"`
 	TP        int              `json:"tp"`
 	FP        int              `json:"fp"`
 	FN        int              `json:"fn"`
@@ -105,7 +106,7 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 	res := &sweepResult{Task: probs.Task, Params: p, NCandidates: len(thetas)}
 	for _, r := range rows {
 		m := report.Metrics(r.Counts)
-		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
+		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, report.Num(r.FalseINTRate()), m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
 	}
 	if op, ok := score.OperatingPoint(rows, p.FPBudgetDev); ok {
 		res.OperatingPoint = &res.Rows[op]
