@@ -48,6 +48,38 @@ func TestReferenceGold(t *testing.T) {
 	}
 }
 
+// Python's json reads a duration written as an integer as an int and
+// json.dumps writes it back as one: given the reference annotations with
+// "duration_s": 65.0 written as 65, the reference's gold differs from
+// gold.expected.json only there ("duration_s": 65); a fraction or an
+// exponent keeps it a float (6.5e1 prints as 65.0).
+func TestReferenceGoldIntegerDuration(t *testing.T) {
+	annotations, err := os.ReadFile(referencePath("annotations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(referencePath("gold.expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ literal, printed string }{{"65", "65"}, {"6.5e1", "65.0"}, {"65.00", "65.0"}} {
+		in := bytes.Replace(annotations, []byte(`"duration_s": 65.0`), []byte(`"duration_s": `+c.literal), 1)
+		path := filepath.Join(t.TempDir(), "annotations.json")
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := runFloorbench(t, "gold", "turnbench", "--annotations", path, "-o", "json")
+		expected := bytes.Replace(want, []byte(`"duration_s": 65.0`), []byte(`"duration_s": `+c.printed), 1)
+		if !bytes.Equal(got, expected) {
+			i := 0
+			for i < len(got) && i < len(expected) && got[i] == expected[i] {
+				i++
+			}
+			t.Fatalf("duration_s %s: gold differs at byte %d:\n got  …%s\n want …%s", c.literal, i, excerpt(got, i), excerpt(expected, i))
+		}
+	}
+}
+
 func excerpt(b []byte, at int) string {
 	lo, hi := max(0, at-80), min(len(b), at+80)
 	return string(b[lo:hi])
