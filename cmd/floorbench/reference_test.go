@@ -48,6 +48,38 @@ func TestReferenceGold(t *testing.T) {
 	}
 }
 
+// Python's json reads a duration written as an integer as an int and
+// json.dumps writes it back as one: given the reference annotations with
+// "duration_s": 65.0 written as 65, the reference's gold differs from
+// gold.expected.json only there ("duration_s": 65); a fraction or an
+// exponent keeps it a float (6.5e1 prints as 65.0).
+func TestReferenceGoldIntegerDuration(t *testing.T) {
+	annotations, err := os.ReadFile(referencePath("annotations.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(referencePath("gold.expected.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ literal, printed string }{{"65", "65"}, {"6.5e1", "65.0"}, {"65.00", "65.0"}} {
+		in := bytes.Replace(annotations, []byte(`"duration_s": 65.0`), []byte(`"duration_s": `+c.literal), 1)
+		path := filepath.Join(t.TempDir(), "annotations.json")
+		if err := os.WriteFile(path, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := runFloorbench(t, "gold", "turnbench", "--annotations", path, "-o", "json")
+		expected := bytes.Replace(want, []byte(`"duration_s": 65.0`), []byte(`"duration_s": `+c.printed), 1)
+		if !bytes.Equal(got, expected) {
+			i := 0
+			for i < len(got) && i < len(expected) && got[i] == expected[i] {
+				i++
+			}
+			t.Fatalf("duration_s %s: gold differs at byte %d:\n got  …%s\n want …%s", c.literal, i, excerpt(got, i), excerpt(expected, i))
+		}
+	}
+}
+
 func excerpt(b []byte, at int) string {
 	lo, hi := max(0, at-80), min(len(b), at+80)
 	return string(b[lo:hi])
@@ -145,4 +177,49 @@ func referenceDiff(path string, want, have any) string {
 		}
 	}
 	return ""
+}
+
+// The reference's expected files predate its false_int_rate column, so the
+// column is checked here by what it must satisfy on the same inputs: every
+// row carries it, and on an INT sweep it is never below fp_rate (a span
+// that fires when positives may claim predictions also fires without
+// them). The all-zero file commits nothing, so it is exactly 0 there.
+func TestReferenceSweepFalseINTRate(t *testing.T) {
+	for _, c := range []struct{ gold, probs string }{
+		{"gold.expected.json", "probs-eot.json"},
+		{"gold.expected.json", "probs-int.json"},
+		{"gold-synthetic.json", "probs-synthetic-int.json"},
+		{"gold-synthetic.json", "probs-synthetic-int-zeros.json"},
+	} {
+		t.Run(c.probs, func(t *testing.T) {
+			var res struct {
+				Task string
+				Rows []map[string]any
+			}
+			if err := json.Unmarshal(runFloorbench(t, "sweep", "--gold", referencePath(c.gold), "--probs", referencePath(c.probs), "-o", "json"), &res); err != nil {
+				t.Fatal(err)
+			}
+			above := 0
+			for i, r := range res.Rows {
+				v, ok := r["false_int_rate"].(float64)
+				if !ok || v < 0 || v > 1 {
+					t.Fatalf("row %d: false_int_rate %v, want a rate", i, r["false_int_rate"])
+				}
+				if res.Task != "int" {
+					continue
+				}
+				fp := r["fp_rate"].(float64)
+				if v < fp {
+					t.Fatalf("row %d: false_int_rate %v below fp_rate %v", i, v, fp)
+				}
+				if v > fp {
+					above++
+				}
+				if c.probs == "probs-synthetic-int-zeros.json" && v != 0 {
+					t.Fatalf("row %d: nothing commits, false_int_rate %v", i, v)
+				}
+			}
+			t.Logf("%d rows, %d with false_int_rate above fp_rate", len(res.Rows), above)
+		})
+	}
 }

@@ -76,6 +76,7 @@ type sweepRow struct {
 	Theta     float64          `json:"theta"`
 	Recall    report.Num       `json:"recall"`
 	FPRate    report.Num       `json:"fp_rate"`
+	FalseINT  report.Num       `json:"false_int_rate"`
 	TP        int              `json:"tp"`
 	FP        int              `json:"fp"`
 	FN        int              `json:"fn"`
@@ -105,7 +106,7 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 	res := &sweepResult{Task: probs.Task, Params: p, NCandidates: len(thetas)}
 	for _, r := range rows {
 		m := report.Metrics(r.Counts)
-		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
+		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, report.Num(r.FalseINTRate()), m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
 	}
 	if op, ok := score.OperatingPoint(rows, p.FPBudgetDev); ok {
 		res.OperatingPoint = &res.Rows[op]
@@ -133,15 +134,15 @@ func sweepTable(w io.Writer, name string, res *sweepResult, p score.Params) erro
 		if isOP {
 			mark = "● op"
 		}
-		t.Rows = append(t.Rows, []string{fmt.Sprintf("%.4f", r.Theta), report.Rate(float64(r.Recall)), report.Rate(float64(r.FPRate)),
+		t.Rows = append(t.Rows, []string{report.Fixed(r.Theta, 4), report.Rate(float64(r.Recall)), report.Rate(float64(r.FPRate)),
 			latencyCell(r.LatencyMS), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), mark})
 	}
 	if err := t.Text(w); err != nil {
 		return err
 	}
 	if op := res.OperatingPoint; op != nil {
-		_, err := fmt.Fprintf(w, "operating point: θ=%.4f  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s\n",
-			op.Theta, report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
+		_, err := fmt.Fprintf(w, "operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s\n",
+			report.Fixed(op.Theta, 4), report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
 		return err
 	}
 	_, err := fmt.Fprintf(w, "none in budget: no threshold reaches fp_rate ≤ %g\n", p.FPBudgetDev)
@@ -154,7 +155,7 @@ func latencyCell(l report.LatencyMS) string {
 
 func latencyP50(l report.LatencyMS) string {
 	if v := float64(l.P50); v == v {
-		return fmt.Sprintf("%.0fms", v)
+		return report.Fixed(v, 0) + "ms"
 	}
-	return "—"
+	return report.Undefined
 }

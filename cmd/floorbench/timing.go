@@ -46,10 +46,10 @@ from Switchboard's pauses (package internal/swbd).`,
 			}
 			if sw := t.Switchboard; sw != nil {
 				fmt.Fprintf(cmd.OutOrStdout(), "\nagainst Switchboard (Kolmogorov–Smirnov distance; 0 is identical):\n"+
-					"  handover offsets  n=%d  median %+.0f ms (Switchboard %+.0f)  KS %.3f\n"+
-					"  hold pauses ≥ %.1f s  n=%d  median %.0f ms (Switchboard %.0f)  KS %.3f\n",
-					sw.Handovers, sw.HandoverMedian*1000, swbd.Offsets().At(0.5)*1000, sw.HandoverKS,
-					floor.MinPause, sw.Pauses, sw.PauseMedian*1000, swbd.Pauses().At(0.5)*1000, sw.PauseKS)
+					"  handover offsets  n=%d  median %s ms (Switchboard %s)  KS %s\n"+
+					"  hold pauses ≥ %s s  n=%d  median %s ms (Switchboard %s)  KS %s\n",
+					sw.Handovers, report.Signed(sw.HandoverMedian*1000, 0), report.Signed(swbd.Offsets().At(0.5)*1000, 0), report.Fixed(sw.HandoverKS, 3),
+					report.Fixed(floor.MinPause, 1), sw.Pauses, report.Fixed(sw.PauseMedian*1000, 0), report.Fixed(swbd.Pauses().At(0.5)*1000, 0), report.Fixed(sw.PauseKS, 3))
 			}
 			return nil
 		},

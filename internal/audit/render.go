@@ -28,7 +28,7 @@ func (t *TaskAudit) Table() *report.Table {
 			budget = "out"
 		}
 		ci := f.Test.CI95
-		tb.Rows = append(tb.Rows, []string{label, f.Rule, fmt.Sprintf("%.3f", float64(f.Theta)),
+		tb.Rows = append(tb.Rows, []string{label, f.Rule, report.Fixed(float64(f.Theta), 3),
 			num(f.Dev.Recall), num(f.Dev.FPRate), withCI(f.Test.Recall, ci, true), withCI(f.Test.FPRate, ci, false),
 			num(f.AUC), latency(f.Test.LatencyMS.P50), budget})
 	}
@@ -37,12 +37,7 @@ func (t *TaskAudit) Table() *report.Table {
 
 func num(v report.Num) string { return report.Rate(float64(v)) }
 
-func latency(v report.Num) string {
-	if math.IsNaN(float64(v)) {
-		return "—"
-	}
-	return fmt.Sprintf("%.0f", float64(v))
-}
+func latency(v report.Num) string { return report.Fixed(float64(v), 0) }
 
 func withCI(v report.Num, ci *report.CI95, recall bool) string {
 	if ci == nil {

@@ -187,7 +187,7 @@ func operatingPoints(evals []Evaluation) *report.Table {
 		for _, r := range e.Tasks {
 			row := []string{e.Corpus, e.System, string(r.Task), "—", fmt.Sprint(r.NCandidates), "—", "—", "—"}
 			if r.HasOP {
-				row[3] = fmt.Sprintf("%.4f", float64(r.Theta))
+				row[3] = report.Fixed(float64(r.Theta), 4)
 				row[7] = "dev"
 			} else {
 				row[7] = "none in budget"
@@ -218,12 +218,7 @@ func withInterval(m report.TaskMetrics, recall bool) string {
 	return report.RateWithCI(float64(v), score.Interval{Lo: float64(iv[0]), Hi: float64(iv[1])})
 }
 
-func ms(v report.Num) string {
-	if f := float64(v); f == f {
-		return fmt.Sprintf("%.0f", f)
-	}
-	return "—"
-}
+func ms(v report.Num) string { return report.Fixed(float64(v), 0) }
 
 func short(h string) string {
 	if len(h) > 12 {

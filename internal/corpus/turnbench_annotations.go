@@ -1,8 +1,10 @@
 package corpus
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
@@ -13,7 +15,10 @@ import (
 type TurnBenchConversation struct {
 	ID       string
 	Duration float64
-	Speakers []floor.SpeakerAnnotations // index speaker-1
+	// DurationInteger: duration_s was written as an integer (see
+	// floor.ConversationGold.DurationInteger).
+	DurationInteger bool
+	Speakers        []floor.SpeakerAnnotations // index speaker-1
 }
 
 // annotatorKeys are the annotator names of TurnBench, in grouping order.
@@ -72,14 +77,14 @@ func parseTurnBenchConversation(d *jsonio.Decoder, id string) (TurnBenchConversa
 	err := d.Object(func(key string) error {
 		switch key {
 		case "duration_s":
-			v, err := d.Float()
+			v, integer, err := d.Number()
 			if err != nil {
 				return fmt.Errorf("duration_s: %w", err)
 			}
 			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 				return fmt.Errorf("duration_s: must be finite and >= 0, got %v", v)
 			}
-			c.Duration = v
+			c.Duration, c.DurationInteger = v, integer
 			return nil
 		case "annotations":
 			haveAnnotations = true
@@ -214,9 +219,19 @@ func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
 			}
 			speakers[fmt.Sprintf("speaker_%d", k+1)] = byAnnotator
 		}
-		out[c.ID] = map[string]any{"duration_s": c.Duration, "annotations": speakers}
+		out[c.ID] = map[string]any{"duration_s": durationJSON(c), "annotations": speakers}
 	}
 	return encode(map[string]any{"conversations": out})
+}
+
+// durationJSON writes a duration so that it reads back as the same kind of
+// number: an integer only when it was read as one, otherwise a float with
+// its ".0" (Python reads 60 as an int and 60.0 as a float).
+func durationJSON(c TurnBenchConversation) json.RawMessage {
+	if c.DurationInteger {
+		return json.RawMessage(strconv.FormatFloat(math.Abs(c.Duration), 'f', -1, 64))
+	}
+	return json.RawMessage(jsonio.PyFloat(c.Duration))
 }
 
 // TurnBenchGold derives the gold set of annotated conversations (docs/protocol.md#turnbench)
@@ -224,7 +239,9 @@ func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
 func TurnBenchGold(convs []TurnBenchConversation) *floor.GoldSet {
 	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}
 	for _, c := range convs {
-		g.Conversations = append(g.Conversations, floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers))
+		cg := floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers)
+		cg.DurationInteger = c.DurationInteger
+		g.Conversations = append(g.Conversations, cg)
 	}
 	return g
 }

@@ -52,8 +52,12 @@ type TaskGold struct {
 type ConversationGold struct {
 	ID       string
 	Duration float64
-	EOT      TaskGold
-	INT      TaskGold
+	// DurationInteger records that the input gave duration_s as an integer
+	// (60, not 60.0); the gold artifact echoes it so, as TurnBench's
+	// json.dumps echoes the int it read.
+	DurationInteger bool
+	EOT             TaskGold
+	INT             TaskGold
 }
 
 // Task returns the gold of task t.

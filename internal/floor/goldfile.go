@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
 	"github.com/floorbench/floorbench/internal/limits"
@@ -26,7 +27,7 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 		if i > 0 {
 			bw.WriteString(", ")
 		}
-		fmt.Fprintf(bw, `%s: {"duration_s": %s`, jsonio.PyString(c.ID), jsonio.PyFloat(c.Duration))
+		fmt.Fprintf(bw, `%s: {"duration_s": %s`, jsonio.PyString(c.ID), pyDuration(c))
 		writeAnchors(bw, "eot_positive_events", c.EOT.Positives)
 		writeSpans(bw, "eot_negative_spans", c.EOT.Negatives)
 		writeAnchors(bw, "int_positive_events", c.INT.Positives)
@@ -37,6 +38,16 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 	}
 	bw.WriteString("}}\n")
 	return bw.Flush()
+}
+
+// pyDuration writes a duration as json.dumps writes what TurnBench read:
+// an integer as an int (60; -0 reads as the int 0), anything else as a
+// float (60.5, 65.0).
+func pyDuration(c *ConversationGold) string {
+	if c.DurationInteger {
+		return strconv.FormatFloat(math.Abs(c.Duration), 'f', -1, 64)
+	}
+	return jsonio.PyFloat(c.Duration)
 }
 
 func writeAnchors(w *bufio.Writer, key string, anchors []Anchor) {
@@ -133,14 +144,21 @@ func ParseGoldSet(data []byte) (*GoldSet, error) {
 }
 
 func nonNegative(d *jsonio.Decoder) (float64, error) {
-	v, err := d.Float()
+	v, _, err := nonNegativeNumber(d)
+	return v, err
+}
+
+// nonNegativeNumber reads a finite number >= 0 and whether it was written
+// as an integer.
+func nonNegativeNumber(d *jsonio.Decoder) (float64, bool, error) {
+	v, integer, err := d.Number()
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return 0, fmt.Errorf("must be finite and >= 0, got %v", v)
+		return 0, false, fmt.Errorf("must be finite and >= 0, got %v", v)
 	}
-	return v, nil
+	return v, integer, nil
 }
 
 var conversationGoldKeys = []string{"duration_s", "eot_positive_events", "eot_negative_spans",
@@ -154,7 +172,7 @@ func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, erro
 		var err error
 		switch key {
 		case "duration_s":
-			if c.Duration, err = nonNegative(d); err != nil {
+			if c.Duration, c.DurationInteger, err = nonNegativeNumber(d); err != nil {
 				return fmt.Errorf("duration_s: %w", err)
 			}
 			return limits.Current().CheckDuration("duration_s", c.Duration)

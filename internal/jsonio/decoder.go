@@ -1,6 +1,7 @@
 package jsonio
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -267,6 +268,20 @@ func (d *Decoder) Float() (float64, error) {
 		return 0, d.Errorf("number %s out of range", d.data[start:d.pos])
 	}
 	return v, nil
+}
+
+// Number reads a number as Float does and reports whether it was written
+// as an integer (no fraction, no exponent): Python's json reads such a
+// number as an int and writes it back without ".0".
+func (d *Decoder) Number() (v float64, integer bool, err error) {
+	d.space()
+	start := d.pos
+	if v, err = d.Float(); err != nil {
+		return 0, false, err
+	}
+	literal := d.data[start:d.pos]
+	integer = !math.IsNaN(v) && !math.IsInf(v, 0) && !bytes.ContainsAny(literal, ".eE")
+	return v, integer, nil
 }
 
 // Int reads a number that must be an integer.

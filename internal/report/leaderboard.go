@@ -104,13 +104,11 @@ func (lb *TaskLeaderboard) Table() *Table {
 		cells := []string{rank, r.System, "—", "—", "—", "—", "—", "—", r.Status}
 		if r.Test != nil {
 			if !math.IsNaN(float64(r.Theta)) { // a submission has no threshold
-				cells[2] = fmt.Sprintf("%.4f", float64(r.Theta))
+				cells[2] = Fixed(float64(r.Theta), 4)
 			}
 			cells[3], cells[4] = Rate(float64(r.Dev.Recall)), Rate(float64(r.Dev.FPRate))
 			cells[5], cells[6] = withCI(r.Test.Recall, r.Test.CI95, true), withCI(r.Test.FPRate, r.Test.CI95, false)
-			if p50 := float64(r.Test.LatencyMS.P50); !math.IsNaN(p50) {
-				cells[7] = fmt.Sprintf("%.0f", p50)
-			}
+			cells[7] = Fixed(float64(r.Test.LatencyMS.P50), 0)
 		}
 		t.Rows = append(t.Rows, cells)
 	}
@@ -143,26 +141,16 @@ func withCI(v Num, ci *CI95, recall bool) string {
 	return RateWithCI(float64(v), score.Interval{Lo: float64(iv[0]), Hi: float64(iv[1])})
 }
 
-func signed(v Num) string {
-	if math.IsNaN(float64(v)) {
-		return "—"
-	}
-	return fmt.Sprintf("%+.3f", float64(v))
-}
+func signed(v Num) string { return Signed(float64(v), 3) }
 
 func interval(iv [2]Num) string {
 	if math.IsNaN(float64(iv[0])) {
-		return "—"
+		return Undefined
 	}
-	return fmt.Sprintf("[%+.3f, %+.3f]", float64(iv[0]), float64(iv[1]))
+	return "[" + Signed(float64(iv[0]), 3) + ", " + Signed(float64(iv[1]), 3) + "]"
 }
 
-func pValue(p Num) string {
-	if math.IsNaN(float64(p)) {
-		return "—"
-	}
-	return fmt.Sprintf("%.4f", float64(p))
-}
+func pValue(p Num) string { return PValue(float64(p)) }
 
 func taskName(t floor.Task) string {
 	if t == floor.TaskINT {

@@ -19,6 +19,9 @@ func (n Num) MarshalJSON() ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return []byte("null"), nil
 	}
+	if f == 0 {
+		f = 0 // -0 prints as 0
+	}
 	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
 }
 
@@ -81,19 +84,14 @@ func (m TaskMetrics) WithCI(ci score.RateCIs) TaskMetrics {
 }
 
 // Rate formats a rate with three decimals, or an em dash when undefined.
-func Rate(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	return fmt.Sprintf("%.3f", v)
-}
+func Rate(v float64) string { return Fixed(v, 3) }
 
 // Latencies formats p10/p50/p90 in whole ms, or an em dash without TPs.
 func Latencies(l score.Latency) string {
 	if math.IsNaN(l.P50) {
-		return "—"
+		return Undefined
 	}
-	return fmt.Sprintf("%.0f/%.0f/%.0f", l.P10, l.P50, l.P90)
+	return Fixed(l.P10, 0) + "/" + Fixed(l.P50, 0) + "/" + Fixed(l.P90, 0)
 }
 
 // RateWithCI formats a rate and, when defined, its interval.

@@ -108,10 +108,8 @@ func (t *Table) CSV(w io.Writer) error {
 	return cw.Error()
 }
 
-var latexEscaper = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`,
-	`#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, `—`, `---`)
-
-// LaTeX writes t as a booktabs tabular inside a table environment.
+// LaTeX writes t as a booktabs tabular inside a table environment, in
+// ASCII that plain pdflatex compiles (see LaTeXText).
 func (t *Table) LaTeX(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("\\begin{table}[t]\n\\centering\n")
@@ -120,7 +118,7 @@ func (t *Table) LaTeX(w io.Writer) error {
 	row := func(cells []string) {
 		out := make([]string, len(cells))
 		for i, c := range cells {
-			out[i] = latexEscaper.Replace(c)
+			out[i] = LaTeXText(c)
 		}
 		b.WriteString(strings.Join(out, " & ") + " \\\\\n")
 	}
@@ -131,7 +129,7 @@ func (t *Table) LaTeX(w io.Writer) error {
 	}
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	if t.Title != "" {
-		fmt.Fprintf(&b, "\\caption{%s}\n", latexEscaper.Replace(t.Title))
+		fmt.Fprintf(&b, "\\caption{%s}\n", LaTeXText(t.Title))
 	}
 	b.WriteString("\\end{table}\n")
 	_, err := io.WriteString(w, b.String())

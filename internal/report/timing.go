@@ -21,4 +21,4 @@ func TimingTable(t floor.Timing) *Table {
 	return tb
 }
 
-func offsetMS(s float64) string { return fmt.Sprintf("%+.0f", s*1000) }
+func offsetMS(s float64) string { return Signed(s*1000, 0) }

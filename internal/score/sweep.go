@@ -9,10 +9,19 @@ import (
 )
 
 // SweepRow is the outcome of one candidate threshold over a whole split.
+// Backchannel scores the same commits against the INT task's negative spans
+// alone (no positives, the INT exclusions): its FPRate is TurnBench's
+// false_int_rate, the share of backchannels and non-content sounds a
+// detector fired on, whichever task its scores are for.
 type SweepRow struct {
-	Theta  float64
-	Counts Counts
+	Theta       float64
+	Counts      Counts
+	Backchannel Counts
 }
+
+// FalseINTRate is the share of backchannel spans that fired at this
+// threshold (NaN when the split has none).
+func (r SweepRow) FalseINTRate() float64 { return r.Backchannel.FPRate() }
 
 // Sweep scores probs against gold at every threshold in thetas (ascending)
 // with the commit rule of docs/protocol.md#commit-rule, summing counts and pooling latencies
@@ -40,6 +49,7 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 		g := &gold.Conversations[ci]
 		c := &convs[ci]
 		c.matcher = NewMatcher(g.Task(probs.Task), p.TauPre, p.TauMax)
+		c.backchannels = NewMatcher(&floor.TaskGold{Negatives: g.INT.Negatives, Excluded: g.INT.Excluded}, p.TauPre, p.TauMax)
 		for _, track := range byID[g.ID].Speakers {
 			c.tracks = append(c.tracks, newEdgeTrack(track, thetas, ranks))
 		}
@@ -56,15 +66,16 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 				c.predictions[k] = t.commit(c.predictions[k][:0], refractory, probs.FrameRate)
 			}
 			c.matcher.ScoreInto(c.predictions, &row.Counts)
+			c.backchannels.ScoreInto(c.predictions, &row.Backchannel)
 		}
 	}
 	return rows, nil
 }
 
 type sweepConversation struct {
-	matcher     *Matcher
-	tracks      []*edgeTrack
-	predictions [][]float64
+	matcher, backchannels *Matcher
+	tracks                []*edgeTrack
+	predictions           [][]float64
 }
 
 // edgeTrack holds, for one score track, which frames are rising edges at the

@@ -104,3 +104,50 @@ func TestSweepRejectsMismatchedProbs(t *testing.T) {
 func sameCounts(a, b Counts) bool {
 	return a.TP == b.TP && a.FN == b.FN && a.FP == b.FP && a.TN == b.TN && slices.Equal(a.LatenciesMS, b.LatenciesMS)
 }
+
+// false_int_rate (TurnBench's SweepRow.false_int_rate) scores the committed
+// events against the INT negative spans alone: no positive claims or exempts
+// a prediction, INT exclusions still hide it. Worked by hand at 10 Hz, a 2 s
+// refractory and tau_pre 0.25:
+//   - speaker 2 commits 2.1 s (frame 20, score 0.5) and 6.1 s (frame 60,
+//     score 0.9); speaker 1 commits 8.2 s (frame 81, score 0.5);
+//   - backchannels: A (spk 2, 2.0-2.5 s) fires on 2.1; B (spk 2, 6.0-6.5 s)
+//     fires on 6.1; C (spk 1, 8.0-8.4 s) stays quiet, 8.2 lies in the INT
+//     exclusion 7.9-8.5 s;
+//   - so at theta 0.3: 2 of 3 spans fired; at theta 0.7 only 6.1 commits:
+//     1 of 3.
+//
+// The INT task's own fp_rate differs: the interruption anchored at 5.9 s on
+// speaker 2 claims 6.1, so B is no FP there (1 of 3 at theta 0.3, 0 at 0.7).
+func TestSweepFalseINTRate(t *testing.T) {
+	cg := floor.ConversationGold{ID: "c", Duration: 10}
+	cg.EOT.Positives = []floor.Anchor{{Speaker: 1, Time: 1.0}}
+	cg.INT.Positives = []floor.Anchor{{Speaker: 2, Time: 5.9}}
+	cg.INT.Negatives = []floor.Span{{Speaker: 2, Start: 2.0, End: 2.5}, {Speaker: 2, Start: 6.0, End: 6.5}, {Speaker: 1, Start: 8.0, End: 8.4}}
+	cg.INT.Excluded = []floor.Span{{Speaker: 1, Start: 7.9, End: 8.5}}
+	g := &floor.GoldSet{TauPre: tauPre, TauMax: tauMax, Conversations: []floor.ConversationGold{cg}}
+	one, two := make([]float64, 100), make([]float64, 100)
+	one[81], two[20], two[60] = 0.5, 0.5, 0.9
+	params := DefaultParams()
+	for _, c := range []struct {
+		task   floor.Task
+		fpRate [2]float64
+	}{{floor.TaskEOT, [2]float64{0, 0}}, {floor.TaskINT, [2]float64{1.0 / 3, 0}}} {
+		p := &ProbsFile{Task: c.task, FrameRate: 10, Conversations: []ConversationProbs{{ID: "c", Speakers: [][]float64{one, two}}}}
+		rows, err := Sweep(g, p, []float64{0.3, 0.7}, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, want := range []float64{2.0 / 3, 1.0 / 3} {
+			if got := rows[j].FalseINTRate(); got != want {
+				t.Errorf("%s theta %v: false_int_rate %v, want %v", c.task, rows[j].Theta, got, want)
+			}
+			if c.task == floor.TaskEOT {
+				continue // EOT gold here has no negatives: fp_rate is undefined
+			}
+			if got := rows[j].Counts.FPRate(); got != c.fpRate[j] {
+				t.Errorf("%s theta %v: fp_rate %v, want %v", c.task, rows[j].Theta, got, c.fpRate[j])
+			}
+		}
+	}
+}
