@@ -52,6 +52,17 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 		return "", err
 	}
 	convs := in.Corpus.Conversations
+	if convs == nil {
+		// Started by reference (childrenByReference): the list is read
+		// from the stored manifest, once per run.
+		var plan activities.CorpusPlan
+		cpu := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 10*time.Minute))
+		if err := workflow.ExecuteActivity(cpu, (*activities.Activities).PlanStored,
+			activities.PlanStoredInput{Name: in.Corpus.Name, Prefix: in.Corpus.Prefix}).Get(ctx, &plan); err != nil {
+			return "", err
+		}
+		convs = plan.Conversations
+	}
 	if in.Batch == 0 {
 		in.Batch = 1
 		if workflow.GetVersion(ctx, inferBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {

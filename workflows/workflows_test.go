@@ -31,6 +31,19 @@ func newSweepEnv() (*testsuite.TestWorkflowEnvironment, *activities.Activities) 
 	return env, a
 }
 
+// stored answers PlanStored as the store would: each corpus's
+// conversations by its prefix, which evaluations started by reference
+// read (childrenByReference).
+func stored(env *testsuite.TestWorkflowEnvironment, a *activities.Activities, conversations map[string][]string) {
+	env.OnActivity(a.PlanStored, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.PlanStoredInput) (activities.CorpusPlan, error) {
+		convs, ok := conversations[in.Prefix]
+		if !ok {
+			return activities.CorpusPlan{}, fmt.Errorf("no corpus under %s", in.Prefix)
+		}
+		return activities.CorpusPlan{Name: in.Name, Prefix: in.Prefix, Conversations: convs}, nil
+	})
+}
+
 func testInput(systems, conversations int) SweepInput {
 	s := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}}
 	in := SweepInput{Corpora: []CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
@@ -52,6 +65,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	env, a := newSweepEnv()
 	in := testInput(3, 5)
 	convs := []string{"c1", "c2", "c3", "c4", "c5"}
+	stored(env, a, map[string][]string{"corpora/x": convs})
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: convs, Kind: "mptb"}, nil)
 	env.OnActivity(a.Audit, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.AuditInput) (string, error) {
@@ -69,9 +83,13 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	env.OnActivity(a.AcquireGPU, mock.Anything, mock.Anything).Return(nil).Once()
 	env.OnActivity(a.ReleaseGPU, mock.Anything, mock.Anything).Return(nil).Once()
 	inferred := map[string]int{}
+	byValue := 0 // activity inputs that carry the corpus's whole list
 	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
 		mu.Lock()
 		inferred[in.System.Name] += len(in.Conversations)
+		if in.Corpus.Conversations != nil {
+			byValue++
+		}
 		mu.Unlock()
 		return nil
 	})
@@ -93,6 +111,9 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	}
 	if generated != 5 || len(inferred) != 3 || inferred["sys0"] != 5 || inferred["sys2"] != 5 {
 		t.Errorf("generated %d, inferred %v", generated, inferred)
+	}
+	if byValue > 0 {
+		t.Errorf("%d inference inputs carry the corpus's conversation list: inputs and histories grow with the corpus", byValue)
 	}
 	env.AssertExpectations(t)
 	if len(aggregated.Evaluations) != 3 || aggregated.Meta.SpecHash != "spec-hash" || len(aggregated.Meta.Inputs) != 4 {
@@ -125,6 +146,7 @@ func TestQueueForSystems(t *testing.T) {
 func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 	env, a := newSweepEnv()
 	in := testInput(2, 3) // sys1 needs the GPU
+	stored(env, a, map[string][]string{"corpora/x": {"c1", "c2"}})
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 		Name: "c", Prefix: "corpora/x", Hash: "x", Preset: "tiny", Seed: 1, Conversations: []string{"c1", "c2"}, Ready: true}, nil)
 	var acquired, released []activities.CapacityInput
@@ -165,6 +187,7 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 		in.Corpora = []CorpusSource{{Name: "sim", Generate: in.Corpora[0].Generate}, {Name: "real-dev", Dir: "/d"}, {Name: "real", Dir: "/r"}}
 		env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 			Name: "sim", Prefix: "corpora/s", Hash: "s", Conversations: []string{"s1"}, Ready: true, Kind: "mptb"}, nil)
+		stored(env, a, map[string][]string{"corpora/s": {"s1"}, "corpora/real-dev": {"r1"}, "corpora/real": {"r1"}})
 		env.OnActivity(a.IngestLocal, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.IngestInput) (activities.CorpusPlan, error) {
 			return activities.CorpusPlan{Name: in.Name, Prefix: "corpora/" + in.Name, Hash: in.Name, Conversations: []string{"r1"}, Ready: true,
 				Kind: "ami", NoDev: in.Name == "real"}, nil
