@@ -1,0 +1,336 @@
+package orchestrate_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// countingStore is a real store that counts puts.
+type countingStore struct {
+	store.Store
+	mu   sync.Mutex
+	puts []string
+}
+
+func (c *countingStore) Put(ctx context.Context, key string, r io.Reader) error {
+	c.mu.Lock()
+	c.puts = append(c.puts, key)
+	c.mu.Unlock()
+	return c.Store.Put(ctx, key, r)
+}
+
+// fixtureSweep writes two small fixture corpora (one with a dev split,
+// one without) and a sweep over them with two acoustic systems.
+func fixtureSweep(t *testing.T) (specYAML string, dirs [2]string) {
+	t.Helper()
+	root := t.TempDir()
+	dirs = [2]string{filepath.Join(root, "withdev"), filepath.Join(root, "nodev")}
+	designs := []auditfixture.Design{
+		{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}},
+		{Test: 2, Claims: []float64{4.0}, Others: []float64{0.3}},
+	}
+	for i, d := range designs {
+		if err := auditfixture.Write(dirs[i], d, uint64(i+1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specYAML = `name: inprocess
+corpora:
+  - {name: withdev, path: ` + dirs[0] + `}
+  - {name: nodev, path: ` + dirs[1] + `}
+systems:
+  - {name: rms, builtin: rms}
+  - {name: webrtcvad, builtin: webrtcvad, params: {mode: "3"}}
+bootstrap: {resamples: 20, seed: 5}
+concurrency: 2
+`
+	return specYAML, dirs
+}
+
+func resolved(t *testing.T, specYAML string) workflows.SweepInput {
+	t.Helper()
+	s, err := spec.Parse("inprocess", []byte(specYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := orchestrate.Resolve(s, detect.Runtime{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// hashOf is a corpus's content hash worked out here: the first 16 bytes
+// of the sha256 of its corpus.json, in hex.
+func hashOf(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, corpus.ManifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// The in-process plan on a corpus with dev data and one without: Resolve
+// names the corpora by their manifests' hashes, the bundle holds every
+// system on every corpus, the corpus without dev data is scored at
+// thresholds transferred from the other one's dev split, and a second
+// run on the same store reuses everything and stores nothing.
+func TestRunInProcessOnFixtureCorpora(t *testing.T) {
+	ctx := context.Background()
+	specYAML, dirs := fixtureSweep(t)
+	in := resolved(t, specYAML)
+	for i, c := range in.Corpora {
+		if c.Hash != hashOf(t, dirs[i]) || c.Dir != dirs[i] {
+			t.Errorf("corpus %s: hash %s, dir %s", c.Name, c.Hash, c.Dir)
+		}
+	}
+	if len(in.Systems) != 2 || in.Systems[0].Hash == "" || in.Systems[0].Hash == in.Systems[1].Hash || in.Systems[0].NeedsModel {
+		t.Fatalf("systems %+v", in.Systems)
+	}
+
+	local, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: local}
+	a := &activities.Activities{Store: st, Scratch: t.TempDir()}
+	id, err := orchestrate.RunInProcess(ctx, in, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := store.GetBytes(ctx, local, bundle.Key(id, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res bundle.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.BundleID != id || res.Resamples != 20 || res.Seed != 5 || len(res.Evaluations) != 4 {
+		t.Fatalf("results: bundle %s, %d resamples, seed %d, %d evaluations", res.BundleID, res.Resamples, res.Seed, len(res.Evaluations))
+	}
+	source := map[string]bundle.Evaluation{}
+	for _, e := range res.Evaluations {
+		if e.Corpus == "withdev" {
+			source[e.System] = e
+		}
+	}
+	transferred := 0
+	for _, e := range res.Evaluations {
+		if e.Corpus != "nodev" {
+			continue
+		}
+		for i, task := range e.Tasks {
+			src := source[e.System].Tasks[i]
+			if !src.HasOP {
+				continue
+			}
+			transferred++
+			if task.TransferredFrom != "withdev" || task.Theta != src.Theta {
+				t.Errorf("%s on nodev, %s: theta %v from %q; want %v from withdev", e.System, task.Task, task.Theta, task.TransferredFrom, src.Theta)
+			}
+		}
+	}
+	if transferred == 0 {
+		t.Fatal("no operating point was transferred")
+	}
+	// Two corpora of two conversations (three files each) and a manifest,
+	// 2 systems x 4 conversations x 2 tasks of tracks, 4 evaluations, and
+	// the bundle, its manifest last.
+	count := map[string]int{}
+	for _, k := range st.puts {
+		kind, _, _ := strings.Cut(k, "/")
+		count[kind]++
+	}
+	if count["corpora"] != 14 || count["tracks"] != 16 || count["evaluations"] != 4 || count["bundles"] < 2 ||
+		st.puts[len(st.puts)-1] != bundle.Key(id, "manifest.json") {
+		t.Errorf("stored %v, the last %s", count, st.puts[len(st.puts)-1])
+	}
+	st.puts = nil
+
+	again, err := orchestrate.RunInProcess(ctx, in, a)
+	if err != nil || again != id {
+		t.Fatalf("second run: %s, %v; want %s", again, err, id)
+	}
+	if len(st.puts) != 0 {
+		t.Errorf("a second run stored %q", st.puts)
+	}
+}
+
+// Upload puts the local corpora where IngestLocal would and leaves the
+// input holding store keys only; the plan run from those keys gives the
+// same bundle and the same evaluations, byte for byte, as the plan run
+// from the local folders.
+func TestUploadThenRunMatchesLocalRun(t *testing.T) {
+	ctx := context.Background()
+	specYAML, dirs := fixtureSweep(t)
+	fromDirs := resolved(t, specYAML)
+	uploaded := resolved(t, specYAML)
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := orchestrate.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range uploaded.Corpora {
+		if c.Dir != "" || c.Hash != hashOf(t, dirs[i]) || c.Prefix != "corpora/"+c.Hash {
+			t.Errorf("uploaded corpus %+v", c)
+		}
+		raw, err := store.GetBytes(ctx, st, c.Prefix+"/"+corpus.ManifestName)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := os.ReadFile(filepath.Join(dirs[i], corpus.ManifestName)); string(raw) != string(want) {
+			t.Errorf("%s: stored manifest differs from the local one", c.Name)
+		}
+	}
+	for _, s := range uploaded.Systems {
+		if s.Dir != "" || len(s.Files) != 0 {
+			t.Errorf("system %s after upload: dir %q, files %v", s.Name, s.Dir, s.Files)
+		}
+	}
+	id, err := orchestrate.RunInProcess(ctx, uploaded, &activities.Activities{Store: st, Scratch: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	other, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, err := orchestrate.RunInProcess(ctx, fromDirs, &activities.Activities{Store: other, Scratch: t.TempDir()})
+	if err != nil || id2 != id {
+		t.Fatalf("from the folders: bundle %s, %v; want %s", id2, err, id)
+	}
+	keys, err := st.List(ctx, "evaluations/")
+	if err != nil || len(keys) != 4 {
+		t.Fatalf("evaluations %q, %v", keys, err)
+	}
+	for _, k := range keys {
+		a, err1 := store.GetBytes(ctx, st, k)
+		b, err2 := store.GetBytes(ctx, other, k)
+		if err1 != nil || err2 != nil || string(a) != string(b) {
+			t.Errorf("%s differs: %v, %v", k, err1, err2)
+		}
+	}
+}
+
+// An external system's probability files are uploaded under their
+// content hash and the input names them by key.
+func TestUploadStoresSystemFilesByHash(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	probs := map[string]string{}
+	for i, name := range detect.ProbsFileNames {
+		task := []floor.Task{floor.TaskEOT, floor.TaskINT}[i]
+		content := `{"task": "` + string(task) + `", "frame_rate": 100, "conversations": []}`
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(content))
+		probs[name] = activities.InputKey(hex.EncodeToString(sum[:]))
+	}
+	sysFile := filepath.Join(dir, "system.yaml")
+	if err := os.WriteFile(sysFile, []byte("family: external\nparams: {dir: .}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := resolved(t, "name: ext\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 1}}\nsystems:\n  - {name: ext, spec: "+sysFile+"}\n")
+	if in.Systems[0].Dir != dir {
+		t.Fatalf("system dir %q", in.Systems[0].Dir)
+	}
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := orchestrate.Upload(ctx, st, &in, detect.Runtime{}); err != nil {
+		t.Fatal(err)
+	}
+	ref := in.Systems[0]
+	if ref.Dir != "" || len(ref.Files) != 2 {
+		t.Fatalf("system after upload %+v", ref)
+	}
+	for name, key := range probs {
+		if ref.Files[name] != key {
+			t.Errorf("%s uploaded as %s, want %s", name, ref.Files[name], key)
+		}
+		data, err := store.GetBytes(ctx, st, key)
+		want, _ := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(data) != string(want) {
+			t.Errorf("%s: stored %q, %v", key, data, err)
+		}
+	}
+	if in.Corpora[0].Prefix != "" || in.Corpora[0].Generate == nil {
+		t.Errorf("a generated corpus was uploaded: %+v", in.Corpora[0])
+	}
+}
+
+// Resolve refuses an unknown system family, a bad parameter and a corpus
+// folder without a manifest, naming the entry.
+func TestResolveErrors(t *testing.T) {
+	_, dirs := fixtureSweep(t)
+	for _, c := range []struct{ yaml, says string }{
+		{"systems:\n  - {name: x, builtin: nope}\n", "systems[0] (x): "},
+		{"systems:\n  - {name: x, builtin: webrtcvad, params: {loudness: \"1\"}}\n", "systems[0] (x): "},
+		{"systems:\n  - {name: x, spec: " + filepath.Join(t.TempDir(), "absent.yaml") + "}\n", "systems[0] (x): "},
+	} {
+		s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+dirs[0]+"}\n"+c.yaml))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := orchestrate.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), c.says) {
+			t.Errorf("%q: %v; want an error starting %q", c.yaml, err, c.says)
+		}
+	}
+	s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+t.TempDir()+"}\nsystems:\n  - {name: rms, builtin: rms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := orchestrate.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), "corpora[0] (c): ") {
+		t.Errorf("a folder without a corpus: %v", err)
+	}
+}
+
+// With no S3 endpoint the store is the local folder the config names.
+func TestOpenStoreLocal(t *testing.T) {
+	dir := t.TempDir()
+	st, err := orchestrate.Config{StoreDir: dir}.OpenStore(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := st.(*store.Local)
+	if !ok || l.Root() != dir {
+		t.Fatalf("store %s", st.Describe())
+	}
+	if p := orchestrate.DefaultConfigPath(); !strings.HasSuffix(p, filepath.Join("floorbench", "config.yaml")) {
+		t.Errorf("config path %q", p)
+	}
+	if orchestrate.ActivitySlots() != 2*runtime.NumCPU() {
+		t.Errorf("activity slots %d on %d CPUs", orchestrate.ActivitySlots(), runtime.NumCPU())
+	}
+	if got := orchestrate.TemporalCLI("/opt/tools"); got != "/opt/tools/bin/temporal" {
+		t.Errorf("TemporalCLI: %s", got)
+	}
+}
