@@ -155,8 +155,9 @@ func TestPairedTable(t *testing.T) {
 		t.Errorf("title %q", tb.Title)
 	}
 	assertRows(t, tb.Rows, [][]string{
-		{"alpha", "beta", "+0.250", "[-0.125, +0.500]", "0.0312", "-0.050", "[-0.100, +0.000]", "1.0000"},
-		{"alpha", "gamma", "—", "—", "—", "+0.000", "[+0.000, +0.000]", "1.0000"},
+		// A value that rounds to zero prints unsigned (report.Signed).
+		{"alpha", "beta", "+0.250", "[-0.125, +0.500]", "0.0312", "-0.050", "[-0.100, 0.000]", "1.0000"},
+		{"alpha", "gamma", "—", "—", "—", "0.000", "[0.000, 0.000]", "1.0000"},
 	})
 	data, err := json.Marshal(lb.Paired[1])
 	if err != nil {

@@ -41,8 +41,8 @@ func TestTableFormats(t *testing.T) {
 			"\\begin{tabular}{lr}\n\\toprule\n" +
 			"name & n \\\\\n" +
 			"\\midrule\n" +
-			"a|b & 10 \\\\\n" +
-			"é & --- \\\\\n" +
+			"a$|$b & 10 \\\\\n" + // pdflatex's default font has no |: math
+			"\\'{e} & --- \\\\\n" + // accented letters as accent commands
 			"\\bottomrule\n\\end{tabular}\n" +
 			"\\caption{T}\n" +
 			"\\end{table}\n"},
