@@ -22,6 +22,9 @@ import (
 // and the system's model file, the submitter's folder is gone before any
 // worker starts, and the workers poll the queues the spec names.
 func TestSubmitFromAnotherMachine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a sweep against real servers: skipped with -short")
+	}
 	model := testenv.Path(t, detect.SileroModelPath, "onnx")
 	testenv.Path(t, detect.OnnxRuntimeLibraryPath, "onnx")
 	m := testenv.StartMinIO(t)

@@ -79,6 +79,9 @@ type harness struct {
 
 func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a sweep against real servers: skipped with -short")
+	}
 	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
@@ -279,6 +282,9 @@ func deadline(t *testing.T) context.Context {
 // results.json is byte-identical to the undisturbed one, with exactly the
 // same objects in the bucket.
 func TestSweepsAgainstRealServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault tests against real servers: skipped with -short")
+	}
 	m := testenv.StartMinIO(t)
 	ctx := deadline(t)
 
