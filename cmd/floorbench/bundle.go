@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -44,7 +45,37 @@ func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store,
 		}
 		return run(cmd.Context(), st, args)
 	}
+	if strings.Contains(cmd.Use, "_ID") {
+		cmd.ValidArgsFunction = completeBundleIDs(config)
+	}
 	return cmd
+}
+
+// completeBundleIDs completes bundle ids from the configured store, newest
+// first, each with its name and creation time, and "latest".
+func completeBundleIDs(config func() (orchestrate.Config, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		none := cobra.ShellCompDirectiveNoFileComp
+		cfg, err := config()
+		if err != nil {
+			return nil, none | cobra.ShellCompDirectiveError
+		}
+		st, err := cfg.OpenStore(cmd.Context())
+		if err != nil {
+			return nil, none | cobra.ShellCompDirectiveError
+		}
+		manifests, err := listManifests(cmd.Context(), st)
+		if err != nil {
+			return nil, none | cobra.ShellCompDirectiveError
+		}
+		out := []string{"latest\tthe newest bundle"}
+		for _, m := range manifests {
+			if strings.HasPrefix(m.BundleID, prefix) {
+				out = append(out, m.BundleID+"\t"+m.Meta.Name+" "+m.Created)
+			}
+		}
+		return out, none
+	}
 }
 
 // checkBundleID refuses what cannot be a bundle id (a path, a newline)

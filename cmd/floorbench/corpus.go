@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/synth"
 )
 
 func init() { subcommands = append(subcommands, newCorpusCommand) }
@@ -100,6 +101,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
 	outputFlag(cmd, &output)
 	cmd.MarkFlagRequired("preset")
+	_ = cmd.RegisterFlagCompletionFunc("preset", cobra.FixedCompletions(synth.PresetNames, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagRequired("seed")
 	cmd.MarkFlagRequired("out")
 	return cmd

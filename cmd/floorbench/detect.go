@@ -80,6 +80,14 @@ falls back to the CPU with a warning where it is not.`,
 	f.StringVar(&o.onnxRuntime, "onnxruntime", rt.OnnxRuntime, "ONNX Runtime shared library (env FLOORBENCH_ONNXRUNTIME; default: the setup's)")
 	f.IntVar(&o.threads, "threads", 1, "ONNX Runtime threads per session")
 	outputFlag(cmd, &o.output)
+	_ = cmd.RegisterFlagCompletionFunc("system", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var names []string
+		for _, f := range detect.Families() {
+			names = append(names, f.Name+"\t"+f.Doc)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
+	_ = cmd.RegisterFlagCompletionFunc("split", cobra.FixedCompletions([]string{"dev", "test", "all"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagsMutuallyExclusive("system", "system-spec")
 	cmd.MarkFlagsOneRequired("system", "system-spec")
 	_ = cmd.MarkFlagRequired("corpus")

@@ -17,6 +17,9 @@ var examples = map[string]string{
   floorbench quickstart -f simtoreal.yaml -o json
   floorbench quickstart simtoreal.yaml
   floorbench quickstart --temporal-address localhost:7233 --s3-endpoint localhost:9000 --s3-bucket floorbench`,
+	"dev": `  floorbench dev
+  floorbench dev --temporal-address 127.0.0.1:7244 --dir /tmp/fb-dev -o json
+  floorbench dev --s3-endpoint localhost:9000 --s3-bucket floorbench`,
 	"detect": `  floorbench detect --system rms --corpus mptb/ --split dev --out probs/dev/
   floorbench detect --system rms-endpointer --param eot_ramp_s=1 --corpus tb --out probs/tb/ -o json
   floorbench detect --system-spec vap.yaml --corpus mptb/ --out probs/ --device cuda --threads 4`,
