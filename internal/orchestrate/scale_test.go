@@ -10,7 +10,6 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/proto"
 
@@ -168,4 +167,3 @@ func TestScaleSimulation(t *testing.T) {
 		nConvs, nSystems, res.BundleID, wall.Round(time.Second), len(runs), runs[0].id, runs[0].events, float64(runs[0].bytes)/(1<<20), maxEvents, float64(maxEvt)/1024)
 }
 
-var _ client.Client // the dev server's client type, used through Config.Dial
