@@ -13,7 +13,7 @@ import (
 func TestCorpusAuditBadInputIsOneLine(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nothing")
 	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := auditfixture.Write(dir, auditfixture.Design{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}}, 1); err != nil {
+	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

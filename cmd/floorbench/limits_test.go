@@ -183,7 +183,7 @@ func TestIDsWithNewlinesAreOneLine(t *testing.T) {
 // corpus check reports its problems on stderr: stdout stays for results.
 func TestCorpusCheckProblemsGoToStderr(t *testing.T) {
 	dir := t.TempDir()
-	if err := auditfixture.Write(dir, auditfixture.Design{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}}, 1); err != nil {
+	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
 	wavs, _ := filepath.Glob(filepath.Join(dir, "*", "*.wav"))

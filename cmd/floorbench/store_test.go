@@ -18,7 +18,7 @@ import (
 func smallCorpus(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := auditfixture.Write(dir, auditfixture.Design{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}}, 1); err != nil {
+	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
 	return dir

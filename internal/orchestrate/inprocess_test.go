@@ -46,7 +46,7 @@ func fixtureSweep(t *testing.T) (specYAML string, dirs [2]string) {
 	root := t.TempDir()
 	dirs = [2]string{filepath.Join(root, "withdev"), filepath.Join(root, "nodev")}
 	designs := []auditfixture.Design{
-		{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}},
+		auditfixture.Small(),
 		{Test: 2, Claims: []float64{4.0}, Others: []float64{0.3}},
 	}
 	for i, d := range designs {

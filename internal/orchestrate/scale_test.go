@@ -166,4 +166,3 @@ func TestScaleSimulation(t *testing.T) {
 	t.Logf("%d conversations × %d systems: bundle %s in %v; %d workflow runs; largest history %s %d events %.1f MB; most events in a run %d; largest event %.1f KB",
 		nConvs, nSystems, res.BundleID, wall.Round(time.Second), len(runs), runs[0].id, runs[0].events, float64(runs[0].bytes)/(1<<20), maxEvents, float64(maxEvt)/1024)
 }
-

@@ -34,6 +34,13 @@ func Shortcut() Design {
 	return Design{Dev: 4, Test: 8, Claims: []float64{3.5, 4.0, 4.5, 5.0}, Others: []float64{0.3}}
 }
 
+// Small is the smallest corpus with both splits: one dev and one test
+// conversation, two channels each, one long claim and one backchannel per
+// turn. Tests of file handling (integrity, limits, links) use it.
+func Small() Design {
+	return Design{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}}
+}
+
 // Balanced is a corpus no trivial rule solves: claims and other
 // vocalisations share one length distribution, and all of them outlast the
 // matching window, so neither their length nor their end tells them apart.
