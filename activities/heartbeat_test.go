@@ -2,8 +2,11 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -16,6 +19,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -118,5 +122,45 @@ func TestCorruptStoredObjectIsNotRetried(t *testing.T) {
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || app.Type() != "Corrupt" || !app.NonRetryable() || !strings.Contains(err.Error(), key) {
 		t.Fatalf("aggregate over a corrupt evaluation: %v", err)
+	}
+}
+
+// A system's uploaded file is placed only if its content has the hash its
+// key names; anything else is corrupt (not retried), or bad input when the
+// key is not an uploaded input at all.
+func TestPlaceFilesChecksUploadedContent(t *testing.T) {
+	s, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a := &Activities{Store: s, Scratch: t.TempDir()}
+	sys, err := detect.ParseSystem([]byte("family: external\nparams: {dir: probs}\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := []byte(`{"schema_version": 1}`)
+	sum := sha256.Sum256(good)
+	key := InputKey(hex.EncodeToString(sum[:]))
+	if err := store.PutBytes(ctx, s, key, good); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": key}, dir); err != nil {
+		t.Fatalf("genuine upload: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "probs-eot.json")); string(data) != string(good) {
+		t.Fatalf("placed %q", data)
+	}
+	wrong := InputKey(strings.Repeat("0", 64))
+	if err := store.PutBytes(ctx, s, wrong, good); err != nil {
+		t.Fatal(err)
+	}
+	var app *temporal.ApplicationError
+	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": wrong}, t.TempDir()); !errors.As(err, &app) || app.Type() != "Corrupt" || !strings.Contains(err.Error(), wrong) {
+		t.Errorf("content under another hash: %v", err)
+	}
+	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": "corpora/x/y.json"}, t.TempDir()); !errors.As(err, &app) || app.Type() != "BadInput" {
+		t.Errorf("a key outside inputs/: %v", err)
 	}
 }

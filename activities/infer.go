@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
@@ -134,15 +136,12 @@ func (a *Activities) placeFiles(ctx context.Context, sys *detect.System, files m
 	for _, role := range slices.Sorted(maps.Keys(files)) {
 		key := files[role]
 		path := filepath.Join(dir, role)
-		if err := a.download(ctx, key, path); err != nil {
-			return err
+		sha, ok := strings.CutPrefix(key, InputKey(""))
+		if !ok {
+			return badInput("system: file %s is not an uploaded input (%s<sha256>)", key, InputKey(""))
 		}
-		sum, err := corpus.FileSHA256(path)
-		if err != nil {
+		if err := a.fetchVerified(ctx, key, sha, math.MaxInt64, path); err != nil {
 			return err
-		}
-		if InputKey(sum) != key {
-			return corrupt(key, fmt.Errorf("content has sha256 %s", sum))
 		}
 		if err := sys.UseFile(role, path); err != nil {
 			return badInput("system: %v", err)
@@ -215,13 +214,19 @@ func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, c *corpus
 // the manifest records: an object that differs (or is larger than the
 // manifest allows) fails at once, naming its key.
 func (a *Activities) fetchFile(ctx context.Context, plan CorpusPlan, c *corpus.Corpus, conv corpus.Conversation, name string) error {
-	key := plan.Prefix + "/" + conv.ID + "/" + name
+	return a.fetchVerified(ctx, plan.Prefix+"/"+conv.ID+"/"+name, conv.Files[name], corpus.MaxFileSize(conv, name), filepath.Join(c.Dir, conv.ID, name))
+}
+
+// fetchVerified copies a stored object to path, checking as it streams
+// that it has the sha256 want and at most max bytes; an object that does
+// not is corrupt (not retried), named by its key.
+func (a *Activities) fetchVerified(ctx context.Context, key, want string, max int64, path string) error {
 	r, err := a.Store.Get(ctx, key)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	err = a.save(corpus.Verified(r, conv.Files[name], corpus.MaxFileSize(conv, name)), filepath.Join(c.Dir, conv.ID, name))
+	err = a.save(corpus.Verified(r, want, max), path)
 	var bad *corpus.Mismatch
 	if errors.As(err, &bad) || errors.Is(err, corpus.ErrTooLarge) {
 		return corrupt(key, err)
