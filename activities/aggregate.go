@@ -27,7 +27,8 @@ type AuditRef struct {
 // Aggregate builds the bundle (bundle.Build) and stores its files under
 // bundles/<id>/, manifest.json last. Bundles are immutable: when the
 // manifest exists the bundle is returned as it is.
-func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, error) {
+func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string, err error) {
+	defer invalidKey(&err)
 	id := bundle.ID(in.Meta)
 	if done, err := store.Exists(ctx, a.Store, bundle.Key(id, "manifest.json")); err != nil || done {
 		return id, err

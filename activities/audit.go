@@ -47,7 +47,8 @@ func auditKey(in AuditInput, version int) string {
 // Audit runs the corpus audit (internal/audit) over a stored corpus: its
 // manifest, labels and every channel are copied to a scratch folder first.
 // It returns the key of the stored report.
-func (a *Activities) Audit(ctx context.Context, in AuditInput) (string, error) {
+func (a *Activities) Audit(ctx context.Context, in AuditInput) (_ string, err error) {
+	defer invalidKey(&err)
 	key := AuditKey(in)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err

@@ -67,7 +67,8 @@ func generatedCorpusHash(preset string, seed uint64, generator int) string {
 
 // PlanGenerated lists a preset's conversations and says whether the corpus
 // is already in the store.
-func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (CorpusPlan, error) {
+func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (_ CorpusPlan, err error) {
+	defer invalidKey(&err)
 	preset, err := synth.PresetByName(in.Preset, in.Seed)
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
@@ -95,7 +96,8 @@ func entryKey(prefix, id string) string { return prefix + "/entries/" + id + ".j
 // the entry exists the conversation is complete and is not generated again.
 // Each conversation has its own seed, so the bytes do not depend on which
 // worker or which attempt made them.
-func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput) error {
+func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput) (err error) {
+	defer invalidKey(&err)
 	done, err := store.Exists(ctx, a.Store, entryKey(in.Prefix, in.Conversation))
 	if err != nil || done {
 		return err
@@ -153,7 +155,8 @@ type FinalizeInput struct {
 
 // FinalizeCorpus writes corpus.json from the stored entries, in preset
 // order, after every conversation is stored.
-func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) error {
+func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err error) {
+	defer invalidKey(&err)
 	key := in.Plan.Prefix + "/" + corpus.ManifestName
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return err
@@ -195,7 +198,8 @@ type IngestInput struct {
 // manifest, and through it every file's sha256) names exactly the bytes
 // stored. The manifest is copied last, so a stored manifest means a
 // complete corpus.
-func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (CorpusPlan, error) {
+func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusPlan, err error) {
+	defer invalidKey(&err)
 	m, raw, err := corpus.ReadManifestRaw(in.Dir)
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
@@ -282,7 +286,8 @@ type PlanStoredInput struct {
 }
 
 // PlanStored reads the manifest of a corpus stored under a prefix.
-func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (CorpusPlan, error) {
+func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ CorpusPlan, err error) {
+	defer invalidKey(&err)
 	prefix := strings.TrimSuffix(in.Prefix, "/")
 	raw, err := store.GetBytes(ctx, a.Store, prefix+"/"+corpus.ManifestName)
 	if err != nil {

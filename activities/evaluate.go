@@ -55,7 +55,8 @@ func evaluationKey(in EvaluateInput, protocol int) string {
 // Evaluate loads a corpus's gold and a system's tracks and runs the
 // evaluation of docs/protocol.md#sweep-and-operating-point (bundle.Evaluate); it returns the key of
 // the stored result.
-func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, error) {
+func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, err error) {
+	defer invalidKey(&err)
 	key := EvaluationKey(in)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err
@@ -146,7 +147,8 @@ func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash stri
 // its gold per split (by the rules of its kind), attributes, error-anatomy
 // labels (generated corpora) and human timing baseline. Unlabelled
 // conversations are counted, not scored.
-func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (*bundle.Corpus, error) {
+func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *bundle.Corpus, err error) {
+	defer invalidKey(&err)
 	dir, cleanup, err := a.scratch()
 	if err != nil {
 		return nil, err

@@ -78,7 +78,8 @@ func TrackKey(systemHash, corpusHash, conv string, task floor.Task) string {
 // stores each one's EOT and INT tracks. The INT file is written last and
 // checked first, so a stored INT file means both are there, and a retried
 // batch resumes after the conversations already done.
-func (a *Activities) Infer(ctx context.Context, in InferInput) error {
+func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
+	defer invalidKey(&err)
 	var todo []string
 	for _, conv := range in.batch() {
 		done, err := store.Exists(ctx, a.Store, TrackKey(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))

@@ -299,7 +299,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 		baseBundle = st.BundleID
 		baseKeys, baseResults = h.contents(ctx, st.BundleID)
 		if *recordHistories != "" {
-			h.saveHistories(ctx, id)
+			h.saveHistories(ctx, id, "corpus-tiny", "eval-rms-tiny")
 		}
 		// The same spec again is the same run and the same bundle.
 		if again := h.submit(ctx); again != id {
@@ -381,17 +381,18 @@ func TestUnreachableServersAreOneClearError(t *testing.T) {
 	}
 }
 
-// saveHistories writes the sweep's history and those of its children as
-// JSON files named after the workflow type (with -history-prefix), and adds
-// them to the folder's histories.json.
-func (h *harness) saveHistories(ctx context.Context, sweepID string) {
+// saveHistories writes the sweep's history and those of two of its
+// children (a corpus and an evaluation workflow, by their names under the
+// sweep) as JSON files named after the workflow type (with
+// -history-prefix), and adds them to the folder's histories.json.
+func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalChild string) {
 	h.t.Helper()
 	cl, err := h.cfg.Dial(ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer cl.Close()
-	ids := []string{sweepID, sweepID + "/corpus-tiny", sweepID + "/eval-rms-tiny"}
+	ids := []string{sweepID, sweepID + "/" + corpusChild, sweepID + "/" + evalChild}
 	names := []string{"sweep", "corpus", "evaluation"}
 	index := map[string]string{}
 	if data, err := os.ReadFile(filepath.Join(*recordHistories, "histories.json")); err == nil {
