@@ -55,6 +55,12 @@ func Report(res *Results, meta Meta) []byte {
 			b.WriteString("\n")
 		}
 	}
+	if figs := Figures(res); len(figs) > 0 {
+		b.WriteString("## Figures\n\n")
+		for _, f := range figs {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", f.Title, FigureFile(f.Name, "svg"))
+		}
+	}
 	b.WriteString("## Operating points\n\n")
 	_ = operatingPoints(res.Evaluations).Markdown(&b)
 	b.WriteString("\n")
