@@ -3,8 +3,8 @@ package viewer_test
 import (
 	"context"
 	"log"
-	"os"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
