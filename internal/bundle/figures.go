@@ -218,6 +218,7 @@ func recallBySpeakers(res *Results, task floor.Task, styles map[string]int) figu
 		}
 		f.Panels = append(f.Panels, figure.Panel{Title: c.Name, XLabel: "speakers", YLabel: "recall", YRange: unit, Categories: cats,
 			Intervals: breakdownIntervals(evals, task, "speakers", cats, true, 0, styles)})
+		f.PanelWidth = widthFor(f.PanelWidth, cats, 0.8)
 	}
 	return f
 }
@@ -237,6 +238,7 @@ func byInteractionType(res *Results, task floor.Task, styles map[string]int) fig
 			figure.Panel{Title: c.Name + ": fp_rate", XLabel: "interaction type", YLabel: "fp_rate", YRange: unit, Categories: cats,
 				Intervals: breakdownIntervals(evals, task, "type", cats, false, budget, styles),
 				Rules:     []figure.Rule{{Label: fmt.Sprintf("budget %g", budget), Axis: "y", Value: budget}}})
+		f.PanelWidth = widthFor(f.PanelWidth, cats, 1.1)
 	}
 	return f
 }
@@ -266,13 +268,15 @@ func latencies(res *Results, task floor.Task, styles map[string]int) figure.Figu
 		}
 		if len(p.Boxes) > 0 {
 			f.Panels = append(f.Panels, p)
+			// Room under each box for its system's name.
+			f.PanelWidth = widthFor(f.PanelWidth, p.Categories, 1.1)
 		}
 	}
 	return f
 }
 
 func errorAnatomy(res *Results, styles map[string]int) figure.Figure {
-	f := figure.Figure{Name: "error-anatomy", Title: "Error anatomy (test): recall by claim length, fp_rate by hold and negative kind", Columns: 2}
+	f := figure.Figure{Name: "error-anatomy", Title: "Error anatomy (test): recall by claim length, fp_rate by hold and negative kind", Columns: 1}
 	for _, c := range res.Corpora {
 		evals := corpusEvaluations(res, c.Name)
 		for _, task := range floor.Tasks {
@@ -303,9 +307,16 @@ func errorAnatomy(res *Results, styles map[string]int) figure.Figure {
 				p.Intervals = append(p.Intervals, iv)
 			}
 			f.Panels = append(f.Panels, p)
+			f.PanelWidth = widthFor(f.PanelWidth, cats, 1.4)
 		}
 	}
 	return f
+}
+
+// widthFor is a panel width (inches) that leaves each category perInch
+// for its label and markers, at least the default 4.5 and at least was.
+func widthFor(was float64, categories []string, perCategory float64) float64 {
+	return max(was, 4.5, perCategory*float64(len(categories)))
 }
 
 func simToReal(res *Results, styles map[string]int) figure.Figure {
@@ -329,6 +340,7 @@ func simToReal(res *Results, styles map[string]int) figure.Figure {
 				metric = "recall"
 			}
 			p := figure.Panel{Title: upper(task) + " " + metric, XLabel: "corpus", YLabel: metric, YRange: unit, Categories: cats}
+			f.PanelWidth = widthFor(f.PanelWidth, cats, 1.2)
 			for i, s := range systems {
 				iv := figure.Intervals{Label: s, Style: styles[s]}
 				for _, e := range res.Evaluations {
@@ -388,8 +400,17 @@ func TimelineFigure(name, system, corpus string, task floor.Task, tl Timeline) f
 		speakers = max(speakers, it.Speaker)
 	}
 	yr := &[2]float64{0, 1.05}
+	// Waveforms are scaled together so the loudest sample in the window
+	// fills the band around 0.5; quiet channels stay quiet.
+	peak := 0.0
+	for _, env := range tl.Waveform {
+		for i := range env.Lo {
+			peak = max(peak, -env.Lo[i], env.Hi[i])
+		}
+	}
+	gain := 0.45 / max(peak, 1e-9)
 	for k := 1; k <= speakers; k++ {
-		p := figure.Panel{Title: fmt.Sprintf("speaker %d", k), YLabel: "score", XRange: &[2]float64{tl.Start, tl.End}, YRange: yr, NoLegend: k > 1}
+		p := figure.Panel{Title: fmt.Sprintf("speaker %d", k), YLabel: "score", XRange: &[2]float64{tl.Start, tl.End}, YRange: yr}
 		if k == speakers {
 			p.XLabel = "time (s)"
 		}
@@ -398,7 +419,7 @@ func TimelineFigure(name, system, corpus string, task floor.Task, tl Timeline) f
 			a := figure.Area{Label: "waveform"}
 			for i := range env.Lo {
 				a.X = append(a.X, tl.Start+float64(i)*tl.Step)
-				a.Lo, a.Hi = append(a.Lo, 0.5+0.45*env.Lo[i]), append(a.Hi, 0.5+0.45*env.Hi[i])
+				a.Lo, a.Hi = append(a.Lo, 0.5+gain*env.Lo[i]), append(a.Hi, 0.5+gain*env.Hi[i])
 			}
 			if len(a.X) > 1 {
 				p.Areas = append(p.Areas, a)

@@ -33,8 +33,6 @@ type Panel struct {
 	Boxes      []Box       `json:"boxes,omitempty"`
 	Points     []Points    `json:"points,omitempty"`
 	Rules      []Rule      `json:"rules,omitempty"`
-	// NoLegend leaves the legend out (a panel below one that has it).
-	NoLegend bool `json:"no_legend,omitempty"`
 }
 
 // Line is a polyline through (X[i], Y[i]).

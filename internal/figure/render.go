@@ -51,14 +51,33 @@ func Render(f Figure, format string) ([]byte, error) {
 	if ph <= 0 {
 		ph = 3
 	}
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+	}
+	legend := &figureLegend{seen: map[string]bool{}, l: plot.NewLegend()}
+	for i, p := range f.Panels {
+		pl, err := panelPlot(p, legend)
+		if err != nil {
+			return nil, fmt.Errorf("figure %s, panel %q: %w", f.Name, p.Title, err)
+		}
+		grid[i/cols][i%cols] = pl
+	}
+	// One legend for the figure, right of the panels: a series keeps its
+	// colour in every panel, and no legend hides data.
+	legend.l.TextStyle.Font.Size = 8
+	legend.l.Top, legend.l.Left = true, true
+	legendW := vg.Length(0)
+	for label := range legend.seen {
+		legendW = max(legendW, legend.l.TextStyle.Width(label)+legend.l.ThumbnailWidth+0.3*vg.Inch)
+	}
 	titleH := vg.Length(0)
 	if f.Title != "" {
 		titleH = 0.35 * vg.Inch
 	}
-	w, h := vg.Length(float64(cols)*pw)*vg.Inch, vg.Length(float64(rows)*ph)*vg.Inch+titleH
-	var canvas interface {
-		vg.CanvasSizer
-	}
+	panelsW := vg.Length(float64(cols)*pw) * vg.Inch
+	w, h := panelsW+legendW, vg.Length(float64(rows)*ph)*vg.Inch+titleH
+	var canvas vg.CanvasSizer
 	var svg *vgsvg.Canvas
 	var img *vgimg.Canvas
 	switch format {
@@ -80,16 +99,9 @@ func Render(f Figure, format string) ([]byte, error) {
 		dc.FillText(sty, vg.Point{X: w / 2, Y: h - 0.08*vg.Inch}, f.Title)
 		dc.Max.Y -= titleH
 	}
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
-	}
-	for i, p := range f.Panels {
-		pl, err := panelPlot(p)
-		if err != nil {
-			return nil, fmt.Errorf("figure %s, panel %q: %w", f.Name, p.Title, err)
-		}
-		grid[i/cols][i%cols] = pl
+	if legendW > 0 {
+		legend.l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: panelsW + 0.1*vg.Inch, Y: dc.Min.Y}, Max: vg.Point{X: w, Y: dc.Max.Y - 0.3*vg.Inch}}})
+		dc.Max.X = panelsW
 	}
 	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 0.15 * vg.Inch, PadY: 0.15 * vg.Inch, PadTop: 0.05 * vg.Inch, PadBottom: 0.05 * vg.Inch, PadLeft: 0.05 * vg.Inch, PadRight: 0.1 * vg.Inch}
 	canvases := plot.Align(grid, tiles, dc)
@@ -112,13 +124,11 @@ func Render(f Figure, format string) ([]byte, error) {
 
 // panelPlot turns a panel into a gonum plot: shaded bands and waveform
 // first, then lines, intervals, boxes, markers and rules on top.
-func panelPlot(p Panel) (*plot.Plot, error) {
+func panelPlot(p Panel, legend *figureLegend) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
 	pl.Title.TextStyle.Font.Size = 10
 	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
-	pl.Legend.Top = false
-	pl.Legend.TextStyle.Font.Size = 8
 	if len(p.Categories) > 0 {
 		pl.NominalX(p.Categories...)
 		pl.X.Min, pl.X.Max = -0.5, float64(len(p.Categories))-0.5
@@ -133,13 +143,7 @@ func panelPlot(p Panel) (*plot.Plot, error) {
 		}
 		pl.Add(poly)
 	}
-	legend := map[string]bool{}
-	addLegend := func(label string, th plot.Thumbnailer) {
-		if label != "" && !legend[label] && !p.NoLegend {
-			legend[label] = true
-			pl.Legend.Add(label, th)
-		}
-	}
+	addLegend := legend.add
 	for _, l := range p.Lines {
 		line, err := plotter.NewLine(xys(l.X, l.Y))
 		if err != nil {
@@ -168,8 +172,7 @@ func panelPlot(p Panel) (*plot.Plot, error) {
 		}
 		box.FillColor = Colour(b.Style)
 		box.GlyphStyle.Radius = vg.Points(1.5)
-		pl.Add(box)
-		addLegend(b.Label, swatch(Colour(b.Style)))
+		pl.Add(box) // the axis names the boxes: no legend entry
 	}
 	for _, pts := range p.Points {
 		s, err := plotter.NewScatter(xys(pts.X, pts.Y))
@@ -253,7 +256,7 @@ func addIntervals(pl *plot.Plot, iv Intervals, addLegend func(string, plot.Thumb
 		if set.shape == "circle" {
 			addLegend(iv.Label, s)
 		} else {
-			addLegend("× out of budget", s)
+			addLegend("× out of budget", &plotter.Scatter{GlyphStyle: glyph("cross", ruleColour)})
 		}
 	}
 	return nil
@@ -359,9 +362,16 @@ func (r rule) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// swatch is a legend entry of a filled square.
-type swatch color.RGBA
+// figureLegend collects the legend entries of every panel, each label
+// once, in the order first drawn.
+type figureLegend struct {
+	seen map[string]bool
+	l    plot.Legend
+}
 
-func (s swatch) Thumbnail(c *draw.Canvas) {
-	c.DrawGlyph(draw.GlyphStyle{Color: color.RGBA(s), Radius: vg.Points(4), Shape: draw.BoxGlyph{}}, c.Center())
+func (fl *figureLegend) add(label string, th plot.Thumbnailer) {
+	if label != "" && !fl.seen[label] {
+		fl.seen[label] = true
+		fl.l.Add(label, th)
+	}
 }
