@@ -257,6 +257,9 @@ func latencies(res *Results, task floor.Task, styles map[string]int) figure.Figu
 			for _, cc := range t.TestByConv {
 				values = append(values, cc.Latencies...)
 			}
+			if len(values) == 0 {
+				continue
+			}
 			p.Boxes = append(p.Boxes, figure.Box{Label: e.System, Style: styles[e.System], X: float64(len(p.Categories)), Values: values})
 			p.Categories = append(p.Categories, e.System)
 		}
