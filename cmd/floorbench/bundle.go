@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
@@ -27,7 +28,7 @@ func newBundleCommand() *cobra.Command {
 		Short: "List, show, fetch and compare result bundles in the store",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newBundleLsCommand(), newBundleShowCommand(), newBundleGetCommand(), newBundleDiffCommand())
+	cmd.AddCommand(newBundleLsCommand(), newBundleShowCommand(), newBundleGetCommand(), newBundleFiguresCommand(), newBundleDiffCommand())
 	return cmd
 }
 
@@ -278,6 +279,53 @@ func newBundleGetCommand() *cobra.Command {
 			return err
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(keys), id, out)
+		return nil
+	})
+}
+
+func newBundleFiguresCommand() *cobra.Command {
+	var out, format string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "figures BUNDLE_ID --out DIR",
+		Short: "Draw a bundle's figures into a folder (SVG, or PNG with --format png); the id may be a unique prefix or latest",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.Flags().StringVar(&out, "out", "", "destination folder (created; must not exist or be empty unless --force)")
+	cmd.Flags().StringVar(&format, "format", "svg", "svg or png")
+	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
+	_ = cmd.MarkFlagRequired("out")
+	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+		if !slices.Contains(figure.Formats, format) {
+			return fmt.Errorf("--format %q: want svg or png", format)
+		}
+		id, err := resolveBundleID(ctx, st, args[0])
+		if err != nil {
+			return err
+		}
+		res, err := readResults(ctx, st, id)
+		if err != nil {
+			return err
+		}
+		if err := checkOutDir("--out", out, force); err != nil {
+			return err
+		}
+		files, err := bundle.RenderFigures(res, format)
+		if err != nil {
+			return err
+		}
+		err = replaceDir(out, force, func(tmp string) error {
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f.Name)), f.Data, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%d figures of bundle %s in %s\n", len(files), id, out)
 		return nil
 	})
 }
