@@ -177,7 +177,7 @@ func TestCheckCatchesMisalignedEvents(t *testing.T) {
 	os.WriteFile(path, data, 0o644)
 	sum, _ := FileSHA256(path)
 	c.Manifest.Conversations[0].Files[EventsName] = sum
-	writeManifest(dir, c.Manifest)
+	WriteManifest(dir, c.Manifest)
 	if p := checkProblems(t, dir); !strings.Contains(p, "TURN start") || !strings.Contains(p, "speech energy 10 to 30 ms outside it") {
 		t.Fatalf("a turn logged 20 ms late passed the check: %q", p)
 	}

@@ -67,9 +67,9 @@ func WriteConversation(dir string, c synth.Conversation) (Conversation, error) {
 	return e, nil
 }
 
-// writeManifest writes corpus.json atomically (temp file, then rename):
+// WriteManifest writes corpus.json atomically (temp file, then rename):
 // it is written last, so a corpus with a manifest is a finished corpus.
-func writeManifest(dir string, m *Manifest) error {
+func WriteManifest(dir string, m *Manifest) error {
 	data, err := encode(m)
 	if err != nil {
 		return err
