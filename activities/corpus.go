@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -130,7 +131,7 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 		return err
 	}
 	defer cleanup()
-	entry, err := corpus.WriteConversation(dir, c)
+	entry, err := generate.WriteConversation(dir, c)
 	if err != nil {
 		return err
 	}

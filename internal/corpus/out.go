@@ -8,11 +8,16 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 // channelFile matches the name of a speaker channel.
 var channelFile = regexp.MustCompile(`^speaker_[1-9][0-9]?\.wav$`)
+
+// PartialPrefix starts the name of a folder being written: a corpus
+// beside its destination or a conversation inside it.
+// Such folders are never listed in a manifest, so Check rejects them.
+const PartialPrefix = ".partial-"
 
 // Staging is a corpus being written into a temporary folder beside its
 // destination: an ingest writes every conversation into Dir, and Commit
@@ -34,7 +39,7 @@ func Stage(out string, force bool) (*Staging, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, partialPrefix+filepath.Base(filepath.Clean(out))+"-")
+	tmp, err := os.MkdirTemp(parent, PartialPrefix+filepath.Base(filepath.Clean(out))+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -107,9 +112,9 @@ func checkOut(dir string, force bool) ([]os.DirEntry, error) {
 func corpusEntry(dir string, e os.DirEntry) bool {
 	name := e.Name()
 	switch {
-	case name == ManifestName || strings.HasPrefix(name, partialPrefix):
+	case name == ManifestName || strings.HasPrefix(name, PartialPrefix):
 		return true
-	case !e.IsDir() || !synth.ValidID(name):
+	case !e.IsDir() || !dialogue.ValidID(name):
 		return false
 	}
 	files, err := os.ReadDir(filepath.Join(dir, name))
@@ -122,4 +127,18 @@ func corpusEntry(dir string, e os.DirEntry) bool {
 		}
 	}
 	return true
+}
+
+// WriteManifest writes corpus.json atomically (temp file, then rename):
+// it is written last, so a corpus with a manifest is a finished corpus.
+func WriteManifest(dir string, m *Manifest) error {
+	data, err := encode(m)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, PartialPrefix+ManifestName)
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, ManifestName))
 }

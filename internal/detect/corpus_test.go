@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/generate"
 )
 
 // tinyCorpus generates the tiny preset (seed 1) into a temporary folder.
@@ -17,7 +18,7 @@ func tinyCorpus(t *testing.T) *corpus.Corpus {
 		requireTool(t, err == nil, tool+" (setup component speech)")
 	}
 	dir := t.TempDir()
-	if _, err := corpus.Generate(context.Background(), corpus.GenerateOptions{Preset: "tiny", Seed: 1, Out: dir, Jobs: 2}); err != nil {
+	if _, err := generate.Corpus(context.Background(), generate.Options{Preset: "tiny", Seed: 1, Out: dir, Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := corpus.Open(dir)

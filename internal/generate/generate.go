@@ -1,15 +1,15 @@
-package corpus
+package generate
 
 import (
 	"context"
 	"sync"
 
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/synth"
-	"github.com/floorbench/floorbench/internal/version"
 )
 
-// GenerateOptions is what `corpus generate` asks for.
-type GenerateOptions struct {
+// Options is what `corpus generate` asks for.
+type Options struct {
 	Preset string
 	Seed   uint64
 	Out    string
@@ -21,14 +21,11 @@ type GenerateOptions struct {
 	Engines map[string]synth.TTS
 }
 
-// CodeVersion is what manifests record as the code that wrote them
-// (version.Code): never "(devel)".
-func CodeVersion() string { return version.Code() }
-
-// Generate writes a whole corpus. Conversations are written one by one
-// into place; the manifest is written last, so an interrupted generation
-// leaves a folder that Open and Check reject.
-func Generate(ctx context.Context, o GenerateOptions) (*Manifest, error) {
+// Corpus generates a whole corpus of a preset (docs/architecture.md#generator).
+// Conversations are written one by one into place; the manifest is written
+// last, so an interrupted generation leaves a folder that corpus.Open and
+// corpus.Check reject.
+func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 	preset, err := synth.PresetByName(o.Preset, o.Seed)
 	if err != nil {
 		return nil, err
@@ -39,12 +36,12 @@ func Generate(ctx context.Context, o GenerateOptions) (*Manifest, error) {
 			return nil, err
 		}
 	}
-	if err := PrepareOut(o.Out, o.Force); err != nil {
+	if err := corpus.PrepareOut(o.Out, o.Force); err != nil {
 		return nil, err
 	}
-	m := &Manifest{SchemaVersion: SchemaVersion, Kind: KindMPTB, Preset: preset.Name, Seed: o.Seed,
-		CodeVersion: CodeVersion(), SampleRate: SampleRate,
-		Conversations: make([]Conversation, len(preset.Conversations))}
+	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: preset.Name, Seed: o.Seed,
+		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate,
+		Conversations: make([]corpus.Conversation, len(preset.Conversations))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -58,7 +55,7 @@ func Generate(ctx context.Context, o GenerateOptions) (*Manifest, error) {
 		wg.Go(func() {
 			for i := range next {
 				c, err := synth.Generate(ctx, o.Seed, preset.Conversations[i], engines)
-				var e Conversation
+				var e corpus.Conversation
 				if err == nil {
 					e, err = WriteConversation(o.Out, c)
 				}
@@ -92,7 +89,7 @@ feed:
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := WriteManifest(o.Out, m); err != nil {
+	if err := corpus.WriteManifest(o.Out, m); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/synth"
 )
 
 // Channels are the source names of a TurnBench conversation's
@@ -39,7 +39,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	if o.Out == "" {
 		return nil, errors.New("no output folder given")
 	}
-	if o.Split != "" && o.Split != string(synth.Dev) && o.Split != string(synth.Test) {
+	if o.Split != "" && o.Split != string(dialogue.Dev) && o.Split != string(dialogue.Test) {
 		return nil, fmt.Errorf("split %q (want dev or test)", o.Split)
 	}
 	st, err := corpus.Stage(o.Out, o.Force)
@@ -85,7 +85,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 func ingestRow(dir string, row *Row, split string, from map[string]string, path string) (corpus.Conversation, error) {
 	// Ids are kept as TurnBench spells them (submissions name them), so
 	// an id that cannot name a folder is an error, not a silent mapping.
-	if !synth.ValidID(row.ID) {
+	if !dialogue.ValidID(row.ID) {
 		return corpus.Conversation{}, fmt.Errorf("column %q: value %q is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, row.ID)
 	}
 	if prev, ok := from[row.ID]; ok {
