@@ -15,6 +15,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -167,7 +168,7 @@ func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corp
 		return err
 	}
 	defer os.RemoveAll(filepath.Join(c.Dir, id))
-	audio, err := detect.LoadConversation(c, conv)
+	audio, err := fromcorpus.Conversation(c, conv)
 	if err != nil {
 		return badInput("%v", err)
 	}

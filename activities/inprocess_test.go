@@ -21,6 +21,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -331,7 +332,7 @@ func TestInferStoresTracksAndResumes(t *testing.T) {
 	defer det.Close()
 	c := mustOpen(t, dir)
 	for _, conv := range c.Manifest.Conversations {
-		audio, err := detect.LoadConversation(c, conv)
+		audio, err := fromcorpus.Conversation(c, conv)
 		if err != nil {
 			t.Fatal(err)
 		}

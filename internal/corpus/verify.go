@@ -197,18 +197,3 @@ func (v *verifiedFile) Read(p []byte) (int, error) {
 	}
 	return n, err
 }
-
-// FileSHA256 is the hex sha256 of a file, read as a stream (parquet
-// shards, meeting recordings and models are large).
-func FileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}

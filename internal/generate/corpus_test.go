@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -175,7 +176,7 @@ func TestCheckCatchesMisalignedEvents(t *testing.T) {
 	data, _ := log.Encode()
 	path := filepath.Join(dir, conv.ID, corpus.EventsName)
 	os.WriteFile(path, data, 0o644)
-	sum, _ := corpus.FileSHA256(path)
+	sum, _ := digest.FileSHA256(path)
 	c.Manifest.Conversations[0].Files[corpus.EventsName] = sum
 	corpus.WriteManifest(dir, c.Manifest)
 	if p := checkProblems(t, dir); !strings.Contains(p, "TURN start") || !strings.Contains(p, "speech energy 10 to 30 ms outside it") {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -45,7 +46,7 @@ func WriteConversation(dir string, c synth.Conversation) (corpus.Conversation, e
 		return corpus.Conversation{}, err
 	}
 	for _, name := range corpus.FileNames(c.Spec.Speakers) {
-		sum, err := corpus.FileSHA256(filepath.Join(tmp, name))
+		sum, err := digest.FileSHA256(filepath.Join(tmp, name))
 		if err != nil {
 			return corpus.Conversation{}, err
 		}

@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -59,7 +59,7 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 // uploadFile stores a file under activities.InputKey of its SHA-256,
 // unless an object is already there.
 func uploadFile(ctx context.Context, st store.Store, path string) (string, error) {
-	sum, err := corpus.FileSHA256(path)
+	sum, err := digest.FileSHA256(path)
 	if err != nil {
 		return "", err
 	}

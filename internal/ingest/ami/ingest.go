@@ -14,6 +14,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
 )
@@ -372,7 +373,7 @@ func writeAMIConversation(dir string, r MeetingReport, paths []string, n int, ev
 		return corpus.Conversation{}, err
 	}
 	for _, name := range corpus.FilesOf(corpus.KindAMI, c) {
-		if c.Files[name], err = corpus.FileSHA256(filepath.Join(folder, name)); err != nil {
+		if c.Files[name], err = digest.FileSHA256(filepath.Join(folder, name)); err != nil {
 			return corpus.Conversation{}, err
 		}
 	}
@@ -395,7 +396,7 @@ func sourceFiles(o Options, paths []string) ([]corpus.SourceFile, error) {
 		default:
 			local = o.Meetings
 		}
-		sum, err := corpus.FileSHA256(local)
+		sum, err := digest.FileSHA256(local)
 		if err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/dialogue"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -50,7 +51,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindTurnBench, CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
-		sum, err := corpus.FileSHA256(path)
+		sum, err := digest.FileSHA256(path)
 		if err != nil {
 			return nil, err
 		}
@@ -129,7 +130,7 @@ func WriteConversation(dir string, row *Row) (corpus.Conversation, error) {
 		}
 	}
 	for _, name := range corpus.FilesOf(corpus.KindTurnBench, e) {
-		sum, err := corpus.FileSHA256(filepath.Join(folder, name))
+		sum, err := digest.FileSHA256(filepath.Join(folder, name))
 		if err != nil {
 			return corpus.Conversation{}, err
 		}
