@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -42,14 +43,13 @@ func EvaluationKey(in EvaluateInput) string {
 
 // evaluationKey is EvaluationKey under a given protocol version.
 func evaluationKey(in EvaluateInput, protocol int) string {
-	id, _ := json.Marshal(struct {
+	return keys.Evaluation(in.System.Hash, in.Corpus.Hash, struct {
 		V int
 		P score.Params
 		R int
 		S uint64
 		T *Transfer `json:",omitempty"`
 	}{protocol, in.Params, in.Resamples, in.Seed, in.Transfer})
-	return fmt.Sprintf("evaluations/%s/%s/%s.json", in.System.Hash, in.Corpus.Hash, ManifestHash(id))
 }
 
 // Evaluate loads a corpus's gold and a system's tracks and runs the
@@ -129,7 +129,7 @@ func (a *Activities) transferred(ctx context.Context, t Transfer) (map[floor.Tas
 func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash string, gold *floor.GoldSet, task floor.Task) (*score.ProbsFile, error) {
 	out := &score.ProbsFile{Task: task}
 	for _, g := range gold.Conversations {
-		data, err := store.GetBytes(ctx, a.Store, TrackKey(systemHash, corpusHash, g.ID, task))
+		data, err := store.GetBytes(ctx, a.Store, keys.Track(systemHash, corpusHash, g.ID, task))
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/figure"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
@@ -90,13 +91,13 @@ func checkBundleID(id string) error {
 
 // listManifests reads every bundle's manifest, newest first.
 func listManifests(ctx context.Context, st store.Store) ([]*bundle.Manifest, error) {
-	keys, err := st.List(ctx, "bundles/")
+	stored, err := st.List(ctx, keys.Bundles)
 	if err != nil {
 		return nil, err
 	}
 	var manifests []*bundle.Manifest
-	for _, k := range keys {
-		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json"); ok && !strings.Contains(id, "/") {
+	for _, k := range stored {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, keys.Bundles), "/manifest.json"); ok && !strings.Contains(id, "/") {
 			m, err := readManifest(ctx, st, id)
 			if err != nil {
 				return nil, err
@@ -118,7 +119,7 @@ func resolveBundleID(ctx context.Context, st store.Store, arg string) (string, e
 	if err := checkBundleID(arg); err != nil {
 		return "", err
 	}
-	if ok, err := store.Exists(ctx, st, bundle.Key(arg, "manifest.json")); err != nil || ok {
+	if ok, err := store.Exists(ctx, st, keys.Bundle(arg, "manifest.json")); err != nil || ok {
 		return arg, err
 	}
 	manifests, err := listManifests(ctx, st)
@@ -152,7 +153,7 @@ func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manif
 	if err := checkBundleID(id); err != nil {
 		return nil, err
 	}
-	data, err := store.GetBytes(ctx, st, bundle.Key(id, "manifest.json"))
+	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "manifest.json"))
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w (see floorbench bundle ls)", id, err)
 	}
@@ -167,7 +168,7 @@ func readResults(ctx context.Context, st store.Store, id string) (*bundle.Result
 	if err := checkBundleID(id); err != nil {
 		return nil, err
 	}
-	data, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
+	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "results.json"))
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", id, err)
 	}
@@ -228,7 +229,7 @@ func newBundleShowCommand() *cobra.Command {
 		if output == "json" {
 			name = "results.json"
 		}
-		data, err := store.GetBytes(ctx, st, bundle.Key(id, name))
+		data, err := store.GetBytes(ctx, st, keys.Bundle(id, name))
 		if err != nil {
 			return err
 		}
@@ -255,17 +256,17 @@ func newBundleGetCommand() *cobra.Command {
 		if err := checkOutDir("--out", out, force); err != nil {
 			return err
 		}
-		keys, err := st.List(ctx, "bundles/"+id+"/")
+		files, err := st.List(ctx, keys.Bundle(id, ""))
 		if err != nil {
 			return err
 		}
 		err = replaceDir(out, force, func(tmp string) error {
-			for _, k := range keys {
+			for _, k := range files {
 				data, err := store.GetBytes(ctx, st, k)
 				if err != nil {
 					return err
 				}
-				path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, "bundles/"+id+"/")))
+				path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, keys.Bundle(id, ""))))
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					return err
 				}
@@ -278,7 +279,7 @@ func newBundleGetCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(keys), id, out)
+		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(files), id, out)
 		return nil
 	})
 }

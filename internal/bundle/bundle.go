@@ -81,9 +81,6 @@ type File struct {
 	Data []byte
 }
 
-// Key is where a bundle file is stored.
-func Key(id, name string) string { return "bundles/" + id + "/" + name }
-
 // Build assembles a bundle from evaluations (any order) and the audits of
 // its corpora by corpus name (any subset): results.json, report.md,
 // events.csv, figures (SVG), predictions, and manifest.json stamped

@@ -24,6 +24,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -220,17 +221,17 @@ func faultGuard(during func(orchestrate.Status) bool) (show func(orchestrate.Sta
 func (h *harness) contents(ctx context.Context, id string) (map[string]string, []byte) {
 	h.t.Helper()
 	st := h.minio.Store(h.t, h.bucket)
-	keys, err := st.List(ctx, "")
+	listed, err := st.List(ctx, "")
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	objects := map[string]string{}
-	for _, k := range keys {
+	for _, k := range listed {
 		data, err := store.GetBytes(ctx, st, k)
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		if k == bundle.Key(id, "manifest.json") {
+		if k == keys.Bundle(id, "manifest.json") {
 			var m bundle.Manifest
 			if err := json.Unmarshal(data, &m); err != nil {
 				h.t.Fatal(err)
@@ -243,7 +244,7 @@ func (h *harness) contents(ctx context.Context, id string) (map[string]string, [
 		sum := sha256.Sum256(data)
 		objects[k] = hex.EncodeToString(sum[:])
 	}
-	results, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
+	results, err := store.GetBytes(ctx, st, keys.Bundle(id, "results.json"))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
@@ -111,7 +112,7 @@ func fullSizeBundle(b *testing.B) (store.Store, string) {
 	}
 	id := bundle.ID(meta)
 	for _, f := range files {
-		if err := store.PutBytes(context.Background(), st, bundle.Key(id, f.Name), f.Data); err != nil {
+		if err := store.PutBytes(context.Background(), st, keys.Bundle(id, f.Name), f.Data); err != nil {
 			b.Fatal(err)
 		}
 		if f.Name == "results.json" {

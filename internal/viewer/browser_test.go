@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -115,7 +116,7 @@ func TestViewerInChromium(t *testing.T) {
 		}
 	}
 	conv := e.Tasks[0].Events[i].Conversation
-	wav, err := store.GetBytes(context.Background(), f.store, "corpora/"+e.CorpusHash+"/"+conv+"/speaker_1.wav")
+	wav, err := store.GetBytes(context.Background(), f.store, keys.Corpus(e.CorpusHash)+"/"+conv+"/speaker_1.wav")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/figure"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -131,7 +131,7 @@ func (ev *scoredEvent) speakers() int {
 }
 
 func channelKey(corpusHash, conv string, k int) string {
-	return "corpora/" + corpusHash + "/" + conv + "/" + corpus.ChannelName(k)
+	return keys.Corpus(corpusHash) + "/" + conv + "/" + corpus.ChannelName(k)
 }
 
 // timelineSVG draws the event's timeline now: the bundle's gold items and
@@ -175,7 +175,7 @@ func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline
 		return bundle.Timeline{}, notFound("conversation %q: %v", conv, err)
 	}
 	if store.CheckKey(ev.eval.SystemHash) == nil && store.CheckKey(ev.eval.CorpusHash) == nil {
-		data, err := store.GetBytes(ctx, s.store, activities.TrackKey(ev.eval.SystemHash, ev.eval.CorpusHash, conv, ev.ref.Task))
+		data, err := store.GetBytes(ctx, s.store, keys.Track(ev.eval.SystemHash, ev.eval.CorpusHash, conv, ev.ref.Task))
 		if err == nil {
 			if p, err := score.ParseProbs(data); err == nil && len(p.Conversations) == 1 {
 				tracks, fps = p.Conversations[0].Speakers, p.FrameRate

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -100,14 +101,14 @@ func (s *Server) bundlePage(w http.ResponseWriter, r *http.Request) {
 	if len(b.results.Corpora) > 1 {
 		simToReal = bundle.SimToReal(b.results)
 	}
-	keys, err := s.store.List(r.Context(), bundle.Key(b.id, "figures/"))
+	stored, err := s.store.List(r.Context(), keys.Bundle(b.id, "figures/"))
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
 	var figures []string
-	for _, k := range keys {
-		if name := strings.TrimPrefix(k, bundle.Key(b.id, "figures/")); figureName.MatchString(name) && strings.HasSuffix(name, ".svg") {
+	for _, k := range stored {
+		if name := strings.TrimPrefix(k, keys.Bundle(b.id, "figures/")); figureName.MatchString(name) && strings.HasSuffix(name, ".svg") {
 			figures = append(figures, name)
 		}
 	}
@@ -124,7 +125,7 @@ func (s *Server) figure(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "No such figure.")
 		return
 	}
-	data, err := store.GetBytes(r.Context(), s.store, bundle.Key(id, "figures/"+name))
+	data, err := store.GetBytes(r.Context(), s.store, keys.Bundle(id, "figures/"+name))
 	if err != nil {
 		s.failErr(w, r, s.missing(err, "Bundle %s has no figure %s.", id, name))
 		return

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -114,10 +115,10 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 	}
 	s.mu.Unlock()
 	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*corpus.Manifest{}}
-	if err := s.readJSON(ctx, bundle.Key(id, "manifest.json"), b.manifest); err != nil {
+	if err := s.readJSON(ctx, keys.Bundle(id, "manifest.json"), b.manifest); err != nil {
 		return nil, s.missing(err, "No bundle %s in %s.", id, s.store.Describe())
 	}
-	if err := s.readJSON(ctx, bundle.Key(id, "results.json"), b.results); err != nil {
+	if err := s.readJSON(ctx, keys.Bundle(id, "results.json"), b.results); err != nil {
 		return nil, s.missing(err, "Bundle %s has no results.json.", id)
 	}
 	for _, e := range b.results.Evaluations {
@@ -139,7 +140,7 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 }
 
 func (s *Server) readCorpusManifest(ctx context.Context, hash string, m *corpus.Manifest) error {
-	data, err := store.GetBytes(ctx, s.store, "corpora/"+hash+"/"+corpus.ManifestName)
+	data, err := store.GetBytes(ctx, s.store, keys.Corpus(hash)+"/"+corpus.ManifestName)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
 )
@@ -41,7 +42,7 @@ func get(t *testing.T, srv *httptest.Server, path string, header ...string) (*ht
 }
 
 func results(t *testing.T, st store.Store, id string) *bundle.Results {
-	data, err := store.GetBytes(context.Background(), st, bundle.Key(id, "results.json"))
+	data, err := store.GetBytes(context.Background(), st, keys.Bundle(id, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestPagesOfARealBundle(t *testing.T) {
 		t.Fatalf("bundle page: %d", resp.StatusCode)
 	}
 	resp, svg := get(t, srv, "/bundles/"+f.cur+"/figures/operating-curve-eot.svg")
-	stored, _ := store.GetBytes(context.Background(), f.store, bundle.Key(f.cur, "figures/operating-curve-eot.svg"))
+	stored, _ := store.GetBytes(context.Background(), f.store, keys.Bundle(f.cur, "figures/operating-curve-eot.svg"))
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "image/svg+xml" || svg != string(stored) {
 		t.Errorf("figure: %d %s, %d bytes (stored %d)", resp.StatusCode, resp.Header.Get("Content-Type"), len(svg), len(stored))
 	}
@@ -136,7 +137,7 @@ func TestPagesOfARealBundle(t *testing.T) {
 	conv := e.Tasks[0].Events[0].Conversation
 	audio := "/bundles/" + f.cur + "/audio?" + url.Values{"corpus": {e.Corpus}, "conv": {conv}}.Encode()
 	resp, part := get(t, srv, audio+"&channel=1", "Range", "bytes=0-99")
-	wav, _ := store.GetBytes(context.Background(), f.store, "corpora/"+e.CorpusHash+"/"+conv+"/speaker_1.wav")
+	wav, _ := store.GetBytes(context.Background(), f.store, keys.Corpus(e.CorpusHash)+"/"+conv+"/speaker_1.wav")
 	if resp.StatusCode != http.StatusPartialContent || part != string(wav[:100]) || resp.Header.Get("Content-Type") != "audio/wav" {
 		t.Errorf("a range of channel 1: %d, %q", resp.StatusCode, resp.Header.Get("Content-Range"))
 	}

@@ -1,6 +1,6 @@
 // Package tbfixture writes small TurnBench parquet files, with the
 // dataset's column names and types, for the tests of the TurnBench ingest
-// (internal/corpus and cmd/floorbench). Audio is tones aligned with the
+// (internal/ingest/turnbench and cmd/floorbench). Audio is tones aligned with the
 // annotated segments; every byte is computed, so fixtures are generated at
 // test time rather than committed.
 package tbfixture

@@ -1,8 +1,7 @@
-package corpus
+package ami
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,34 +13,36 @@ import (
 	"text/tabwriter"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
-// AMIOptions is what `corpus ingest ami` asks for.
-type AMIOptions struct {
+// Options is what `corpus ingest ami` asks for.
+type Options struct {
 	NXT      string // the NXT annotations folder (words/, segments/, dialogueActs/, ontologies/)
 	Audio    string // the headset audio folder
 	Meetings string // the meeting list file
 	Out      string
 	Split    string // the split of meetings the list gives none (default test)
 	Force    bool
-	Rules    FloorRules // zero: DefaultFloorRules
+	Rules    floor.AMIRules // zero: floor.DefaultAMIRules
 }
 
-// AMIMeetingReport is what the floor rules derived for one meeting.
-type AMIMeetingReport struct {
+// MeetingReport is what the floor rules derived for one meeting.
+type MeetingReport struct {
 	Meeting        string   `json:"meeting"`
 	ID             string   `json:"id"`
 	Split          string   `json:"split"`
 	Channels       []string `json:"channels"`
 	SilentChannels []string `json:"silent_channels,omitempty"`
 	Duration       float64  `json:"duration_s"`
-	AMICounts
+	Counts
 }
 
-// AMICounts are the derived counts docs/protocol.md#ami asks to report.
-type AMICounts struct {
+// Counts are the derived counts docs/protocol.md#ami asks to report.
+type Counts struct {
 	Words           int `json:"words"`
 	WordsDropped    int `json:"words_dropped"`
 	Segments        int `json:"segments"`
@@ -59,10 +60,10 @@ type AMICounts struct {
 	EventsExcluded  int `json:"events_excluded"` // events of silent channels
 }
 
-// AMIReport is an ingest's per-meeting and total counts.
-type AMIReport struct {
-	Meetings []AMIMeetingReport `json:"meetings"`
-	Total    AMICounts          `json:"total"`
+// Report is an ingest's per-meeting and total counts.
+type Report struct {
+	Meetings []MeetingReport `json:"meetings"`
+	Total    Counts          `json:"total"`
 }
 
 // meetingID is what a meeting list may name: AMI ids such as ES2002a or
@@ -116,10 +117,10 @@ func readMeetingList(path, defaultSplit string) ([]amiListEntry, error) {
 	return out, nil
 }
 
-// AMIInteractionType is the interaction type of an AMI meeting: "scenario"
+// InteractionType is the interaction type of an AMI meeting: "scenario"
 // for the design-team role plays (ids ES, IS, TS), "non-scenario" for the
 // naturally occurring meetings (EN, IB, IN and any other prefix).
-func AMIInteractionType(meeting string) string {
+func InteractionType(meeting string) string {
 	switch strings.ToUpper(meeting[:min(2, len(meeting))]) {
 	case "ES", "IS", "TS":
 		return "scenario"
@@ -127,15 +128,15 @@ func AMIInteractionType(meeting string) string {
 	return "non-scenario"
 }
 
-// IngestAMI writes a native corpus of kind ami from AMI's NXT annotations
+// Ingest writes a native corpus of kind ami from AMI's NXT annotations
 // and headset audio: one conversation per listed meeting, its id the
 // meeting id in lower case. Everything is written into a temporary folder
 // beside Out that is renamed into place at the end, so a failure leaves
 // nothing at Out. Output is byte-identical for the same inputs and binary.
-func IngestAMI(ctx context.Context, o AMIOptions) (*AMIReport, error) {
+func Ingest(ctx context.Context, o Options) (*Report, error) {
 	rules := o.Rules
-	if rules == (FloorRules{}) {
-		rules = DefaultFloorRules
+	if rules == (floor.AMIRules{}) {
+		rules = floor.DefaultAMIRules
 	}
 	if o.Split == "" {
 		o.Split = "test"
@@ -144,26 +145,19 @@ func IngestAMI(ctx context.Context, o AMIOptions) (*AMIReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := checkOut(o.Out, o.Force); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	parent := filepath.Dir(filepath.Clean(o.Out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	tmp, err := os.MkdirTemp(parent, partialPrefix+filepath.Base(filepath.Clean(o.Out))+"-")
+	st, err := corpus.Stage(o.Out, o.Force)
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
-	m := &Manifest{SchemaVersion: SchemaVersion, Kind: KindAMI, CodeVersion: CodeVersion(), SampleRate: SampleRate}
-	report := &AMIReport{}
+	defer st.Discard()
+	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindAMI, CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
+	report := &Report{}
 	var sources []string
 	for _, e := range list {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		conv, r, src, err := ingestMeeting(o, rules, e, tmp)
+		conv, r, src, err := ingestMeeting(o, rules, e, st.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -174,34 +168,19 @@ func IngestAMI(ctx context.Context, o AMIOptions) (*AMIReport, error) {
 	if m.Source, err = sourceFiles(o, sources); err != nil {
 		return nil, err
 	}
-	if err := writeManifest(tmp, m); err != nil {
-		return nil, err
-	}
-	return report, replaceOut(tmp, o.Out, o.Force)
-}
-
-// replaceOut moves the finished corpus from tmp to out, replacing the
-// corpus there (only with force, and only a corpus).
-func replaceOut(tmp, out string, force bool) error {
-	if err := prepareOut(out, force); err != nil {
-		return err
-	}
-	if err := os.Remove(out); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
+	return report, st.Commit(m)
 }
 
 // ingestMeeting reads one meeting, derives its events and writes its
 // folder into dir. It returns the manifest entry, the counts and the
 // input files (prefixed nxt/ or audio/).
-func ingestMeeting(o AMIOptions, rules FloorRules, e amiListEntry, dir string) (Conversation, AMIMeetingReport, []string, error) {
+func ingestMeeting(o Options, rules floor.AMIRules, e amiListEntry, dir string) (corpus.Conversation, MeetingReport, []string, error) {
 	mt, err := readAMIMeeting(o.NXT, e.Meeting)
 	if err != nil {
-		return Conversation{}, AMIMeetingReport{}, nil, err
+		return corpus.Conversation{}, MeetingReport{}, nil, err
 	}
 	headsets := findHeadsets(o.Audio, e.Meeting)
-	r := AMIMeetingReport{Meeting: e.Meeting, ID: strings.ToLower(e.Meeting), Split: e.Split}
+	r := MeetingReport{Meeting: e.Meeting, ID: strings.ToLower(e.Meeting), Split: e.Split}
 	var speakers []amiSpeaker
 	var paths []string // audio path per speaker; "" for a silent channel
 	for i, sp := range mt.Speakers {
@@ -213,22 +192,22 @@ func ingestMeeting(o AMIOptions, rules FloorRules, e amiListEntry, dir string) (
 		r.Channels = append(r.Channels, sp.Letter)
 	}
 	if !slices.ContainsFunc(mt.Speakers, func(s amiSpeaker) bool { return s.Annotated }) {
-		return Conversation{}, r, nil, fmt.Errorf("meeting %s: no words files (looked for %s)", e.Meeting, nxtPath(o.NXT, "words", e.Meeting, "[A-E]", "words"))
+		return corpus.Conversation{}, r, nil, fmt.Errorf("meeting %s: no words files (looked for %s)", e.Meeting, nxtPath(o.NXT, "words", e.Meeting, "[A-E]", "words"))
 	}
 	if !slices.ContainsFunc(paths, func(p string) bool { return p != "" }) {
-		return Conversation{}, r, nil, fmt.Errorf("meeting %s: no headset audio (looked for %s and %s)", e.Meeting,
+		return corpus.Conversation{}, r, nil, fmt.Errorf("meeting %s: no headset audio (looked for %s and %s)", e.Meeting,
 			filepath.Join(o.Audio, e.Meeting, "audio", e.Meeting+".Headset-[0-4].wav"), filepath.Join(o.Audio, e.Meeting+".Headset-[0-4].wav"))
 	}
 	events := deriveMeeting(rules, speakers, &r)
 	events = excludeSilent(events, paths, &r)
 	n, err := channelLength(paths, lastEnd(events))
 	if err != nil {
-		return Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
+		return corpus.Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
 	}
-	r.Duration = float64(n) / SampleRate
+	r.Duration = float64(n) / corpus.SampleRate
 	conv, err := writeAMIConversation(dir, r, paths, n, events, e.Meeting)
 	if err != nil {
-		return Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
+		return corpus.Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
 	}
 	var src []string
 	for _, s := range mt.Sources {
@@ -244,25 +223,26 @@ func ingestMeeting(o AMIOptions, rules FloorRules, e amiListEntry, dir string) (
 
 // deriveMeeting applies the floor rules to a meeting's speakers (speaker
 // k+1 is speakers[k]) and counts what they derived.
-func deriveMeeting(rules FloorRules, speakers []amiSpeaker, r *AMIMeetingReport) []floor.Event {
-	spurts := make([][]spurt, len(speakers))
+func deriveMeeting(rules floor.AMIRules, speakers []amiSpeaker, r *MeetingReport) []floor.Event {
+	vocal := make([][]floor.Vocalisation, len(speakers))
 	for k, sp := range speakers {
-		var dropped int
-		spurts[k], dropped = rules.spurts(k+1, sp.Vocal)
+		vocal[k] = sp.Vocal
 		r.Words += sp.Words
-		r.WordsDropped += sp.WordsDropped + dropped
+		r.WordsDropped += sp.WordsDropped
 		r.Segments += sp.Segments
 		r.SegmentsOverlap += sp.Overlapping
 		r.DABackchannels += sp.DABackchans
 	}
-	return rules.derive(spurts)
+	events, dropped := rules.Derive(vocal)
+	r.WordsDropped += dropped
+	return events
 }
 
 // excludeSilent drops the events of speakers whose headset file is
 // missing: their channel is written silent, and a detector cannot be asked
 // to find events in silence. Other speakers' events keep their floor
 // fields, which may name the silent speaker.
-func excludeSilent(events []floor.Event, paths []string, r *AMIMeetingReport) []floor.Event {
+func excludeSilent(events []floor.Event, paths []string, r *MeetingReport) []floor.Event {
 	for k, p := range paths {
 		if p == "" {
 			r.SilentChannels = append(r.SilentChannels, r.Channels[k])
@@ -280,7 +260,7 @@ func excludeSilent(events []floor.Event, paths []string, r *AMIMeetingReport) []
 	return kept
 }
 
-func (r *AMIMeetingReport) count(events []floor.Event) {
+func (r *MeetingReport) count(events []floor.Event) {
 	for _, e := range events {
 		switch e.Kind {
 		case floor.Turn:
@@ -334,7 +314,7 @@ func findHeadsets(dir, meeting string) []string {
 // padded to: it covers each headset file resampled and the last event. The
 // headers give it, so nothing is decoded twice.
 func channelLength(paths []string, eventsEnd float64) (int, error) {
-	n := int(math.Ceil(eventsEnd * SampleRate))
+	n := int(math.Ceil(eventsEnd * corpus.SampleRate))
 	for _, p := range paths {
 		if p == "" {
 			continue
@@ -344,7 +324,7 @@ func channelLength(paths []string, eventsEnd float64) (int, error) {
 			return 0, err
 		}
 		in.Close()
-		n = max(n, audio.ResampledLength(in.Frames, in.Rate, SampleRate))
+		n = max(n, audio.ResampledLength(in.Frames, in.Rate, corpus.SampleRate))
 	}
 	return n, nil
 }
@@ -354,9 +334,9 @@ func channelLength(paths []string, eventsEnd float64) (int, error) {
 // rate costs a few blocks of memory, not its channels at 16 kHz.
 func writeChannel(dst, path string, n int) error {
 	if path != "" {
-		return audio.ResampleWAVFile(dst, path, SampleRate, n)
+		return audio.ResampleWAVFile(dst, path, corpus.SampleRate, n)
 	}
-	w, err := audio.CreateWAV(dst, SampleRate, n)
+	w, err := audio.CreateWAV(dst, corpus.SampleRate, n)
 	if err != nil {
 		return err
 	}
@@ -365,47 +345,47 @@ func writeChannel(dst, path string, n int) error {
 
 // writeAMIConversation writes a meeting's folder into dir and returns its
 // manifest entry.
-func writeAMIConversation(dir string, r AMIMeetingReport, paths []string, n int, events []floor.Event, meeting string) (Conversation, error) {
-	c := Conversation{ID: r.ID, Split: r.Split, InteractionType: AMIInteractionType(meeting), Speakers: len(paths),
+func writeAMIConversation(dir string, r MeetingReport, paths []string, n int, events []floor.Event, meeting string) (corpus.Conversation, error) {
+	c := corpus.Conversation{ID: r.ID, Split: r.Split, InteractionType: InteractionType(meeting), Speakers: len(paths),
 		Topic: meeting, Voices: []string{}, Samples: n, Duration: r.Duration,
 		Channels: r.Channels, Files: map[string]string{}}
 	folder := filepath.Join(dir, c.ID)
 	if err := os.Mkdir(folder, 0o755); err != nil {
-		return Conversation{}, err
+		return corpus.Conversation{}, err
 	}
 	for k, p := range paths {
-		if err := writeChannel(filepath.Join(folder, ChannelName(k+1)), p, n); err != nil {
-			return Conversation{}, err
+		if err := writeChannel(filepath.Join(folder, corpus.ChannelName(k+1)), p, n); err != nil {
+			return corpus.Conversation{}, err
 		}
 	}
 	if events == nil {
 		events = []floor.Event{}
 	}
-	log := EventLog{SchemaVersion: SchemaVersion, ConversationID: c.ID, Duration: c.Duration, Speakers: c.Speakers, Events: events}
+	log := corpus.EventLog{SchemaVersion: corpus.SchemaVersion, ConversationID: c.ID, Duration: c.Duration, Speakers: c.Speakers, Events: events}
 	if err := log.Validate(); err != nil {
-		return Conversation{}, fmt.Errorf("derived event log: %w", err)
+		return corpus.Conversation{}, fmt.Errorf("derived event log: %w", err)
 	}
-	data, err := encode(log)
+	data, err := log.Encode()
 	if err != nil {
-		return Conversation{}, err
+		return corpus.Conversation{}, err
 	}
-	if err := os.WriteFile(filepath.Join(folder, EventsName), data, 0o644); err != nil {
-		return Conversation{}, err
+	if err := os.WriteFile(filepath.Join(folder, corpus.EventsName), data, 0o644); err != nil {
+		return corpus.Conversation{}, err
 	}
-	for _, name := range FilesOf(KindAMI, c) {
-		if c.Files[name], err = FileSHA256(filepath.Join(folder, name)); err != nil {
-			return Conversation{}, err
+	for _, name := range corpus.FilesOf(corpus.KindAMI, c) {
+		if c.Files[name], err = digest.FileSHA256(filepath.Join(folder, name)); err != nil {
+			return corpus.Conversation{}, err
 		}
 	}
 	return c, nil
 }
 
 // sourceFiles hashes the input files, sorted by path.
-func sourceFiles(o AMIOptions, paths []string) ([]SourceFile, error) {
+func sourceFiles(o Options, paths []string) ([]corpus.SourceFile, error) {
 	paths = append(paths, "meetings/"+filepath.Base(o.Meetings))
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
-	out := make([]SourceFile, 0, len(paths))
+	out := make([]corpus.SourceFile, 0, len(paths))
 	for _, p := range paths {
 		var local string
 		switch root, name, _ := strings.Cut(p, "/"); root {
@@ -416,18 +396,18 @@ func sourceFiles(o AMIOptions, paths []string) ([]SourceFile, error) {
 		default:
 			local = o.Meetings
 		}
-		sum, err := FileSHA256(local)
+		sum, err := digest.FileSHA256(local)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, SourceFile{Path: p, SHA256: sum})
+		out = append(out, corpus.SourceFile{Path: p, SHA256: sum})
 	}
 	return out, nil
 }
 
-func (r *AMIReport) add(m AMIMeetingReport) {
+func (r *Report) add(m MeetingReport) {
 	r.Meetings = append(r.Meetings, m)
-	t, c := &r.Total, m.AMICounts
+	t, c := &r.Total, m.Counts
 	t.Words += c.Words
 	t.WordsDropped += c.WordsDropped
 	t.Segments += c.Segments
@@ -446,10 +426,10 @@ func (r *AMIReport) add(m AMIMeetingReport) {
 }
 
 // WriteText prints the counts as a table, one row per meeting and a total.
-func (r *AMIReport) WriteText(w io.Writer) error {
+func (r *Report) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "meeting\tsplit\tchannels\tsilent\twords\tdropped\tturns\tyielded\tinterrupted\tholds\tBC\tINT\tattempts\tNFTI\tnon-content\texcluded\t")
-	row := func(name, split, channels, silent string, c AMICounts) {
+	row := func(name, split, channels, silent string, c Counts) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, split, channels, silent,
 			c.Words, c.WordsDropped, c.Turns, c.Yielded, c.InterruptedEnds, c.Holds, c.Backchannels, c.Interruptions,
 			c.Attempts, c.NonFloorTaking, c.NonContent, c.EventsExcluded)
@@ -459,7 +439,7 @@ func (r *AMIReport) WriteText(w io.Writer) error {
 		if silent == "" {
 			silent = "-"
 		}
-		row(m.Meeting, m.Split, strings.Join(m.Channels, ""), silent, m.AMICounts)
+		row(m.Meeting, m.Split, strings.Join(m.Channels, ""), silent, m.Counts)
 	}
 	row("total", "", "", "", r.Total)
 	return tw.Flush()

@@ -1,4 +1,4 @@
-package corpus
+package turnbench
 
 import (
 	"bytes"
@@ -17,12 +17,13 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/floorbench/floorbench/internal/audio"
-	"github.com/floorbench/floorbench/internal/corpus/tbfixture"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 )
 
 // ingestFixture writes the default fixture's shards and ingests both.
-func ingestFixture(t *testing.T) (out string, m *Manifest) {
+func ingestFixture(t *testing.T) (out string, m *corpus.Manifest) {
 	t.Helper()
 	dir := t.TempDir()
 	dev, test, err := tbfixture.WriteFiles(dir)
@@ -30,7 +31,7 @@ func ingestFixture(t *testing.T) (out string, m *Manifest) {
 		t.Fatal(err)
 	}
 	out = filepath.Join(dir, "corpus")
-	m, err = IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{test, dev}, Out: out})
+	m, err = Ingest(Options{Parquet: []string{test, dev}, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestIngestTurnBenchGoldMatchesDerivation(t *testing.T) {
 	if want := []string{"tb-001", "tb-002", "tb-101"}; !reflect.DeepEqual(ids, want) {
 		t.Fatalf("conversations %v, want %v (sorted by id)", ids, want)
 	}
-	g, err := Gold(out, "dev")
+	g, err := corpus.Gold(out, "dev")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +64,7 @@ func TestIngestTurnBenchGoldMatchesDerivation(t *testing.T) {
 			t.Errorf("%s: gold\n%+v\nwant (worked out by hand, see tbfixture.Gold)\n%+v", got.ID, got, want[i])
 		}
 	}
-	if _, err := Gold(out, "test"); !errors.Is(err, ErrUnlabelled) || !strings.Contains(err.Error(), "tb-101") {
+	if _, err := corpus.Gold(out, "test"); !errors.Is(err, corpus.ErrUnlabelled) || !strings.Contains(err.Error(), "tb-101") {
 		t.Errorf("gold of the unlabelled test split: %v, want an error naming tb-101 and unlabelled", err)
 	}
 	for _, c := range m.Conversations {
@@ -75,7 +76,7 @@ func TestIngestTurnBenchGoldMatchesDerivation(t *testing.T) {
 
 func TestIngestTurnBenchChannelsFollowTheAudio(t *testing.T) {
 	out, m := ingestFixture(t)
-	c, err := Open(out)
+	c, err := corpus.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,13 +87,13 @@ func TestIngestTurnBenchChannelsFollowTheAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rms := windowRMS(x, 3.5, 3.6); rms < 0.15 {
+	if rms := rmsBetween(x, 3.5, 3.6); rms < 0.15 {
 		t.Errorf("speaker 2 inside its turn: rms %.3f, want the 0.3 tone", rms)
 	}
-	if rms := windowRMS(x, 1.0, 1.1); rms > 1e-3 {
+	if rms := rmsBetween(x, 1.0, 1.1); rms > 1e-3 {
 		t.Errorf("speaker 2 while silent: rms %.4f", rms)
 	}
-	r, err := Check(out)
+	r, err := corpus.Check(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +121,11 @@ func TestIngestTurnBenchSplitFromFlag(t *testing.T) {
 	if err := tab.Write(path); err != nil {
 		t.Fatal(err)
 	}
-	_, err = IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{path}, Out: filepath.Join(dir, "a")})
+	_, err = Ingest(Options{Parquet: []string{path}, Out: filepath.Join(dir, "a")})
 	if err == nil || !strings.Contains(err.Error(), "--split") {
 		t.Errorf("no split column and no --split: %v", err)
 	}
-	m, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{path}, Out: filepath.Join(dir, "b"), Split: "test"})
+	m, err := Ingest(Options{Parquet: []string{path}, Out: filepath.Join(dir, "b"), Split: "test"})
 	if err != nil || m.Conversations[0].Split != "test" {
 		t.Errorf("--split test: %v", err)
 	}
@@ -147,7 +148,7 @@ func TestIngestTurnBenchUnlabelledWithoutColumns(t *testing.T) {
 	if err := tab.Write(path); err != nil {
 		t.Fatal(err)
 	}
-	m, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{path}, Out: filepath.Join(dir, "c")})
+	m, err := Ingest(Options{Parquet: []string{path}, Out: filepath.Join(dir, "c")})
 	if err != nil || !m.Conversations[0].Unlabelled {
 		t.Fatalf("ingest: %v", err)
 	}
@@ -179,10 +180,10 @@ func TestIngestTurnBenchStereoColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "s")
-	if _, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{path}, Out: out}); err != nil {
+	if _, err := Ingest(Options{Parquet: []string{path}, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := Gold(out, "")
+	g, err := corpus.Gold(out, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +282,7 @@ func TestIngestTurnBenchBadInput(t *testing.T) {
 // contains want and nothing left behind in dir but the input.
 func expectIngestError(t *testing.T, dir, path, want string) {
 	t.Helper()
-	_, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{path}, Out: filepath.Join(dir, "out"), Split: "dev"})
+	_, err := Ingest(Options{Parquet: []string{path}, Out: filepath.Join(dir, "out"), Split: "dev"})
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("error %v\nwant it to contain %q", err, want)
 	}
@@ -298,15 +299,15 @@ func expectIngestError(t *testing.T, dir, path, want string) {
 func TestIngestTurnBenchRefusesAFullFolder(t *testing.T) {
 	out, _ := ingestFixture(t)
 	dev := filepath.Join(filepath.Dir(out), "dev.parquet")
-	if _, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{dev}, Out: out}); err == nil || !strings.Contains(err.Error(), "--force") {
+	if _, err := Ingest(Options{Parquet: []string{dev}, Out: out}); err == nil || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("existing corpus without --force: %v", err)
 	}
-	m, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{dev}, Out: out, Force: true})
+	m, err := Ingest(Options{Parquet: []string{dev}, Out: out, Force: true})
 	if err != nil || len(m.Conversations) != 2 {
 		t.Fatalf("--force: %v", err)
 	}
 	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
-	if _, err := IngestTurnBench(IngestTurnBenchOptions{Parquet: []string{dev}, Out: out, Force: true}); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+	if _, err := Ingest(Options{Parquet: []string{dev}, Out: out, Force: true}); err == nil || !strings.Contains(err.Error(), "notes.txt") {
 		t.Errorf("--force over someone's file: %v", err)
 	}
 }
@@ -327,7 +328,7 @@ func FuzzReadTurnBenchParquet(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte("PAR1PAR1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = ReadTurnBenchParquet(bytes.NewReader(data), int64(len(data)), func(r *TurnBenchRow) error {
+		_ = ReadParquet(bytes.NewReader(data), int64(len(data)), func(r *Row) error {
 			if r.Samples() == 0 {
 				t.Fatal("a row without samples")
 			}
@@ -337,7 +338,7 @@ func FuzzReadTurnBenchParquet(f *testing.F) {
 				t.Fatalf("accepted audio does not write: %v", err)
 			}
 			for k := 1; k <= 2; k++ {
-				if st, err := os.Stat(filepath.Join(folder, ChannelName(k))); err != nil || st.Size() != 44+2*int64(r.Samples()) {
+				if st, err := os.Stat(filepath.Join(folder, corpus.ChannelName(k))); err != nil || st.Size() != 44+2*int64(r.Samples()) {
 					t.Fatalf("channel %d: %v, want %d samples", k, err, r.Samples())
 				}
 			}
@@ -347,7 +348,7 @@ func FuzzReadTurnBenchParquet(f *testing.F) {
 			for _, sp := range r.Speakers {
 				for _, track := range sp {
 					for _, s := range track {
-						if !(s.Start >= 0 && s.End >= s.Start && s.End <= r.Duration()+annotationTimeTolerance) {
+						if !(s.Start >= 0 && s.End >= s.Start && s.End <= r.Duration()+corpus.AnnotationTimeTolerance) {
 							t.Fatalf("segment %+v outside [0, %v]", s, r.Duration())
 						}
 					}
@@ -356,6 +357,11 @@ func FuzzReadTurnBenchParquet(f *testing.F) {
 			return nil
 		})
 	})
+}
+
+// rmsBetween is the RMS of a 16 kHz channel over [from, to) seconds.
+func rmsBetween(x []float32, from, to float64) float64 {
+	return audio.RMS(x[int(from*corpus.SampleRate):int(to*corpus.SampleRate)])
 }
 
 func readChannel(path string) ([]float32, error) { return audio.ReadWAV16k(path) }
@@ -415,4 +421,42 @@ func compareTrees(t *testing.T, a, b string) string {
 		return fmt.Sprintf("differ between two ingests of the same input: %v", diffs)
 	}
 	return ""
+}
+
+// Ingest refuses a row whose labels would give gold like [-5, 2] before it
+// writes anything for it.
+func TestIngestRejectsSegmentsFarOutsideTheConversation(t *testing.T) {
+	dir := t.TempDir()
+	row := &Row{ID: "c1", Split: "dev", samples: corpus.SampleRate,
+		Speakers: []floor.SpeakerAnnotations{{{{Start: -5, End: 0.5, Label: "Normal Turn"}}}, {}}}
+	_, err := WriteConversation(dir, row)
+	want := `conversation "c1": speaker_1 annotator a segment 0: start -5 is outside [-3, 4] (3 s around [0, duration_s 1])`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v\nwant  %s", err, want)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("wrote %v", entries)
+	}
+}
+
+// Segments within the slack can still give a consensus turn that ends
+// before the conversation starts; ingest refuses them, because no reader
+// would accept the gold derived from them.
+func TestIngestRejectsAnnotationsWhoseGoldCannotBeRead(t *testing.T) {
+	dir := t.TempDir()
+	turn := func(start, end float64) []floor.AnnotatedSegment {
+		return []floor.AnnotatedSegment{{Start: start, End: end, Label: "Normal Turn"}}
+	}
+	three := func(start, end float64) floor.SpeakerAnnotations {
+		return floor.SpeakerAnnotations{turn(start, end), turn(start, end), turn(start, end)}
+	}
+	row := &Row{ID: "c1", Split: "dev", samples: 20 * corpus.SampleRate,
+		Speakers: []floor.SpeakerAnnotations{three(-2.5, -1), three(0.5, 5)}}
+	_, err := WriteConversation(dir, row)
+	if err == nil || !strings.HasPrefix(err.Error(), `conversation "c1": the gold derived from its annotations: eot_positive_events[0] speaker 1: time_s -1 is outside [0, 20.25]`) {
+		t.Fatalf("error %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("wrote %v", entries)
+	}
 }

@@ -1,4 +1,4 @@
-package corpus
+package generate
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func tiny(t *testing.T) string {
 	e := engines(t)
 	tinyOnce.Do(func() {
 		tinyDir = tmpRoot + "/tiny"
-		_, tinyErr = Generate(context.Background(), GenerateOptions{Preset: "tiny", Seed: 1, Out: tinyDir, Jobs: 2, Engines: e})
+		_, tinyErr = Corpus(context.Background(), Options{Preset: "tiny", Seed: 1, Out: tinyDir, Jobs: 2, Engines: e})
 	})
 	if tinyErr != nil {
 		t.Fatal(tinyErr)

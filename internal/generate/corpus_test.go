@@ -1,26 +1,27 @@
-package corpus
+package generate
 
 import (
 	"bytes"
 	"context"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
 func TestTinyCorpusInvariants(t *testing.T) {
 	dir := tiny(t)
-	c, err := Open(dir)
+	c, err := corpus.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := ComputeStats(dir)
+	s, err := corpus.ComputeStats(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestTinyCorpusInvariants(t *testing.T) {
 	}
 	// The check compares every event boundary with the audio (10 ms) and
 	// looks for clipping.
-	r, err := Check(dir)
+	r, err := corpus.Check(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,18 +71,18 @@ func TestTinyCorpusInvariants(t *testing.T) {
 
 func TestTinyGoldFollowsTheEventLogs(t *testing.T) {
 	dir := tiny(t)
-	dev, err := Gold(dir, "dev")
+	dev, err := corpus.Gold(dir, "dev")
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := Gold(dir, "")
+	all, err := corpus.Gold(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(dev.Conversations) != 3 || len(all.Conversations) != 12 {
 		t.Fatalf("%d dev and %d total gold conversations", len(dev.Conversations), len(all.Conversations))
 	}
-	c, _ := Open(dir)
+	c, _ := corpus.Open(dir)
 	for i, conv := range c.Manifest.Conversations {
 		log, _ := c.Events(conv)
 		g := all.Conversations[i]
@@ -108,7 +109,7 @@ func TestTinyGoldFollowsTheEventLogs(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Gold(dir, "train"); err == nil {
+	if _, err := corpus.Gold(dir, "train"); err == nil {
 		t.Fatal("split train accepted")
 	}
 }
@@ -116,7 +117,7 @@ func TestTinyGoldFollowsTheEventLogs(t *testing.T) {
 func TestJobsDoNotChangeBytes(t *testing.T) {
 	dir := tiny(t)
 	other := filepath.Join(t.TempDir(), "jobs1")
-	if _, err := Generate(context.Background(), GenerateOptions{Preset: "tiny", Seed: 1, Out: other, Jobs: 1, Engines: engines(t)}); err != nil {
+	if _, err := Corpus(context.Background(), Options{Preset: "tiny", Seed: 1, Out: other, Jobs: 1, Engines: engines(t)}); err != nil {
 		t.Fatal(err)
 	}
 	n := 0
@@ -148,7 +149,7 @@ func copyCorpus(t *testing.T) string {
 }
 
 func checkProblems(t *testing.T, dir string) string {
-	r, err := Check(dir)
+	r, err := corpus.Check(dir)
 	if err != nil {
 		return err.Error()
 	}
@@ -161,7 +162,7 @@ func checkProblems(t *testing.T, dir string) string {
 
 func TestCheckCatchesMisalignedEvents(t *testing.T) {
 	dir := copyCorpus(t)
-	c, _ := Open(dir)
+	c, _ := corpus.Open(dir)
 	conv := c.Manifest.Conversations[0]
 	log, _ := c.Events(conv)
 	// Shift one turn 20 ms late, as an off-by-some-samples bug would,
@@ -172,12 +173,12 @@ func TestCheckCatchesMisalignedEvents(t *testing.T) {
 			break
 		}
 	}
-	data, _ := encode(log)
-	path := filepath.Join(dir, conv.ID, EventsName)
+	data, _ := log.Encode()
+	path := filepath.Join(dir, conv.ID, corpus.EventsName)
 	os.WriteFile(path, data, 0o644)
-	sum, _ := FileSHA256(path)
-	c.Manifest.Conversations[0].Files[EventsName] = sum
-	writeManifest(dir, c.Manifest)
+	sum, _ := digest.FileSHA256(path)
+	c.Manifest.Conversations[0].Files[corpus.EventsName] = sum
+	corpus.WriteManifest(dir, c.Manifest)
 	if p := checkProblems(t, dir); !strings.Contains(p, "TURN start") || !strings.Contains(p, "speech energy 10 to 30 ms outside it") {
 		t.Fatalf("a turn logged 20 ms late passed the check: %q", p)
 	}
@@ -185,21 +186,15 @@ func TestCheckCatchesMisalignedEvents(t *testing.T) {
 
 func TestCheckCatchesDamageAndLeftovers(t *testing.T) {
 	dir := copyCorpus(t)
-	c, _ := Open(dir)
+	c, _ := corpus.Open(dir)
 	conv := c.Manifest.Conversations[1]
 	wav := c.ChannelPaths(conv)[0]
 	data, _ := os.ReadFile(wav)
 	data[len(data)-1] ^= 1
 	os.WriteFile(wav, data, 0o644)
-	os.Mkdir(filepath.Join(dir, partialPrefix+"tiny-99-x"), 0o755)
+	os.Mkdir(filepath.Join(dir, corpus.PartialPrefix+"tiny-99-x"), 0o755)
 	p := checkProblems(t, dir)
 	if !strings.Contains(p, filepath.Join(conv.ID, "speaker_1.wav")+": sha256") || !strings.Contains(p, ".partial-tiny-99-x is not in the manifest") {
 		t.Fatalf("problems: %q", p)
-	}
-}
-
-func TestClippedSamplesAreCounted(t *testing.T) {
-	if n := clipped([]float32{0, 1, -1, 0.5, float32(math.Nextafter32(1, 0))}); n != 3 {
-		t.Fatalf("clipped = %d, want 3", n)
 	}
 }

@@ -1,4 +1,4 @@
-package corpus
+package ami
 
 import (
 	"bytes"
@@ -11,10 +11,11 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
-const amiNXT = "testdata/ami/nxt"
+const amiNXT = "testdata/nxt"
 
 // amiAudio writes the fixture meetings' headset files into a temporary
 // folder: a 220 Hz tone wherever the words file has a timed word or vocal
@@ -114,8 +115,8 @@ func TestAMIFloorRulesOnFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r AMIMeetingReport
-	events := deriveMeeting(DefaultFloorRules, m.Speakers[:4], &r)
+	var r MeetingReport
+	events := deriveMeeting(floor.DefaultAMIRules, m.Speakers[:4], &r)
 	r.count(events)
 	want := []struct {
 		kind           floor.EventKind
@@ -157,7 +158,7 @@ func TestAMIFloorRulesOnFixture(t *testing.T) {
 		t.Errorf("A's holds %+v", events[0].Holds)
 	}
 	if r.Words != 63 || r.WordsDropped != 1 || r.Segments != 9 || r.SegmentsOverlap != 1 || r.DABackchannels != 1 {
-		t.Errorf("counts %+v", r.AMICounts)
+		t.Errorf("counts %+v", r.Counts)
 	}
 }
 
@@ -165,11 +166,11 @@ func TestAMIFloorRulesOnFixture(t *testing.T) {
 // the gold DeriveMPTB makes of the derived events and `corpus check`.
 func TestIngestAMIGold(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "ami")
-	rep, err := IngestAMI(context.Background(), AMIOptions{NXT: amiNXT, Audio: amiAudio(t), Meetings: writeMeetings(t, fixtureMeetings), Out: out})
+	rep, err := Ingest(context.Background(), Options{NXT: amiNXT, Audio: amiAudio(t), Meetings: writeMeetings(t, fixtureMeetings), Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := AMICounts{Words: 63 + 19, WordsDropped: 1, Segments: 9, SegmentsOverlap: 1, DABackchannels: 1, Turns: 7, Yielded: 6,
+	want := Counts{Words: 63 + 19, WordsDropped: 1, Segments: 9, SegmentsOverlap: 1, DABackchannels: 1, Turns: 7, Yielded: 6,
 		InterruptedEnds: 1, Holds: 4, Backchannels: 3, Interruptions: 1, Attempts: 1, NonFloorTaking: 1, NonContent: 2, EventsExcluded: 1}
 	if rep.Total != want {
 		t.Errorf("total %+v\nwant  %+v", rep.Total, want)
@@ -177,7 +178,7 @@ func TestIngestAMIGold(t *testing.T) {
 	if ib := rep.Meetings[1]; strings.Join(ib.SilentChannels, "") != "C" || strings.Join(ib.Channels, "") != "ABC" {
 		t.Errorf("IB4099 channels %v, silent %v", ib.Channels, ib.SilentChannels)
 	}
-	c, err := Open(out)
+	c, err := corpus.Open(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestIngestAMIGold(t *testing.T) {
 	if n := len(c.Manifest.Source); n != 18 || c.Manifest.Source[0].Path != "audio/ES2099a/audio/ES2099a.Headset-0.wav" {
 		t.Errorf("%d source files, first %+v", n, c.Manifest.Source)
 	}
-	g, err := Gold(out, "test")
+	g, err := corpus.Gold(out, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,11 +204,11 @@ func TestIngestAMIGold(t *testing.T) {
 	if ex := cg.EOT.Excluded[0]; ex.Speaker != 2 || !near(ex.Start, 10.4) {
 		t.Errorf("B's interrupted end is excluded from %v, want from the interruption at 10.4", ex)
 	}
-	r, err := Check(out)
+	r, err := corpus.Check(out)
 	if err != nil || len(r.Problems) > 0 {
 		t.Errorf("check: %v %v", err, r.Problems)
 	}
-	if _, err := ComputeStats(out); err != nil {
+	if _, err := corpus.ComputeStats(out); err != nil {
 		t.Errorf("stats: %v", err)
 	}
 	// The silent channel is silent and none of C's events are left.
@@ -220,7 +221,7 @@ func TestIngestAMIGold(t *testing.T) {
 			t.Errorf("event of the silent channel kept: %+v", e)
 		}
 	}
-	x, err := audio.ReadWAV16k(filepath.Join(out, "ib4099", ChannelName(3)))
+	x, err := audio.ReadWAV16k(filepath.Join(out, "ib4099", corpus.ChannelName(3)))
 	if err != nil || audio.Peak(x) != 0 || len(x) != ib.Samples {
 		t.Errorf("silent channel: %v, peak %v, %d samples", err, audio.Peak(x), len(x))
 	}
@@ -231,7 +232,7 @@ func TestIngestAMIIsDeterministic(t *testing.T) {
 	var trees []map[string][]byte
 	for range 2 {
 		out := filepath.Join(t.TempDir(), "ami")
-		if _, err := IngestAMI(context.Background(), AMIOptions{NXT: amiNXT, Audio: audioDir, Meetings: meetings, Out: out}); err != nil {
+		if _, err := Ingest(context.Background(), Options{NXT: amiNXT, Audio: audioDir, Meetings: meetings, Out: out}); err != nil {
 			t.Fatal(err)
 		}
 		trees = append(trees, readTree(t, out))
@@ -300,7 +301,7 @@ func TestIngestAMIBadInput(t *testing.T) {
 				meetings = "ES2099a\n"
 			}
 			out := filepath.Join(t.TempDir(), "ami")
-			_, err := IngestAMI(context.Background(), AMIOptions{NXT: nxt, Audio: amiAudio(t), Meetings: writeMeetings(t, meetings), Out: out})
+			_, err := Ingest(context.Background(), Options{NXT: nxt, Audio: amiAudio(t), Meetings: writeMeetings(t, meetings), Out: out})
 			assertIngestFailed(t, err, out, c.want)
 		})
 	}
@@ -309,7 +310,7 @@ func TestIngestAMIBadInput(t *testing.T) {
 		bad := filepath.Join(audioDir, "ES2099a", "audio", "ES2099a.Headset-2.wav")
 		os.WriteFile(bad, []byte("RIFF....not audio"), 0o644)
 		out := filepath.Join(t.TempDir(), "ami")
-		_, err := IngestAMI(context.Background(), AMIOptions{NXT: amiNXT, Audio: audioDir, Meetings: writeMeetings(t, "ES2099a\n"), Out: out})
+		_, err := Ingest(context.Background(), Options{NXT: amiNXT, Audio: audioDir, Meetings: writeMeetings(t, "ES2099a\n"), Out: out})
 		assertIngestFailed(t, err, out, []string{"meeting ES2099a", bad})
 	})
 }

@@ -1,4 +1,4 @@
-package corpus
+package generate
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -17,17 +18,17 @@ func TestGenerateRefusesBadInput(t *testing.T) {
 	os.WriteFile(filepath.Join(full, "notes.txt"), []byte("mine"), 0o644)
 	cases := []struct {
 		name string
-		o    GenerateOptions
+		o    Options
 		want string
 	}{
-		{"unknown preset", GenerateOptions{Preset: "huge", Out: t.TempDir()}, `unknown preset "huge"`},
-		{"non-empty out", GenerateOptions{Preset: "tiny", Out: full}, "is not empty (use --force"},
-		{"force on other files", GenerateOptions{Preset: "tiny", Out: full, Force: true}, "notes.txt is not part of a floorbench corpus"},
+		{"unknown preset", Options{Preset: "huge", Out: t.TempDir()}, `unknown preset "huge"`},
+		{"non-empty out", Options{Preset: "tiny", Out: full}, "is not empty (use --force"},
+		{"force on other files", Options{Preset: "tiny", Out: full, Force: true}, "notes.txt is not part of a floorbench corpus"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.o.Engines, c.o.Jobs = e, 1
-			_, err := Generate(context.Background(), c.o)
+			_, err := Corpus(context.Background(), c.o)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
@@ -41,7 +42,7 @@ func TestGenerateRefusesBadInput(t *testing.T) {
 func TestGenerateWithoutTTSProgramsSaysWhatToInstall(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	out := filepath.Join(t.TempDir(), "c")
-	_, err := Generate(context.Background(), GenerateOptions{Preset: "tiny", Out: out, Jobs: 1})
+	_, err := Corpus(context.Background(), Options{Preset: "tiny", Out: out, Jobs: 1})
 	if !errors.Is(err, synth.ErrMissingProgram) || !strings.Contains(err.Error(), "scripts/setup.sh speech") {
 		t.Fatalf("err = %v", err)
 	}
@@ -75,24 +76,24 @@ func TestInterruptedGenerationLeavesNothingCheckAccepts(t *testing.T) {
 		broken[name] = failingTTS{tts, cast.Voices[0].ID}
 	}
 	out := filepath.Join(t.TempDir(), "c")
-	_, err := Generate(context.Background(), GenerateOptions{Preset: "tiny", Seed: 1, Out: out, Jobs: 1, Engines: broken})
+	_, err := Corpus(context.Background(), Options{Preset: "tiny", Seed: 1, Out: out, Jobs: 1, Engines: broken})
 	if err == nil || !strings.Contains(err.Error(), "espeak-ng killed") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := Check(out); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
+	if _, err := corpus.Check(out); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
 		t.Fatalf("check of an interrupted corpus: %v", err)
 	}
 	entries, _ := os.ReadDir(out)
 	for _, en := range entries {
-		if strings.HasPrefix(en.Name(), partialPrefix) {
+		if strings.HasPrefix(en.Name(), corpus.PartialPrefix) {
 			t.Fatalf("partial folder %s left behind", en.Name())
 		}
 	}
 	// Without --force the leftovers are protected; with it they are replaced.
-	if _, err := Generate(context.Background(), GenerateOptions{Preset: "tiny", Seed: 1, Out: out, Jobs: 2, Engines: e}); err == nil {
+	if _, err := Corpus(context.Background(), Options{Preset: "tiny", Seed: 1, Out: out, Jobs: 2, Engines: e}); err == nil {
 		t.Fatal("regenerated into a non-empty folder without --force")
 	}
-	if _, err := Generate(context.Background(), GenerateOptions{Preset: "tiny", Seed: 1, Out: out, Jobs: 2, Force: true, Engines: e}); err != nil {
+	if _, err := Corpus(context.Background(), Options{Preset: "tiny", Seed: 1, Out: out, Jobs: 2, Force: true, Engines: e}); err != nil {
 		t.Fatal(err)
 	}
 	if p := checkProblems(t, out); p != "" {

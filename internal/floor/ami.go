@@ -1,17 +1,15 @@
-package corpus
+package floor
 
 import (
 	"cmp"
 	"slices"
 	"strings"
-
-	"github.com/floorbench/floorbench/internal/floor"
 )
 
-// FloorRules are the thresholds that turn AMI's timed words into floor
+// AMIRules are the thresholds that turn AMI's timed words into floor
 // events (see the package documentation, "AMI floor rules"). All times are
 // seconds.
-type FloorRules struct {
+type AMIRules struct {
 	// SpurtBridge: a speaker's vocalisations separated by less than this
 	// are one talk spurt (Brady 1968's 200 ms fill-in; Heldner & Edlund
 	// 2010 treat shorter silences as within-spurt too).
@@ -37,8 +35,8 @@ type FloorRules struct {
 	InterjectionMaxWords int
 }
 
-// DefaultFloorRules are the defaults the package documentation gives.
-var DefaultFloorRules = FloorRules{
+// DefaultAMIRules are the defaults the package documentation gives.
+var DefaultAMIRules = AMIRules{
 	SpurtBridge:          0.2,
 	MinHold:              0.2,
 	MaxHold:              2.0,
@@ -57,21 +55,22 @@ var backchannelWords = map[string]bool{
 	"sure": true, "alright": true, "aha": true, "ah": true, "oh": true, "true": true, "exactly": true,
 }
 
-// daClass is what the dialogue acts say about a word.
-type daClass int
+// DialogueAct is what AMI's dialogue acts say about a word.
+type DialogueAct int
 
 const (
-	daNone        daClass = iota // no dialogue act covers the word
-	daBackchannel                // a dialogue act of type Backchannel
-	daOther                      // a dialogue act of another type
+	DANone        DialogueAct = iota // no dialogue act covers the word
+	DABackchannel                    // a dialogue act of type Backchannel
+	DAOther                          // a dialogue act of another type
 )
 
-// vocalisation is one timed word or vocal sound of a speaker.
-type vocalisation struct {
+// Vocalisation is one timed word or vocal sound of a speaker, the unit
+// the AMI floor rules read.
+type Vocalisation struct {
 	Start, End float64
 	Word       string // "" for a vocal sound
 	Question   bool   // the word is followed by a "?" punctuation token
-	DA         daClass
+	DA         DialogueAct
 }
 
 // spurt is a talk spurt: a speaker's vocalisations with no pause of
@@ -79,7 +78,7 @@ type vocalisation struct {
 type spurt struct {
 	Speaker    int
 	Start, End float64
-	Units      []vocalisation
+	Units      []Vocalisation
 }
 
 func (s spurt) words() []string {
@@ -94,9 +93,9 @@ func (s spurt) words() []string {
 
 // spurts merges one speaker's vocalisations into talk spurts; spurts of
 // zero length are dropped and their words counted in dropped.
-func (r FloorRules) spurts(speaker int, vs []vocalisation) (out []spurt, dropped int) {
+func (r AMIRules) spurts(speaker int, vs []Vocalisation) (out []spurt, dropped int) {
 	vs = slices.Clone(vs)
-	slices.SortStableFunc(vs, func(a, b vocalisation) int { return cmp.Compare(a.Start, b.Start) })
+	slices.SortStableFunc(vs, func(a, b Vocalisation) int { return cmp.Compare(a.Start, b.Start) })
 	flush := func(s *spurt) {
 		if s.End > s.Start {
 			out = append(out, *s)
@@ -114,7 +113,7 @@ func (r FloorRules) spurts(speaker int, vs []vocalisation) (out []spurt, dropped
 		if cur != nil {
 			flush(cur)
 		}
-		cur = &spurt{Speaker: speaker, Start: v.Start, End: v.End, Units: []vocalisation{v}}
+		cur = &spurt{Speaker: speaker, Start: v.Start, End: v.End, Units: []Vocalisation{v}}
 	}
 	if cur != nil {
 		flush(cur)
@@ -125,23 +124,23 @@ func (r FloorRules) spurts(speaker int, vs []vocalisation) (out []spurt, dropped
 // nonFloor says whether a spurt cannot take the floor: NON_CONTENT (only
 // vocal sounds) or BACKCHANNEL (dialogue acts of type Backchannel; without
 // dialogue acts, a short spurt of lexicon words). It returns "" for a
-// spurt that can take the floor.
-func (r FloorRules) nonFloor(s spurt) floor.EventKind {
+// spurt that can take the
+func (r AMIRules) nonFloor(s spurt) EventKind {
 	words := s.words()
 	if len(words) == 0 {
-		return floor.NonContent
+		return NonContent
 	}
 	annotated, backchannel := false, true
 	for _, u := range s.Units {
-		if u.Word == "" || u.DA == daNone {
+		if u.Word == "" || u.DA == DANone {
 			continue
 		}
 		annotated = true
-		backchannel = backchannel && u.DA == daBackchannel
+		backchannel = backchannel && u.DA == DABackchannel
 	}
 	if annotated {
 		if backchannel {
-			return floor.Backchannel
+			return Backchannel
 		}
 		return ""
 	}
@@ -153,27 +152,41 @@ func (r FloorRules) nonFloor(s spurt) floor.EventKind {
 			return ""
 		}
 	}
-	return floor.Backchannel
+	return Backchannel
 }
 
 func normalWord(w string) string {
 	return strings.Trim(strings.ToLower(w), ".,?!'\"")
 }
 
-// floorSweep is the state of DeriveAMIFloor's left-to-right pass.
+// floorSweep is the state of AMIRules.Derive's left-to-right pass.
 type floorSweep struct {
-	r      FloorRules
-	events []floor.Event
-	turn   *floor.Event // the open turn; nil when nobody holds the floor
-	words  []string     // the open turn's words
+	r      AMIRules
+	events []Event
+	turn   *Event   // the open turn; nil when nobody holds the floor
+	words  []string // the open turn's words
 	// lastQuestion: the open turn's latest word ended a question.
 	lastQuestion bool
+}
+
+// Derive turns every speaker's vocalisations (speakers[k] is speaker
+// k+1's) into an MPTB event log by the AMI floor rules (see the package
+// documentation), sorted by start time then speaker. dropped counts the
+// words of talk spurts of zero length, which are left out.
+func (r AMIRules) Derive(speakers [][]Vocalisation) (events []Event, dropped int) {
+	spurts := make([][]spurt, len(speakers))
+	for k, vs := range speakers {
+		var n int
+		spurts[k], n = r.spurts(k+1, vs)
+		dropped += n
+	}
+	return r.derive(spurts), dropped
 }
 
 // derive turns every speaker's talk spurts (speakers[k] is speaker k+1's)
 // into an MPTB event log by the AMI floor rules, sorted by start time then
 // speaker.
-func (r FloorRules) derive(speakers [][]spurt) []floor.Event {
+func (r AMIRules) derive(speakers [][]spurt) []Event {
 	var all []spurt
 	for _, s := range speakers {
 		all = append(all, s...)
@@ -185,9 +198,9 @@ func (r FloorRules) derive(speakers [][]spurt) []floor.Event {
 	for _, s := range all {
 		w.add(s)
 	}
-	w.close(floor.Yielded, 0)
+	w.close(Yielded, 0)
 	setListenerFloor(w.events)
-	slices.SortStableFunc(w.events, func(a, b floor.Event) int {
+	slices.SortStableFunc(w.events, func(a, b Event) int {
 		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Speaker, b.Speaker))
 	})
 	return w.events
@@ -197,11 +210,11 @@ func (r FloorRules) derive(speakers [][]spurt) []floor.Event {
 func (w *floorSweep) add(s spurt) {
 	// A holder silent for longer than MaxHold has let the floor go.
 	if w.turn != nil && s.Start-w.turn.End > w.r.MaxHold {
-		w.close(floor.Yielded, 0)
+		w.close(Yielded, 0)
 	}
 	kind := w.r.nonFloor(s)
 	switch {
-	case w.turn != nil && s.Speaker == w.turn.Speaker && kind != floor.NonContent:
+	case w.turn != nil && s.Speaker == w.turn.Speaker && kind != NonContent:
 		// The holder's own words, a lexical backchannel included, go on
 		// with their turn; their coughs and laughs do not extend it.
 		w.extend(s)
@@ -211,7 +224,7 @@ func (w *floorSweep) add(s spurt) {
 		w.open(s, s.Start, s.Units, 0)
 	case s.Start >= w.turn.End:
 		// The holder is silent: the floor passes after a gap.
-		w.close(floor.Yielded, 0)
+		w.close(Yielded, 0)
 		w.open(s, s.Start, s.Units, 0)
 	default:
 		w.overlap(s)
@@ -226,23 +239,23 @@ func (w *floorSweep) overlap(s spurt) {
 	case s.Start < w.turn.Start || !outlasts:
 		// The holder keeps the floor (a third voice that started before
 		// the current turn also lands here).
-		kind := floor.InterruptionAttempt
+		kind := InterruptionAttempt
 		if len(s.words()) <= w.r.InterjectionMaxWords {
-			kind = floor.NonFloorTakingInterruption
+			kind = NonFloorTakingInterruption
 		}
 		w.emit(kind, s, s.Start, s.End, s.words(), h)
 	case stop-s.Start <= w.r.InterruptWindow:
 		claim, rest := splitAt(s.Units, stop)
-		w.close(floor.Interrupted, s.Speaker)
-		in := w.emit(floor.Interruption, s, s.Start, stop, wordsOf(claim), h)
+		w.close(Interrupted, s.Speaker)
+		in := w.emit(Interruption, s, s.Start, stop, wordsOf(claim), h)
 		in.FloorAfter = s.Speaker
 		w.open(s, stop, rest, s.Speaker)
 	default:
 		// The holder talked on past the window, finished, and the intruder
 		// carried on: the holder yielded; the overlap is an excluded attempt.
 		claim, rest := splitAt(s.Units, stop)
-		w.emit(floor.InterruptionAttempt, s, s.Start, stop, wordsOf(claim), h)
-		w.close(floor.Yielded, 0)
+		w.emit(InterruptionAttempt, s, s.Start, stop, wordsOf(claim), h)
+		w.close(Yielded, 0)
 		w.open(s, stop, rest, h)
 	}
 }
@@ -252,20 +265,20 @@ func (w *floorSweep) overlap(s spurt) {
 func (w *floorSweep) extend(s spurt) {
 	t := w.turn
 	if pause := s.Start - t.End; pause >= w.r.MinHold {
-		t.Holds = append(t.Holds, floor.Hold{Start: t.End, End: s.Start, AfterQuestion: w.lastQuestion})
+		t.Holds = append(t.Holds, Hold{Start: t.End, End: s.Start, AfterQuestion: w.lastQuestion})
 	}
 	t.End = max(t.End, s.End)
 	w.addWords(s.Units)
 }
 
 // open starts speaker s.Speaker's turn at start with the given units.
-func (w *floorSweep) open(s spurt, start float64, units []vocalisation, before int) {
-	w.turn = &floor.Event{Kind: floor.Turn, Speaker: s.Speaker, Start: start, End: s.End, FloorBefore: before}
+func (w *floorSweep) open(s spurt, start float64, units []Vocalisation, before int) {
+	w.turn = &Event{Kind: Turn, Speaker: s.Speaker, Start: start, End: s.End, FloorBefore: before}
 	w.words, w.lastQuestion = nil, false
 	w.addWords(units)
 }
 
-func (w *floorSweep) addWords(units []vocalisation) {
+func (w *floorSweep) addWords(units []Vocalisation) {
 	for _, u := range units {
 		if u.Word != "" {
 			w.words = append(w.words, u.Word)
@@ -275,7 +288,7 @@ func (w *floorSweep) addWords(units []vocalisation) {
 }
 
 // close ends the open turn, if any.
-func (w *floorSweep) close(ending floor.TurnEnding, after int) {
+func (w *floorSweep) close(ending TurnEnding, after int) {
 	if w.turn == nil {
 		return
 	}
@@ -287,34 +300,34 @@ func (w *floorSweep) close(ending floor.TurnEnding, after int) {
 }
 
 // emit logs a non-turn event with the holder before and after it.
-func (w *floorSweep) emit(kind floor.EventKind, s spurt, start, end float64, words []string, holder int) *floor.Event {
-	w.events = append(w.events, floor.Event{Kind: kind, Speaker: s.Speaker, Start: start, End: end,
+func (w *floorSweep) emit(kind EventKind, s spurt, start, end float64, words []string, holder int) *Event {
+	w.events = append(w.events, Event{Kind: kind, Speaker: s.Speaker, Start: start, End: end,
 		Text: strings.Join(words, " "), Words: len(words), FloorBefore: holder, FloorAfter: holder})
 	return &w.events[len(w.events)-1]
 }
 
 // splitAt splits units into those starting before t and the rest.
-func splitAt(units []vocalisation, t float64) (before, after []vocalisation) {
-	i := slices.IndexFunc(units, func(u vocalisation) bool { return u.Start >= t })
+func splitAt(units []Vocalisation, t float64) (before, after []Vocalisation) {
+	i := slices.IndexFunc(units, func(u Vocalisation) bool { return u.Start >= t })
 	if i < 0 {
 		return units, nil
 	}
 	return units[:i], units[i:]
 }
 
-func wordsOf(units []vocalisation) []string { return spurt{Units: units}.words() }
+func wordsOf(units []Vocalisation) []string { return spurt{Units: units}.words() }
 
 // setListenerFloor sets the floor holder of backchannels and non-content
 // events from the finished turns: the speaker whose turn (holds included)
 // covers the event's start, 0 when none does.
-func setListenerFloor(events []floor.Event) {
+func setListenerFloor(events []Event) {
 	for i, e := range events {
-		if e.Kind != floor.Backchannel && e.Kind != floor.NonContent {
+		if e.Kind != Backchannel && e.Kind != NonContent {
 			continue
 		}
 		holder := 0
 		for _, t := range events {
-			if t.Kind == floor.Turn && t.Start <= e.Start && e.Start < t.End {
+			if t.Kind == Turn && t.Start <= e.Start && e.Start < t.End {
 				holder = t.Speaker
 			}
 		}

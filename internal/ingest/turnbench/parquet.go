@@ -1,4 +1,4 @@
-package corpus
+package turnbench
 
 import (
 	"encoding/json"
@@ -13,6 +13,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -28,21 +29,16 @@ const (
 	UnknownType = "unknown"
 )
 
-// annotationTimeTolerance is how far past the end of the audio an
-// annotated segment may end (a resampled channel can lose a fraction of a
-// sample; annotators' tools round).
-const annotationTimeTolerance = BoundaryTolerance
-
 // maxChannelSkew is the largest difference in length between the two
 // speakers' channels that is padded with silence (codecs pad the last
 // block); anything larger is an error.
 const maxChannelSkew = 1.0 // seconds
 
-// TurnBenchRow is one conversation of a TurnBench parquet file: its
-// audio, checked but kept encoded (WriteTurnBenchConversation decodes and
+// Row is one conversation of a TurnBench parquet file: its
+// audio, checked but kept encoded (WriteConversation decodes and
 // resamples it block by block), and the raw annotator tracks (nil for an
 // unlabelled row).
-type TurnBenchRow struct {
+type Row struct {
 	ID       string
 	Split    string // "" when the file has no split column
 	Type     string // metadata conversation_type, or UnknownType
@@ -61,21 +57,21 @@ type AudioCell struct {
 
 // Samples is the length of each channel at 16 kHz, the shorter one padded
 // with silence.
-func (r *TurnBenchRow) Samples() int { return r.samples }
+func (r *Row) Samples() int { return r.samples }
 
 // Duration is the channels' length in seconds.
-func (r *TurnBenchRow) Duration() float64 { return float64(r.Samples()) / SampleRate }
+func (r *Row) Duration() float64 { return float64(r.Samples()) / corpus.SampleRate }
 
 // Annotations returns the row's labels in the raw annotations format (one
 // conversation), ready for annotations.json.
-func (r *TurnBenchRow) Annotations() TurnBenchConversation {
-	return TurnBenchConversation{ID: r.ID, Duration: r.Duration(), Speakers: r.Speakers}
+func (r *Row) Annotations() corpus.TurnBenchConversation {
+	return corpus.TurnBenchConversation{ID: r.ID, Duration: r.Duration(), Speakers: r.Speakers}
 }
 
-// ReadTurnBenchParquetFile reads a TurnBench parquet file row by row (one
+// ReadParquetFile reads a TurnBench parquet file row by row (one
 // conversation's audio in memory at a time) and calls fn with each row in
 // file order. Every error names the file.
-func ReadTurnBenchParquetFile(path string, fn func(*TurnBenchRow) error) error {
+func ReadParquetFile(path string, fn func(*Row) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -85,16 +81,16 @@ func ReadTurnBenchParquetFile(path string, fn func(*TurnBenchRow) error) error {
 	if err != nil {
 		return err
 	}
-	if err := ReadTurnBenchParquet(f, st.Size(), fn); err != nil {
+	if err := ReadParquet(f, st.Size(), fn); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
-// ReadTurnBenchParquet is ReadTurnBenchParquetFile on an open file of the
+// ReadParquet is ReadParquetFile on an open file of the
 // given size. The parquet decoder is given outside input, so a panic
 // inside it is returned as an error.
-func ReadTurnBenchParquet(r io.ReaderAt, size int64, fn func(*TurnBenchRow) error) (err error) {
+func ReadParquet(r io.ReaderAt, size int64, fn func(*Row) error) (err error) {
 	var inFn bool
 	defer func() {
 		if p := recover(); p != nil {
@@ -114,7 +110,7 @@ func ReadTurnBenchParquet(r io.ReaderAt, size int64, fn func(*TurnBenchRow) erro
 	}
 	index := 0
 	for _, rg := range f.RowGroups() {
-		if err := readRowGroup(rg, l, &index, func(row *TurnBenchRow) error {
+		if err := readRowGroup(rg, l, &index, func(row *Row) error {
 			inFn = true
 			err := fn(row)
 			inFn = false
@@ -129,7 +125,7 @@ func ReadTurnBenchParquet(r io.ReaderAt, size int64, fn func(*TurnBenchRow) erro
 // readRowGroup decodes a row group's rows one at a time. A corrupt group
 // whose reader stops making progress before its declared row count is an
 // error, not a loop.
-func readRowGroup(rg parquet.RowGroup, l *layout, index *int, fn func(*TurnBenchRow) error) error {
+func readRowGroup(rg parquet.RowGroup, l *layout, index *int, fn func(*Row) error) error {
 	rows := parquet.NewRowGroupReader(rg, l.schema)
 	defer rows.Close()
 	buf := make([]parquet.Row, 1)
@@ -240,7 +236,7 @@ func (l *layout) audioLayout(fields map[string]parquet.Node, proj parquet.Group)
 func (l *layout) annotationLayout(fields map[string]parquet.Node, proj parquet.Group) error {
 	var present, missing []string
 	for k := 1; k <= 2; k++ {
-		for _, a := range annotatorKeys {
+		for _, a := range corpus.AnnotatorKeys {
 			name := annotationColumn(k, a)
 			n, ok := fields[name]
 			if !ok {
@@ -389,7 +385,7 @@ func segmentNames(elem parquet.Node) (start, end string) {
 
 // decode interprets one row of the projection. Errors start with the
 // conversation id (once it is known) and name the column and field.
-func (l *layout) decode(pr parquet.Row) (*TurnBenchRow, error) {
+func (l *layout) decode(pr parquet.Row) (*Row, error) {
 	m := map[string]any{}
 	if err := l.schema.Reconstruct(&m, pr); err != nil {
 		return nil, fmt.Errorf(": %w", err)
@@ -398,7 +394,7 @@ func (l *layout) decode(pr parquet.Row) (*TurnBenchRow, error) {
 	if !ok || id == "" {
 		return nil, fmt.Errorf(": column %q: null or empty", colID)
 	}
-	row := &TurnBenchRow{ID: id, Type: UnknownType}
+	row := &Row{ID: id, Type: UnknownType}
 	wrap := func(err error) error { return fmt.Errorf(" (conversation_id %q): %w", id, err) }
 	if err := l.decodeMeta(m, row); err != nil {
 		return nil, wrap(err)
@@ -412,7 +408,7 @@ func (l *layout) decode(pr parquet.Row) (*TurnBenchRow, error) {
 	return row, nil
 }
 
-func (l *layout) decodeMeta(m map[string]any, row *TurnBenchRow) error {
+func (l *layout) decodeMeta(m map[string]any, row *Row) error {
 	if l.hasSplit {
 		s, ok := str(m[colSplit])
 		if !ok {
@@ -457,7 +453,7 @@ func str(v any) (string, bool) {
 	return "", false
 }
 
-func (l *layout) decodeAudio(m map[string]any, row *TurnBenchRow) error {
+func (l *layout) decodeAudio(m map[string]any, row *Row) error {
 	var lengths []int // per speaker
 	for _, name := range l.audio {
 		cell, channels, err := decodeAudioValue(m[name], len(l.audio) == 1)
@@ -470,7 +466,7 @@ func (l *layout) decodeAudio(m map[string]any, row *TurnBenchRow) error {
 		}
 	}
 	a, b := lengths[0], lengths[1]
-	if skew := math.Abs(float64(a-b)) / SampleRate; skew > maxChannelSkew {
+	if skew := math.Abs(float64(a-b)) / corpus.SampleRate; skew > maxChannelSkew {
 		return fmt.Errorf("speaker channels differ in length by %.3f s (%d and %d samples at 16 kHz; at most %g s is padded)", skew, a, b, maxChannelSkew)
 	}
 	row.samples = max(a, b)
@@ -509,20 +505,20 @@ func decodeAudioValue(v any, stereo bool) (AudioCell, int, error) {
 	if channels != want {
 		return AudioCell{}, 0, fmt.Errorf("audio has %d channels (want %d)", channels, want)
 	}
-	return AudioCell{Data: data, Length: audio.ResampledLength(frames, rate, SampleRate)}, channels, nil
+	return AudioCell{Data: data, Length: audio.ResampledLength(frames, rate, corpus.SampleRate)}, channels, nil
 }
 
 // writeChannels writes the row's two 16 kHz channels into folder, each
 // resampled and clipped to [-1, 1] (interpolation can overshoot a
 // full-scale recording a little), the shorter padded with silence.
-func (r *TurnBenchRow) writeChannels(folder string) error {
+func (r *Row) writeChannels(folder string) error {
 	k := 1
 	for _, cell := range r.Audio {
-		dsts := []string{filepath.Join(folder, ChannelName(k))}
+		dsts := []string{filepath.Join(folder, corpus.ChannelName(k))}
 		if len(r.Audio) == 1 {
-			dsts = append(dsts, filepath.Join(folder, ChannelName(k+1)))
+			dsts = append(dsts, filepath.Join(folder, corpus.ChannelName(k+1)))
 		}
-		if err := audio.ResampleToWAV(cell.Data, dsts, SampleRate, cell.Length, r.samples); err != nil {
+		if err := audio.ResampleToWAV(cell.Data, dsts, corpus.SampleRate, cell.Length, r.samples); err != nil {
 			return fmt.Errorf("audio: %w", err)
 		}
 		k += len(dsts)
@@ -533,14 +529,14 @@ func (r *TurnBenchRow) writeChannels(folder string) error {
 // decodeAnnotations reads the six tracks. A row is unlabelled when every
 // annotation column is null or empty (TurnBench blanks them in its public
 // test release); a row with some tracks blank and others not is an error.
-func (l *layout) decodeAnnotations(m map[string]any, row *TurnBenchRow) error {
+func (l *layout) decodeAnnotations(m map[string]any, row *Row) error {
 	if !l.labelled {
 		return nil
 	}
 	speakers := make([]floor.SpeakerAnnotations, 2)
 	var blank, filled []string
 	for k := 1; k <= 2; k++ {
-		for a, key := range annotatorKeys {
+		for a, key := range corpus.AnnotatorKeys {
 			name := annotationColumn(k, key)
 			segs, err := decodeTrack(m[name], row.Duration())
 			if err != nil {
@@ -598,7 +594,7 @@ func decodeSegment(e any, duration float64) (floor.AnnotatedSegment, error) {
 	times := [2]float64{}
 	for i, name := range names {
 		t, err := number(obj[name])
-		if err == nil && (t < 0 || t > duration+annotationTimeTolerance) {
+		if err == nil && (t < 0 || t > duration+corpus.AnnotationTimeTolerance) {
 			err = fmt.Errorf("value %v is outside the audio [0, %.3f]", t, duration)
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package corpus
+package ami
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/floorbench/floorbench/internal/floor"
 )
 
 // amiLetters are AMI's speaker letters; headset n belongs to letter n.
@@ -16,7 +18,7 @@ var amiLetters = []string{"A", "B", "C", "D", "E"}
 type amiSpeaker struct {
 	Letter       string
 	Annotated    bool // a words file exists
-	Vocal        []vocalisation
+	Vocal        []floor.Vocalisation
 	Words        int // timed words
 	WordsDropped int // words without times
 	Segments     int
@@ -62,7 +64,7 @@ func readAMIMeeting(nxt, meeting string) (*amiMeeting, error) {
 		}
 		sp.Annotated = true
 		m.Sources = append(m.Sources, rel(nxt, wordsPath))
-		das := make([]daClass, len(w.Tokens))
+		das := make([]floor.DialogueAct, len(w.Tokens))
 		if found, err := readSegments(segPath, w, &sp); err != nil {
 			return nil, err
 		} else if found {
@@ -160,16 +162,16 @@ func readDATypes(nxt string) (string, map[string]string, error) {
 // markDialogueActs records, per words-file token, whether a dialogue act of
 // type Backchannel covers it (types whose gloss or name is "Backchannel"
 // or "bck").
-func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]string, w *nxtWords, das []daClass, sp *amiSpeaker) error {
+func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]string, w *nxtWords, das []floor.DialogueAct, sp *amiSpeaker) error {
 	want := strings.TrimSuffix(filepath.Base(path), ".dialog-act.xml") + ".words.xml"
 	for _, a := range acts {
 		gloss, ok := types[a.Type]
 		if !ok {
 			return fmt.Errorf("%s: <dact> %s: da-aspect id %q is not in da-types.xml", path, shownID(a.ID), a.Type)
 		}
-		class := daOther
+		class := floor.DAOther
 		if g := strings.ToLower(gloss); g == "backchannel" || g == "bck" {
-			class = daBackchannel
+			class = floor.DABackchannel
 			sp.DABackchans++
 		}
 		for _, c := range a.Children {
@@ -188,7 +190,7 @@ func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]strin
 // vocalisations lists a words file's timed words (not punctuation) and
 // vocal sounds; it counts the words and the words without times, which
 // are dropped. A word followed by a "?" token ends a question.
-func vocalisations(w *nxtWords, das []daClass) (out []vocalisation, words, dropped int) {
+func vocalisations(w *nxtWords, das []floor.DialogueAct) (out []floor.Vocalisation, words, dropped int) {
 	for i, t := range w.Tokens {
 		switch {
 		case t.Name == nxtWord && !t.Punc:
@@ -198,9 +200,9 @@ func vocalisations(w *nxtWords, das []daClass) (out []vocalisation, words, dropp
 			}
 			words++
 			q := i+1 < len(w.Tokens) && w.Tokens[i+1].Punc && w.Tokens[i+1].Text == "?"
-			out = append(out, vocalisation{Start: t.Start, End: t.End, Word: t.Text, Question: q, DA: das[i]})
+			out = append(out, floor.Vocalisation{Start: t.Start, End: t.End, Word: t.Text, Question: q, DA: das[i]})
 		case t.Name == nxtVocalSound && t.Timed:
-			out = append(out, vocalisation{Start: t.Start, End: t.End})
+			out = append(out, floor.Vocalisation{Start: t.Start, End: t.End})
 		}
 	}
 	return out, words, dropped
