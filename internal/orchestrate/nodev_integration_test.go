@@ -9,9 +9,10 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
-	"github.com/floorbench/floorbench/internal/corpus"
-	"github.com/floorbench/floorbench/internal/corpus/tbfixture"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/ingest/turnbench"
+	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -34,7 +35,7 @@ func ingestTurnBenchTestOnly(t *testing.T, dir string) {
 	if err := table.Write(shard); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := corpus.IngestTurnBench(corpus.IngestTurnBenchOptions{Parquet: []string{shard}, Out: dir}); err != nil {
+	if _, err := turnbench.Ingest(turnbench.Options{Parquet: []string{shard}, Out: dir}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -119,7 +120,7 @@ concurrency: 2
 		h.saveHistories(ctx, id, "corpus-tb", "eval-silero-tb")
 	}
 
-	data, err := store.GetBytes(ctx, local, bundle.Key(st.BundleID, "results.json"))
+	data, err := store.GetBytes(ctx, local, keys.Bundle(st.BundleID, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -137,7 +137,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 		!strings.Contains(err.Error(), "corpora[0] (gone): corpora/none/corpus.json is not in the store") {
 		t.Errorf("a prefix without a corpus: %v", err)
 	}
-	if _, err := store.GetBytes(ctx, st, bundle.Key(fromStore.Bundle.ID, "manifest.json")); err == nil {
+	if _, err := store.GetBytes(ctx, st, keys.Bundle(fromStore.Bundle.ID, "manifest.json")); err == nil {
 		t.Error("previewing stored a bundle")
 	}
 }
