@@ -48,7 +48,7 @@ var tiers = []tier{
 		"activities", "workflows", "internal/orchestrate",
 	}},
 	{"programs", true, []string{
-		"cmd/floorbench", "scripts/kubeschemas", "docs", "charts",
+		"cmd/floorbench", "scripts/kubeschemas", "scripts/corpussubset", "docs", "charts",
 	}},
 }
 
