@@ -46,9 +46,9 @@ const ResolveScheduledActivity = "ResolveScheduled"
 // schedule starts: the time the run was scheduled for.
 var ScheduledStartTime = temporal.NewSearchAttributeKeyTime("TemporalScheduledStartTime")
 
-// notifyAttempts bounds the webhook's tries: with backoff from one second
-// doubling to thirty, about a minute and a half before giving up.
-const notifyAttempts = 6
+// notifyAttempts bounds the webhook's tries: backoff of one, two and four
+// seconds, so a webhook that is down costs a run seven seconds.
+const notifyAttempts = 4
 
 // NightlyWorkflow is one scheduled regression run (docs/operations.md#nightly-regressions):
 // resolve the stored spec where it points now, run the sweep as a child,

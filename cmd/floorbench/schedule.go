@@ -242,7 +242,8 @@ func nextRun(s orchestrate.ScheduleState) string {
 
 func newScheduleLsCommand() *cobra.Command {
 	var output string
-	cmd := &cobra.Command{Use: "ls", Short: "List the schedules: when each runs, whether paused, its next run", Args: cobra.NoArgs}
+	cmd := &cobra.Command{Use: "ls", Short: "List the schedules: when each runs, whether paused, its next run", Args: cobra.NoArgs,
+		Example: "  floorbench schedule ls\n  floorbench schedule ls -o json"}
 	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, _ []string) error {
 		list, err := orchestrate.ListSchedules(ctx, cl)
 		if err != nil {
@@ -285,9 +286,10 @@ const showRuns = 10
 func newScheduleShowCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show a schedule's settings and its last runs: time, bundle, code version, verdicts, notification",
-		Args:  cobra.ExactArgs(1),
+		Use:     "show NAME",
+		Short:   "Show a schedule's settings and its last runs: time, bundle, code version, verdicts, notification",
+		Example: "  floorbench schedule show nightly\n  floorbench schedule show nightly -o json",
+		Args:    cobra.ExactArgs(1),
 	}
 	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
 		s, err := orchestrate.DescribeSchedule(ctx, cl, args[0])
@@ -370,9 +372,10 @@ func newSchedulePauseCommand(pause bool) *cobra.Command {
 	var output, note string
 	verb := map[bool]string{true: "pause", false: "unpause"}[pause]
 	cmd := &cobra.Command{
-		Use:   verb + " NAME [--note TEXT]",
-		Short: map[bool]string{true: "Pause a schedule: no run is due until it is unpaused", false: "Unpause a paused schedule"}[pause],
-		Args:  cobra.ExactArgs(1),
+		Use:     verb + " NAME [--note TEXT]",
+		Short:   map[bool]string{true: "Pause a schedule: no run is due until it is unpaused", false: "Unpause a paused schedule"}[pause],
+		Example: "  floorbench schedule " + verb + " nightly --note \"GPU nodes drained\"",
+		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&note, "note", "", "why, shown by schedule show")
 	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
@@ -400,9 +403,10 @@ func printScheduleState(ctx context.Context, w io.Writer, cl orchestrate.Tempora
 func newScheduleTriggerCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "trigger NAME",
-		Short: "Start a run now (skipped while a run of the schedule is running)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "trigger NAME",
+		Short:   "Start a run now (skipped while a run of the schedule is running)",
+		Example: "  floorbench schedule trigger nightly",
+		Args:    cobra.ExactArgs(1),
 	}
 	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
 		if err := orchestrate.TriggerSchedule(ctx, cl, args[0]); err != nil {
@@ -420,7 +424,8 @@ func newScheduleBackfillCommand() *cobra.Command {
 		Long: `Backfill starts a run for every time the schedule was due in [--from, --to]
 (RFC 3339 times, e.g. 2026-12-01T03:00:00Z), one after another; each is
 named and judged as if it had run then, against the run before it.`,
-		Args: cobra.ExactArgs(1),
+		Example: "  floorbench schedule backfill nightly --from 2026-11-28T00:00:00Z --to 2026-12-01T00:00:00Z",
+		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&from, "from", "", "start of the range (RFC 3339)")
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (RFC 3339)")
@@ -443,9 +448,10 @@ named and judged as if it had run then, against the run before it.`,
 func newScheduleDeleteCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{
-		Use:   "delete NAME",
-		Short: "Delete a schedule; its runs, bundles and verdicts stay in the store",
-		Args:  cobra.ExactArgs(1),
+		Use:     "delete NAME",
+		Short:   "Delete a schedule; its runs, bundles and verdicts stay in the store",
+		Example: "  floorbench schedule delete nightly",
+		Args:    cobra.ExactArgs(1),
 	}
 	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
 		if err := orchestrate.DeleteSchedule(ctx, cl, args[0]); err != nil {
@@ -462,9 +468,10 @@ func newScheduleDeleteCommand() *cobra.Command {
 func newScheduleHistoryCommand() *cobra.Command {
 	var output, system, metric string
 	cmd := &cobra.Command{
-		Use:   "history NAME [--system S] [--metric eot.recall|eot.fp_rate|int.recall|int.fp_rate]",
-		Short: "A metric per run of a schedule with its 95% CI, for trend plots",
-		Args:  cobra.ExactArgs(1),
+		Use:     "history NAME [--system S] [--metric eot.recall|eot.fp_rate|int.recall|int.fp_rate]",
+		Short:   "A metric per run of a schedule with its 95% CI, for trend plots",
+		Example: "  floorbench schedule history nightly --system silero --metric eot.recall -o csv > trend.csv",
+		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&system, "system", "", "only this system (default: every system)")
 	cmd.Flags().StringVar(&metric, "metric", "eot.recall", "eot.recall, eot.fp_rate, int.recall or int.fp_rate")
