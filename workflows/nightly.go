@@ -50,7 +50,7 @@ var ScheduledStartTime = temporal.NewSearchAttributeKeyTime("TemporalScheduledSt
 // seconds, so a webhook that is down costs a run seven seconds.
 const notifyAttempts = 4
 
-// NightlyWorkflow is one scheduled regression run (docs/operations.md#nightly-regressions):
+// NightlyWorkflow is one scheduled regression run (docs/architecture.md#workflows):
 // resolve the stored spec where it points now, run the sweep as a child,
 // judge its bundle against the baseline and store the verdict beside the
 // run, then post it to the webhook. The schedule names the run by its
@@ -62,7 +62,7 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 	if !ok {
 		scheduled = workflow.Now(ctx)
 	}
-	actx := workflow.WithActivityOptions(ctx, activityOptions(info.TaskQueueName, 10*time.Minute))
+	actx := workflow.WithActivityOptions(ctx, quietOptions(info.TaskQueueName, time.Hour))
 	var sweep SweepInput
 	if err := workflow.ExecuteActivity(actx, ResolveScheduledActivity, ResolveScheduledInput{SpecKey: in.SpecKey}).Get(ctx, &sweep); err != nil {
 		return NightlyResult{}, err
@@ -74,7 +74,7 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 		return NightlyResult{}, err
 	}
 
-	vctx := workflow.WithActivityOptions(ctx, activityOptions(sweep.Spec.Queues.CPU, 10*time.Minute))
+	vctx := workflow.WithActivityOptions(ctx, quietOptions(sweep.Spec.Queues.CPU, time.Hour))
 	var v activities.VerdictResult
 	err := workflow.ExecuteActivity(vctx, (*activities.Activities).Verdict, activities.VerdictInput{
 		Schedule: in.Schedule, Scheduled: scheduled, WorkflowID: self, BundleID: swept.BundleID,
@@ -93,8 +93,7 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 // outcome in the run's folder; a webhook that never answers costs the run
 // nothing but the record of its failure.
 func notify(ctx workflow.Context, queue, url, prefix string) {
-	opts := activityOptions(queue, time.Minute)
-	opts.HeartbeatTimeout = 0
+	opts := quietOptions(queue, time.Minute)
 	opts.RetryPolicy.MaximumAttempts = notifyAttempts
 	nctx := workflow.WithActivityOptions(ctx, opts)
 	n := nightly.Notification{URL: url, OK: true}
@@ -103,6 +102,15 @@ func notify(ctx workflow.Context, queue, url, prefix string) {
 	}
 	rctx := workflow.WithActivityOptions(ctx, activityOptions(queue, time.Minute))
 	_ = workflow.ExecuteActivity(rctx, (*activities.Activities).RecordNotification, activities.NotificationInput{Prefix: prefix, Notification: n}).Get(ctx, nil)
+}
+
+// quietOptions are activityOptions for an activity that does not
+// heartbeat (resolving and uploading a spec's inputs, judging a bundle,
+// posting a webhook): only its timeout bounds it.
+func quietOptions(queue string, timeout time.Duration) workflow.ActivityOptions {
+	opts := activityOptions(queue, timeout)
+	opts.HeartbeatTimeout = 0
+	return opts
 }
 
 // failureCause is the innermost message of a failed activity.

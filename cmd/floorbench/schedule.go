@@ -39,7 +39,7 @@ The spec is stored once; every run resolves it again on the worker, so a
 system spec or model file replaced at the same path, a corpus folder
 updated or a new worker version is picked up by the next run and recorded
 in its manifest. Unchanged inputs reuse every stored corpus, track and
-evaluation and give the same bundle. See docs/operations.md.`,
+evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-comparisons.`,
 	}
 	cmd.AddCommand(newScheduleCreateCommand(), newScheduleLsCommand(), newScheduleShowCommand(),
 		newSchedulePauseCommand(true), newSchedulePauseCommand(false), newScheduleTriggerCommand(),

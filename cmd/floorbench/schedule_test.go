@@ -319,6 +319,34 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	}
 }
 
+// A webhook that never answers 2xx costs the run nothing: the run
+// completes with its bundle and verdict, and schedule show says the
+// notification failed after its retries.
+func TestScheduleWebhookDown(t *testing.T) {
+	e := newNightlyEnv(t)
+	down := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, _ *http.Request) {
+		http.Error(rw, "down for maintenance", http.StatusServiceUnavailable)
+	}))
+	defer down.Close()
+	e.mustCLI("schedule", "create", "hookdown", "-f", e.spec, "--every", "24h", "--notify", down.URL)
+	e.mustCLI("schedule", "trigger", "hookdown")
+	r := e.waitNotified("hookdown", 1)[0]
+	if n := r.Notification; n.OK || n.Attempts != 4 || !strings.Contains(n.Error, "503") || r.BundleID == "" {
+		t.Fatalf("run %+v notification %+v; want a bundle and a failure after 4 attempts naming the 503", r.Run, n)
+	}
+	cl, err := e.cfg.Dial(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := cl.GetWorkflow(context.Background(), r.WorkflowID, "").Get(context.Background(), nil); err != nil {
+		t.Errorf("the run failed with its webhook: %v", err)
+	}
+	if out := e.mustCLI("schedule", "show", "hookdown"); !strings.Contains(out, "FAILED after 4 attempts") {
+		t.Errorf("schedule show does not show the failed notification:\n%s", out)
+	}
+}
+
 func mustTime(t *testing.T, s string) time.Time {
 	t.Helper()
 	v, err := time.Parse(time.RFC3339, s)

@@ -1,5 +1,5 @@
 // Package nightly keeps what scheduled regression runs leave in the store
-// (docs/operations.md#nightly-regressions): the scheduled specs, stored once
+// (docs/architecture.md#store-layout): the scheduled specs, stored once
 // under their content hash, and per schedule and scheduled time a run
 // record, its verdict against the baseline (verdict.json, verdict.md) and
 // the outcome of its notification.

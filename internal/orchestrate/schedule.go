@@ -19,7 +19,7 @@ import (
 )
 
 // Schedules run NightlyWorkflow on Temporal's own Schedules API
-// (docs/operations.md#nightly-regressions): Temporal keeps the calendar,
+// (docs/architecture.md#workflows): Temporal keeps the calendar,
 // skips a run while the previous one still runs, and starts runs missed
 // while it or the workers were down when they return, within the catch-up
 // window.

@@ -16,7 +16,7 @@ import (
 )
 
 // Scheduled resolves the specs of scheduled runs on the worker that runs
-// them (docs/operations.md#nightly-regressions): what changes from night to
+// them (docs/architecture.md#workflows): what changes from night to
 // night (a model file replaced at the same path, a system spec edited, a
 // corpus folder updated, the worker's own code) is read when the run
 // starts, not when the schedule was created.
