@@ -333,7 +333,7 @@ func printSchedule(w io.Writer, v scheduleView) error {
 		fmt.Fprintln(w, "no finished runs")
 		return nil
 	}
-	t := &report.Table{Header: []string{"scheduled", "bundle", "code", "baseline", "verdicts", "notify"}, Labels: 1}
+	t := &report.Table{Header: []string{"scheduled", "bundle", "code", "baseline", "verdicts", "notify"}, Labels: 6}
 	for _, r := range v.Runs {
 		t.Rows = append(t.Rows, []string{r.Scheduled, r.BundleID, r.CodeVersion, orDash(r.Baseline), counts(r.Counts), notification(r.Notification)})
 	}

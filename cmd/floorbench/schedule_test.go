@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"io/fs"
+	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,8 +20,12 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -38,12 +46,42 @@ type nightlyEnv struct {
 	workers  *orchestrate.Workers
 }
 
-// goodSystem is the energy detector as shipped; badSystem holds speech
-// three seconds after it ends, so most turn ends are found too late.
-const (
-	goodSystem = "family: rms\n"
-	badSystem  = "family: rms\nparams: {hangover_s: 3.0}\n"
-)
+// writeProbs writes the system's score tracks (an external system's
+// "model") into probs/ beside its spec, replacing what is there: a score
+// of 0.9 at every gold anchor of both tasks, or with worse, at a random
+// half of them only, so about half the turn ends and interruptions are
+// missed.
+func (e *nightlyEnv) writeProbs(worse bool) {
+	e.t.Helper()
+	g, err := corpus.Gold(filepath.Join(e.dir, "corpus"), "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	const fps = 50
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i, task := range []floor.Task{floor.TaskEOT, floor.TaskINT} {
+		p := &score.ProbsFile{Task: task, FrameRate: fps}
+		for _, c := range g.Conversations {
+			n := int(math.Floor(c.Duration * fps))
+			cp := score.ConversationProbs{ID: c.ID, Speakers: [][]float64{make([]float64, n), make([]float64, n)}}
+			for _, a := range c.Task(task).Positives {
+				if worse && rng.IntN(2) == 0 {
+					continue
+				}
+				cp.Speakers[a.Speaker-1][min(int(a.Time*fps), n-1)] = 0.9
+			}
+			p.Conversations = append(p.Conversations, cp)
+		}
+		var buf bytes.Buffer
+		if err := score.WriteProbs(&buf, p); err != nil {
+			e.t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(e.dir, "probs"), 0o755); err != nil {
+			e.t.Fatal(err)
+		}
+		writeFile(e.t, filepath.Join(e.dir, "probs"), detect.ProbsFileNames[i], buf.String())
+	}
+}
 
 func newNightlyEnv(t *testing.T) *nightlyEnv {
 	t.Helper()
@@ -67,9 +105,10 @@ func newNightlyEnv(t *testing.T) *nightlyEnv {
 	if err := auditfixture.Write(filepath.Join(dir, "corpus"), auditfixture.Shortcut(), 1); err != nil {
 		t.Fatal(err)
 	}
-	e.system = writeFile(t, dir, "energy.yaml", goodSystem)
+	e.writeProbs(false)
+	e.system = writeFile(t, dir, "oracle.yaml", "family: external\nparams: {dir: probs}\n")
 	e.spec = writeFile(t, dir, "sweep.yaml", "name: nightly\ncorpora: [{name: fixture, path: "+filepath.Join(dir, "corpus")+"}]\n"+
-		"systems: [{name: energy, spec: "+e.system+"}]\nbootstrap: {resamples: 200, seed: 1}\nconcurrency: 2\n")
+		"systems: [{name: oracle, spec: "+e.system+"}]\nbootstrap: {resamples: 200, seed: 1}\nconcurrency: 2\n")
 	e.startWorkers()
 	t.Cleanup(e.stopWorkers)
 	return e
@@ -271,13 +310,13 @@ func TestScheduleNightlyRegression(t *testing.T) {
 		}
 	}
 
-	writeFile(t, e.dir, "energy.yaml", badSystem)
+	e.writeProbs(true)
 	e.mustCLI("schedule", "trigger", "nightly")
 	third := e.waitNotified("nightly", 3)[2]
 	v := e.verdict(third)
 	var eot *bundle.PairedRow
 	for i := range v.Rows {
-		if v.Rows[i].System == "energy" && v.Rows[i].Task == "eot" {
+		if v.Rows[i].System == "oracle" && v.Rows[i].Task == "eot" {
 			eot = &v.Rows[i]
 		}
 	}
