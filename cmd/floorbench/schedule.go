@@ -118,10 +118,17 @@ run itself succeeds).`,
 		if err != nil {
 			return err
 		}
-		if err := store.PutBytes(ctx, st, settings.SpecKey, data); err != nil {
+		// Temporal checks the cron expression: the schedule is created
+		// paused, and unpaused once its spec is stored, so a rejected
+		// schedule stores nothing and no run starts without its spec.
+		if err := orchestrate.CreateSchedule(ctx, cl, settings); err != nil {
 			return err
 		}
-		if err := orchestrate.CreateSchedule(ctx, cl, settings); err != nil {
+		if err := store.PutBytes(ctx, st, settings.SpecKey, data); err != nil {
+			_ = orchestrate.DeleteSchedule(ctx, cl, settings.Name)
+			return err
+		}
+		if err := orchestrate.PauseSchedule(ctx, cl, settings.Name, false, ""); err != nil {
 			return err
 		}
 		state, err := orchestrate.DescribeSchedule(ctx, cl, settings.Name)

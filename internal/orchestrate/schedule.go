@@ -72,8 +72,9 @@ type RunStart struct {
 // memoSettings is the memo key the settings are kept under.
 const memoSettings = "floorbench"
 
-// CreateSchedule creates the schedule of settings: its action starts
-// NightlyWorkflow with overlap policy skip and the catch-up window.
+// CreateSchedule creates the schedule of settings, paused (unpause it
+// once its spec is stored): its action starts NightlyWorkflow with overlap
+// policy skip and the catch-up window.
 func CreateSchedule(ctx context.Context, cl client.Client, s ScheduleSettings) error {
 	spec := client.ScheduleSpec{}
 	if s.Cron != "" {
@@ -92,6 +93,7 @@ func CreateSchedule(ctx context.Context, cl client.Client, s ScheduleSettings) e
 		},
 		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
 		CatchupWindow: s.CatchupWindow,
+		Paused:        true,
 		Memo:          map[string]any{memoSettings: s},
 	})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) || isAlreadyExists(err) {
