@@ -344,6 +344,17 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	}
 	t.Logf("schedule show:\n%s", e.mustCLI("schedule", "show", "nightly"))
 
+	var history []nightly.Point
+	if err := json.Unmarshal([]byte(e.mustCLI("schedule", "history", "nightly", "--system", "oracle", "--metric", "eot.recall", "-o", "json")), &history); err != nil {
+		t.Fatal(err)
+	}
+	if len(history) != 3 || history[0].Value != 1 || history[1].Value != 1 || !(history[2].Value < 0.8) || !(history[2].Lo <= history[2].Value && history[2].Value <= history[2].Hi) {
+		t.Errorf("history of eot.recall: %+v; want 1, 1, then the drop inside its CI", history)
+	}
+	if csv := e.mustCLI("schedule", "history", "nightly", "--metric", "int.fp_rate", "-o", "csv"); !strings.HasPrefix(csv, "scheduled,bundle,corpus,system,metric,value,ci_lo,ci_hi\n") || strings.Count(csv, "\n") != 4 {
+		t.Errorf("history -o csv:\n%s", csv)
+	}
+
 	e.mustCLI("schedule", "pause", "nightly", "--note", "moving racks")
 	if s := e.show("nightly"); !s.Paused || s.Note != "moving racks" || len(s.Next) != 0 && nextRun(s.ScheduleState) != "none (paused)" {
 		t.Errorf("after pause: paused %v note %q", s.Paused, s.Note)
@@ -447,14 +458,19 @@ func TestScheduleCatchupOverlapBackfill(t *testing.T) {
 	runs := len(e.waitRuns("often", 1))
 	e.mustCLI("schedule", "backfill", "often", "--from", from, "--to", to)
 	all := e.waitRuns("often", runs+3)
-	var backfilled []string
+	var backfilled []nightly.RunView
 	for _, r := range all {
 		if r.Scheduled >= from && r.Scheduled <= to {
-			backfilled = append(backfilled, r.Scheduled)
+			backfilled = append(backfilled, r)
 		}
 	}
 	if len(backfilled) != 3 {
-		t.Errorf("backfill from %s to %s gave runs %v; want three", from, to, backfilled)
+		t.Fatalf("backfill from %s to %s gave runs %+v; want three", from, to, backfilled)
+	}
+	// Each is judged against the run scheduled before it, not the latest.
+	if backfilled[0].Baseline != "" || backfilled[1].Baseline != backfilled[0].BundleID {
+		t.Errorf("backfilled runs' baselines %q, %q; want none, then the first's bundle %s",
+			backfilled[0].Baseline, backfilled[1].Baseline, backfilled[0].BundleID)
 	}
 }
 
