@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"io/fs"
 	"math"
@@ -16,6 +17,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
@@ -44,6 +49,53 @@ type nightlyEnv struct {
 	spec     string // the sweep spec file
 	system   string // the system spec file the sweep names
 	workers  *orchestrate.Workers
+}
+
+// recordNightly, when set, saves the history of the regressed nightly run
+// into that folder (workflows/testdata) for the replay test.
+var recordNightly = flag.String("record-nightly", "", "write a nightly run's workflow history into this folder")
+
+// saveNightlyHistory writes the history of workflow id as
+// nightly-history.json and adds it to the folder's histories.json.
+func (e *nightlyEnv) saveNightlyHistory(id string) {
+	e.t.Helper()
+	ctx := context.Background()
+	cl, err := e.cfg.Dial(ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer cl.Close()
+	var events []*historypb.HistoryEvent
+	it := cl.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+	data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	const file = "nightly-history.json"
+	if err := os.WriteFile(filepath.Join(*recordNightly, file), data, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	index := map[string]string{}
+	indexPath := filepath.Join(*recordNightly, "histories.json")
+	if data, err := os.ReadFile(indexPath); err == nil {
+		if err := json.Unmarshal(data, &index); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	index[file] = id
+	if data, err = json.MarshalIndent(index, "", "  "); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(indexPath, append(data, '\n'), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // writeProbs writes the system's score tracks (an external system's
@@ -334,6 +386,10 @@ func TestScheduleNightlyRegression(t *testing.T) {
 		t.Errorf("verdict.md of the regressed run: %v\n%s", err, md)
 	}
 	t.Logf("verdict.md of the regressed run:\n%s", md)
+
+	if *recordNightly != "" {
+		e.saveNightlyHistory(third.WorkflowID)
+	}
 
 	got := hook.received()
 	if len(got) != 3 || !onlyOutcome(&got[1], bundle.Identical) || got[2].Counts[bundle.Regressed] == 0 {
