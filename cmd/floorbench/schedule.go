@@ -321,7 +321,7 @@ func newScheduleShowCommand() *cobra.Command {
 func printSchedule(w io.Writer, v scheduleView) error {
 	s := v.ScheduleState
 	paused := state(s)
-	if s.Note != "" {
+	if s.Paused && s.Note != "" {
 		paused += " (" + s.Note + ")"
 	}
 	fmt.Fprintf(w, "schedule %s: %s\n", s.Name, paused)

@@ -411,6 +411,12 @@ func TestScheduleNightlyRegression(t *testing.T) {
 		t.Errorf("history -o csv:\n%s", csv)
 	}
 
+	var list []orchestrate.ScheduleState
+	if err := json.Unmarshal([]byte(e.mustCLI("schedule", "ls", "-o", "json")), &list); err != nil || len(list) != 1 || list[0].Name != "nightly" || list[0].Actions != 3 {
+		t.Errorf("schedule ls: %+v, %v", list, err)
+	}
+	t.Logf("schedule ls:\n%s", e.mustCLI("schedule", "ls"))
+
 	e.mustCLI("schedule", "pause", "nightly", "--note", "moving racks")
 	if s := e.show("nightly"); !s.Paused || s.Note != "moving racks" || len(s.Next) != 0 && nextRun(s.ScheduleState) != "none (paused)" {
 		t.Errorf("after pause: paused %v note %q", s.Paused, s.Note)
