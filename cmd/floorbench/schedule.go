@@ -333,8 +333,10 @@ func printSchedule(w io.Writer, v scheduleView) error {
 	}
 	fmt.Fprintf(w, "  next run  %s\n", nextRun(s))
 	fmt.Fprintf(w, "  started   %d run(s); %d skipped (overlap); %d missed (catch-up window)\n", s.Actions, s.SkippedOverlap, s.MissedCatchup)
-	for _, r := range s.Running {
-		fmt.Fprintf(w, "  running   %s\n", r)
+	for _, r := range s.Recent {
+		if r.State != "completed" {
+			fmt.Fprintf(w, "  %-9s %s (%s)\n", r.State, r.WorkflowID, r.Scheduled.UTC().Format(time.RFC3339))
+		}
 	}
 	if len(v.Runs) == 0 {
 		fmt.Fprintln(w, "no finished runs")

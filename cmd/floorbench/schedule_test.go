@@ -501,6 +501,9 @@ func TestScheduleCatchupOverlapBackfill(t *testing.T) {
 		t.Errorf("trigger while a run waits: %d skipped (was %d), %d started (was %d); want it skipped",
 			s.SkippedOverlap, before.SkippedOverlap, s.Actions, waiting.Actions)
 	}
+	if out := e.mustCLI("schedule", "show", "often"); !strings.Contains(out, "running   "+waiting.Running[0]) {
+		t.Errorf("schedule show does not list the waiting run %s:\n%s", waiting.Running[0], out)
+	}
 	if n := len(e.waitRuns("often", 1)); n != settled {
 		t.Fatalf("a run finished with no worker: %d runs, was %d", n, settled)
 	}

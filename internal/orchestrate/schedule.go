@@ -67,6 +67,8 @@ type RunStart struct {
 	Scheduled  time.Time `json:"scheduled_time"`
 	Started    time.Time `json:"actual_time"`
 	WorkflowID string    `json:"workflow_id"`
+	// State is the run's workflow state: running, completed, failed...
+	State string `json:"state"`
 }
 
 // memoSettings is the memo key the settings are kept under.
@@ -164,6 +166,9 @@ func DescribeSchedule(ctx context.Context, cl client.Client, name string) (Sched
 		rs := RunStart{Scheduled: a.ScheduleTime, Started: a.ActualTime}
 		if a.StartWorkflowResult != nil {
 			rs.WorkflowID = a.StartWorkflowResult.WorkflowID
+			if d, err := cl.DescribeWorkflowExecution(ctx, rs.WorkflowID, a.StartWorkflowResult.FirstExecutionRunID); err == nil {
+				rs.State = stateName(d.GetWorkflowExecutionInfo().GetStatus())
+			}
 		}
 		st.Recent = append(st.Recent, rs)
 	}
