@@ -338,7 +338,7 @@ func (v *Verdict) Table() *report.Table {
 }
 
 func (v *Verdict) table(moved bool) *report.Table {
-	t := &report.Table{Header: []string{"verdict", "corpus", "system", "task", "recall", "Δ recall [95% CI]", "p", "fp_rate", "Δ fp_rate [95% CI]", "p", "why"}, Labels: 4}
+	t := &report.Table{Header: []string{"verdict", "corpus", "system", "task", "why", "recall", "Δ recall [95% CI]", "p", "fp_rate", "Δ fp_rate [95% CI]", "p"}, Labels: 5}
 	for _, o := range Outcomes {
 		if (o == Unchanged || o == Identical) == moved {
 			continue
@@ -347,12 +347,19 @@ func (v *Verdict) table(moved bool) *report.Table {
 			if r.Verdict != o {
 				continue
 			}
-			t.Rows = append(t.Rows, []string{string(r.Verdict), r.Corpus, r.System, string(r.Task),
+			t.Rows = append(t.Rows, []string{string(r.Verdict), r.Corpus, r.System, string(r.Task), orDash(r.Reason),
 				change(r.OldRecall, r.NewRecall), deltaCI(r.Recall), pOf(r.Recall),
-				change(r.OldFPRate, r.NewFPRate), deltaCI(r.FPRate), pOf(r.FPRate), r.Reason})
+				change(r.OldFPRate, r.NewFPRate), deltaCI(r.FPRate), pOf(r.FPRate)})
 		}
 	}
 	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func change(old, cur report.Num) string {
