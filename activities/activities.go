@@ -109,3 +109,15 @@ func IsBadInput(err error) bool {
 	var app *temporal.ApplicationError
 	return errors.As(err, &app) && app.Type() == "BadInput"
 }
+
+// invalidKey turns a store key that no store accepts (store.ErrInvalidKey:
+// a hash, prefix or key of the input that is not one the workflows make)
+// into a bad-input failure naming the key. The same key fails the same way
+// on every attempt, so Temporal must not retry it; deferred by every
+// activity that reaches the store.
+func invalidKey(err *error) {
+	if _, ok := (*err).(*temporal.ApplicationError); ok || !errors.Is(*err, store.ErrInvalidKey) {
+		return
+	}
+	*err = temporal.NewNonRetryableApplicationError((*err).Error(), "BadInput", *err)
+}

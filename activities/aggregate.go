@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -27,9 +28,10 @@ type AuditRef struct {
 // Aggregate builds the bundle (bundle.Build) and stores its files under
 // bundles/<id>/, manifest.json last. Bundles are immutable: when the
 // manifest exists the bundle is returned as it is.
-func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, error) {
+func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string, err error) {
+	defer invalidKey(&err)
 	id := bundle.ID(in.Meta)
-	if done, err := store.Exists(ctx, a.Store, bundle.Key(id, "manifest.json")); err != nil || done {
+	if done, err := store.Exists(ctx, a.Store, keys.Bundle(id, "manifest.json")); err != nil || done {
 		return id, err
 	}
 	defer keepAlive(ctx, "aggregating")()
@@ -63,7 +65,7 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (string, 
 	}
 	// manifest.json is files[0]: store it after everything else.
 	for _, f := range append(files[1:], files[0]) {
-		if err := store.PutBytes(ctx, a.Store, bundle.Key(id, f.Name), f.Data); err != nil {
+		if err := store.PutBytes(ctx, a.Store, keys.Bundle(id, f.Name), f.Data); err != nil {
 			return "", err
 		}
 	}

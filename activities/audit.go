@@ -3,11 +3,11 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -37,17 +37,17 @@ func AuditKey(in AuditInput) string {
 
 // auditKey is AuditKey under a given audit version.
 func auditKey(in AuditInput, version int) string {
-	id, _ := json.Marshal(struct {
+	return keys.Audit(in.Corpus.Hash, struct {
 		V int
 		O audit.Options
 	}{version, in.options()})
-	return fmt.Sprintf("audits/%s/%s.json", in.Corpus.Hash, ManifestHash(id))
 }
 
 // Audit runs the corpus audit (internal/audit) over a stored corpus: its
 // manifest, labels and every channel are copied to a scratch folder first.
 // It returns the key of the stored report.
-func (a *Activities) Audit(ctx context.Context, in AuditInput) (string, error) {
+func (a *Activities) Audit(ctx context.Context, in AuditInput) (_ string, err error) {
+	defer invalidKey(&err)
 	key := AuditKey(in)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err

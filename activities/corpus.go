@@ -3,8 +3,6 @@ package activities
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/generate"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -57,23 +57,19 @@ type PlanGeneratedInput struct {
 // bytes: preset, seed and the generator's version (synth.GeneratorVersion),
 // not the binary's revision, so a change elsewhere reuses the audio.
 func GeneratedCorpusHash(preset string, seed uint64) string {
-	return generatedCorpusHash(preset, seed, synth.GeneratorVersion)
-}
-
-func generatedCorpusHash(preset string, seed uint64, generator int) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%d", preset, seed, generator))
-	return hex.EncodeToString(sum[:16])
+	return keys.GeneratedCorpus(preset, seed, synth.GeneratorVersion)
 }
 
 // PlanGenerated lists a preset's conversations and says whether the corpus
 // is already in the store.
-func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (CorpusPlan, error) {
+func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (_ CorpusPlan, err error) {
+	defer invalidKey(&err)
 	preset, err := synth.PresetByName(in.Preset, in.Seed)
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
 	hash := GeneratedCorpusHash(in.Preset, in.Seed)
-	p := CorpusPlan{Name: in.Name, Prefix: "corpora/" + hash, Hash: hash, Preset: in.Preset, Seed: in.Seed, Kind: corpus.KindMPTB}
+	p := CorpusPlan{Name: in.Name, Prefix: keys.Corpus(hash), Hash: hash, Preset: in.Preset, Seed: in.Seed, Kind: corpus.KindMPTB}
 	for _, c := range preset.Conversations {
 		p.Conversations = append(p.Conversations, c.ID)
 	}
@@ -88,15 +84,14 @@ type GenerateInput struct {
 	Conversation   string
 }
 
-func entryKey(prefix, id string) string { return prefix + "/entries/" + id + ".json" }
-
 // GenerateConversation synthesises one conversation (docs/architecture.md#generator) and stores
 // its channels, its event log and its manifest entry, the entry last: when
 // the entry exists the conversation is complete and is not generated again.
 // Each conversation has its own seed, so the bytes do not depend on which
 // worker or which attempt made them.
-func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput) error {
-	done, err := store.Exists(ctx, a.Store, entryKey(in.Prefix, in.Conversation))
+func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput) (err error) {
+	defer invalidKey(&err)
+	done, err := store.Exists(ctx, a.Store, keys.Entry(in.Prefix, in.Conversation))
 	if err != nil || done {
 		return err
 	}
@@ -130,7 +125,7 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 		return err
 	}
 	defer cleanup()
-	entry, err := corpus.WriteConversation(dir, c)
+	entry, err := generate.WriteConversation(dir, c)
 	if err != nil {
 		return err
 	}
@@ -143,7 +138,7 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 	if err != nil {
 		return err
 	}
-	return store.PutBytes(ctx, a.Store, entryKey(in.Prefix, in.Conversation), data)
+	return store.PutBytes(ctx, a.Store, keys.Entry(in.Prefix, in.Conversation), data)
 }
 
 // FinalizeInput closes a generated corpus.
@@ -153,7 +148,8 @@ type FinalizeInput struct {
 
 // FinalizeCorpus writes corpus.json from the stored entries, in preset
 // order, after every conversation is stored.
-func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) error {
+func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err error) {
+	defer invalidKey(&err)
 	key := in.Plan.Prefix + "/" + corpus.ManifestName
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return err
@@ -162,13 +158,13 @@ func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) error
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: in.Plan.Preset, Seed: in.Plan.Seed,
 		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
 	for _, id := range in.Plan.Conversations {
-		data, err := store.GetBytes(ctx, a.Store, entryKey(in.Plan.Prefix, id))
+		data, err := store.GetBytes(ctx, a.Store, keys.Entry(in.Plan.Prefix, id))
 		if err != nil {
 			return fmt.Errorf("corpus %s: conversation %s: %w", in.Plan.Name, id, err)
 		}
 		var e corpus.Conversation
 		if err := json.Unmarshal(data, &e); err != nil {
-			return corrupt(entryKey(in.Plan.Prefix, id), err)
+			return corrupt(keys.Entry(in.Plan.Prefix, id), err)
 		}
 		m.Conversations = append(m.Conversations, e)
 	}
@@ -195,14 +191,15 @@ type IngestInput struct {
 // manifest, and through it every file's sha256) names exactly the bytes
 // stored. The manifest is copied last, so a stored manifest means a
 // complete corpus.
-func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (CorpusPlan, error) {
+func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusPlan, err error) {
+	defer invalidKey(&err)
 	m, raw, err := corpus.ReadManifestRaw(in.Dir)
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
 	c := &corpus.Corpus{Dir: in.Dir, Manifest: m}
-	hash := ManifestHash(raw)
-	p := planOf(in.Name, "corpora/"+hash, hash, c.Manifest)
+	hash := keys.Hash(raw)
+	p := planOf(in.Name, keys.Corpus(hash), hash, c.Manifest)
 	if done, err := store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName); err != nil || done {
 		return p, err
 	}
@@ -259,14 +256,6 @@ func badInputIfMismatch(what string, err error) error {
 	return err
 }
 
-// ManifestHash is a corpus's content hash: the sha256 of its corpus.json,
-// which holds the sha256 of every file. It covers every byte of the corpus
-// because every reader verifies the files against those hashes.
-func ManifestHash(raw []byte) string {
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:16])
-}
-
 func putFile(ctx context.Context, s store.Store, key, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -282,7 +271,8 @@ type PlanStoredInput struct {
 }
 
 // PlanStored reads the manifest of a corpus stored under a prefix.
-func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (CorpusPlan, error) {
+func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ CorpusPlan, err error) {
+	defer invalidKey(&err)
 	prefix := strings.TrimSuffix(in.Prefix, "/")
 	raw, err := store.GetBytes(ctx, a.Store, prefix+"/"+corpus.ManifestName)
 	if err != nil {
@@ -292,5 +282,5 @@ func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (Corpus
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %s/%s: %v", in.Name, prefix, corpus.ManifestName, err)
 	}
-	return planOf(in.Name, prefix, ManifestHash(raw), m), nil
+	return planOf(in.Name, prefix, keys.Hash(raw), m), nil
 }

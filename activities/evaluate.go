@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -42,20 +43,20 @@ func EvaluationKey(in EvaluateInput) string {
 
 // evaluationKey is EvaluationKey under a given protocol version.
 func evaluationKey(in EvaluateInput, protocol int) string {
-	id, _ := json.Marshal(struct {
+	return keys.Evaluation(in.System.Hash, in.Corpus.Hash, struct {
 		V int
 		P score.Params
 		R int
 		S uint64
 		T *Transfer `json:",omitempty"`
 	}{protocol, in.Params, in.Resamples, in.Seed, in.Transfer})
-	return fmt.Sprintf("evaluations/%s/%s/%s.json", in.System.Hash, in.Corpus.Hash, ManifestHash(id))
 }
 
 // Evaluate loads a corpus's gold and a system's tracks and runs the
 // evaluation of docs/protocol.md#sweep-and-operating-point (bundle.Evaluate); it returns the key of
 // the stored result.
-func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (string, error) {
+func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, err error) {
+	defer invalidKey(&err)
 	key := EvaluationKey(in)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err
@@ -128,7 +129,7 @@ func (a *Activities) transferred(ctx context.Context, t Transfer) (map[floor.Tas
 func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash string, gold *floor.GoldSet, task floor.Task) (*score.ProbsFile, error) {
 	out := &score.ProbsFile{Task: task}
 	for _, g := range gold.Conversations {
-		data, err := store.GetBytes(ctx, a.Store, TrackKey(systemHash, corpusHash, g.ID, task))
+		data, err := store.GetBytes(ctx, a.Store, keys.Track(systemHash, corpusHash, g.ID, task))
 		if err != nil {
 			return nil, err
 		}
@@ -146,7 +147,8 @@ func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash stri
 // its gold per split (by the rules of its kind), attributes, error-anatomy
 // labels (generated corpora) and human timing baseline. Unlabelled
 // conversations are counted, not scored.
-func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (*bundle.Corpus, error) {
+func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *bundle.Corpus, err error) {
+	defer invalidKey(&err)
 	dir, cleanup, err := a.scratch()
 	if err != nil {
 		return nil, err

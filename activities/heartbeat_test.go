@@ -20,6 +20,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -99,7 +100,7 @@ func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("aggregate on a slow store: %v", err)
 	}
-	if ok, err := store.Exists(context.Background(), local, bundle.Key(bundle.ID(meta), "manifest.json")); err != nil || !ok {
+	if ok, err := store.Exists(context.Background(), local, keys.Bundle(bundle.ID(meta), "manifest.json")); err != nil || !ok {
 		t.Fatalf("bundle manifest stored: %v, %v", ok, err)
 	}
 }
@@ -141,7 +142,7 @@ func TestPlaceFilesChecksUploadedContent(t *testing.T) {
 	}
 	good := []byte(`{"schema_version": 1}`)
 	sum := sha256.Sum256(good)
-	key := InputKey(hex.EncodeToString(sum[:]))
+	key := keys.Input(hex.EncodeToString(sum[:]))
 	if err := store.PutBytes(ctx, s, key, good); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestPlaceFilesChecksUploadedContent(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "probs-eot.json")); string(data) != string(good) {
 		t.Fatalf("placed %q", data)
 	}
-	wrong := InputKey(strings.Repeat("0", 64))
+	wrong := keys.Input(strings.Repeat("0", 64))
 	if err := store.PutBytes(ctx, s, wrong, good); err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,9 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -67,21 +69,15 @@ func InferBatch(n, concurrency int) int {
 	return max(1, min(MaxInferBatch, (n+max(1, concurrency)-1)/max(1, concurrency)))
 }
 
-// TrackKey is where a system's tracks on a conversation are stored, for
-// one task: tracks/<system-hash>/<corpus-hash>/<conv>.<task>.json, a
-// probability file of that one conversation.
-func TrackKey(systemHash, corpusHash, conv string, task floor.Task) string {
-	return fmt.Sprintf("tracks/%s/%s/%s.%s.json", systemHash, corpusHash, conv, task)
-}
-
 // Infer runs a detector over a batch of conversations (docs/architecture.md#detectors) and
 // stores each one's EOT and INT tracks. The INT file is written last and
 // checked first, so a stored INT file means both are there, and a retried
 // batch resumes after the conversations already done.
-func (a *Activities) Infer(ctx context.Context, in InferInput) error {
+func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
+	defer invalidKey(&err)
 	var todo []string
 	for _, conv := range in.batch() {
-		done, err := store.Exists(ctx, a.Store, TrackKey(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
+		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
 		if err != nil {
 			return err
 		}
@@ -125,20 +121,15 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) error {
 	return nil
 }
 
-// InputKey is where a file a sweep reads from the submitting machine (a
-// model, an external system's probabilities) is stored: under the hex
-// SHA-256 of its content.
-func InputKey(sha string) string { return "inputs/" + sha }
-
 // placeFiles copies a system's uploaded files into dir, one per role, checks
 // each against the hash its key names, and points the system at them.
 func (a *Activities) placeFiles(ctx context.Context, sys *detect.System, files map[string]string, dir string) error {
 	for _, role := range slices.Sorted(maps.Keys(files)) {
 		key := files[role]
 		path := filepath.Join(dir, role)
-		sha, ok := strings.CutPrefix(key, InputKey(""))
+		sha, ok := strings.CutPrefix(key, keys.Inputs)
 		if !ok {
-			return badInput("system: file %s is not an uploaded input (%s<sha256>)", key, InputKey(""))
+			return badInput("system: file %s is not an uploaded input (%s<sha256>)", key, keys.Inputs)
 		}
 		if err := a.fetchVerified(ctx, key, sha, math.MaxInt64, path); err != nil {
 			return err
@@ -167,7 +158,7 @@ func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corp
 		return err
 	}
 	defer os.RemoveAll(filepath.Join(c.Dir, id))
-	audio, err := detect.LoadConversation(c, conv)
+	audio, err := fromcorpus.Conversation(c, conv)
 	if err != nil {
 		return badInput("%v", err)
 	}
@@ -185,7 +176,7 @@ func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corp
 		if err := score.WriteProbs(&buf, p); err != nil {
 			return err
 		}
-		if err := a.Store.Put(ctx, TrackKey(in.System.Hash, in.Corpus.Hash, id, t.task), &buf); err != nil {
+		if err := a.Store.Put(ctx, keys.Track(in.System.Hash, in.Corpus.Hash, id, t.task), &buf); err != nil {
 			return err
 		}
 	}

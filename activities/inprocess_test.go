@@ -21,7 +21,9 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -207,7 +209,7 @@ func TestPlanGenerated(t *testing.T) {
 		len(p.Conversations) != 12 || p.Conversations[0] != "tiny-00-2p-"+p.Conversations[0][len("tiny-00-2p-"):] || p.Preset != "tiny" || p.Seed != 1 {
 		t.Fatalf("plan %+v", p)
 	}
-	if GeneratedCorpusHash("tiny", 2) == p.Hash || generatedCorpusHash("tiny", 1, 0) == p.Hash {
+	if GeneratedCorpusHash("tiny", 2) == p.Hash || keys.GeneratedCorpus("tiny", 1, 0) == p.Hash {
 		t.Error("another seed or generator version has the same hash")
 	}
 	if err := store.PutBytes(ctx, local, p.Prefix+"/"+corpus.ManifestName, []byte("{}")); err != nil {
@@ -234,7 +236,7 @@ func TestGenerateConversationInputs(t *testing.T) {
 	if puts := rec.take(); len(puts) != 0 {
 		t.Errorf("bad input stored %q", puts)
 	}
-	entry := entryKey(prefix, "tiny-00")
+	entry := keys.Entry(prefix, "tiny-00")
 	if err := store.PutBytes(ctx, local, entry, []byte("kept")); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +261,7 @@ func TestFinalizeCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.PutBytes(ctx, local, entryKey(prefix, c.ID), data); err != nil {
+		if err := store.PutBytes(ctx, local, keys.Entry(prefix, c.ID), data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -289,11 +291,11 @@ func TestFinalizeCorpus(t *testing.T) {
 	if err == nil || IsBadInput(err) || !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "corpus g: conversation "+ids[0]) {
 		t.Errorf("a missing entry: %v", err)
 	}
-	if err := store.PutBytes(ctx, local, entryKey(plan.Prefix, ids[0]), []byte("{")); err != nil {
+	if err := store.PutBytes(ctx, local, keys.Entry(plan.Prefix, ids[0]), []byte("{")); err != nil {
 		t.Fatal(err)
 	}
 	err = a.FinalizeCorpus(ctx, FinalizeInput{Plan: plan})
-	assertUndecodable(t, err, entryKey(plan.Prefix, ids[0]))
+	assertUndecodable(t, err, keys.Entry(plan.Prefix, ids[0]))
 	if ok, _ := store.Exists(ctx, local, plan.Prefix+"/"+corpus.ManifestName); ok {
 		t.Error("a manifest was stored for an incomplete corpus")
 	}
@@ -318,7 +320,7 @@ func TestInferStoresTracksAndResumes(t *testing.T) {
 	}
 	var want []string
 	for _, id := range plan.Conversations {
-		want = append(want, TrackKey(ref.Hash, plan.Hash, id, floor.TaskEOT), TrackKey(ref.Hash, plan.Hash, id, floor.TaskINT))
+		want = append(want, keys.Track(ref.Hash, plan.Hash, id, floor.TaskEOT), keys.Track(ref.Hash, plan.Hash, id, floor.TaskINT))
 	}
 	if puts := rec.take(); !slices.Equal(puts, want) {
 		t.Fatalf("puts %q, want %q", puts, want)
@@ -331,7 +333,7 @@ func TestInferStoresTracksAndResumes(t *testing.T) {
 	defer det.Close()
 	c := mustOpen(t, dir)
 	for _, conv := range c.Manifest.Conversations {
-		audio, err := detect.LoadConversation(c, conv)
+		audio, err := fromcorpus.Conversation(c, conv)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -340,7 +342,7 @@ func TestInferStoresTracksAndResumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for task, tracks := range map[floor.Task][][]float64{floor.TaskEOT: scores.EOT, floor.TaskINT: scores.INT} {
-			p, err := score.ParseProbs([]byte(stored(t, local, TrackKey(ref.Hash, plan.Hash, conv.ID, task))))
+			p, err := score.ParseProbs([]byte(stored(t, local, keys.Track(ref.Hash, plan.Hash, conv.ID, task))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +370,7 @@ func TestInferStoresTracksAndResumes(t *testing.T) {
 	if puts := rec.take(); len(puts) != 0 {
 		t.Errorf("a finished batch stored %q", puts)
 	}
-	doneINT := TrackKey(ref.Hash, plan.Hash, plan.Conversations[0], floor.TaskINT)
+	doneINT := keys.Track(ref.Hash, plan.Hash, plan.Conversations[0], floor.TaskINT)
 	overwrite(t, local, doneINT, "kept")
 	if err := os.Remove(filepath.Join(local.Root(), filepath.FromSlash(want[3]))); err != nil {
 		t.Fatal(err)
@@ -405,19 +407,19 @@ func TestInferRefusesBadInput(t *testing.T) {
 	assertBadInput(t, "an unknown conversation", err, `corpus c has no conversation "absent"`)
 
 	content := []byte("model bytes")
-	if err := store.PutBytes(ctx, local, InputKey(strings.Repeat("0", 64)), content); err != nil {
+	if err := store.PutBytes(ctx, local, keys.Input(strings.Repeat("0", 64)), content); err != nil {
 		t.Fatal(err)
 	}
 	withFile := ref
-	withFile.Files = map[string]string{"model": InputKey(strings.Repeat("0", 64))}
+	withFile.Files = map[string]string{"model": keys.Input(strings.Repeat("0", 64))}
 	err = a.Infer(ctx, InferInput{System: withFile, Corpus: plan, Conversations: plan.Conversations})
-	assertUndecodable(t, err, InputKey(strings.Repeat("0", 64)))
+	assertUndecodable(t, err, keys.Input(strings.Repeat("0", 64)))
 
 	sum := sha256Hex(content)
-	if err := store.PutBytes(ctx, local, InputKey(sum), content); err != nil {
+	if err := store.PutBytes(ctx, local, keys.Input(sum), content); err != nil {
 		t.Fatal(err)
 	}
-	withFile.Files = map[string]string{"model": InputKey(sum)}
+	withFile.Files = map[string]string{"model": keys.Input(sum)}
 	err = a.Infer(ctx, InferInput{System: withFile, Corpus: plan, Conversations: plan.Conversations})
 	assertBadInput(t, "a file for a role rms does not read", err, `family rms reads no file "model"`)
 
@@ -640,8 +642,8 @@ func TestAggregateManifestLastAndOnce(t *testing.T) {
 		t.Fatalf("id %s, %v", id, err)
 	}
 	puts := rec.take()
-	manifest := bundle.Key(id, "manifest.json")
-	if len(puts) < 2 || puts[len(puts)-1] != manifest || !slices.Contains(puts, bundle.Key(id, "results.json")) {
+	manifest := keys.Bundle(id, "manifest.json")
+	if len(puts) < 2 || puts[len(puts)-1] != manifest || !slices.Contains(puts, keys.Bundle(id, "results.json")) {
 		t.Fatalf("puts %q, want results.json and the rest, then %s", puts, manifest)
 	}
 	overwrite(t, local, manifest, "kept")

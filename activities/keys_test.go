@@ -5,6 +5,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -16,10 +17,10 @@ import (
 // Detector family versions are covered in internal/detect (system hashes).
 func TestComponentVersionsInvalidateExactlyTheirOutputs(t *testing.T) {
 	gen := GeneratedCorpusHash("mptb", 1)
-	if gen != generatedCorpusHash("mptb", 1, synth.GeneratorVersion) {
+	if gen != keys.GeneratedCorpus("mptb", 1, synth.GeneratorVersion) {
 		t.Fatal("GeneratedCorpusHash is not keyed by the generator's version")
 	}
-	if generatedCorpusHash("mptb", 1, synth.GeneratorVersion+1) == gen {
+	if keys.GeneratedCorpus("mptb", 1, synth.GeneratorVersion+1) == gen {
 		t.Error("a new generator version keeps the corpus hash")
 	}
 	if GeneratedCorpusHash("mptb", 2) == gen || GeneratedCorpusHash("tiny", 1) == gen {
@@ -35,7 +36,7 @@ func TestComponentVersionsInvalidateExactlyTheirOutputs(t *testing.T) {
 	if evaluationKey(in, score.ProtocolVersion+1) == eval {
 		t.Error("a new protocol version keeps the evaluation key")
 	}
-	if TrackKey("s", "c", "conv", floor.TaskEOT) != TrackKey(in.System.Hash, in.Corpus.Hash, "conv", floor.TaskEOT) {
+	if keys.Track("s", "c", "conv", floor.TaskEOT) != keys.Track(in.System.Hash, in.Corpus.Hash, "conv", floor.TaskEOT) {
 		t.Error("track keys depend on more than system, corpus, conversation and task")
 	}
 

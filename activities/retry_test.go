@@ -18,6 +18,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -107,7 +108,7 @@ func TestGenerateConversationStoresEntryLast(t *testing.T) {
 		t.Fatal(err)
 	}
 	puts := rec.take()
-	entry := entryKey(plan.Prefix, id)
+	entry := keys.Entry(plan.Prefix, id)
 	if len(puts) < 2 || puts[len(puts)-1] != entry || slices.Contains(puts[:len(puts)-1], entry) {
 		t.Fatalf("puts %q, want the conversation's files, then %s", puts, entry)
 	}

@@ -9,12 +9,10 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
-
-// corporaPrefix is where corpora live in the store, one per content hash.
-const corporaPrefix = "corpora/"
 
 // StoreProblem is one stored object whose content does not match what
 // names it: its manifest's sha256, or the hash in its key.
@@ -44,27 +42,27 @@ type StoreCheck struct {
 // changed.
 func VerifyStore(ctx context.Context, st store.Store, prefix string) (*StoreCheck, error) {
 	if prefix == "" {
-		prefix = corporaPrefix
+		prefix = keys.Corpora
 	}
 	if err := store.CheckPrefix(prefix); err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(prefix, corporaPrefix) && !strings.HasPrefix(corporaPrefix, prefix) {
-		return nil, fmt.Errorf("prefix %q: only corpora are verified (a prefix under %s)", prefix, corporaPrefix)
+	if !strings.HasPrefix(prefix, keys.Corpora) && !strings.HasPrefix(keys.Corpora, prefix) {
+		return nil, fmt.Errorf("prefix %q: only corpora are verified (a prefix under %s)", prefix, keys.Corpora)
 	}
 	list := prefix
-	if strings.HasPrefix(corporaPrefix, prefix) {
-		list = corporaPrefix
+	if strings.HasPrefix(keys.Corpora, prefix) {
+		list = keys.Corpora
 	}
-	keys, err := st.List(ctx, list)
+	listed, err := st.List(ctx, list)
 	if err != nil {
 		return nil, err
 	}
 	r := &StoreCheck{Prefix: prefix, Unfinished: []string{}, Problems: []StoreProblem{}}
 	var roots []string
-	for _, k := range keys {
-		hash, _, _ := strings.Cut(strings.TrimPrefix(k, corporaPrefix), "/")
-		if root := corporaPrefix + hash; !slices.Contains(roots, root) {
+	for _, k := range listed {
+		hash, _, _ := strings.Cut(strings.TrimPrefix(k, keys.Corpora), "/")
+		if root := keys.Corpora + hash; !slices.Contains(roots, root) {
 			roots = append(roots, root)
 		}
 	}
@@ -96,8 +94,8 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 	}
 	if strings.HasPrefix(key, prefix) {
 		r.Objects++
-		if hash := strings.TrimPrefix(root, corporaPrefix); !manifestHasHash(hash, raw, m) {
-			r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("content hash %s, not the %s its key names", ManifestHash(raw), hash)})
+		if hash := strings.TrimPrefix(root, keys.Corpora); !manifestHasHash(hash, raw, m) {
+			r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("content hash %s, not the %s its key names", keys.Hash(raw), hash)})
 		}
 	}
 	for _, conv := range m.Conversations {
@@ -145,14 +143,14 @@ func verifyObject(ctx context.Context, st store.Store, key string, conv corpus.C
 // an ingested corpus is named by its manifest's hash, a generated one by
 // its preset, seed and the version of the generator that made it.
 func manifestHasHash(hash string, raw []byte, m *corpus.Manifest) bool {
-	if ManifestHash(raw) == hash {
+	if keys.Hash(raw) == hash {
 		return true
 	}
 	if m.Kind != corpus.KindMPTB || m.Preset == "" {
 		return false
 	}
 	for g := 1; g <= synth.GeneratorVersion; g++ {
-		if generatedCorpusHash(m.Preset, m.Seed, g) == hash {
+		if keys.GeneratedCorpus(m.Preset, m.Seed, g) == hash {
 			return true
 		}
 	}

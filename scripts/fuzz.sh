@@ -17,6 +17,10 @@ required=(
 	internal/orchestrate:FuzzLoadConfig       # config file
 	internal/corpus:FuzzParseTurnBenchAnnotations
 	internal/corpus:FuzzParseManifest
+	internal/ingest/turnbench:FuzzReadTurnBenchParquet
+	internal/ingest/ami:FuzzParseNXTWords
+	internal/ingest/ami:FuzzParseNXTSegments
+	internal/ingest/ami:FuzzParseNXTDialogueActs
 	internal/detect:FuzzParseSystem
 )
 ran=()

@@ -57,20 +57,7 @@ start_worker() { # kind
 }
 for k in cpu synth gpu; do start_worker "$k"; done
 
-variants=(
-	"{name: rms, builtin: rms}"
-	"{name: webrtcvad, builtin: webrtcvad}"
-	"{name: silero, builtin: silero}"
-	"{name: rms-endpointer, builtin: rms-endpointer}"
-	"{name: webrtcvad-endpointer, builtin: webrtcvad-endpointer}"
-	"{name: silero-endpointer, builtin: silero-endpointer}"
-	"{name: rms-margin-6, builtin: rms, params: {margin_db: 6}}"
-	"{name: webrtcvad-mode-3, builtin: webrtcvad, params: {mode: 3}}"
-	"{name: webrtcvad-mode-0, builtin: webrtcvad, params: {mode: 0}}"
-	"{name: rms-endpointer-ramp-1, builtin: rms-endpointer, params: {eot_ramp_s: 1}}"
-	"{name: webrtcvad-endpointer-ramp-1, builtin: webrtcvad-endpointer, params: {eot_ramp_s: 1}}"
-	"{name: silero-endpointer-ramp-1, builtin: silero-endpointer, params: {eot_ramp_s: 1}}"
-)
+mapfile -t variants < <(grep -v "^#" scripts/labscale-systems.txt)
 {
 	echo "name: labscale-$SYSTEMS"
 	echo "corpora:"

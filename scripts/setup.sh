@@ -6,6 +6,7 @@
 #
 # Components:
 #   speech   espeak-ng, flite and sox from Debian (programs; never linked)
+#   browser  Chromium from Debian, driven by the viewer's browser tests
 #   onnx     ONNX Runtime's shared library (npm onnxruntime-node) and the
 #            Silero VAD v5 model (npm @ricky0123/vad-web), sha256-checked
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
@@ -43,6 +44,8 @@ apt_install() {
 }
 
 setup_speech() { apt_install espeak-ng flite sox; }
+
+setup_browser() { apt_install chromium; }
 
 # A C toolchain for the cgo packages (WebRTC VAD, ONNX Runtime bindings) and
 # git, whose revision the binaries record: a fresh machine may have only Go.
@@ -203,6 +206,7 @@ components=("$@")
 for c in "${components[@]}"; do
 	case "$c" in
 	speech) setup_speech ;;
+	browser) setup_browser ;;
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
 	onnx) setup_onnx ;;
@@ -212,7 +216,7 @@ for c in "${components[@]}"; do
 	kubeschemas) setup_kubeschemas ;;
 	helm) setup_helm ;;
 	kubeconform) setup_kubeconform ;;
-	test) setup_base; setup_speech; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
+	test) setup_base; setup_speech; setup_browser; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

@@ -12,8 +12,11 @@ import (
 )
 
 // TestReplayRecordedHistories replays histories recorded from real runs
-// (internal/orchestrate's integration test with -record-histories): a
-// change to a workflow that would break running sweeps fails here.
+// (internal/orchestrate's integration tests with -record-histories): the
+// generated tiny corpus with acoustic systems (v3-), and an ingested
+// TurnBench corpus without dev data scored at thresholds transferred from
+// an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-). A change to a
+// workflow that would break running sweeps fails here.
 func TestReplayRecordedHistories(t *testing.T) {
 	data, err := os.ReadFile("testdata/histories.json")
 	if err != nil {

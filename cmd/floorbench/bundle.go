@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/figure"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
@@ -27,7 +29,7 @@ func newBundleCommand() *cobra.Command {
 		Short: "List, show, fetch and compare result bundles in the store",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newBundleLsCommand(), newBundleShowCommand(), newBundleGetCommand(), newBundleDiffCommand())
+	cmd.AddCommand(newBundleLsCommand(), newBundleShowCommand(), newBundleGetCommand(), newBundleFiguresCommand(), newBundleDiffCommand())
 	return cmd
 }
 
@@ -89,13 +91,13 @@ func checkBundleID(id string) error {
 
 // listManifests reads every bundle's manifest, newest first.
 func listManifests(ctx context.Context, st store.Store) ([]*bundle.Manifest, error) {
-	keys, err := st.List(ctx, "bundles/")
+	stored, err := st.List(ctx, keys.Bundles)
 	if err != nil {
 		return nil, err
 	}
 	var manifests []*bundle.Manifest
-	for _, k := range keys {
-		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json"); ok && !strings.Contains(id, "/") {
+	for _, k := range stored {
+		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, keys.Bundles), "/manifest.json"); ok && !strings.Contains(id, "/") {
 			m, err := readManifest(ctx, st, id)
 			if err != nil {
 				return nil, err
@@ -117,7 +119,7 @@ func resolveBundleID(ctx context.Context, st store.Store, arg string) (string, e
 	if err := checkBundleID(arg); err != nil {
 		return "", err
 	}
-	if ok, err := store.Exists(ctx, st, bundle.Key(arg, "manifest.json")); err != nil || ok {
+	if ok, err := store.Exists(ctx, st, keys.Bundle(arg, "manifest.json")); err != nil || ok {
 		return arg, err
 	}
 	manifests, err := listManifests(ctx, st)
@@ -151,7 +153,7 @@ func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manif
 	if err := checkBundleID(id); err != nil {
 		return nil, err
 	}
-	data, err := store.GetBytes(ctx, st, bundle.Key(id, "manifest.json"))
+	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "manifest.json"))
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w (see floorbench bundle ls)", id, err)
 	}
@@ -166,7 +168,7 @@ func readResults(ctx context.Context, st store.Store, id string) (*bundle.Result
 	if err := checkBundleID(id); err != nil {
 		return nil, err
 	}
-	data, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
+	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "results.json"))
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", id, err)
 	}
@@ -227,7 +229,7 @@ func newBundleShowCommand() *cobra.Command {
 		if output == "json" {
 			name = "results.json"
 		}
-		data, err := store.GetBytes(ctx, st, bundle.Key(id, name))
+		data, err := store.GetBytes(ctx, st, keys.Bundle(id, name))
 		if err != nil {
 			return err
 		}
@@ -254,17 +256,17 @@ func newBundleGetCommand() *cobra.Command {
 		if err := checkOutDir("--out", out, force); err != nil {
 			return err
 		}
-		keys, err := st.List(ctx, "bundles/"+id+"/")
+		files, err := st.List(ctx, keys.Bundle(id, ""))
 		if err != nil {
 			return err
 		}
 		err = replaceDir(out, force, func(tmp string) error {
-			for _, k := range keys {
+			for _, k := range files {
 				data, err := store.GetBytes(ctx, st, k)
 				if err != nil {
 					return err
 				}
-				path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, "bundles/"+id+"/")))
+				path := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(k, keys.Bundle(id, ""))))
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 					return err
 				}
@@ -277,7 +279,54 @@ func newBundleGetCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(keys), id, out)
+		fmt.Fprintf(cmd.OutOrStdout(), "%d files of bundle %s in %s\n", len(files), id, out)
+		return nil
+	})
+}
+
+func newBundleFiguresCommand() *cobra.Command {
+	var out, format string
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "figures BUNDLE_ID --out DIR",
+		Short: "Draw a bundle's figures into a folder (SVG, or PNG with --format png); the id may be a unique prefix or latest",
+		Args:  cobra.ExactArgs(1),
+	}
+	cmd.Flags().StringVar(&out, "out", "", "destination folder (created; must not exist or be empty unless --force)")
+	cmd.Flags().StringVar(&format, "format", "svg", "svg or png")
+	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
+	_ = cmd.MarkFlagRequired("out")
+	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+		if !slices.Contains(figure.Formats, format) {
+			return fmt.Errorf("--format %q: want svg or png", format)
+		}
+		id, err := resolveBundleID(ctx, st, args[0])
+		if err != nil {
+			return err
+		}
+		res, err := readResults(ctx, st, id)
+		if err != nil {
+			return err
+		}
+		if err := checkOutDir("--out", out, force); err != nil {
+			return err
+		}
+		files, err := bundle.RenderFigures(res, format)
+		if err != nil {
+			return err
+		}
+		err = replaceDir(out, force, func(tmp string) error {
+			for _, f := range files {
+				if err := os.WriteFile(filepath.Join(tmp, filepath.Base(f.Name)), f.Data, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%d figures of bundle %s in %s\n", len(files), id, out)
 		return nil
 	})
 }

@@ -55,3 +55,28 @@ func TestBundleIDsByPrefixAndLatest(t *testing.T) {
 	stdout, stderr, code = run(t, "bundle", "show", "latest", "--config", "", "--store-dir", t.TempDir())
 	oneErrorLine(t, stdout, stderr, code, "the store holds no bundle")
 }
+
+// bundle figures draws a bundle's figures from its results.json, as SVG
+// or PNG; another format is one error line.
+func TestBundleFigures(t *testing.T) {
+	store := bundleStore(t, "aa11")
+	writeFile(t, filepath.Join(store, "bundles", "aa11"), "results.json", `{"schema_version": 1, "bundle_id": "aa11",
+ "protocol": {"fp_budget_dev": 0.1, "fp_budget_test": 0.15},
+ "corpora": [{"name": "c", "kind": "mptb"}],
+ "evaluations": [{"system": "s", "corpus": "c", "tasks": [{"task": "eot", "has_operating_point": true, "theta": 0.5,
+   "dev": {"recall": 0.3, "fp_rate": 0.05},
+   "dev_curve": [{"theta": 0.1, "recall": 0.5, "fp_rate": 0.2}, {"theta": 0.5, "recall": 0.3, "fp_rate": 0.05}]}]}]}`)
+	for _, c := range []struct{ format, magic string }{{"svg", "<?xml"}, {"png", "\x89PNG"}} {
+		out := filepath.Join(t.TempDir(), "figs")
+		stdout, stderr, code := run(t, "bundle", "figures", "aa", "--out", out, "--format", c.format, "--config", "", "--store-dir", store)
+		if code != 0 || stdout != "1 figures of bundle aa11 in "+out+"\n" {
+			t.Fatalf("bundle figures --format %s: exit %d, stdout %q, stderr %q", c.format, code, stdout, stderr)
+		}
+		data, err := os.ReadFile(filepath.Join(out, "operating-curve-eot."+c.format))
+		if err != nil || !strings.HasPrefix(string(data), c.magic) {
+			t.Errorf("--format %s: %v, %.20q", c.format, err, data)
+		}
+	}
+	stdout, stderr, code := run(t, "bundle", "figures", "aa", "--out", t.TempDir()+"/x", "--format", "bmp", "--config", "", "--store-dir", store)
+	oneErrorLine(t, stdout, stderr, code, `--format "bmp": want svg or png`)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -80,7 +81,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 				return err
 			}
 			progress := newCountProgress(cmd.ErrOrStderr(), "generating")
-			m, err := corpus.Generate(cmd.Context(), corpus.GenerateOptions{
+			m, err := generate.Corpus(cmd.Context(), generate.Options{
 				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress.Set})
 			if err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 )
 
 func init() { subcommands = append(subcommands, newDetectCommand) }
@@ -127,7 +128,7 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 	if err != nil {
 		return err
 	}
-	src, err := detect.CorpusSource(c, split)
+	src, err := fromcorpus.Source(c, split)
 	if err != nil {
 		return err
 	}

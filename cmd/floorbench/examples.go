@@ -49,6 +49,11 @@ var examples = map[string]string{
   floorbench bundle show BUNDLE_ID -o json`,
 	"bundle get": `  floorbench bundle get BUNDLE_ID --out results/
   floorbench bundle get BUNDLE_ID --out results/ --force`,
+	"bundle figures": `  floorbench bundle figures BUNDLE_ID --out figures/
+  floorbench bundle figures latest --out figures/ --format png --force`,
+	"serve": `  floorbench serve
+  floorbench serve --addr 127.0.0.1:9090 --store-dir /data/floorbench
+  floorbench serve --s3-endpoint localhost:9000 --s3-bucket floorbench`,
 	"bundle diff": `  floorbench bundle diff OLD_ID NEW_ID
   floorbench bundle diff OLD_ID NEW_ID --tolerance 0.01 -o json`,
 	"store verify": `  floorbench store verify

@@ -6,14 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/ingest/ami"
 )
 
 func init() { ingestSubcommands = append(ingestSubcommands, newIngestAMICommand) }
 
 func newIngestAMICommand() *cobra.Command {
 	var (
-		o      corpus.AMIOptions
+		o      ami.Options
 		output string
 	)
 	cmd := &cobra.Command{
@@ -27,7 +27,7 @@ func newIngestAMICommand() *cobra.Command {
 			if o.Split != "dev" && o.Split != "test" {
 				return fmt.Errorf("--split %q (want dev or test)", o.Split)
 			}
-			r, err := corpus.IngestAMI(cmd.Context(), o)
+			r, err := ami.Ingest(cmd.Context(), o)
 			if err != nil {
 				return err
 			}

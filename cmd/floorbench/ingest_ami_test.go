@@ -14,7 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 )
 
-const amiFixture = "../../internal/corpus/testdata/ami/nxt"
+const amiFixture = "../../internal/ingest/ami/testdata/nxt"
 
 var timedElement = regexp.MustCompile(`<(?:w|vocalsound) [^>]*starttime="([0-9.]+)" endtime="([0-9.]+)"`)
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 )
 
 func init() { ingestSubcommands = append(ingestSubcommands, newIngestTurnBenchCommand) }
@@ -27,13 +27,13 @@ annotation columns are blank, annotations.json with the raw tracks of
 annotators a, b and c. Rows without labels (TurnBench's public test split)
 become unlabelled conversations: detectors run on them, gold and scoring
 refuse them. The split comes from a "split" column where the file has one,
-else from --split. The accepted schema is documented in internal/corpus.`,
+else from --split. The accepted schema is in docs/formats.md#turnbench-parquet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := checkOutput(output); err != nil {
 				return err
 			}
-			m, err := corpus.IngestTurnBench(corpus.IngestTurnBenchOptions{Parquet: files, Out: out, Split: split, Force: force})
+			m, err := turnbench.Ingest(turnbench.Options{Parquet: files, Out: out, Split: split, Force: force})
 			if err != nil {
 				return err
 			}

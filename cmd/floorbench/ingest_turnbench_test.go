@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/corpus/tbfixture"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 )
 
 // TestIngestTurnBenchThenGoldThenScore runs the whole path a user takes:

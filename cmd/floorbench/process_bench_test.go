@@ -80,7 +80,7 @@ func BenchmarkProcessTurnBenchDev(b *testing.B) {
 // probability file and a submission for 38 conversations × 12 min of
 // alternating turns with backchannels and interruptions, and returns the
 // number of turns.
-func writeDevSizedInputs(b *testing.B, annPath, probsPath, predsPath string) int {
+func writeDevSizedInputs(b testing.TB, annPath, probsPath, predsPath string) int {
 	b.Helper()
 	const convs, duration, fps = 38, 720.0, 50.0
 	rng := rand.New(rand.NewPCG(12, 38))
@@ -156,7 +156,7 @@ func nonNil(x []float64) []float64 {
 	return x
 }
 
-func writeJSONFile(b *testing.B, path string, v any) {
+func writeJSONFile(b testing.TB, path string, v any) {
 	b.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/corpus/tbfixture"
+	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 

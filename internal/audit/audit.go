@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
@@ -170,7 +171,7 @@ func load(ctx context.Context, c *corpus.Corpus, o Options) (map[string]*labelle
 		if err != nil {
 			return nil, info, err
 		}
-		audio, err := detect.LoadConversation(c, conv)
+		audio, err := fromcorpus.Conversation(c, conv)
 		if err != nil {
 			return nil, info, err
 		}

@@ -81,12 +81,10 @@ type File struct {
 	Data []byte
 }
 
-// Key is where a bundle file is stored.
-func Key(id, name string) string { return "bundles/" + id + "/" + name }
-
 // Build assembles a bundle from evaluations (any order) and the audits of
 // its corpora by corpus name (any subset): results.json, report.md,
-// events.csv, predictions, and manifest.json stamped created.
+// events.csv, figures (SVG), predictions, and manifest.json stamped
+// created.
 func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, created string) ([]File, *Results, error) {
 	id := ID(meta)
 	evals = slices.Clone(evals)
@@ -118,6 +116,11 @@ func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, creat
 		{"report.md", Report(res, meta)},
 		{"events.csv", eventsCSV(evals)},
 	}
+	figures, err := RenderFigures(res, "svg")
+	if err != nil {
+		return nil, nil, err
+	}
+	files = append(files, figures...)
 	for _, e := range evals {
 		for _, t := range e.Tasks {
 			if t.Predictions != nil && t.Task == floor.TaskEOT {

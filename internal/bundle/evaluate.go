@@ -107,6 +107,12 @@ type TaskResult struct {
 	Test            *report.TaskMetrics `json:"test"`
 	Breakdowns      []Breakdown         `json:"breakdowns,omitempty"`
 	Anatomy         []AnatomyRow        `json:"anatomy,omitempty"`
+	// DevCurve is the dev sweep: recall and fp_rate at every candidate
+	// threshold, the operating curve the threshold was chosen on.
+	DevCurve []CurvePoint `json:"dev_curve,omitempty"`
+	// Timelines are a few test events chosen deterministically
+	// (timelines.go) with their score tracks, for the timeline figures.
+	Timelines []Timeline `json:"timelines,omitempty"`
 	// TestByConv are the per-conversation test counts in test gold order,
 	// kept for paired comparisons across systems.
 	TestByConv []ConvCounts `json:"test_by_conversation,omitempty"`
@@ -209,6 +215,7 @@ func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("dev: %w", err)
 		}
+		r.DevCurve = devCurve(rows)
 		op, ok := score.OperatingPoint(rows, p.FPBudgetDev)
 		if !ok {
 			return r, nil
@@ -284,7 +291,23 @@ func scoreTest(in *Input, task floor.Task, theta float64, r *TaskResult) error {
 		r.Breakdowns = append(r.Breakdowns, b)
 	}
 	r.Anatomy = anatomy(in, task, gold, r.Events)
+	r.Timelines = timelines(in, task, probs, committed, theta, r.Events)
 	return nil
+}
+
+// CurvePoint is one candidate threshold of a dev sweep.
+type CurvePoint struct {
+	Theta  float64    `json:"theta"`
+	Recall report.Num `json:"recall"`
+	FPRate report.Num `json:"fp_rate"`
+}
+
+func devCurve(rows []score.SweepRow) []CurvePoint {
+	out := make([]CurvePoint, len(rows))
+	for i, r := range rows {
+		out[i] = CurvePoint{r.Theta, report.Num(r.Counts.Recall()), report.Num(r.Counts.FPRate())}
+	}
+	return out
 }
 
 func eventRows(conv string, g *floor.TaskGold, o score.Outcomes) []EventRow {

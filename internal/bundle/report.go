@@ -55,8 +55,14 @@ func Report(res *Results, meta Meta) []byte {
 			b.WriteString("\n")
 		}
 	}
+	if figs := Figures(res); len(figs) > 0 {
+		b.WriteString("## Figures\n\n")
+		for _, f := range figs {
+			fmt.Fprintf(&b, "![%s](%s)\n\n", f.Title, FigureFile(f.Name, "svg"))
+		}
+	}
 	b.WriteString("## Operating points\n\n")
-	_ = operatingPoints(res.Evaluations).Markdown(&b)
+	_ = OperatingPointsTable(res.Evaluations).Markdown(&b)
 	b.WriteString("\n")
 	for _, e := range res.Evaluations {
 		for _, t := range e.Tasks {
@@ -178,7 +184,9 @@ func auditRow(c CorpusInfo) []string {
 	return row
 }
 
-func operatingPoints(evals []Evaluation) *report.Table {
+// OperatingPointsTable lists every evaluation's threshold per task: θ,
+// candidates, dev recall and fp_rate, and where θ was frozen.
+func OperatingPointsTable(evals []Evaluation) *report.Table {
 	t := &report.Table{
 		Header: []string{"corpus", "system", "task", "θ", "candidates", "dev recall", "dev fp", "frozen from"},
 		Labels: 3,

@@ -167,9 +167,9 @@ func (c *Corpus) checkTurnBench(conv Conversation, segments *int) []string {
 		for a, track := range tracks {
 			for i, s := range track {
 				*segments++
-				if s.Start < 0 || s.End < s.Start || s.End > conv.Duration+annotationTimeTolerance {
+				if s.Start < 0 || s.End < s.Start || s.End > conv.Duration+AnnotationTimeTolerance {
 					out = append(out, fmt.Sprintf("%s speaker_%d annotator %s segment %d [%g, %g]: outside the audio [0, %g]",
-						AnnotationsName, k+1, annotatorKeys[a], i, s.Start, s.End, conv.Duration))
+						AnnotationsName, k+1, AnnotatorKeys[a], i, s.Start, s.End, conv.Duration))
 				}
 			}
 		}

@@ -50,6 +50,9 @@ func ParseEvents(data []byte) (*EventLog, error) {
 	return &l, l.Validate()
 }
 
+// Encode returns the event log as events.json's bytes.
+func (l *EventLog) Encode() ([]byte, error) { return encode(l) }
+
 // Validate checks kinds, speakers, times and turn fields.
 func (l *EventLog) Validate() error {
 	if l.SchemaVersion != SchemaVersion {

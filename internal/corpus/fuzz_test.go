@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 const manifestSeed = `{"schema_version":1,"kind":"mptb","preset":"tiny","seed":1,"code_version":"x","sample_rate_hz":16000,
@@ -74,7 +74,7 @@ func FuzzParseManifest(f *testing.F) {
 		// Whatever a manifest says, every path it yields stays inside the corpus.
 		c := &Corpus{Dir: "/corpus", Manifest: m}
 		for _, conv := range m.Conversations {
-			if !synth.ValidID(conv.ID) {
+			if !dialogue.ValidID(conv.ID) {
 				t.Fatalf("accepted id %q", conv.ID)
 			}
 			for _, p := range c.ChannelPaths(conv) {

@@ -11,9 +11,14 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/limits"
-	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/version"
 )
+
+// CodeVersion is what manifests record as the code that wrote them
+// (version.Code): never "(devel)".
+func CodeVersion() string { return version.Code() }
 
 // Format constants of the native corpus.
 const (
@@ -189,10 +194,10 @@ func (m *Manifest) Validate() error {
 }
 
 func (c *Conversation) validate(kind string) error {
-	if !synth.ValidID(c.ID) {
+	if !dialogue.ValidID(c.ID) {
 		return fmt.Errorf("id %q: want lower-case letters, digits, - and _ (it names a folder)", c.ID)
 	}
-	if c.Split != string(synth.Dev) && c.Split != string(synth.Test) {
+	if c.Split != string(dialogue.Dev) && c.Split != string(dialogue.Test) {
 		return fmt.Errorf("%s: split %q (want dev or test)", c.ID, c.Split)
 	}
 	if c.Speakers < 1 || c.Speakers > maxSpeakers {
@@ -225,7 +230,7 @@ func (c *Conversation) validate(kind string) error {
 // and noises and are labelled; ingested ones name their channels.
 func (c *Conversation) validateSource(kind string) error {
 	if kind == KindMPTB {
-		if _, err := synth.ParseInteractionType(c.InteractionType); err != nil {
+		if _, err := dialogue.ParseInteractionType(c.InteractionType); err != nil {
 			return err
 		}
 		if len(c.Voices) != c.Speakers || len(c.SNR) != c.Speakers || len(c.Noise) != c.Speakers {

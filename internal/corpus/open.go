@@ -73,6 +73,24 @@ func (c *Corpus) ReadChannel16k(conv Conversation, k int) ([]float32, error) {
 	return audio.Resample(x, rate, audio.Rate), nil
 }
 
+// Channels16k reads every speaker's channel of conv resampled to 16 kHz
+// (when it was written at another rate), checked against the manifest's
+// length so that a truncated file is an error rather than silence.
+func (c *Corpus) Channels16k(conv Conversation) ([][]float32, error) {
+	out := make([][]float32, 0, conv.Speakers)
+	for k := range conv.Speakers {
+		x, err := c.ReadChannel16k(conv, k+1)
+		if err != nil {
+			return nil, fmt.Errorf("conversation %q: %w", conv.ID, err)
+		}
+		if d := len(x) - conv.Samples; d < -1 || d > 1 {
+			return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, filepath.Join(c.Dir, conv.ID, ChannelName(k+1)), len(x), conv.Samples)
+		}
+		out = append(out, x)
+	}
+	return out, nil
+}
+
 // readLabelsFile reads a conversation's labels file whole (it is bounded
 // by MaxFileSize).
 func (c *Corpus) readLabelsFile(conv Conversation, name string) ([]byte, string, error) {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/synth"
 )
 
 // Stats is a corpus's composition, the fields of `corpus stats -o json`
@@ -69,7 +69,7 @@ func ComputeStats(dir string) (*Stats, error) {
 			return nil, err
 		}
 		s.Conversations++
-		if conv.Split == string(synth.Dev) {
+		if conv.Split == string(dialogue.Dev) {
 			s.Dev++
 		} else {
 			s.Test++
@@ -254,7 +254,7 @@ func (s *Stats) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t\n", name, g.Conversations, g.Hours, g.TurnMean,
 			g.EventsPerMin, g.INTPerMin, g.BackchannelsPerMin, g.EOTPositives, g.HoldNegatives, g.INTPositives, g.INTNegatives)
 	}
-	for _, t := range synth.InteractionTypes {
+	for _, t := range dialogue.InteractionTypes {
 		if g := s.ByType[string(t)]; g != nil {
 			row(string(t), g)
 		}
@@ -262,7 +262,7 @@ func (s *Stats) WriteText(w io.Writer) error {
 	// Ingested corpora have their own types (AMI: scenario, non-scenario).
 	var other []string
 	for t := range s.ByType {
-		if _, err := synth.ParseInteractionType(t); err != nil {
+		if _, err := dialogue.ParseInteractionType(t); err != nil {
 			other = append(other, t)
 		}
 	}

@@ -21,8 +21,14 @@ type TurnBenchConversation struct {
 	Speakers        []floor.SpeakerAnnotations // index speaker-1
 }
 
-// annotatorKeys are the annotator names of TurnBench, in grouping order.
-var annotatorKeys = [floor.Annotators]string{"a", "b", "c"}
+// AnnotatorKeys are the annotator names of TurnBench, in grouping order:
+// the keys of annotations.json and the suffixes of its parquet columns.
+var AnnotatorKeys = [floor.Annotators]string{"a", "b", "c"}
+
+// AnnotationTimeTolerance is how far past the end of the audio an
+// annotated segment may end (a resampled channel can lose a fraction of a
+// sample; annotators' tools round).
+const AnnotationTimeTolerance = BoundaryTolerance
 
 // ReadTurnBenchAnnotations reads raw three-annotator tracks from JSON:
 //
@@ -127,7 +133,7 @@ func parseAnnotatorTracks(d *jsonio.Decoder, speaker string) (floor.SpeakerAnnot
 	var seen [floor.Annotators]bool
 	err := d.Object(func(key string) error {
 		a := -1
-		for i, name := range annotatorKeys {
+		for i, name := range AnnotatorKeys {
 			if key == name {
 				a = i
 			}
@@ -150,7 +156,7 @@ func parseAnnotatorTracks(d *jsonio.Decoder, speaker string) (floor.SpeakerAnnot
 	}
 	for i, ok := range seen {
 		if !ok {
-			return tracks, fmt.Errorf("%s: annotator %q is missing", speaker, annotatorKeys[i])
+			return tracks, fmt.Errorf("%s: annotator %q is missing", speaker, AnnotatorKeys[i])
 		}
 	}
 	return tracks, nil
@@ -215,7 +221,7 @@ func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
 				for _, s := range track {
 					segs = append(segs, []any{s.Start, s.End, s.Label, s.Text})
 				}
-				byAnnotator[annotatorKeys[a]] = segs
+				byAnnotator[AnnotatorKeys[a]] = segs
 			}
 			speakers[fmt.Sprintf("speaker_%d", k+1)] = byAnnotator
 		}

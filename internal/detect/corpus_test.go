@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/generate"
 )
 
 // tinyCorpus generates the tiny preset (seed 1) into a temporary folder.
@@ -17,7 +18,7 @@ func tinyCorpus(t *testing.T) *corpus.Corpus {
 		requireTool(t, err == nil, tool+" (setup component speech)")
 	}
 	dir := t.TempDir()
-	if _, err := corpus.Generate(context.Background(), corpus.GenerateOptions{Preset: "tiny", Seed: 1, Out: dir, Jobs: 2}); err != nil {
+	if _, err := generate.Corpus(context.Background(), generate.Options{Preset: "tiny", Seed: 1, Out: dir, Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
 	c, err := corpus.Open(dir)
@@ -52,10 +53,6 @@ func speechOf(events []floor.Event, k int, at float64) bool {
 func TestSileroAgreesWithTheTinyCorpusEventLog(t *testing.T) {
 	rt := onnxRuntime(t)
 	c := tinyCorpus(t)
-	src, err := CorpusSource(c, "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	s, _ := Builtin("silero")
 	d, err := s.Open(rt)
 	if err != nil {
@@ -65,12 +62,13 @@ func TestSileroAgreesWithTheTinyCorpusEventLog(t *testing.T) {
 	vad := d.(*acousticDetector).vad
 	const fps = 50
 	agree, total := 0, 0
-	for i := 0; i < src.Count; i++ {
-		conv, err := src.Load(context.Background(), i)
+	for _, entry := range c.Manifest.Conversations {
+		channels, err := c.Channels16k(entry)
 		if err != nil {
 			t.Fatal(err)
 		}
-		log, err := c.Events(c.Manifest.Conversations[i])
+		conv := &Conversation{ID: entry.ID, SampleRate: SampleRate, Duration: entry.Duration, Channels: channels}
+		log, err := c.Events(entry)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +78,7 @@ func TestSileroAgreesWithTheTinyCorpusEventLog(t *testing.T) {
 		}
 		a, n := 0, 0
 		for k, track := range act.onGrid(frameCount(conv.Duration, fps), fps) {
-			if c.Manifest.Conversations[i].Noise[k] == "babble" {
+			if entry.Noise[k] == "babble" {
 				continue
 			}
 			for f, v := range track {

@@ -14,9 +14,10 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/corpus"
-	"github.com/floorbench/floorbench/internal/limits"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // ModelRef names a model file and, optionally, the SHA-256 it must have.
@@ -230,7 +231,7 @@ func (s *System) modelFile(rt Runtime) (string, error) {
 		return "", err
 	}
 	if m.SHA256 != "" {
-		got, err := corpus.FileSHA256(m.Path)
+		got, err := digest.FileSHA256(m.Path)
 		if err != nil {
 			return "", err
 		}
@@ -291,7 +292,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 				return nil, err
 			}
 			var err error
-			if sum, err = corpus.FileSHA256(m.Path); err != nil {
+			if sum, err = digest.FileSHA256(m.Path); err != nil {
 				return nil, fmt.Errorf("hash model: %w", err)
 			}
 		}
@@ -299,7 +300,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	}
 	if s.family.Name == "external" {
 		for _, name := range ProbsFileNames {
-			sum, err := corpus.FileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
+			sum, err := digest.FileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
 			}

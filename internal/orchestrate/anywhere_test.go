@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -74,7 +75,7 @@ queues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}
 	st := h.wait(ctx, submitted.ID, nil)
 
 	s3 := h.minio.Store(t, h.bucket)
-	data, err := store.GetBytes(ctx, s3, bundle.Key(st.BundleID, "results.json"))
+	data, err := store.GetBytes(ctx, s3, keys.Bundle(st.BundleID, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

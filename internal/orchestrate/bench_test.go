@@ -27,7 +27,19 @@ import (
 // and Temporal's overhead in percent, with the CPU time the dev server and
 // this process (detectors and worker) spent on each path, to tell server
 // work from worker work.
+//
+// FLOORBENCH_BENCH_SPEC=FILE runs that sweep spec instead (its corpora
+// given by path): scripts/growth.sh measures how the overhead grows with
+// the corpus and the number of systems this way.
 func BenchmarkOrchestrationOverhead(b *testing.B) {
+	name, text := "quickstart", []byte(orchestrate.QuickstartSpec)
+	if f := os.Getenv("FLOORBENCH_BENCH_SPEC"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name, text = f, data
+	}
 	ctx := context.Background()
 	srv, err := orchestrate.NewDevServer(testenv.Tool(b, "temporal", "temporal"), b.TempDir(), false)
 	if err != nil {
@@ -40,7 +52,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 	rt := detect.RuntimeFromEnv()
 	var local, viaTemporal, serverCPU, localCPU, temporalCPU time.Duration
 	for i := range b.N {
-		s, err := spec.Parse("quickstart", []byte(orchestrate.QuickstartSpec))
+		s, err := spec.Parse(name, text)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -120,7 +121,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := store.GetBytes(ctx, local, bundle.Key(id, "results.json"))
+	data, err := store.GetBytes(ctx, local, keys.Bundle(id, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 		count[kind]++
 	}
 	if count["corpora"] != 14 || count["tracks"] != 16 || count["evaluations"] != 4 || count["bundles"] < 2 ||
-		st.puts[len(st.puts)-1] != bundle.Key(id, "manifest.json") {
+		st.puts[len(st.puts)-1] != keys.Bundle(id, "manifest.json") {
 		t.Errorf("stored %v, the last %s", count, st.puts[len(st.puts)-1])
 	}
 	st.puts = nil
@@ -196,7 +197,7 @@ func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range uploaded.Corpora {
-		if c.Dir != "" || c.Hash != hashOf(t, dirs[i]) || c.Prefix != "corpora/"+c.Hash {
+		if c.Dir != "" || c.Hash != hashOf(t, dirs[i]) || c.Prefix != keys.Corpus(c.Hash) {
 			t.Errorf("uploaded corpus %+v", c)
 		}
 		raw, err := store.GetBytes(ctx, st, c.Prefix+"/"+corpus.ManifestName)
@@ -251,7 +252,7 @@ func TestUploadStoresSystemFilesByHash(t *testing.T) {
 			t.Fatal(err)
 		}
 		sum := sha256.Sum256([]byte(content))
-		probs[name] = activities.InputKey(hex.EncodeToString(sum[:]))
+		probs[name] = keys.Input(hex.EncodeToString(sum[:]))
 	}
 	sysFile := filepath.Join(dir, "system.yaml")
 	if err := os.WriteFile(sysFile, []byte("family: external\nparams: {dir: .}\n"), 0o644); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -220,17 +221,17 @@ func faultGuard(during func(orchestrate.Status) bool) (show func(orchestrate.Sta
 func (h *harness) contents(ctx context.Context, id string) (map[string]string, []byte) {
 	h.t.Helper()
 	st := h.minio.Store(h.t, h.bucket)
-	keys, err := st.List(ctx, "")
+	listed, err := st.List(ctx, "")
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	objects := map[string]string{}
-	for _, k := range keys {
+	for _, k := range listed {
 		data, err := store.GetBytes(ctx, st, k)
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		if k == bundle.Key(id, "manifest.json") {
+		if k == keys.Bundle(id, "manifest.json") {
 			var m bundle.Manifest
 			if err := json.Unmarshal(data, &m); err != nil {
 				h.t.Fatal(err)
@@ -243,7 +244,7 @@ func (h *harness) contents(ctx context.Context, id string) (map[string]string, [
 		sum := sha256.Sum256(data)
 		objects[k] = hex.EncodeToString(sum[:])
 	}
-	results, err := store.GetBytes(ctx, st, bundle.Key(id, "results.json"))
+	results, err := store.GetBytes(ctx, st, keys.Bundle(id, "results.json"))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 		baseBundle = st.BundleID
 		baseKeys, baseResults = h.contents(ctx, st.BundleID)
 		if *recordHistories != "" {
-			h.saveHistories(ctx, id)
+			h.saveHistories(ctx, id, "corpus-tiny", "eval-rms-tiny")
 		}
 		// The same spec again is the same run and the same bundle.
 		if again := h.submit(ctx); again != id {
@@ -381,17 +382,18 @@ func TestUnreachableServersAreOneClearError(t *testing.T) {
 	}
 }
 
-// saveHistories writes the sweep's history and those of its children as
-// JSON files named after the workflow type (with -history-prefix), and adds
-// them to the folder's histories.json.
-func (h *harness) saveHistories(ctx context.Context, sweepID string) {
+// saveHistories writes the sweep's history and those of two of its
+// children (a corpus and an evaluation workflow, by their names under the
+// sweep) as JSON files named after the workflow type (with
+// -history-prefix), and adds them to the folder's histories.json.
+func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalChild string) {
 	h.t.Helper()
 	cl, err := h.cfg.Dial(ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer cl.Close()
-	ids := []string{sweepID, sweepID + "/corpus-tiny", sweepID + "/eval-rms-tiny"}
+	ids := []string{sweepID, sweepID + "/" + corpusChild, sweepID + "/" + evalChild}
 	names := []string{"sweep", "corpus", "evaluation"}
 	index := map[string]string{}
 	if data, err := os.ReadFile(filepath.Join(*recordHistories, "histories.json")); err == nil {

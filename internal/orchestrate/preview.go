@@ -8,6 +8,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -79,7 +80,7 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 	}
 	s := in.Spec
 	sources := workflows.TransferSources(s, plans)
-	keys := make([]string, len(plans))
+	evalKeys := make([]string, len(plans))
 	for _, sys := range in.Systems {
 		// Sources first: a transferred evaluation's key names its source's.
 		for _, dependent := range []bool{false, true} {
@@ -89,21 +90,21 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 				}
 				ev := activities.EvaluateInput{System: sys, Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
 				if src := sources[j]; src >= 0 {
-					ev.Transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: keys[src]}
+					ev.Transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: evalKeys[src]}
 				}
-				keys[j] = activities.EvaluationKey(ev)
+				evalKeys[j] = activities.EvaluationKey(ev)
 			}
 		}
 		for j, plan := range plans {
-			stored, err := store.Exists(ctx, st, keys[j])
+			stored, err := store.Exists(ctx, st, evalKeys[j])
 			if err != nil {
 				return pv, err
 			}
-			pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: sys.Name, Corpus: plan.Name, Key: keys[j], Stored: stored})
+			pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: sys.Name, Corpus: plan.Name, Key: evalKeys[j], Stored: stored})
 		}
 	}
 	pv.Bundle.ID = bundle.ID(workflows.BundleMeta(in, plans))
-	pv.Bundle.Stored, err = store.Exists(ctx, st, bundle.Key(pv.Bundle.ID, "manifest.json"))
+	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))
 	return pv, err
 }
 
@@ -117,12 +118,12 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 	switch {
 	case src.Generate != nil:
 		c.Source, c.Hash = "generate", activities.GeneratedCorpusHash(src.Generate.Preset, src.Generate.Seed)
-		raw, err = storedManifest(ctx, st, "corpora/"+c.Hash)
+		raw, err = storedManifest(ctx, st, keys.Corpus(c.Hash))
 		if err != nil {
 			return activities.CorpusPlan{}, c, err
 		}
 		if raw == nil {
-			plan := activities.CorpusPlan{Name: src.Name, Prefix: "corpora/" + c.Hash, Hash: c.Hash,
+			plan := activities.CorpusPlan{Name: src.Name, Prefix: keys.Corpus(c.Hash), Hash: c.Hash,
 				Preset: src.Generate.Preset, Seed: src.Generate.Seed, Kind: corpus.KindMPTB}
 			return plan, c, nil
 		}
@@ -132,8 +133,8 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 		if _, raw, err = corpus.ReadManifestRaw(src.Dir); err != nil {
 			return activities.CorpusPlan{}, c, err
 		}
-		c.Hash = activities.ManifestHash(raw)
-		c.Stored, err = store.Exists(ctx, st, "corpora/"+c.Hash+"/"+corpus.ManifestName)
+		c.Hash = keys.Hash(raw)
+		c.Stored, err = store.Exists(ctx, st, keys.Corpus(c.Hash)+"/"+corpus.ManifestName)
 		if err != nil {
 			return activities.CorpusPlan{}, c, err
 		}
@@ -146,7 +147,7 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 		if raw == nil {
 			return activities.CorpusPlan{}, c, fmt.Errorf("%s/%s is not in the store", prefix, corpus.ManifestName)
 		}
-		c.Hash, c.Stored = activities.ManifestHash(raw), true
+		c.Hash, c.Stored = keys.Hash(raw), true
 	}
 	m, err := corpus.ParseManifest(raw)
 	if err != nil {

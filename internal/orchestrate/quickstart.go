@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -109,7 +110,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if status.State != "completed" {
 		return nil, "", fmt.Errorf("quickstart sweep %s: %s", status.State, status.Error)
 	}
-	data, err := store.GetBytes(ctx, st, bundle.Key(status.BundleID, "results.json"))
+	data, err := store.GetBytes(ctx, st, keys.Bundle(status.BundleID, "results.json"))
 	if err != nil {
 		return nil, "", err
 	}
@@ -117,9 +118,9 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, "", err
 	}
-	where := st.Describe() + ": " + bundle.Key(status.BundleID, "")
+	where := st.Describe() + ": " + keys.Bundle(status.BundleID, "")
 	if l, ok := st.(*store.Local); ok {
-		where = l.Root() + "/" + bundle.Key(status.BundleID, "")
+		where = l.Root() + "/" + keys.Bundle(status.BundleID, "")
 	}
 	return &res, where, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/workflows"
@@ -35,7 +36,7 @@ func Resolve(s *spec.Sweep, rt detect.Runtime) (workflows.SweepInput, error) {
 			if err != nil {
 				return in, fmt.Errorf("corpora[%d] (%s): %w", i, c.Name, err)
 			}
-			c.Hash = activities.ManifestHash(raw)
+			c.Hash = keys.Hash(raw)
 			src.Dir, src.Hash = dir, c.Hash
 		case c.S3 != "":
 			src.Prefix = c.S3

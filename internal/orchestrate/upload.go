@@ -8,8 +8,9 @@ import (
 	"slices"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -18,7 +19,7 @@ import (
 // the store before the sweep starts: local corpora under corpora/<hash>
 // (the IngestLocal activity's own path, run here) and the files systems
 // name (models, external probability files) under their content hash
-// (activities.InputKey). Objects already stored are skipped. Afterwards
+// (keys.Input). Objects already stored are skipped. Afterwards
 // the input holds store keys only, so workers on any machine that shares
 // the store can run it; none reads a path of the submitter.
 func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt detect.Runtime) error {
@@ -56,14 +57,14 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 	return nil
 }
 
-// uploadFile stores a file under activities.InputKey of its SHA-256,
+// uploadFile stores a file under keys.Input of its SHA-256,
 // unless an object is already there.
 func uploadFile(ctx context.Context, st store.Store, path string) (string, error) {
-	sum, err := corpus.FileSHA256(path)
+	sum, err := digest.FileSHA256(path)
 	if err != nil {
 		return "", err
 	}
-	key := activities.InputKey(sum)
+	key := keys.Input(sum)
 	if done, err := store.Exists(ctx, st, key); err != nil || done {
 		return key, err
 	}

@@ -10,30 +10,94 @@ import (
 // scores of every track, united with the grid 0.01..0.99, de-duplicated and
 // ascending; the grid alone when every score is zero.
 func Candidates(tracks [][]float64, n int) []float64 {
-	n0 := 0
-	for _, t := range tracks {
-		n0 += len(t)
-	}
-	pooled := make([]float64, 0, n0)
-	for _, t := range tracks {
-		for _, v := range t {
-			if v > 0 {
-				pooled = append(pooled, v)
-			}
-		}
-	}
 	out := make([]float64, 0, 99+n)
 	for i := 1; i <= 99; i++ {
 		out = append(out, float64(i)/100) // Python's round(0.01*i, 2), exactly
 	}
-	if len(pooled) > 0 {
-		sortPositive(pooled)
-		for _, level := range linspace01(n) {
-			out = append(out, Quantile(pooled, level))
-		}
-	}
+	out = append(out, pooledQuantiles(tracks, linspace01(n))...)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// bucketShift keeps a positive score's top 18 bits (sign, exponent and 6
+// bits of mantissa) as its bucket: buckets order like the scores they hold,
+// each 1/64 of an octave wide.
+const bucketShift = 46
+
+// pooledQuantiles returns Quantile of the pooled positive scores at each
+// level (none when no score is positive) without a sorted copy of the pool,
+// which for a sweep's millions of frames would double its memory: a first
+// pass counts the scores per bucket, which names the buckets holding the
+// order statistics the levels read; then, in batches of about an eighth of
+// the pool, the scores of those buckets are gathered and sorted, and the
+// order statistics read from them.
+func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
+	start := make([]int, 1<<(64-bucketShift)+1) // count per bucket, then where each bucket begins
+	total := 0
+	for _, t := range tracks {
+		for _, v := range t {
+			if v > 0 {
+				start[math.Float64bits(v)>>bucketShift+1]++
+				total++
+			}
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	for b := 1; b < len(start); b++ {
+		start[b] += start[b-1]
+	}
+	// The ranks the levels read, by asking Quantile's own rule for them.
+	needed := map[int]float64{}
+	for _, q := range levels {
+		quantileAt(total, func(i int) float64 { needed[i] = 0; return 0 }, q)
+	}
+	var buckets []int
+	for r := range needed {
+		b, _ := slices.BinarySearch(start, r+1) // the first bucket ending after r
+		buckets = append(buckets, b-1)
+	}
+	slices.Sort(buckets)
+	buckets = slices.Compact(buckets)
+
+	batch := max(total/8, 1<<16)
+	inBatch := make([]bool, 1<<(64-bucketShift))
+	var gathered []uint64
+	for len(buckets) > 0 {
+		size, k := 0, 0
+		for k < len(buckets) && (k == 0 || size+start[buckets[k]+1]-start[buckets[k]] <= batch) {
+			size += start[buckets[k]+1] - start[buckets[k]]
+			inBatch[buckets[k]] = true
+			k++
+		}
+		gathered = gathered[:0]
+		for _, t := range tracks {
+			for _, v := range t {
+				if bits := math.Float64bits(v); v > 0 && inBatch[bits>>bucketShift] {
+					gathered = append(gathered, bits)
+				}
+			}
+		}
+		sortBits(gathered, 56)
+		// The gathered scores are the batch's buckets one after another.
+		offset := 0
+		for _, b := range buckets[:k] {
+			for r := range needed {
+				if r >= start[b] && r < start[b+1] {
+					needed[r] = math.Float64frombits(gathered[offset+r-start[b]])
+				}
+			}
+			offset += start[b+1] - start[b]
+			inBatch[b] = false
+		}
+		buckets = buckets[k:]
+	}
+	out := make([]float64, len(levels))
+	for i, q := range levels {
+		out[i] = quantileAt(total, func(r int) float64 { return needed[r] }, q)
+	}
+	return out
 }
 
 // linspace01 returns numpy.linspace(0, 1, n): i*step with step = 1/(n-1)
@@ -54,39 +118,49 @@ func linspace01(n int) []float64 {
 	return levels
 }
 
-// sortPositive sorts positive finite floats. Their IEEE 754 bit patterns
-// order like the values, so a radix sort on the bits (four 16-bit passes)
-// sorts the millions of pooled frames of a sweep several times faster than
-// a comparison sort.
-func sortPositive(v []float64) {
-	if len(v) < 1<<12 {
-		slices.Sort(v)
+// sortBits sorts keys in place by their bits from shift+7 down: an
+// American flag sort (most significant byte first, each byte's buckets
+// permuted in place, then each bucket sorted on the next byte), which sorts
+// the millions of pooled frames of a sweep several times faster than a
+// comparison sort and needs no second buffer.
+func sortBits(keys []uint64, shift uint) {
+	if len(keys) < 64 {
+		slices.Sort(keys)
 		return
 	}
-	keys := make([]uint64, len(v))
-	for i, x := range v {
-		keys[i] = math.Float64bits(x)
+	var count, next [256]int
+	for _, k := range keys {
+		count[(k>>shift)&0xff]++
 	}
-	tmp := make([]uint64, len(v))
-	var count [1 << 16]int
-	for shift := uint(0); shift < 64; shift += 16 {
-		clear(count[:])
-		for _, k := range keys {
-			count[(k>>shift)&0xffff]++
-		}
-		sum := 0
-		for i, c := range count {
-			count[i] = sum
-			sum += c
-		}
-		for _, k := range keys {
-			d := (k >> shift) & 0xffff
-			tmp[count[d]] = k
-			count[d]++
-		}
-		keys, tmp = tmp, keys
+	end := [256]int{}
+	sum := 0
+	for d, c := range count {
+		next[d] = sum
+		sum += c
+		end[d] = sum
 	}
-	for i, k := range keys {
-		v[i] = math.Float64frombits(k)
+	for d := range next {
+		for next[d] < end[d] {
+			k := keys[next[d]]
+			kd := int((k >> shift) & 0xff)
+			if kd == d {
+				next[d]++
+				continue
+			}
+			// Swap k into its bucket's next free place and carry on with
+			// what was there.
+			keys[next[d]], keys[next[kd]] = keys[next[kd]], k
+			next[kd]++
+		}
+	}
+	if shift == 0 {
+		return
+	}
+	lo := 0
+	for d := range count {
+		if count[d] > 1 {
+			sortBits(keys[lo:lo+count[d]], shift-8)
+		}
+		lo += count[d]
 	}
 }

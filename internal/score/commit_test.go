@@ -1,6 +1,8 @@
 package score
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -59,6 +61,71 @@ func TestCandidates(t *testing.T) {
 	}
 	if len(slices.Compact(slices.Clone(c))) != len(c) {
 		t.Error("candidates must be de-duplicated")
+	}
+}
+
+// The in-place sort of pooled scores must order them as a comparison sort
+// does, whatever their spread: values spanning many octaves, values packed
+// into one (sharing their top bytes), many equal values, and lengths on both
+// sides of the small-bucket cut-off.
+func TestSortBitsOrdersLikeSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	gens := map[string]func() float64{
+		"spread":   func() float64 { return math.Exp(-20 * rng.Float64()) },
+		"one band": func() float64 { return 0.5 + rng.Float64()/1e6 },
+		"few":      func() float64 { return float64(1+rng.IntN(7)) / 8 },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{0, 1, 63, 64, 65, 1000, 100000} {
+			keys := make([]uint64, n)
+			for i := range keys {
+				keys[i] = math.Float64bits(gen())
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			sortBits(keys, 56)
+			if !slices.Equal(keys, want) {
+				t.Fatalf("%s, %d keys: not sorted like slices.Sort", name, n)
+			}
+		}
+	}
+}
+
+// The batched quantiles must equal the quantiles of one sorted copy of the
+// pool, on pools large enough to need several batches, with a bucket larger
+// than a batch, and with zeros left out.
+func TestCandidatesEqualSortedPoolQuantiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	gens := map[string]func() float64{
+		"uniform":     rng.Float64,
+		"near one":    func() float64 { return 1 - math.Exp(-12*rng.Float64()) },
+		"one value":   func() float64 { return 0.75 },
+		"mostly zero": func() float64 { return max(0, rng.Float64()-0.9) },
+	}
+	for name, gen := range gens {
+		tracks := make([][]float64, 7)
+		for k := range tracks {
+			tracks[k] = make([]float64, 120000+k)
+			for i := range tracks[k] {
+				tracks[k][i] = gen()
+			}
+		}
+		var pooled []float64
+		for _, tr := range tracks {
+			for _, v := range tr {
+				if v > 0 {
+					pooled = append(pooled, v)
+				}
+			}
+		}
+		slices.Sort(pooled)
+		levels := linspace01(512)
+		got := pooledQuantiles(tracks, levels)
+		for i, q := range levels {
+			if want := Quantile(pooled, q); got[i] != want {
+				t.Fatalf("%s: level %v: %v, want %v", name, q, got[i], want)
+			}
+		}
 	}
 }
 

@@ -59,21 +59,25 @@ func Percentile(sorted []float64, p float64) float64 { return Quantile(sorted, p
 // The explicit float64 conversions keep the compiler from fusing a
 // multiply-add, which would round differently from numpy.
 func Quantile(sorted []float64, q float64) float64 {
-	n := len(sorted)
+	return quantileAt(len(sorted), func(i int) float64 { return sorted[i] }, q)
+}
+
+// quantileAt is Quantile over the n sorted values at(0) .. at(n-1).
+func quantileAt(n int, at func(int) float64, q float64) float64 {
 	if n == 0 {
 		return math.NaN()
 	}
 	virtual := float64(n-1) * q
 	if virtual >= float64(n-1) {
-		return sorted[n-1]
+		return at(n - 1)
 	}
 	if virtual < 0 {
-		return sorted[0]
+		return at(0)
 	}
 	below := math.Floor(virtual)
 	i := int(below)
 	gamma := virtual - below
-	a, b := sorted[i], sorted[i+1]
+	a, b := at(i), at(i+1)
 	diff := b - a
 	if gamma >= 0.5 {
 		return b - float64(diff*(1-gamma))

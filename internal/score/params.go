@@ -13,7 +13,10 @@ import (
 // the evaluation's shape. It is part of every stored evaluation's key, so
 // a fix to any of them recomputes evaluations and nothing else; bump it
 // with any change that changes a score.
-const ProtocolVersion = 1
+//
+// 2: evaluations hold the dev operating curve and the timelines the
+// bundle's figures draw.
+const ProtocolVersion = 2
 
 // Params are the protocol constants of docs/protocol.md#constants, with the published
 // defaults from DefaultParams. Every result records the Params it used.

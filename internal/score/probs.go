@@ -71,6 +71,7 @@ func ParseProbs(data []byte) (*ProbsFile, error) {
 	p := &ProbsFile{}
 	seen := map[string]bool{}
 	var haveVersion, haveTask, haveRate, haveProbs bool
+	var scratch []float64
 	err := d.Object(func(key string) error {
 		switch key {
 		case "schema_version":
@@ -99,7 +100,7 @@ func ParseProbs(data []byte) (*ProbsFile, error) {
 		case "probs":
 			haveProbs = true
 			return d.Array(func(i int) error {
-				c, err := parseConversationProbs(d, i)
+				c, err := parseConversationProbs(d, i, &scratch)
 				if err != nil {
 					return err
 				}
@@ -132,7 +133,7 @@ func ParseProbs(data []byte) (*ProbsFile, error) {
 	return p, nil
 }
 
-func parseConversationProbs(d *jsonio.Decoder, i int) (ConversationProbs, error) {
+func parseConversationProbs(d *jsonio.Decoder, i int, scratch *[]float64) (ConversationProbs, error) {
 	var c ConversationProbs
 	haveID := false
 	tracks := map[int][]float64{}
@@ -155,7 +156,10 @@ func parseConversationProbs(d *jsonio.Decoder, i int) (ConversationProbs, error)
 			if field != "prob" {
 				return fmt.Errorf("%s: unknown key %q", where, field)
 			}
-			track := []float64{}
+			// Frames are read into one buffer that grows to the longest
+			// track, and each track is an exact copy: no garbage from
+			// growing a slice per track.
+			*scratch = (*scratch)[:0]
 			err := d.Array(func(j int) error {
 				v, err := d.Float()
 				if err != nil {
@@ -164,10 +168,10 @@ func parseConversationProbs(d *jsonio.Decoder, i int) (ConversationProbs, error)
 				if !(v >= 0 && v <= 1) {
 					return fmt.Errorf("%s.prob[%d]: probability must be finite and in [0, 1], got %v", where, j, v)
 				}
-				track = append(track, v)
+				*scratch = append(*scratch, v)
 				return nil
 			})
-			tracks[k] = track
+			tracks[k] = append(make([]float64, 0, len(*scratch)), *scratch...)
 			return err
 		})
 	})

@@ -42,7 +42,8 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 	for i := range probs.Conversations {
 		byID[probs.Conversations[i].ID] = &probs.Conversations[i]
 	}
-	refractory := RefractoryFrames(p.Refractory, probs.FrameRate)
+	fps := probs.FrameRate
+	refractory := RefractoryFrames(p.Refractory, fps)
 	ranks := newRankIndex(thetas)
 	convs := make([]sweepConversation, len(gold.Conversations))
 	for ci := range gold.Conversations {
@@ -55,6 +56,10 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 		}
 		c.predictions = make([][]float64, len(c.tracks))
 	}
+	// From here on the sweep reads only the edge rows: it keeps no
+	// reference to the score tracks, so a caller that drops them too frees
+	// them while the sweep runs.
+	byID, probs = nil, nil
 	rows := make([]SweepRow, len(thetas))
 	for j, theta := range thetas {
 		row := &rows[j]
@@ -63,7 +68,7 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 			c := &convs[ci]
 			for k, t := range c.tracks {
 				t.advance(j)
-				c.predictions[k] = t.commit(c.predictions[k][:0], refractory, probs.FrameRate)
+				c.predictions[k] = t.commit(c.predictions[k][:0], refractory, fps)
 			}
 			c.matcher.ScoreInto(c.predictions, &row.Counts)
 			c.backchannels.ScoreInto(c.predictions, &row.Backchannel)

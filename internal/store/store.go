@@ -45,15 +45,25 @@ type Store interface {
 
 var keySegment = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
+// ErrInvalidKey is what CheckKey's errors are (errors.Is): a key that no
+// store accepts, whatever is stored.
+var ErrInvalidKey = errors.New("invalid store key")
+
+// keyError is CheckKey's error; its message names the key.
+type keyError struct{ msg string }
+
+func (e *keyError) Error() string        { return e.msg }
+func (e *keyError) Is(target error) bool { return target == ErrInvalidKey }
+
 // CheckKey rejects keys that are empty, absolute, have empty, "." or ".."
 // segments, or characters outside [A-Za-z0-9._-] in a segment.
 func CheckKey(key string) error {
 	if key == "" {
-		return fmt.Errorf("store key is empty")
+		return &keyError{"store key is empty"}
 	}
 	for _, seg := range strings.Split(key, "/") {
 		if !keySegment.MatchString(seg) || seg == "." || seg == ".." || strings.Contains(seg, "..") {
-			return fmt.Errorf("store key %q: segment %q is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)", key, seg)
+			return &keyError{fmt.Sprintf("store key %q: segment %q is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)", key, seg)}
 		}
 	}
 	return nil

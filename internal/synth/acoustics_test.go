@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
 func TestAcousticsAddNoiseAtTheDrawnSNR(t *testing.T) {
-	spec := ConversationSpec{ID: "n", Split: Test, Type: Casual, Speakers: 3, Seconds: 10}
+	spec := ConversationSpec{ID: "n", Split: dialogue.Test, Type: dialogue.Casual, Speakers: 3, Seconds: 10}
 	p := FloorPlan{Spec: spec, Acts: []Act{
 		{Kind: floor.Turn, Speaker: 1}, {Kind: floor.Turn, Speaker: 2}, {Kind: floor.Turn, Speaker: 3},
 	}}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -12,7 +13,7 @@ import (
 func clip(n int) []float32 { return tone(0, n, 0, 0.3) }
 
 func TestAssembleLogsExactSampleTimes(t *testing.T) {
-	spec := ConversationSpec{ID: "a", Split: Test, Type: Casual, Speakers: 3, Seconds: 10}
+	spec := ConversationSpec{ID: "a", Split: dialogue.Test, Type: dialogue.Casual, Speakers: 3, Seconds: 10}
 	p := FloorPlan{Spec: spec, Lead: 0.5, Tail: 1, Acts: []Act{
 		{Kind: floor.Turn, Speaker: 1, Ending: floor.Yielded, Follows: -1,
 			Segments: []Utterance{{Speaker: 1, Text: "one two"}, {Speaker: 1, Text: "three", Question: false}}, Holds: []float64{0.75}},
@@ -79,7 +80,7 @@ func TestAssembleLogsExactSampleTimes(t *testing.T) {
 }
 
 func TestAssembleDropsOverlaysIntoTheirOwnSpeech(t *testing.T) {
-	spec := ConversationSpec{ID: "b", Split: Test, Type: Casual, Speakers: 2, Seconds: 10}
+	spec := ConversationSpec{ID: "b", Split: dialogue.Test, Type: dialogue.Casual, Speakers: 2, Seconds: 10}
 	p := FloorPlan{Spec: spec, Lead: 0.5, Tail: 0.5, Acts: []Act{
 		{Kind: floor.Turn, Speaker: 1, Ending: floor.Yielded, Follows: -1, Segments: []Utterance{{Speaker: 1, Text: "x"}}},
 		{Kind: floor.Backchannel, Speaker: 2, Host: 0, At: 0.9, Utterance: Utterance{Speaker: 2, Text: "yeah"}},
@@ -112,7 +113,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 0.5/audio.Rate }
 // the holder talks through it) and the yielder's backchannel early in the
 // next turn (an INT negative on the yielder).
 func TestAssembleHardCasesAndTheirGold(t *testing.T) {
-	spec := ConversationSpec{ID: "h", Split: Test, Type: Casual, Speakers: 3, Seconds: 10}
+	spec := ConversationSpec{ID: "h", Split: dialogue.Test, Type: dialogue.Casual, Speakers: 3, Seconds: 10}
 	p := FloorPlan{Spec: spec, Lead: 0.5, Tail: 1, Acts: []Act{
 		{Kind: floor.Turn, Speaker: 1, Ending: floor.Yielded, Follows: -1,
 			Segments: []Utterance{{Speaker: 1, Text: "a b c"}, {Speaker: 1, Text: "d e f"}}, Holds: []float64{1.0}},

@@ -5,13 +5,14 @@ import (
 	"math"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
-func plansFor(typ InteractionType, speakers, n int) []FloorPlan {
+func plansFor(typ dialogue.InteractionType, speakers, n int) []FloorPlan {
 	var out []FloorPlan
 	for i := range n {
-		spec := ConversationSpec{ID: fmt.Sprintf("p%d", i), Split: Test, Type: typ, Speakers: speakers, Seconds: 100}
+		spec := ConversationSpec{ID: fmt.Sprintf("p%d", i), Split: dialogue.Test, Type: typ, Speakers: speakers, Seconds: 100}
 		s := WriteScript(spec, StreamFor(1, spec.ID, StageScript))
 		out = append(out, PlanFloor(s, StreamFor(1, spec.ID, StageFloor)))
 	}
@@ -19,7 +20,7 @@ func plansFor(typ InteractionType, speakers, n int) []FloorPlan {
 }
 
 func TestFloorPlanIsWellFormed(t *testing.T) {
-	for _, typ := range InteractionTypes {
+	for _, typ := range dialogue.InteractionTypes {
 		for _, p := range plansFor(typ, 4, 5) {
 			for i, a := range p.Acts {
 				if a.Speaker < 1 || a.Speaker > 4 {
@@ -54,9 +55,9 @@ func TestFloorPlanIsWellFormed(t *testing.T) {
 func TestFloorPlanRatesFollowTheStyle(t *testing.T) {
 	// Planned claims per planned minute, over many plans, track the style:
 	// collaborative has the most interruptions, narrative the longest turns.
-	rate := map[InteractionType]float64{}
-	words := map[InteractionType]float64{}
-	for _, typ := range InteractionTypes {
+	rate := map[dialogue.InteractionType]float64{}
+	words := map[dialogue.InteractionType]float64{}
+	for _, typ := range dialogue.InteractionTypes {
 		var claims, turns, w, secs float64
 		for _, p := range plansFor(typ, 3, 30) {
 			for _, a := range p.Acts {
@@ -74,11 +75,11 @@ func TestFloorPlanRatesFollowTheStyle(t *testing.T) {
 		}
 		rate[typ], words[typ] = claims/(secs/60), w/turns
 	}
-	for _, typ := range InteractionTypes {
-		if typ != Collaborative && rate[typ] >= rate[Collaborative] {
-			t.Errorf("%s plans %.2f claims/min, collaborative %.2f", typ, rate[typ], rate[Collaborative])
+	for _, typ := range dialogue.InteractionTypes {
+		if typ != dialogue.Collaborative && rate[typ] >= rate[dialogue.Collaborative] {
+			t.Errorf("%s plans %.2f claims/min, collaborative %.2f", typ, rate[typ], rate[dialogue.Collaborative])
 		}
-		if typ != Narrative && words[typ] >= words[Narrative] {
+		if typ != dialogue.Narrative && words[typ] >= words[dialogue.Narrative] {
 			t.Errorf("%s turns are as long as narrative ones", typ)
 		}
 		if want := StyleOf(typ).Interruptions * interruptBoost; math.Abs(rate[typ]-want)/want > 0.35 {

@@ -1,32 +1,6 @@
 package synth
 
-import "fmt"
-
-// InteractionType is one of MPTB's six conversational regimes.
-type InteractionType string
-
-// The six interaction types, in the paper's order.
-const (
-	Casual        InteractionType = "casual"
-	TaskOriented  InteractionType = "task_oriented"
-	Instructional InteractionType = "instructional"
-	Collaborative InteractionType = "collaborative"
-	Argumentative InteractionType = "argumentative"
-	Narrative     InteractionType = "narrative"
-)
-
-// InteractionTypes lists every type in output order.
-var InteractionTypes = []InteractionType{Casual, TaskOriented, Instructional, Collaborative, Argumentative, Narrative}
-
-// ParseInteractionType reads a type name.
-func ParseInteractionType(s string) (InteractionType, error) {
-	for _, t := range InteractionTypes {
-		if string(t) == s {
-			return t, nil
-		}
-	}
-	return "", fmt.Errorf("unknown interaction type %q", s)
-}
+import "github.com/floorbench/floorbench/internal/dialogue"
 
 // Style holds the floor dynamics of one interaction type. Rates are per
 // minute of conversation; the floor planner turns them into per-turn
@@ -60,14 +34,14 @@ type Style struct {
 }
 
 // styles are the per-type dynamics.
-var styles = map[InteractionType]Style{
-	Casual:        {TurnSeconds: 4.15, TurnSpread: 0.45, GapMean: 0.25, PauseScale: 0.88, OffsetShift: -0.05, HoldShare: 0.04, QuestionShare: 0.35, Backchannels: 1.47, Interjections: 2.03, NonContent: 1.13, Interruptions: 1.0, Attempts: 0.35},
-	TaskOriented:  {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.35, PauseScale: 0.95, OffsetShift: 0.02, HoldShare: 0.06, QuestionShare: 0.4, Backchannels: 1.19, Interjections: 1.24, NonContent: 0.4, Interruptions: 0.85, Attempts: 0.3},
-	Instructional: {TurnSeconds: 7.2, TurnSpread: 0.45, GapMean: 0.4, PauseScale: 1.08, OffsetShift: 0.08, HoldShare: 0.09, QuestionShare: 0.3, Backchannels: 1.24, Interjections: 1.02, NonContent: 0.34, Interruptions: 0.5, Attempts: 0.25},
-	Collaborative: {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.25, PauseScale: 0.95, OffsetShift: -0.02, HoldShare: 0.05, QuestionShare: 0.3, Backchannels: 1.24, Interjections: 1.58, NonContent: 0.51, Interruptions: 1.2, Attempts: 0.35},
-	Argumentative: {TurnSeconds: 5.3, TurnSpread: 0.4, GapMean: 0.2, PauseScale: 0.9, OffsetShift: -0.08, HoldShare: 0.04, QuestionShare: 0.25, Backchannels: 1.02, Interjections: 1.81, NonContent: 0.4, Interruptions: 1.05, Attempts: 0.6},
-	Narrative:     {TurnSeconds: 9.2, TurnSpread: 0.35, GapMean: 0.4, PauseScale: 1.1, OffsetShift: 0.05, HoldShare: 0.12, QuestionShare: 0.2, Backchannels: 1.24, Interjections: 0.9, NonContent: 0.51, Interruptions: 0.7, Attempts: 0.2},
+var styles = map[dialogue.InteractionType]Style{
+	dialogue.Casual:        {TurnSeconds: 4.15, TurnSpread: 0.45, GapMean: 0.25, PauseScale: 0.88, OffsetShift: -0.05, HoldShare: 0.04, QuestionShare: 0.35, Backchannels: 1.47, Interjections: 2.03, NonContent: 1.13, Interruptions: 1.0, Attempts: 0.35},
+	dialogue.TaskOriented:  {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.35, PauseScale: 0.95, OffsetShift: 0.02, HoldShare: 0.06, QuestionShare: 0.4, Backchannels: 1.19, Interjections: 1.24, NonContent: 0.4, Interruptions: 0.85, Attempts: 0.3},
+	dialogue.Instructional: {TurnSeconds: 7.2, TurnSpread: 0.45, GapMean: 0.4, PauseScale: 1.08, OffsetShift: 0.08, HoldShare: 0.09, QuestionShare: 0.3, Backchannels: 1.24, Interjections: 1.02, NonContent: 0.34, Interruptions: 0.5, Attempts: 0.25},
+	dialogue.Collaborative: {TurnSeconds: 4.8, TurnSpread: 0.4, GapMean: 0.25, PauseScale: 0.95, OffsetShift: -0.02, HoldShare: 0.05, QuestionShare: 0.3, Backchannels: 1.24, Interjections: 1.58, NonContent: 0.51, Interruptions: 1.2, Attempts: 0.35},
+	dialogue.Argumentative: {TurnSeconds: 5.3, TurnSpread: 0.4, GapMean: 0.2, PauseScale: 0.9, OffsetShift: -0.08, HoldShare: 0.04, QuestionShare: 0.25, Backchannels: 1.02, Interjections: 1.81, NonContent: 0.4, Interruptions: 1.05, Attempts: 0.6},
+	dialogue.Narrative:     {TurnSeconds: 9.2, TurnSpread: 0.35, GapMean: 0.4, PauseScale: 1.1, OffsetShift: 0.05, HoldShare: 0.12, QuestionShare: 0.2, Backchannels: 1.24, Interjections: 0.9, NonContent: 0.51, Interruptions: 0.7, Attempts: 0.2},
 }
 
 // StyleOf returns the dynamics of type t.
-func StyleOf(t InteractionType) Style { return styles[t] }
+func StyleOf(t dialogue.InteractionType) Style { return styles[t] }

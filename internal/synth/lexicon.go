@@ -1,5 +1,7 @@
 package synth
 
+import "github.com/floorbench/floorbench/internal/dialogue"
+
 // The text banks the script writer draws from (docs/architecture.md#generator, stage 1). They
 // are written for this project. Slots in braces are filled from the
 // conversation's topic ({thing}, {other}), persona names ({name}) and the
@@ -12,43 +14,43 @@ type topic struct {
 	Things []string
 }
 
-var topicBanks = map[InteractionType][]topic{
-	Casual: {
+var topicBanks = map[dialogue.InteractionType][]topic{
+	dialogue.Casual: {
 		{"weekend plans", []string{"the hiking trip", "the new cafe", "the farmers market", "the concert", "the beach", "the barbecue"}},
 		{"films", []string{"the new thriller", "that old western", "the documentary", "the animated film", "the sequel", "the ending"}},
 		{"cooking", []string{"the curry", "the sourdough", "the pasta sauce", "the spice rack", "the new oven", "the recipe"}},
 		{"holidays", []string{"the ferry", "the old town", "the hotel", "the mountain hut", "the flight", "the museum"}},
 		{"neighbours", []string{"the garden", "the new dog", "the street party", "the noise", "the fence", "the parking"}},
 	},
-	TaskOriented: {
+	dialogue.TaskOriented: {
 		{"booking a venue", []string{"the main hall", "the deposit", "the catering", "the seating plan", "the contract", "the sound system"}},
 		{"moving house", []string{"the van", "the boxes", "the keys", "the meter readings", "the new address", "the piano"}},
 		{"fixing the website", []string{"the login page", "the database", "the search box", "the checkout", "the error log", "the backup"}},
 		{"ordering supplies", []string{"the invoice", "the printer paper", "the delivery", "the supplier", "the budget code", "the stock list"}},
 		{"planning the launch", []string{"the press release", "the demo", "the schedule", "the slides", "the guest list", "the venue"}},
 	},
-	Instructional: {
+	dialogue.Instructional: {
 		{"assembling a bookshelf", []string{"the side panel", "the long screws", "the shelf pins", "the back board", "the hex key", "the top rail"}},
 		{"baking bread", []string{"the dough", "the starter", "the flour", "the proofing basket", "the oven", "the crust"}},
 		{"setting up a router", []string{"the cable", "the admin page", "the password", "the firmware", "the reset button", "the network name"}},
 		{"repotting plants", []string{"the roots", "the compost", "the new pot", "the drainage layer", "the trowel", "the watering can"}},
 		{"changing a tyre", []string{"the jack", "the wheel nuts", "the spare", "the wrench", "the hub cap", "the handbrake"}},
 	},
-	Collaborative: {
+	dialogue.Collaborative: {
 		{"designing a poster", []string{"the headline", "the colours", "the photo", "the logo", "the font", "the layout"}},
 		{"writing a report", []string{"the summary", "the figures", "the second chapter", "the references", "the conclusion", "the appendix"}},
 		{"planning a garden", []string{"the vegetable bed", "the path", "the shed", "the herbs", "the pond", "the fruit trees"}},
 		{"organising a trip", []string{"the route", "the train times", "the hostel", "the packing list", "the map", "the tickets"}},
 		{"building a game", []string{"the first level", "the main character", "the sound effects", "the scoring", "the menu", "the boss fight"}},
 	},
-	Argumentative: {
+	dialogue.Argumentative: {
 		{"city transport", []string{"the bike lanes", "the bus fares", "the congestion charge", "the parking fees", "the tram line", "the ring road"}},
 		{"remote work", []string{"the office", "the commute", "the meetings", "the productivity numbers", "the team spirit", "the rent"}},
 		{"school uniforms", []string{"the cost", "the dress code", "the blazers", "the fairness argument", "the survey", "the rules"}},
 		{"the football match", []string{"the referee", "the penalty", "the new striker", "the tactics", "the second half", "the transfer"}},
 		{"the housing plan", []string{"the tower blocks", "the green belt", "the rents", "the council vote", "the developers", "the car park"}},
 	},
-	Narrative: {
+	dialogue.Narrative: {
 		{"a lost passport", []string{"the airport", "the border guard", "the embassy", "the taxi driver", "the hotel desk", "the photocopy"}},
 		{"a storm at sea", []string{"the sail", "the harbour", "the radio", "the lifejackets", "the captain", "the lighthouse"}},
 		{"the first job", []string{"the manager", "the interview", "the uniform", "the night shift", "the big mistake", "the pay cheque"}},
@@ -58,8 +60,8 @@ var topicBanks = map[InteractionType][]topic{
 }
 
 // statements per type: the body of most turns.
-var statements = map[InteractionType][]string{
-	Casual: {
+var statements = map[dialogue.InteractionType][]string{
+	dialogue.Casual: {
 		"I went past {thing} on {day} and it was absolutely packed",
 		"honestly I think {thing} was better than {other}",
 		"my sister keeps telling me about {thing} every time we talk",
@@ -69,7 +71,7 @@ var statements = map[InteractionType][]string{
 		"{name} said {thing} is worth it if you go early",
 		"I did not expect {thing} to be that much fun",
 	},
-	TaskOriented: {
+	dialogue.TaskOriented: {
 		"we need to sort out {thing} before {day}",
 		"I can take care of {thing} if you handle {other}",
 		"the problem is that {thing} depends on {other}",
@@ -79,7 +81,7 @@ var statements = map[InteractionType][]string{
 		"I will send an email about {thing} after this call",
 		"the cheapest option for {thing} is still too expensive",
 	},
-	Instructional: {
+	dialogue.Instructional: {
 		"first take {thing} and line it up with {other}",
 		"make sure {thing} is facing the right way before you start",
 		"now gently press {thing} down until it clicks",
@@ -89,7 +91,7 @@ var statements = map[InteractionType][]string{
 		"do not tighten {thing} all the way just yet",
 		"check {thing} again once {other} is in place",
 	},
-	Collaborative: {
+	dialogue.Collaborative: {
 		"what if we moved {thing} closer to {other}",
 		"I like your idea about {thing}, let us build on it",
 		"maybe {thing} could work better with a simpler design",
@@ -99,7 +101,7 @@ var statements = map[InteractionType][]string{
 		"{name} had a good suggestion about {thing} yesterday",
 		"let us keep {thing} but change {other}",
 	},
-	Argumentative: {
+	dialogue.Argumentative: {
 		"I completely disagree, {thing} is the real problem here",
 		"the numbers on {thing} simply do not support that",
 		"you keep ignoring what {thing} costs ordinary people",
@@ -109,7 +111,7 @@ var statements = map[InteractionType][]string{
 		"I am sorry but {thing} is not the priority at all",
 		"{name} made the same mistake about {thing} last year",
 	},
-	Narrative: {
+	dialogue.Narrative: {
 		"so there I was standing next to {thing} with no idea what to do",
 		"and then out of nowhere {thing} just disappeared",
 		"I remember the moment I saw {thing} for the first time",
@@ -122,13 +124,13 @@ var statements = map[InteractionType][]string{
 }
 
 // questions end a turn or a clause before a hold.
-var questions = map[InteractionType][]string{
-	Casual:        {"have you been to {thing}", "what did you think of {thing}", "do you want to come along", "did you hear about {thing}"},
-	TaskOriented:  {"can you confirm {thing} by {day}", "who is handling {thing}", "do we have the numbers for {thing}", "is {other} sorted already"},
-	Instructional: {"can you see {thing} from where you are", "does that make sense so far", "is {thing} sitting flat now", "have you got {other} ready"},
-	Collaborative: {"what do you think about {thing}", "should we change {other} as well", "could you take a look at {thing}", "does that work for everyone"},
-	Argumentative: {"how can you possibly defend {thing}", "did you even read the report on {thing}", "what about {other} then", "so who pays for {thing}"},
-	Narrative:     {"can you imagine how that felt", "do you know what happened next", "have you ever seen {thing} like that", "guess who was waiting at {other}"},
+var questions = map[dialogue.InteractionType][]string{
+	dialogue.Casual:        {"have you been to {thing}", "what did you think of {thing}", "do you want to come along", "did you hear about {thing}"},
+	dialogue.TaskOriented:  {"can you confirm {thing} by {day}", "who is handling {thing}", "do we have the numbers for {thing}", "is {other} sorted already"},
+	dialogue.Instructional: {"can you see {thing} from where you are", "does that make sense so far", "is {thing} sitting flat now", "have you got {other} ready"},
+	dialogue.Collaborative: {"what do you think about {thing}", "should we change {other} as well", "could you take a look at {thing}", "does that work for everyone"},
+	dialogue.Argumentative: {"how can you possibly defend {thing}", "did you even read the report on {thing}", "what about {other} then", "so who pays for {thing}"},
+	dialogue.Narrative:     {"can you imagine how that felt", "do you know what happened next", "have you ever seen {thing} like that", "guess who was waiting at {other}"},
 }
 
 // openers start a turn.

@@ -3,6 +3,8 @@ package synth
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 // Preset is a named corpus design.
@@ -37,12 +39,12 @@ const mptbSeconds = 100.0
 func mptbPreset(seed uint64) Preset {
 	p := Preset{Name: "mptb"}
 	for n := 2; n <= 5; n++ {
-		for _, typ := range InteractionTypes {
+		for _, typ := range dialogue.InteractionTypes {
 			for i := range 10 {
 				id := fmt.Sprintf("mptb-%dp-%s-%02d", n, typ, i)
-				split := Test
+				split := dialogue.Test
 				if i < 2 {
-					split = Dev
+					split = dialogue.Dev
 				}
 				rng := StreamFor(seed, id, "length")
 				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
@@ -68,10 +70,10 @@ const tinyHoldScale = 3
 func tinyPreset() Preset {
 	p := Preset{Name: "tiny"}
 	for i := range 12 {
-		n, typ := 2+i%4, InteractionTypes[i%6]
-		split := Test
+		n, typ := 2+i%4, dialogue.InteractionTypes[i%6]
+		split := dialogue.Test
 		if i%5 == 0 {
-			split = Dev
+			split = dialogue.Dev
 		}
 		p.Conversations = append(p.Conversations, ConversationSpec{ID: fmt.Sprintf("tiny-%02d-%dp-%s", i, n, typ),
 			Split: split, Type: typ, Speakers: n, Seconds: 20, HoldScale: tinyHoldScale})

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"unicode"
+
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 // WordsPerSecond is the speaking rate the script writer plans with: the
@@ -88,7 +90,7 @@ func WriteScript(spec ConversationSpec, rng *rand.Rand) Script {
 // storyteller) takes the floor back more often; elsewhere the previous
 // speaker is favoured, as in A-B-A exchanges.
 func nextSpeaker(rng *rand.Rand, spec ConversationSpec, cur int, lines []Line) int {
-	lead := spec.Type == Instructional || spec.Type == Narrative
+	lead := spec.Type == dialogue.Instructional || spec.Type == dialogue.Narrative
 	if lead && cur != 1 && rng.Float64() < 0.6 {
 		return 1
 	}
@@ -107,7 +109,7 @@ func nextSpeaker(rng *rand.Rand, spec ConversationSpec, cur int, lines []Line) i
 // writer fills templates for one conversation.
 type writer struct {
 	rng      *rand.Rand
-	typ      InteractionType
+	typ      dialogue.InteractionType
 	topic    topic
 	personas []Persona
 }

@@ -3,11 +3,13 @@ package synth
 import (
 	"reflect"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 func TestScriptsAlternateSpeakersAndFillTheirLength(t *testing.T) {
-	for _, typ := range InteractionTypes {
-		spec := ConversationSpec{ID: "s", Split: Dev, Type: typ, Speakers: 4, Seconds: 90}
+	for _, typ := range dialogue.InteractionTypes {
+		spec := ConversationSpec{ID: "s", Split: dialogue.Dev, Type: typ, Speakers: 4, Seconds: 90}
 		s := WriteScript(spec, StreamFor(3, "s", StageScript))
 		if !reflect.DeepEqual(s, WriteScript(spec, StreamFor(3, "s", StageScript))) {
 			t.Fatalf("%s: the same stream wrote two scripts", typ)

@@ -5,24 +5,16 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
-	"regexp"
-)
 
-// Split is the partition a conversation belongs to.
-type Split string
-
-// The two splits of docs/architecture.md#domain-model.
-const (
-	Dev  Split = "dev"
-	Test Split = "test"
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 // ConversationSpec is what the generator is asked to produce for one
 // conversation: the design cell and its planned length.
 type ConversationSpec struct {
 	ID       string
-	Split    Split
-	Type     InteractionType
+	Split    dialogue.Split
+	Type     dialogue.InteractionType
 	Speakers int
 	// Seconds is the planned length of the main floor sequence; the
 	// rendered conversation comes out within a few seconds of it.
@@ -34,22 +26,15 @@ type ConversationSpec struct {
 	HoldScale float64
 }
 
-// idPattern is what a conversation id may look like: it becomes a folder
-// name, so no separators, dots first or anything a shell would mangle.
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
-// ValidID reports whether id is safe as a conversation id and folder name.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
-
 // Validate checks a spec before any work is spent on it.
 func (s ConversationSpec) Validate() error {
-	if !ValidID(s.ID) {
+	if !dialogue.ValidID(s.ID) {
 		return fmt.Errorf("conversation id %q: want lower-case letters, digits, - and _", s.ID)
 	}
-	if s.Split != Dev && s.Split != Test {
+	if s.Split != dialogue.Dev && s.Split != dialogue.Test {
 		return fmt.Errorf("conversation %s: split %q (want dev or test)", s.ID, s.Split)
 	}
-	if _, err := ParseInteractionType(string(s.Type)); err != nil {
+	if _, err := dialogue.ParseInteractionType(string(s.Type)); err != nil {
 		return fmt.Errorf("conversation %s: %w", s.ID, err)
 	}
 	if s.Speakers < 2 || s.Speakers > 5 {

@@ -1,19 +1,10 @@
 package synth
 
-import "testing"
+import (
+	"testing"
 
-func TestValidIDRejectsPathsAndOddNames(t *testing.T) {
-	for _, id := range []string{"", "../x", "a/b", ".hidden", "A", "x y", "a\\b", "..", "-x"} {
-		if ValidID(id) {
-			t.Errorf("ValidID(%q) = true", id)
-		}
-	}
-	for _, id := range []string{"mptb-2p-casual-00", "tiny_1", "x"} {
-		if !ValidID(id) {
-			t.Errorf("ValidID(%q) = false", id)
-		}
-	}
-}
+	"github.com/floorbench/floorbench/internal/dialogue"
+)
 
 func TestStreamsDependOnlyOnSeedIDAndStage(t *testing.T) {
 	a := StreamFor(7, "c1", StageScript).Uint64()
@@ -40,7 +31,7 @@ func TestPresetsHaveTheirDesign(t *testing.T) {
 			t.Fatal(err)
 		}
 		cells[[2]any{c.Speakers, c.Type}]++
-		if c.Split == Dev {
+		if c.Split == dialogue.Dev {
 			dev++
 		}
 		secs += c.Seconds
@@ -54,7 +45,7 @@ func TestPresetsHaveTheirDesign(t *testing.T) {
 		}
 	}
 	tiny, _ := PresetByName("tiny", 1)
-	types, counts := map[InteractionType]bool{}, map[int]bool{}
+	types, counts := map[dialogue.InteractionType]bool{}, map[int]bool{}
 	for _, c := range tiny.Conversations {
 		types[c.Type], counts[c.Speakers] = true, true
 	}

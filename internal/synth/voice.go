@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
 // Voice is one synthetic speaker timbre: an engine voice with a fixed
@@ -55,10 +56,10 @@ func Inventory() []Voice {
 // VoicePool returns the voices of one split. Every fifth voice of the
 // inventory is a dev voice, the rest are test voices, so the two pools are
 // disjoint (MPTB §3.2) and both span accents, variants and engines.
-func VoicePool(split Split) []Voice {
+func VoicePool(split dialogue.Split) []Voice {
 	var out []Voice
 	for i, v := range Inventory() {
-		if (i%5 == 2) == (split == Dev) {
+		if (i%5 == 2) == (split == dialogue.Dev) {
 			out = append(out, v)
 		}
 	}

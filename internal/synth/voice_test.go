@@ -1,18 +1,22 @@
 package synth
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/dialogue"
+)
 
 func TestDevAndTestVoicesAreDisjointAndCoverTheInventory(t *testing.T) {
-	dev, test := VoicePool(Dev), VoicePool(Test)
-	seen := map[string]Split{}
+	dev, test := VoicePool(dialogue.Dev), VoicePool(dialogue.Test)
+	seen := map[string]dialogue.Split{}
 	for _, v := range dev {
-		seen[v.ID] = Dev
+		seen[v.ID] = dialogue.Dev
 	}
 	for _, v := range test {
-		if seen[v.ID] == Dev {
+		if seen[v.ID] == dialogue.Dev {
 			t.Fatalf("voice %s in both splits", v.ID)
 		}
-		seen[v.ID] = Test
+		seen[v.ID] = dialogue.Test
 	}
 	if len(seen) != len(Inventory()) || len(dev) < 5 {
 		t.Fatalf("%d voices in pools of an inventory of %d; %d dev voices", len(seen), len(Inventory()), len(dev))
@@ -21,8 +25,8 @@ func TestDevAndTestVoicesAreDisjointAndCoverTheInventory(t *testing.T) {
 
 func TestCastGivesEverySpeakerItsOwnVoice(t *testing.T) {
 	for n := 2; n <= 5; n++ {
-		for _, split := range []Split{Dev, Test} {
-			spec := ConversationSpec{ID: "c", Split: split, Type: Casual, Speakers: n, Seconds: 30}
+		for _, split := range []dialogue.Split{dialogue.Dev, dialogue.Test} {
+			spec := ConversationSpec{ID: "c", Split: split, Type: dialogue.Casual, Speakers: n, Seconds: 30}
 			c := CastVoices(spec, StreamFor(1, "c", StageVoices))
 			ids, variants := map[string]bool{}, map[string]bool{}
 			for _, v := range c.Voices {

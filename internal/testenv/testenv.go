@@ -8,6 +8,7 @@ package testenv
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -55,3 +56,18 @@ func FreePort(t testing.TB) int {
 
 // Addr is 127.0.0.1:port.
 func Addr(port int) string { return "127.0.0.1:" + strconv.Itoa(port) }
+
+// Program returns the path of a program installed from the system's
+// packages by setup component (chromium, espeak-ng), found on PATH.
+func Program(t testing.TB, name, component string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		msg := name + " not found on PATH: run scripts/setup.sh " + component
+		if Required() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return p
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -138,7 +139,7 @@ func writeConversation(dir, id, split string, duration float64, events []floor.E
 		return c, err
 	}
 	for _, name := range corpus.FileNames(2) {
-		sum, err := corpus.FileSHA256(filepath.Join(folder, name))
+		sum, err := digest.FileSHA256(filepath.Join(folder, name))
 		if err != nil {
 			return c, err
 		}

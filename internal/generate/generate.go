@@ -1,0 +1,96 @@
+package generate
+
+import (
+	"context"
+	"sync"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// Options is what `corpus generate` asks for.
+type Options struct {
+	Preset string
+	Seed   uint64
+	Out    string
+	Jobs   int  // conversations generated at once (at least 1)
+	Force  bool // replace the corpus already in Out
+	// Progress is called after each finished conversation (may be nil).
+	Progress func(done, total int)
+	// Engines overrides the TTS engines (nil: espeak-ng and flite from $PATH).
+	Engines map[string]synth.TTS
+}
+
+// Corpus generates a whole corpus of a preset (docs/architecture.md#generator).
+// Conversations are written one by one into place; the manifest is written
+// last, so an interrupted generation leaves a folder that corpus.Open and
+// corpus.Check reject.
+func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
+	preset, err := synth.PresetByName(o.Preset, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	engines := o.Engines
+	if engines == nil {
+		if engines, err = synth.NewTTS(""); err != nil {
+			return nil, err
+		}
+	}
+	if err := corpus.PrepareOut(o.Out, o.Force); err != nil {
+		return nil, err
+	}
+	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: preset.Name, Seed: o.Seed,
+		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate,
+		Conversations: make([]corpus.Conversation, len(preset.Conversations))}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		done     int
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	for range max(1, o.Jobs) {
+		wg.Go(func() {
+			for i := range next {
+				c, err := synth.Generate(ctx, o.Seed, preset.Conversations[i], engines)
+				var e corpus.Conversation
+				if err == nil {
+					e, err = WriteConversation(o.Out, c)
+				}
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+				m.Conversations[i] = e
+				done++
+				if o.Progress != nil && err == nil {
+					o.Progress(done, len(preset.Conversations))
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for i := range preset.Conversations {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := corpus.WriteManifest(o.Out, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

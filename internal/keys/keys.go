@@ -1,0 +1,79 @@
+// Package keys builds every key of the store and the content hashes that
+// name what is stored under them (docs/architecture.md#store-layout,
+// docs/architecture.md#identities-and-versions). It is the one place that
+// knows the layout: activities, bundles, the command line and the
+// orchestration read and write through these functions.
+package keys
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// The top-level prefixes of the store.
+const (
+	Corpora = "corpora/" // one native corpus per content hash
+	Bundles = "bundles/" // one bundle per bundle id
+	Inputs  = "inputs/"  // uploaded files by the full SHA-256 of their content
+)
+
+// Hash is the short content hash that names stored outputs: the first 16
+// bytes of the SHA-256 of data, in hex. A corpus's hash is that of its
+// corpus.json, which holds the sha256 of every file.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// GeneratedCorpus is the hash of a generated corpus: what decides its
+// bytes, the preset, the seed and the generator's version, and not the
+// binary's revision, so a change elsewhere reuses the audio.
+func GeneratedCorpus(preset string, seed uint64, generator int) string {
+	return Hash(fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%d", preset, seed, generator))
+}
+
+// Corpus is the prefix of the corpus with the given hash.
+func Corpus(hash string) string { return Corpora + hash }
+
+// Entry is the manifest entry of a generated conversation under a corpus
+// prefix: the mark that the conversation is complete.
+func Entry(prefix, conv string) string { return prefix + "/entries/" + conv + ".json" }
+
+// Track is a system's probability file on one conversation and task
+// ("eot" or "int").
+func Track[T ~string](systemHash, corpusHash, conv string, task T) string {
+	return fmt.Sprintf("tracks/%s/%s/%s.%s.json", systemHash, corpusHash, conv, task)
+}
+
+// Evaluation is where an evaluation of a system on a corpus is stored;
+// identity is everything else that determines it (protocol version and
+// constants, resamples, seed, transfer source), hashed as JSON.
+func Evaluation(systemHash, corpusHash string, identity any) string {
+	return fmt.Sprintf("evaluations/%s/%s/%s.json", systemHash, corpusHash, hashJSON(identity))
+}
+
+// Audit is where a corpus's audit is stored; identity is everything that
+// determines it (audit version and options), hashed as JSON.
+func Audit(corpusHash string, identity any) string {
+	return fmt.Sprintf("audits/%s/%s.json", corpusHash, hashJSON(identity))
+}
+
+// Input is where an uploaded file is stored: under the hex SHA-256 of its
+// content.
+func Input(sha string) string { return Inputs + sha }
+
+// Bundle is where file name of bundle id is stored; name "" gives the
+// bundle's prefix.
+func Bundle(id, name string) string { return Bundles + id + "/" + name }
+
+// hashJSON is Hash of v encoded as JSON. The identities hashed are plain
+// structs of numbers and strings, which always encode.
+func hashJSON(v any) string {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("keys: identity %T does not encode: %v", v, err))
+	}
+	return Hash(data)
+}

@@ -1,0 +1,47 @@
+package keys
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+)
+
+// The keys follow the store layout of docs/architecture.md#store-layout,
+// and the hashes that name outputs are the first 16 bytes of a SHA-256.
+func TestKeysFollowTheStoreLayout(t *testing.T) {
+	type task string
+	identity := struct{ V int }{3}
+	idHash := Hash([]byte(`{"V":3}`))
+	for _, c := range []struct{ got, want string }{
+		{Corpus("c0"), "corpora/c0"},
+		{Entry(Corpus("c0"), "tiny-00"), "corpora/c0/entries/tiny-00.json"},
+		{Track("s1", "c0", "tiny-00", task("eot")), "tracks/s1/c0/tiny-00.eot.json"},
+		{Evaluation("s1", "c0", identity), "evaluations/s1/c0/" + idHash + ".json"},
+		{Audit("c0", identity), "audits/c0/" + idHash + ".json"},
+		{Input("ab12"), "inputs/ab12"},
+		{Bundle("b9", "results.json"), "bundles/b9/results.json"},
+		{Bundle("b9", ""), "bundles/b9/"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+	sum := sha256.Sum256([]byte("corpus.json bytes"))
+	if got, want := Hash([]byte("corpus.json bytes")), hex.EncodeToString(sum[:16]); got != want {
+		t.Errorf("Hash %s, want %s", got, want)
+	}
+}
+
+// A generated corpus is named by preset, seed and generator version, each
+// of which changes the name.
+func TestGeneratedCorpusHashCoversPresetSeedAndGenerator(t *testing.T) {
+	base := GeneratedCorpus("mptb", 1, 4)
+	if base != Hash([]byte("mptb-generate\x00mptb\x001\x004")) {
+		t.Errorf("GeneratedCorpus %s is not the hash of its identity", base)
+	}
+	for _, other := range []string{GeneratedCorpus("tiny", 1, 4), GeneratedCorpus("mptb", 2, 4), GeneratedCorpus("mptb", 1, 5)} {
+		if other == base {
+			t.Errorf("a different preset, seed or generator keeps the hash %s", base)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package orchestrate_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// The preview of the fixture sweep names, before anything is stored, the
+// keys the in-process run then stores: every evaluation key and the bundle
+// id; afterwards the same preview finds every one of them stored. Corpora
+// are named by their manifests' hashes; the corpus without dev data has as
+// many conversations as its manifest lists.
+func TestPreviewNamesWhatTheRunStores(t *testing.T) {
+	ctx := context.Background()
+	specYAML, dirs := fixtureSweep(t)
+	in := resolved(t, specYAML)
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := orchestrate.PreviewSweep(ctx, st, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantID, _ := in.Spec.WorkflowID()
+	if before.WorkflowID != wantID || before.SpecHash != in.SpecHash || len(before.Systems) != 2 || before.Systems[1].Hash != in.Systems[1].Hash {
+		t.Fatalf("preview %+v", before)
+	}
+	for i, c := range before.Corpora {
+		if c.Source != "path" || c.Hash != hashOf(t, dirs[i]) || c.Stored || c.Conversations != 2 {
+			t.Errorf("corpus %+v before the run", c)
+		}
+	}
+	if len(before.Evaluations) != 4 || before.Bundle.Stored || before.Bundle.ID == "" {
+		t.Fatalf("before the run: %d evaluations, bundle %+v", len(before.Evaluations), before.Bundle)
+	}
+	for _, e := range before.Evaluations {
+		if e.Stored {
+			t.Errorf("%s on %s stored before the run", e.System, e.Corpus)
+		}
+	}
+
+	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id != before.Bundle.ID {
+		t.Errorf("the run made bundle %s, the preview said %s", id, before.Bundle.ID)
+	}
+	stored, err := st.List(ctx, "evaluations/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var previewed []string
+	for _, e := range before.Evaluations {
+		previewed = append(previewed, e.Key)
+	}
+	slices.Sort(previewed)
+	if !slices.Equal(previewed, stored) {
+		t.Errorf("previewed evaluations %q, the run stored %q", previewed, stored)
+	}
+
+	after, err := orchestrate.PreviewSweep(ctx, st, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range after.Corpora {
+		if !c.Stored {
+			t.Errorf("corpus %s not stored after the run", c.Name)
+		}
+	}
+	for _, e := range after.Evaluations {
+		if !e.Stored {
+			t.Errorf("%s on %s not stored after the run", e.System, e.Corpus)
+		}
+	}
+	if !after.Bundle.Stored || after.Bundle.ID != id {
+		t.Errorf("bundle after the run %+v, want %s stored", after.Bundle, id)
+	}
+}
+
+// Once uploaded, the corpora are read from the store (source s3) with the
+// same hashes and keys; a generated corpus not yet stored has no
+// conversations to show; a store prefix without a corpus is an error
+// naming the entry and the key.
+func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
+	ctx := context.Background()
+	specYAML, _ := fixtureSweep(t)
+	local := resolved(t, specYAML)
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDirs, err := orchestrate.PreviewSweep(ctx, st, local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploaded := resolved(t, specYAML)
+	if err := orchestrate.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
+		t.Fatal(err)
+	}
+	fromStore, err := orchestrate.PreviewSweep(ctx, st, uploaded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range fromStore.Corpora {
+		if c.Source != "s3" || !c.Stored || c.Hash != fromDirs.Corpora[i].Hash || c.Conversations != fromDirs.Corpora[i].Conversations {
+			t.Errorf("uploaded corpus %+v, from its folder %+v", c, fromDirs.Corpora[i])
+		}
+	}
+	for i, e := range fromStore.Evaluations {
+		if e.Key != fromDirs.Evaluations[i].Key {
+			t.Errorf("%s on %s: key %s from the store, %s from the folder", e.System, e.Corpus, e.Key, fromDirs.Evaluations[i].Key)
+		}
+	}
+
+	gen := resolved(t, "name: gen\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 9}}\nsystems:\n  - {name: rms, builtin: rms}\n")
+	pv, err := orchestrate.PreviewSweep(ctx, st, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := pv.Corpora[0]
+	if c.Source != "generate" || c.Hash != activities.GeneratedCorpusHash("tiny", 9) || c.Stored || c.Conversations != 0 || pv.Evaluations[0].Stored {
+		t.Errorf("generated corpus %+v, evaluation %+v", c, pv.Evaluations[0])
+	}
+
+	missing := resolved(t, "name: gone\ncorpora:\n  - {name: gone, s3: corpora/none}\nsystems:\n  - {name: rms, builtin: rms}\n")
+	if _, err := orchestrate.PreviewSweep(ctx, st, missing); err == nil ||
+		!strings.Contains(err.Error(), "corpora[0] (gone): corpora/none/corpus.json is not in the store") {
+		t.Errorf("a prefix without a corpus: %v", err)
+	}
+	if _, err := store.GetBytes(ctx, st, keys.Bundle(fromStore.Bundle.ID, "manifest.json")); err == nil {
+		t.Error("previewing stored a bundle")
+	}
+}

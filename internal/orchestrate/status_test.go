@@ -1,0 +1,233 @@
+package orchestrate_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// recordedSweep answers the client calls of Submit, GetStatus and Watch for
+// one closed sweep from its history, recorded on a real server
+// (workflows/testdata), as that server answers them: the sweep is
+// completed, its history is the recording, its result the completion
+// event's, and starting it again finds it already started. Any other call
+// panics (the embedded client is nil).
+type recordedSweep struct {
+	client.Client
+	id     string
+	events []*historypb.HistoryEvent
+}
+
+func loadRecordedSweep(t *testing.T, file string) *recordedSweep {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "workflows", "testdata", "histories.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index map[string]string
+	if err := json.Unmarshal(data, &index); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join("..", "..", "workflows", "testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &recordedSweep{id: index[file], events: h.GetEvents()}
+}
+
+func (r *recordedSweep) last() *historypb.HistoryEvent { return r.events[len(r.events)-1] }
+
+func (r *recordedSweep) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	if id != r.id {
+		return nil, serviceerror.NewNotFound("workflow " + id + " not found")
+	}
+	status := enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if r.last().GetEventType() == enums.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED {
+		status = enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{
+		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: status}}, nil
+}
+
+func (r *recordedSweep) GetWorkflowHistory(_ context.Context, id, _ string, _ bool, _ enums.HistoryEventFilterType) client.HistoryEventIterator {
+	return &eventIterator{events: r.events}
+}
+
+func (r *recordedSweep) GetWorkflow(_ context.Context, id, runID string) client.WorkflowRun {
+	return recordedRun{r: r, id: id, runID: runID}
+}
+
+func (r *recordedSweep) ExecuteWorkflow(_ context.Context, o client.StartWorkflowOptions, _ any, _ ...any) (client.WorkflowRun, error) {
+	if o.ID != r.id {
+		return nil, serviceerror.NewInvalidArgument("this recording holds " + r.id + ", not " + o.ID)
+	}
+	return nil, serviceerror.NewWorkflowExecutionAlreadyStarted("already started", "", "recorded")
+}
+
+type eventIterator struct{ events []*historypb.HistoryEvent }
+
+func (it *eventIterator) HasNext() bool { return len(it.events) > 0 }
+func (it *eventIterator) Next() (*historypb.HistoryEvent, error) {
+	e := it.events[0]
+	it.events = it.events[1:]
+	return e, nil
+}
+
+type recordedRun struct {
+	r         *recordedSweep
+	id, runID string
+}
+
+func (run recordedRun) GetID() string                  { return run.id }
+func (run recordedRun) GetRunID() string               { return run.runID }
+func (run recordedRun) GetFirstExecutionRunID() string { return run.runID }
+func (run recordedRun) Get(_ context.Context, v any) error {
+	a := run.r.last().GetWorkflowExecutionCompletedEventAttributes()
+	if a == nil {
+		return errors.New("the recorded sweep did not complete")
+	}
+	return converter.GetDefaultDataConverter().FromPayloads(a.GetResult(), v)
+}
+func (run recordedRun) GetWithOptions(ctx context.Context, v any, _ client.WorkflowRunGetOptions) error {
+	return run.Get(ctx, v)
+}
+
+// The status of a completed sweep, read from its recorded history: the
+// integration test's sweep (the tiny preset's 12 conversations, two
+// systems, one corpus) counts 12 conversations, 24 tracks of each task and
+// 2 evaluations, all done, with the bundle its result names. Watch shows
+// that status once and returns it; submitting the same sweep again finds
+// the recorded run instead of starting one.
+func TestStatusOfARecordedSweep(t *testing.T) {
+	ctx := context.Background()
+	cl := loadRecordedSweep(t, "v3-sweep-history.json")
+	var shown []orchestrate.Status
+	st, err := orchestrate.Watch(ctx, cl, cl.id, 0, func(s orchestrate.Status) { shown = append(shown, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res workflows.SweepResult
+	if err := (recordedRun{r: cl}).Get(ctx, &res); err != nil || res.BundleID == "" {
+		t.Fatalf("recorded result %+v, %v", res, err)
+	}
+	want := orchestrate.Progress{Phase: "done", BundleID: res.BundleID, Systems: 2,
+		ConversationsGenerated: 12, ConversationsTotal: 12, TracksInferred: 24, TracksTotal: 24, SystemsScored: 2, SystemsTotal: 2}
+	if st.State != "completed" || st.BundleID != res.BundleID || st.ID != cl.id || !equalProgress(st.Progress, want) {
+		t.Errorf("status %+v, want completed with %+v", st, want)
+	}
+	if len(shown) != 1 || shown[0].State != "completed" {
+		t.Errorf("Watch showed %+v, want the completed status once", shown)
+	}
+
+	var in workflows.SweepInput
+	started := cl.events[0].GetWorkflowExecutionStartedEventAttributes()
+	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &in); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := in.Spec.WorkflowID(); err != nil || id != cl.id {
+		t.Fatalf("the recorded input's workflow id %s, %v; recorded under %s", id, err, cl.id)
+	}
+	run, err := orchestrate.Submit(ctx, cl, in)
+	if err != nil || run.GetID() != cl.id || run.GetRunID() != "recorded" {
+		t.Errorf("resubmission: %v, %v; want the recorded run", run, err)
+	}
+	if _, err := orchestrate.GetStatus(ctx, cl, "floorbench-sweep-none"); err == nil {
+		t.Error("the status of an unknown sweep: no error")
+	}
+}
+
+func equalProgress(a, b orchestrate.Progress) bool {
+	return a.Phase == b.Phase && a.BundleID == b.BundleID && a.Systems == b.Systems &&
+		a.ConversationsGenerated == b.ConversationsGenerated && a.ConversationsTotal == b.ConversationsTotal &&
+		a.TracksInferred == b.TracksInferred && a.TracksTotal == b.TracksTotal &&
+		a.SystemsScored == b.SystemsScored && a.SystemsTotal == b.SystemsTotal && len(a.Running) == len(b.Running)
+}
+
+// testsuiteSweep answers GetStatus's calls for a sweep running in the
+// SDK's test environment (real workflows, real activities on a local
+// store): the sweep is running until the environment completes it, and
+// its progress query is the workflow's own. Children are not reachable
+// through the environment, so their queries fail, as a child that has not
+// started yet fails them.
+type testsuiteSweep struct {
+	client.Client
+	env *testsuite.TestWorkflowEnvironment
+	id  string
+}
+
+func (c *testsuiteSweep) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	status := enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	if c.env.IsWorkflowCompleted() {
+		status = enums.WORKFLOW_EXECUTION_STATUS_COMPLETED
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{
+		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: status}}, nil
+}
+
+func (c *testsuiteSweep) QueryWorkflow(_ context.Context, id, _ string, query string, args ...any) (converter.EncodedValue, error) {
+	if id != c.id {
+		return nil, serviceerror.NewNotFound("child " + id + " is not in the test environment")
+	}
+	return c.env.QueryWorkflow(query, args...)
+}
+
+// The status of the fixture sweep as it starts, running in the SDK's test
+// environment: running, in its corpora phase, with the spec's 2 systems
+// on 2 corpora to score and nothing done yet.
+func TestStatusOfARunningSweep(t *testing.T) {
+	ctx := context.Background()
+	specYAML, _ := fixtureSweep(t)
+	in := resolved(t, specYAML)
+	id, err := in.Spec.WorkflowID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflow(workflows.SweepWorkflow)
+	env.RegisterWorkflow(workflows.CorpusWorkflow)
+	env.RegisterWorkflow(workflows.EvaluationWorkflow)
+	env.RegisterActivity(&activities.Activities{Store: st, Scratch: t.TempDir()})
+	cl := &testsuiteSweep{env: env, id: id}
+	var running orchestrate.Status
+	var statusErr error
+	env.RegisterDelayedCallback(func() {
+		running, statusErr = orchestrate.GetStatus(ctx, cl, id)
+		env.CancelWorkflow()
+	}, time.Millisecond)
+	env.ExecuteWorkflow(workflows.SweepWorkflow, in)
+	if statusErr != nil {
+		t.Fatal(statusErr)
+	}
+	p := running.Progress
+	if running.State != "running" || p.Systems != 2 || p.SystemsTotal != 4 || p.Phase == "" || p.Phase == "waiting for a worker" || p.Running != nil {
+		t.Errorf("status %+v, want running with 2 systems on 2 corpora", running)
+	}
+}

@@ -1,0 +1,309 @@
+package viewer
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/figure"
+	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// scoredEvent is one gold item of a bundle with what its page needs.
+type scoredEvent struct {
+	b    *loaded
+	eval *bundle.Evaluation
+	task *bundle.TaskResult
+	ref  eventRef
+}
+
+// findEvent reads the event named by the query (corpus, system, task, i)
+// from the bundle; names are matched against the results, never used as
+// keys.
+func (s *Server) findEvent(r *http.Request) (*scoredEvent, error) {
+	b, err := s.load(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return nil, err
+	}
+	q := r.URL.Query()
+	i, err := strconv.Atoi(q.Get("i"))
+	if err != nil {
+		return nil, notFound("Event number %q is not a number.", q.Get("i"))
+	}
+	for ei := range b.results.Evaluations {
+		e := &b.results.Evaluations[ei]
+		if e.Corpus != q.Get("corpus") || e.System != q.Get("system") {
+			continue
+		}
+		for ti := range e.Tasks {
+			t := &e.Tasks[ti]
+			if string(t.Task) != q.Get("task") {
+				continue
+			}
+			if i < 0 || i >= len(t.Events) {
+				return nil, notFound("%s on %s, %s has %d events; there is no event %d.", e.System, e.Corpus, t.Task, len(t.Events), i)
+			}
+			a := b.attributes(e.Corpus)[t.Events[i].Conversation]
+			return &scoredEvent{b, e, t, eventRef{e.Corpus, e.System, t.Task, i, t.Events[i], a[0], a[1]}}, nil
+		}
+	}
+	return nil, notFound("Bundle %s has no evaluation of system %q on corpus %q, task %q.", b.id, q.Get("system"), q.Get("corpus"), q.Get("task"))
+}
+
+// channelLink is one audio player of the event page.
+type channelLink struct {
+	Label, Src string
+}
+
+// event is one event's page: what happened, its timeline drawn live, and
+// the mix and every channel around it.
+func (s *Server) event(w http.ResponseWriter, r *http.Request) {
+	ev, err := s.findEvent(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	row := ev.ref.Row
+	start, end := bundle.Window(row, ev.duration())
+	fragment := fmt.Sprintf("#t=%.2f,%.2f", start, end)
+	base := "/bundles/" + ev.b.id + "/audio?" + url.Values{"corpus": {ev.ref.Corpus}, "conv": {row.Conversation}}.Encode()
+	channels := []channelLink{{"mix", base + "&channel=mix" + fragment}}
+	for k := 1; k <= ev.speakers(); k++ {
+		channels = append(channels, channelLink{fmt.Sprintf("speaker %d", k), base + "&channel=" + strconv.Itoa(k) + fragment})
+	}
+	_, audioErr := s.store.Stat(r.Context(), channelKey(ev.eval.CorpusHash, row.Conversation, 1))
+	q := url.Values{"corpus": {ev.ref.Corpus}, "system": {ev.ref.System}, "task": {string(ev.ref.Task)}, "i": {strconv.Itoa(ev.ref.Index)}}
+	s.render(w, r, "event.html", map[string]any{"Title": "Event", "B": ev.b.manifest, "E": ev.ref, "Theta": ev.task.Theta,
+		"Start": start, "End": end, "Timeline": "/bundles/" + ev.b.id + "/timeline.svg?" + q.Encode(),
+		"Channels": channels, "AudioMissing": audioErr != nil, "Prev": ev.neighbour(-1), "Next": ev.neighbour(+1)})
+}
+
+// neighbour is the link to the event d places away, or "".
+func (ev *scoredEvent) neighbour(d int) string {
+	i := ev.ref.Index + d
+	if i < 0 || i >= len(ev.task.Events) {
+		return ""
+	}
+	n := ev.ref
+	n.Index, n.Row = i, ev.task.Events[i]
+	return n.Link(ev.b.id)
+}
+
+// duration of the event's conversation from the stored corpus manifest
+// (0 when unknown).
+func (ev *scoredEvent) duration() float64 {
+	if c := ev.conversation(); c != nil {
+		return c.Duration
+	}
+	return 0
+}
+
+func (ev *scoredEvent) conversation() *corpus.Conversation {
+	if m := ev.b.corpora[ev.ref.Corpus]; m != nil {
+		for i := range m.Conversations {
+			if m.Conversations[i].ID == ev.ref.Row.Conversation {
+				return &m.Conversations[i]
+			}
+		}
+	}
+	return nil
+}
+
+// speakers is the conversation's channel count: from the corpus manifest,
+// else from the predictions.
+func (ev *scoredEvent) speakers() int {
+	if c := ev.conversation(); c != nil {
+		return c.Speakers
+	}
+	return len(ev.task.Predictions[ev.ref.Row.Conversation])
+}
+
+func channelKey(corpusHash, conv string, k int) string {
+	return keys.Corpus(corpusHash) + "/" + conv + "/" + corpus.ChannelName(k)
+}
+
+// timelineSVG draws the event's timeline now: the bundle's gold items and
+// predictions, the system's stored score track and the stored audio.
+func (s *Server) timelineSVG(w http.ResponseWriter, r *http.Request) {
+	ev, err := s.findEvent(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	tl, err := s.timeline(r.Context(), ev)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	f := bundle.TimelineFigure("timeline", ev.ref.System, ev.ref.Corpus, ev.ref.Task, tl)
+	svg, err := figure.Render(f, "svg")
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	_, _ = w.Write(svg)
+}
+
+// timeline cuts the event's timeline. Gold comes from the bundle's events
+// (anchors and negative spans; excluded intervals are not in a bundle),
+// scores and audio from the store when they are there.
+func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline, error) {
+	row := ev.ref.Row
+	conv := row.Conversation
+	var gold []bundle.TimelineItem
+	for _, e := range ev.task.Events {
+		if e.Conversation == conv {
+			gold = append(gold, bundle.TimelineItem{Speaker: e.Speaker, Kind: e.Kind, Start: e.Start, End: e.End})
+		}
+	}
+	var tracks [][]float64
+	fps := 0.0
+	if err := store.CheckKey(conv); err != nil {
+		return bundle.Timeline{}, notFound("conversation %q: %v", conv, err)
+	}
+	if store.CheckKey(ev.eval.SystemHash) == nil && store.CheckKey(ev.eval.CorpusHash) == nil {
+		data, err := store.GetBytes(ctx, s.store, keys.Track(ev.eval.SystemHash, ev.eval.CorpusHash, conv, ev.ref.Task))
+		if err == nil {
+			if p, err := score.ParseProbs(data); err == nil && len(p.Conversations) == 1 {
+				tracks, fps = p.Conversations[0].Speakers, p.FrameRate
+			}
+		}
+	}
+	start, end := bundle.Window(row, ev.duration())
+	tl := bundle.CutTimeline(gold, tracks, fps, ev.task.Predictions[conv], float64(ev.task.Theta), start, end)
+	tl.Reason, tl.Conversation, tl.Event = row.Outcome, conv, row
+	step := tl.Step
+	if step <= 0 {
+		step = 0.02
+		tl.Step = step
+	}
+	for k := 1; k <= ev.speakers(); k++ {
+		samples, rate, err := s.channel(ctx, ev.eval.CorpusHash, conv, k)
+		if err != nil {
+			tl.Waveform = nil // drawn without audio
+			break
+		}
+		tl.Waveform = append(tl.Waveform, envelope(samples, rate, tl.Start, step, int(math.Ceil((tl.End-tl.Start)/step))+1))
+	}
+	return tl, nil
+}
+
+// envelope is the minimum and maximum sample of n steps from start.
+func envelope(samples []float32, rate int, start, step float64, n int) bundle.Envelope {
+	env := bundle.Envelope{Lo: make([]float64, n), Hi: make([]float64, n)}
+	for i := range n {
+		a := int((start + float64(i)*step) * float64(rate))
+		b := min(len(samples), int((start+float64(i+1)*step)*float64(rate)))
+		for _, v := range samples[min(max(a, 0), len(samples)):max(b, min(max(a, 0), len(samples)))] {
+			env.Lo[i], env.Hi[i] = min(env.Lo[i], float64(v)), max(env.Hi[i], float64(v))
+		}
+	}
+	return env
+}
+
+// channel decodes speaker k's stored channel of a conversation.
+func (s *Server) channel(ctx context.Context, corpusHash, conv string, k int) ([]float32, int, error) {
+	data, err := s.channelBytes(ctx, corpusHash, conv, k)
+	if err != nil {
+		return nil, 0, err
+	}
+	return audio.DecodeWAV(bytes.NewReader(data))
+}
+
+func (s *Server) channelBytes(ctx context.Context, corpusHash, conv string, k int) ([]byte, error) {
+	key := channelKey(corpusHash, conv, k)
+	if err := store.CheckKey(key); err != nil {
+		return nil, notFound("no audio: %v", err)
+	}
+	return store.GetBytes(ctx, s.store, key)
+}
+
+// audio serves a channel (channel=K) or the mix of all channels
+// (channel=mix) of a conversation of the bundle, with range requests, so
+// the page's players seek to the event without fetching the whole file.
+func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
+	b, err := s.load(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	conv, channel := q.Get("conv"), q.Get("channel")
+	var eval *bundle.Evaluation
+	for i := range b.results.Evaluations {
+		e := &b.results.Evaluations[i]
+		if e.Corpus == q.Get("corpus") && slices.ContainsFunc(e.Tasks, func(t bundle.TaskResult) bool {
+			return slices.ContainsFunc(t.Events, func(row bundle.EventRow) bool { return row.Conversation == conv })
+		}) {
+			eval = e
+			break
+		}
+	}
+	if eval == nil {
+		s.fail(w, http.StatusNotFound, fmt.Sprintf("Bundle %s scored no conversation %q of corpus %q.", b.id, conv, q.Get("corpus")))
+		return
+	}
+	k, convErr := strconv.Atoi(channel)
+	if channel != "mix" && (convErr != nil || k < 1 || k > 64) {
+		s.fail(w, http.StatusNotFound, fmt.Sprintf("Channel %q: want mix or a speaker number.", channel))
+		return
+	}
+	var data []byte
+	if channel == "mix" {
+		data, err = s.mix(r.Context(), eval.CorpusHash, conv)
+	} else {
+		data, err = s.channelBytes(r.Context(), eval.CorpusHash, conv, k)
+	}
+	if err != nil {
+		s.failErr(w, r, s.missing(err, "The store has no audio for %s, channel %s (corpus %s).", conv, channel, eval.Corpus))
+		return
+	}
+	w.Header().Set("Content-Type", "audio/wav")
+	w.Header().Set("Cache-Control", "max-age=86400, immutable")
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+}
+
+// mix sums a conversation's channels (speaker_1.wav, ... until one is
+// missing) into one WAV, clipped to [-1, 1].
+func (s *Server) mix(ctx context.Context, corpusHash, conv string) ([]byte, error) {
+	var sum []float32
+	rate := 0
+	for k := 1; k <= 64; k++ {
+		samples, r, err := s.channel(ctx, corpusHash, conv, k)
+		if err != nil {
+			if k > 1 && errors.Is(err, store.ErrNotFound) {
+				break
+			}
+			return nil, err
+		}
+		if rate != 0 && r != rate {
+			return nil, fmt.Errorf("%s: speaker_%d is at %d Hz, speaker_1 at %d Hz", conv, k, r, rate)
+		}
+		rate = r
+		if len(samples) > len(sum) {
+			sum = append(sum, make([]float32, len(samples)-len(sum))...)
+		}
+		for i, v := range samples {
+			sum[i] += v
+		}
+	}
+	for i, v := range sum {
+		sum[i] = max(-1, min(1, v))
+	}
+	var buf bytes.Buffer
+	err := audio.EncodeWAV(&buf, sum, rate)
+	return buf.Bytes(), err
+}

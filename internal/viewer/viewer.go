@@ -1,0 +1,228 @@
+package viewer
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// Server is the read-only viewer over a store: it only Gets, Stats and
+// Lists, and every key it builds comes from a checked bundle id and names
+// found in that bundle's results.
+type Server struct {
+	store store.Store
+	pages *template.Template
+	mux   *http.ServeMux
+	log   *log.Logger
+
+	mu     sync.Mutex
+	cached []*loaded // most recently used last
+}
+
+// cacheSize is how many bundles' parsed results are kept: bundles are
+// immutable, so a cached one is never stale.
+const cacheSize = 4
+
+// loaded is one bundle as the pages use it.
+type loaded struct {
+	id       string
+	manifest *bundle.Manifest
+	results  *bundle.Results
+	// corpora are the stored corpus manifests by corpus name (absent when
+	// the corpus is not in the store under corpora/<hash>).
+	corpora map[string]*corpus.Manifest
+}
+
+// New returns the viewer of st; logger receives errors the pages only
+// summarise (nil: the standard logger).
+func New(st store.Store, logger *log.Logger) *Server {
+	if logger == nil {
+		logger = log.Default()
+	}
+	s := &Server{store: st, log: logger, mux: http.NewServeMux()}
+	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+	s.mux.HandleFunc("GET /{$}", s.list)
+	s.mux.HandleFunc("GET /bundles/{id}/{$}", s.bundlePage)
+	s.mux.HandleFunc("GET /bundles/{id}/figures/{file}", s.figure)
+	s.mux.HandleFunc("GET /bundles/{id}/events", s.events)
+	s.mux.HandleFunc("GET /bundles/{id}/event", s.event)
+	s.mux.HandleFunc("GET /bundles/{id}/timeline.svg", s.timelineSVG)
+	s.mux.HandleFunc("GET /bundles/{id}/audio", s.audio)
+	s.mux.HandleFunc("GET /diff", s.diff)
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, http.StatusNotFound, "No page at "+r.URL.Path+".")
+	})
+	return s
+}
+
+// ServeHTTP serves a page; nothing the viewer does writes to the store.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Printf("viewer: %s %s: panic: %v", r.Method, r.URL.Path, v)
+			s.fail(w, http.StatusInternalServerError, "The viewer failed on this page; the server log says why.")
+		}
+	}()
+	// Everything a page needs is served from here: no script, style or
+	// font from elsewhere, and no framing by other sites.
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	s.mux.ServeHTTP(w, r)
+}
+
+// bundleID is what bundle.ID makes: 24 hex digits.
+var bundleID = regexp.MustCompile(`^[0-9a-f]{24}$`)
+
+// errNotFound is a page's clear "no such thing", shown as a 404.
+type errNotFound struct{ msg string }
+
+func (e errNotFound) Error() string { return e.msg }
+
+func notFound(format string, args ...any) error { return errNotFound{fmt.Sprintf(format, args...)} }
+
+// load reads a bundle's manifest, results and the manifests of its stored
+// corpora, or takes them from the cache.
+func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
+	if !bundleID.MatchString(id) {
+		return nil, notFound("%q is not a bundle id (24 hexadecimal digits).", id)
+	}
+	s.mu.Lock()
+	for i, b := range s.cached {
+		if b.id == id {
+			s.cached = append(slices.Delete(s.cached, i, i+1), b)
+			s.mu.Unlock()
+			return b, nil
+		}
+	}
+	s.mu.Unlock()
+	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*corpus.Manifest{}}
+	if err := s.readJSON(ctx, keys.Bundle(id, "manifest.json"), b.manifest); err != nil {
+		return nil, s.missing(err, "No bundle %s in %s.", id, s.store.Describe())
+	}
+	if err := s.readJSON(ctx, keys.Bundle(id, "results.json"), b.results); err != nil {
+		return nil, s.missing(err, "Bundle %s has no results.json.", id)
+	}
+	for _, e := range b.results.Evaluations {
+		if _, ok := b.corpora[e.Corpus]; ok || store.CheckKey(e.CorpusHash) != nil {
+			continue
+		}
+		m := &corpus.Manifest{}
+		if err := s.readCorpusManifest(ctx, e.CorpusHash, m); err == nil {
+			b.corpora[e.Corpus] = m
+		}
+	}
+	s.mu.Lock()
+	s.cached = append(s.cached, b)
+	if len(s.cached) > cacheSize {
+		s.cached = s.cached[1:]
+	}
+	s.mu.Unlock()
+	return b, nil
+}
+
+func (s *Server) readCorpusManifest(ctx context.Context, hash string, m *corpus.Manifest) error {
+	data, err := store.GetBytes(ctx, s.store, keys.Corpus(hash)+"/"+corpus.ManifestName)
+	if err != nil {
+		return err
+	}
+	parsed, err := corpus.ParseManifest(data)
+	if err != nil {
+		return err
+	}
+	*m = *parsed
+	return nil
+}
+
+func (s *Server) readJSON(ctx context.Context, key string, v any) error {
+	if err := store.CheckKey(key); err != nil {
+		return notFound("%v", err)
+	}
+	data, err := store.GetBytes(ctx, s.store, key)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}
+
+// missing turns a store error into the page's error: a missing object is
+// a 404 with msg; anything else is logged and summarised.
+func (s *Server) missing(err error, format string, args ...any) error {
+	var nf errNotFound
+	if errors.Is(err, store.ErrNotFound) || errors.As(err, &nf) {
+		return notFound(format, args...)
+	}
+	return err
+}
+
+// fail writes the error page with status and a message a reader can act on.
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = s.pages.ExecuteTemplate(w, "error.html", map[string]any{"Status": status, "StatusText": http.StatusText(status), "Message": msg})
+}
+
+// failErr shows err: a 404 for what does not exist or is not allowed, a
+// 502 (details in the log only) when the store fails.
+func (s *Server) failErr(w http.ResponseWriter, r *http.Request, err error) {
+	var nf errNotFound
+	if errors.As(err, &nf) {
+		s.fail(w, http.StatusNotFound, nf.msg)
+		return
+	}
+	s.log.Printf("viewer: %s: %v", r.URL.Path, err)
+	s.fail(w, http.StatusBadGateway, "The store could not be read; the server log says why.")
+}
+
+// render writes page with data, or the error page when it fails.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, page string, data any) {
+	var buf strings.Builder
+	if err := s.pages.ExecuteTemplate(&buf, page, data); err != nil {
+		s.log.Printf("viewer: %s: %v", r.URL.Path, err)
+		s.fail(w, http.StatusInternalServerError, "The page could not be drawn; the server log says why.")
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write([]byte(buf.String()))
+}
+
+var funcs = template.FuncMap{
+	"rate":  func(v report.Num) string { return report.Rate(float64(v)) },
+	"fixed": func(v report.Num, d int) string { return report.Fixed(float64(v), d) },
+	"upper": strings.ToUpper,
+	"add":   func(a, b int) int { return a + b },
+	"join":  strings.Join,
+	"list":  func(v ...string) []string { return v },
+	"dict": func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	},
+	"labels": func(t *report.Table) int { return max(1, t.Labels) },
+	"field": func(f eventFilter, name string) string {
+		return map[string]string{"corpus": f.Corpus, "system": f.System, "task": f.Task, "outcome": f.Outcome, "speakers": f.Speakers, "type": f.Type}[name]
+	},
+}
