@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/activity"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -95,13 +96,13 @@ func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResul
 }
 
 func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
-	data, err := store.GetBytes(ctx, st, bundle.Key(id, "manifest.json"))
+	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "manifest.json"))
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", id, err)
 	}
 	var m bundle.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, corrupt(bundle.Key(id, "manifest.json"), err)
+		return nil, corrupt(keys.Bundle(id, "manifest.json"), err)
 	}
 	return &m, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -36,7 +37,7 @@ func storePairedBundle(t *testing.T, storeDir, name, systemHash string, found in
 	}
 	id := bundle.ID(meta)
 	for _, f := range files {
-		path := filepath.Join(storeDir, filepath.FromSlash(bundle.Key(id, f.Name)))
+		path := filepath.Join(storeDir, filepath.FromSlash(keys.Bundle(id, f.Name)))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -37,8 +37,8 @@ func simulated(rng *rand.Rand, n, pos, neg int, recall, fpRate float64) []ConvCo
 	return out
 }
 
-// taskOf is a task result scored from per-conversation counts.
-func taskOf(convs []ConvCounts, inBudget bool) TaskResult {
+// pairedTask is a task result scored from per-conversation counts.
+func pairedTask(convs []ConvCounts, inBudget bool) TaskResult {
 	var sum score.Counts
 	for _, c := range convs {
 		sum.TP, sum.FN, sum.FP, sum.TN = sum.TP+c.TP, sum.FN+c.FN, sum.FP+c.FP, sum.TN+c.TN
@@ -83,20 +83,20 @@ func TestPairedVerdicts(t *testing.T) {
 		want       Outcome
 		wantReason string
 	}{
-		{"clear drop", bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": taskOf(dropped, true)}), "a", "changed"), Regressed, "recall CI below"},
-		{"fp_rate up", bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": taskOf(noisierFP, true)}), "a", "changed"), Regressed, "fp_rate CI above"},
-		{"clear rise", bundleOf("o", map[string]TaskResult{"a": taskOf(dropped, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": taskOf(good, true)}), "a", "changed"), Improved, "recall CI above"},
-		{"noise within the CI", bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": taskOf(noisy, true)}), "a", "changed"), Unchanged, ""},
-		{"budget exit", bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": taskOf(good, false)}), "a", "changed"), Regressed, "left the budget"},
-		{"identical inputs", bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-			bundleOf("n", map[string]TaskResult{"a": taskOf(good, true)}), Identical, ""},
-		{"same results from a changed system", bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": taskOf(good, true)}), "a", "changed"), Unchanged, ""},
+		{"clear drop", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true)}), "a", "changed"), Regressed, "recall CI below"},
+		{"fp_rate up", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(noisierFP, true)}), "a", "changed"), Regressed, "fp_rate CI above"},
+		{"clear rise", bundleOf("o", map[string]TaskResult{"a": pairedTask(dropped, true)}),
+			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(good, true)}), "a", "changed"), Improved, "recall CI above"},
+		{"noise within the CI", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(noisy, true)}), "a", "changed"), Unchanged, ""},
+		{"budget exit", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(good, false)}), "a", "changed"), Regressed, "left the budget"},
+		{"identical inputs", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+			bundleOf("n", map[string]TaskResult{"a": pairedTask(good, true)}), Identical, ""},
+		{"same results from a changed system", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(good, true)}), "a", "changed"), Unchanged, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := Paired(c.old, c.cur, PairedOptions{Tolerance: DefaultTolerance})
@@ -125,8 +125,8 @@ func TestPairedVerdicts(t *testing.T) {
 func TestPairedDropCI(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	good, dropped := simulated(rng, 40, 10, 30, 0.8, 0.05), simulated(rng, 40, 10, 30, 0.5, 0.05)
-	v := Paired(bundleOf("o", map[string]TaskResult{"a": taskOf(good, true)}),
-		withSystemHash(bundleOf("n", map[string]TaskResult{"a": taskOf(dropped, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
+	v := Paired(bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
+		withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
 	d := v.Rows[0].Recall
 	if !(d.Lo <= d.Delta && d.Delta <= d.Hi && d.Hi < 0 && d.P < 0.05) {
 		t.Fatalf("recall delta %+v: want a CI below zero around the delta, p < 0.05", d)
@@ -145,8 +145,8 @@ func withSystemHash(r *Results, hash string) *Results {
 func TestPairedNewAndRemoved(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	convs := simulated(rng, 10, 5, 5, 0.7, 0.1)
-	old := bundleOf("o", map[string]TaskResult{"a": taskOf(convs, true), "b": taskOf(convs, true)})
-	cur := bundleOf("n", map[string]TaskResult{"a": taskOf(convs, true), "c": taskOf(convs, true)})
+	old := bundleOf("o", map[string]TaskResult{"a": pairedTask(convs, true), "b": pairedTask(convs, true)})
+	cur := bundleOf("n", map[string]TaskResult{"a": pairedTask(convs, true), "c": pairedTask(convs, true)})
 	v := Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance})
 	got := map[string]Outcome{}
 	for _, r := range v.Rows {
@@ -165,8 +165,8 @@ func TestPairedNewAndRemoved(t *testing.T) {
 func TestPairedOnlySharedConversations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	convs := simulated(rng, 30, 10, 30, 0.8, 0.05)
-	v := Paired(bundleOf("o", map[string]TaskResult{"a": taskOf(convs, true)}),
-		withSystemHash(bundleOf("n", map[string]TaskResult{"a": taskOf(convs[5:], true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
+	v := Paired(bundleOf("o", map[string]TaskResult{"a": pairedTask(convs, true)}),
+		withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(convs[5:], true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
 	r := v.Rows[0]
 	if r.Conversations != 25 || r.Recall.Delta != 0 || r.Verdict != Unchanged {
 		t.Fatalf("row %+v: want 25 paired conversations, delta 0, unchanged", r)
@@ -180,8 +180,8 @@ func nullFalseAlarms(trials, resamples int, seed uint64) (regressed, changed flo
 	rng := rand.New(rand.NewPCG(seed, 11))
 	var nReg, nChanged int
 	for i := range trials {
-		old := bundleOf("o", map[string]TaskResult{"a": taskOf(simulated(rng, 40, 10, 30, 0.7, 0.1), true)})
-		cur := withSystemHash(bundleOf("n", map[string]TaskResult{"a": taskOf(simulated(rng, 40, 10, 30, 0.7, 0.1), true)}), "x")
+		old := bundleOf("o", map[string]TaskResult{"a": pairedTask(simulated(rng, 40, 10, 30, 0.7, 0.1), true)})
+		cur := withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(simulated(rng, 40, 10, 30, 0.7, 0.1), true)}), "x")
 		v := Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance, Resamples: resamples, Seed: uint64(i)})
 		switch v.Rows[0].Verdict {
 		case Regressed:
@@ -214,8 +214,8 @@ func TestPairedFalseAlarmRate(t *testing.T) {
 func TestVerdictMarkdown(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	good, dropped := simulated(rng, 40, 10, 30, 0.8, 0.05), simulated(rng, 40, 10, 30, 0.5, 0.05)
-	old := bundleOf("o", map[string]TaskResult{"a": taskOf(good, true), "b": taskOf(good, true)})
-	cur := bundleOf("n", map[string]TaskResult{"a": taskOf(dropped, true), "b": taskOf(good, true)})
+	old := bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true), "b": pairedTask(good, true)})
+	cur := bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true), "b": pairedTask(good, true)})
 	cur.Evaluations[0].SystemHash = "changed"
 	md := string(Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance}).Markdown())
 	moved, rest, ok := strings.Cut(md, "## Unchanged")

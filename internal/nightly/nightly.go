@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -139,7 +140,7 @@ func Previous(ctx context.Context, st store.Store, schedule string, t time.Time)
 // ReadResults reads a bundle's results.json.
 func ReadResults(ctx context.Context, st store.Store, id string) (*bundle.Results, error) {
 	var r bundle.Results
-	if err := readJSON(ctx, st, bundle.Key(id, "results.json"), &r); err != nil {
+	if err := readJSON(ctx, st, keys.Bundle(id, "results.json"), &r); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", id, err)
 	}
 	return &r, nil
