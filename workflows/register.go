@@ -9,4 +9,5 @@ func Register(w worker.Registry) {
 	w.RegisterWorkflow(SweepWorkflow)
 	w.RegisterWorkflow(CorpusWorkflow)
 	w.RegisterWorkflow(EvaluationWorkflow)
+	w.RegisterWorkflow(NightlyWorkflow)
 }

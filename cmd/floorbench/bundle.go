@@ -334,6 +334,7 @@ func newBundleFiguresCommand() *cobra.Command {
 func newBundleDiffCommand() *cobra.Command {
 	var output string
 	var tolerance float64
+	var paired bool
 	cmd := &cobra.Command{
 		Use:   "diff OLD_ID NEW_ID",
 		Short: "Compare two bundles system by system; exit non-zero on a regression",
@@ -345,11 +346,24 @@ task that is gone from NEW_ID. Either id may be a unique prefix of a
 bundle id or latest (the newest bundle). Differences in protocol, bootstrap or corpus
 content between the bundles are printed on stderr before the verdicts.
 
+With --paired (the default when both bundles scored some of the same test
+conversations) the comparison is paired (docs/protocol.md#paired-comparisons):
+new minus old recall and fp_rate with their 95% CIs and p-values from one
+conversation bootstrap over the conversations both scored. A regression is
+then a recall CI wholly below -tolerance, an fp_rate CI wholly above
++tolerance, a system that left the budget or lost its operating point, or
+one removed; improved is the mirror; a system with the same inputs and
+results is identical, without resampling. --paired=false compares the
+point estimates only.
+
 Exit status: 0 no regression, 1 regression, 2 error (a missing bundle, a
 bad flag).`,
+		Example: `  floorbench bundle diff 3f2a latest
+  floorbench bundle diff OLD NEW --tolerance 0.01 -o json`,
 		Args: cobra.ExactArgs(2),
 	}
-	cmd.Flags().Float64Var(&tolerance, "tolerance", 0.005, "allowed change before a difference counts as a regression")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", bundle.DefaultTolerance, "allowed change before a difference counts as a regression")
+	cmd.Flags().BoolVar(&paired, "paired", false, "paired bootstrap verdicts with CIs (default: on when the bundles share test conversations)")
 	outputFlag(cmd, &output)
 	cmd = withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
 		if err := checkOutput(output); err != nil {
@@ -376,6 +390,19 @@ bad flag).`,
 		}
 		for _, m := range bundle.Mismatches(old, cur) {
 			fmt.Fprintln(cmd.ErrOrStderr(), "floorbench: bundles differ:", m)
+		}
+		if !cmd.Flags().Changed("paired") {
+			paired = bundle.SharedConversations(old, cur) > 0
+		}
+		if paired {
+			v := bundle.Paired(old, cur, bundle.PairedOptions{Tolerance: tolerance})
+			if err := printVerdict(cmd.OutOrStdout(), v, output); err != nil {
+				return err
+			}
+			if n := v.Regressions(); n > 0 {
+				return exitError{1, fmt.Errorf("%d regression(s) from %s to %s", n, oldID, newID)}
+			}
+			return nil
 		}
 		d := bundle.Diff(old, cur, tolerance)
 		var buf bytes.Buffer
@@ -405,4 +432,19 @@ func diffTable(w io.Writer, d []bundle.Change) error {
 			report.Rate(float64(c.OldFPRate)), report.Rate(float64(c.NewFPRate)), c.Verdict})
 	}
 	return t.Text(w)
+}
+
+// printVerdict writes a paired verdict as a table, or verdict.json with -o
+// json.
+func printVerdict(w io.Writer, v *bundle.Verdict, output string) error {
+	if output == "json" {
+		return writeJSON(w, v)
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "%s → %s: %s\n", v.Old, v.New, v.Summary())
+	if err := v.Table().Text(&buf); err != nil {
+		return err
+	}
+	_, err := buf.WriteTo(w)
+	return err
 }

@@ -77,6 +77,7 @@ func StartWorkers(cl client.Client, acts *activities.Activities, queues []string
 		w := worker.New(cl, q, worker.Options{MaxConcurrentActivityExecutionSize: ActivitySlots()})
 		if q == workflowQueue {
 			workflows.Register(w)
+			registerScheduled(w, acts)
 		}
 		w.RegisterActivity(acts)
 		if err := w.Start(); err != nil {

@@ -1,0 +1,384 @@
+package bundle
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/score"
+)
+
+// Outcome is the verdict of one system, corpus and task between two
+// bundles (docs/protocol.md#paired-comparisons).
+type Outcome string
+
+// The outcomes of a paired comparison.
+const (
+	Identical Outcome = "identical" // same system, corpus and results: nothing resampled
+	Unchanged Outcome = "unchanged" // both CIs reach within the tolerance
+	Improved  Outcome = "improved"
+	Regressed Outcome = "regressed"
+	New       Outcome = "new"     // only in the new bundle
+	Removed   Outcome = "removed" // only in the old bundle
+)
+
+// Outcomes in the order verdicts count and list them.
+var Outcomes = []Outcome{Regressed, Removed, Improved, New, Unchanged, Identical}
+
+// DefaultTolerance is the change in recall or fp_rate a whole CI must pass
+// before a difference is a regression or an improvement.
+const DefaultTolerance = 0.005
+
+// PairedDelta is the paired bootstrap difference new minus old of one rate.
+type PairedDelta struct {
+	Delta report.Num `json:"delta"`
+	Lo    report.Num `json:"ci_lo"`
+	Hi    report.Num `json:"ci_hi"`
+	P     report.Num `json:"p_value"`
+}
+
+// PairedRow is one system, corpus and task of a paired comparison.
+type PairedRow struct {
+	Corpus  string     `json:"corpus"`
+	System  string     `json:"system"`
+	Task    floor.Task `json:"task"`
+	Verdict Outcome    `json:"verdict"`
+	// Reason says what decided a regression or an improvement.
+	Reason        string       `json:"reason,omitempty"`
+	Conversations int          `json:"paired_conversations"`
+	OldRecall     report.Num   `json:"old_recall"`
+	NewRecall     report.Num   `json:"new_recall"`
+	OldFPRate     report.Num   `json:"old_fp_rate"`
+	NewFPRate     report.Num   `json:"new_fp_rate"`
+	OldInBudget   bool         `json:"old_in_budget"`
+	NewInBudget   bool         `json:"new_in_budget"`
+	Recall        *PairedDelta `json:"recall,omitempty"`
+	FPRate        *PairedDelta `json:"fp_rate,omitempty"`
+}
+
+// Verdict is verdict.json: every system, corpus and task of two bundles
+// compared on the conversations both scored.
+type Verdict struct {
+	Old       string          `json:"old_bundle"`
+	New       string          `json:"new_bundle"`
+	Tolerance float64         `json:"tolerance"`
+	Resamples int             `json:"bootstrap_resamples"`
+	Seed      uint64          `json:"bootstrap_seed"`
+	Counts    map[Outcome]int `json:"counts"`
+	Rows      []PairedRow     `json:"rows"`
+}
+
+// PairedOptions set a paired comparison; zero resamples take the new
+// bundle's (score.DefaultBootstrap when it has none), and its seed.
+type PairedOptions struct {
+	Tolerance float64
+	Resamples int
+	Seed      uint64
+}
+
+// Paired compares every system, corpus and task of two bundles with a
+// paired conversation bootstrap (docs/protocol.md#paired-comparisons):
+// new minus old test recall and fp_rate on the same resamples of the
+// conversations both scored. A row regressed when the recall CI lies
+// wholly below -tolerance, the fp_rate CI wholly above +tolerance, or the
+// system left the budget or lost its operating point; improved
+// symmetrically; byte-identical inputs and results are identical without
+// resampling.
+func Paired(old, cur *Results, opt PairedOptions) *Verdict {
+	v := &Verdict{Old: old.BundleID, New: cur.BundleID, Tolerance: opt.Tolerance, Resamples: opt.Resamples, Seed: opt.Seed, Counts: map[Outcome]int{}}
+	if v.Resamples == 0 {
+		v.Resamples, v.Seed = cur.Resamples, cur.Seed
+		if v.Resamples == 0 {
+			v.Resamples = score.DefaultBootstrap
+		}
+	}
+	o, n := indexTasks(old), indexTasks(cur)
+	keys := make([]taskKey, 0, len(o)+len(n))
+	for k := range o {
+		keys = append(keys, k)
+	}
+	for k := range n {
+		if _, ok := o[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, func(a, b taskKey) int {
+		return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.system, b.system), cmp.Compare(a.task, b.task))
+	})
+	for _, k := range keys {
+		a, inOld := o[k]
+		b, inNew := n[k]
+		r := PairedRow{Corpus: k.corpus, System: k.system, Task: k.task, OldRecall: nan(), NewRecall: nan(), OldFPRate: nan(), NewFPRate: nan()}
+		if inOld {
+			r.OldInBudget = a.InBudget
+			if a.Test != nil {
+				r.OldRecall, r.OldFPRate = a.Test.Recall, a.Test.FPRate
+			}
+		}
+		if inNew {
+			r.NewInBudget = b.InBudget
+			if b.Test != nil {
+				r.NewRecall, r.NewFPRate = b.Test.Recall, b.Test.FPRate
+			}
+		}
+		switch {
+		case !inOld:
+			r.Verdict = New
+		case !inNew:
+			r.Verdict = Removed
+		case a.identical(b):
+			r.Verdict = Identical
+		default:
+			v.judge(&r, a.TaskResult, b.TaskResult)
+		}
+		v.Counts[r.Verdict]++
+		v.Rows = append(v.Rows, r)
+	}
+	return v
+}
+
+// Regressions counts the rows that regressed or were removed.
+func (v *Verdict) Regressions() int { return v.Counts[Regressed] + v.Counts[Removed] }
+
+// judge bootstraps the paired differences of one row and decides it.
+func (v *Verdict) judge(r *PairedRow, a, b TaskResult) {
+	olds, news := pairConversations(a.TestByConv, b.TestByConv)
+	r.Conversations = len(olds)
+	var up, down []string
+	if len(olds) > 0 {
+		res := score.NewResamples(len(olds), v.Resamples, v.Seed)
+		recall, fp := res.Paired(news, olds)
+		r.Recall, r.FPRate = pairedDelta(recall), pairedDelta(fp)
+		tol := v.Tolerance
+		switch {
+		case recall.CI.Hi < -tol:
+			down = append(down, "recall CI below -tolerance")
+		case recall.CI.Lo > tol:
+			up = append(up, "recall CI above +tolerance")
+		}
+		switch {
+		case fp.CI.Lo > tol:
+			down = append(down, "fp_rate CI above +tolerance")
+		case fp.CI.Hi < -tol:
+			up = append(up, "fp_rate CI below -tolerance")
+		}
+	}
+	switch {
+	case a.InBudget && !b.InBudget:
+		down = append(down, "left the budget")
+	case !a.InBudget && b.InBudget:
+		up = append(up, "entered the budget")
+	}
+	if a.HasOP && !b.HasOP {
+		down = append(down, "lost its operating point")
+	}
+	switch {
+	case len(down) > 0:
+		r.Verdict, r.Reason = Regressed, joinReasons(down)
+	case len(up) > 0:
+		r.Verdict, r.Reason = Improved, joinReasons(up)
+	default:
+		r.Verdict = Unchanged
+	}
+}
+
+func joinReasons(rs []string) string {
+	var buf bytes.Buffer
+	for i, s := range rs {
+		if i > 0 {
+			buf.WriteString("; ")
+		}
+		buf.WriteString(s)
+	}
+	return buf.String()
+}
+
+// pairConversations are the counts of the conversations both results
+// scored, in the order of their ids.
+func pairConversations(old, cur []ConvCounts) (olds, news []score.Counts) {
+	byID := make(map[string]ConvCounts, len(cur))
+	for _, c := range cur {
+		byID[c.ID] = c
+	}
+	sorted := slices.Clone(old)
+	slices.SortFunc(sorted, func(a, b ConvCounts) int { return cmp.Compare(a.ID, b.ID) })
+	for _, c := range sorted {
+		if d, ok := byID[c.ID]; ok {
+			olds, news = append(olds, c.counts()), append(news, d.counts())
+		}
+	}
+	return olds, news
+}
+
+func pairedDelta(d score.Difference) *PairedDelta {
+	return &PairedDelta{Delta: report.Num(d.Delta), Lo: report.Num(d.CI.Lo), Hi: report.Num(d.CI.Hi), P: report.Num(d.P)}
+}
+
+type taskKey struct {
+	corpus, system string
+	task           floor.Task
+}
+
+// taskInBundle is a task result with the hashes of what produced it.
+type taskInBundle struct {
+	TaskResult
+	systemHash, corpusHash string
+}
+
+// identical reports byte-identical inputs (system and corpus) with the
+// same results.
+func (t taskInBundle) identical(u taskInBundle) bool {
+	if t.systemHash == "" || t.systemHash != u.systemHash || t.corpusHash != u.corpusHash {
+		return false
+	}
+	a, errA := json.Marshal(t.TaskResult)
+	b, errB := json.Marshal(u.TaskResult)
+	return errA == nil && errB == nil && bytes.Equal(a, b)
+}
+
+func indexTasks(r *Results) map[taskKey]taskInBundle {
+	m := map[taskKey]taskInBundle{}
+	for _, e := range r.Evaluations {
+		for _, t := range e.Tasks {
+			m[taskKey{e.Corpus, e.System, t.Task}] = taskInBundle{t, e.SystemHash, e.CorpusHash}
+		}
+	}
+	return m
+}
+
+// SharedConversations counts the test conversations scored in both
+// bundles on a corpus of the same name: zero means a paired comparison
+// has nothing to resample.
+func SharedConversations(old, cur *Results) int {
+	ids := func(r *Results) map[string]bool {
+		m := map[string]bool{}
+		for _, e := range r.Evaluations {
+			for _, t := range e.Tasks {
+				for _, c := range t.TestByConv {
+					m[e.Corpus+"\x00"+c.ID] = true
+				}
+			}
+		}
+		return m
+	}
+	a, b := ids(old), ids(cur)
+	n := 0
+	for k := range a {
+		if b[k] {
+			n++
+		}
+	}
+	return n
+}
+
+// SharedCorpora lists the corpus names both bundles evaluated.
+func SharedCorpora(old, cur *Results) []string {
+	var out []string
+	for _, e := range old.Evaluations {
+		if slices.Contains(out, e.Corpus) {
+			continue
+		}
+		if slices.ContainsFunc(cur.Evaluations, func(f Evaluation) bool { return f.Corpus == e.Corpus }) {
+			out = append(out, e.Corpus)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Markdown is verdict.md: the counts, then a table of what moved (every
+// row not identical or unchanged) with its deltas and CIs, then the rest.
+func (v *Verdict) Markdown() []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# Verdict: %s → %s\n\n", orNone(v.Old), v.New)
+	fmt.Fprintf(&buf, "%s. Paired conversation bootstrap, %d resamples, seed %d; tolerance %s.\n\n",
+		v.Summary(), v.Resamples, v.Seed, report.Fixed(v.Tolerance, 3))
+	moved, still := v.table(true), v.table(false)
+	if len(moved.Rows) > 0 {
+		buf.WriteString("## What moved\n\n")
+		_ = moved.Markdown(&buf)
+		buf.WriteString("\n")
+	} else {
+		buf.WriteString("Nothing moved.\n\n")
+	}
+	if len(still.Rows) > 0 {
+		buf.WriteString("## Unchanged\n\n")
+		_ = still.Markdown(&buf)
+	}
+	return buf.Bytes()
+}
+
+// Summary is the counts in one line, e.g. "1 regressed, 3 identical".
+func (v *Verdict) Summary() string {
+	var buf bytes.Buffer
+	for _, o := range Outcomes {
+		if n := v.Counts[o]; n > 0 {
+			if buf.Len() > 0 {
+				buf.WriteString(", ")
+			}
+			fmt.Fprintf(&buf, "%d %s", n, o)
+		}
+	}
+	if buf.Len() == 0 {
+		return "nothing compared"
+	}
+	return buf.String()
+}
+
+// Table is the verdict's rows as a table, regressions first.
+func (v *Verdict) Table() *report.Table {
+	t := v.table(true)
+	t.Rows = append(t.Rows, v.table(false).Rows...)
+	return t
+}
+
+func (v *Verdict) table(moved bool) *report.Table {
+	t := &report.Table{Header: []string{"verdict", "corpus", "system", "task", "why", "recall", "Δ recall [95% CI]", "p", "fp_rate", "Δ fp_rate [95% CI]", "p"}, Labels: 5}
+	for _, o := range Outcomes {
+		if (o == Unchanged || o == Identical) == moved {
+			continue
+		}
+		for _, r := range v.Rows {
+			if r.Verdict != o {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{string(r.Verdict), r.Corpus, r.System, string(r.Task), orDash(r.Reason),
+				change(r.OldRecall, r.NewRecall), deltaCI(r.Recall), pOf(r.Recall),
+				change(r.OldFPRate, r.NewFPRate), deltaCI(r.FPRate), pOf(r.FPRate)})
+		}
+	}
+	return t
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func change(old, cur report.Num) string {
+	return report.Rate(float64(old)) + " → " + report.Rate(float64(cur))
+}
+
+func deltaCI(d *PairedDelta) string {
+	if d == nil {
+		return report.Undefined
+	}
+	if math.IsNaN(float64(d.Lo)) {
+		return report.Signed(float64(d.Delta), 3)
+	}
+	return report.Signed(float64(d.Delta), 3) + " [" + report.Signed(float64(d.Lo), 3) + ", " + report.Signed(float64(d.Hi), 3) + "]"
+}
+
+func pOf(d *PairedDelta) string {
+	if d == nil {
+		return report.Undefined
+	}
+	return report.PValue(float64(d.P))
+}

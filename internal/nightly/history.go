@@ -1,0 +1,85 @@
+package nightly
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// Metrics are the names `schedule history --metric` takes: task.rate.
+var Metrics = []string{"eot.recall", "eot.fp_rate", "int.recall", "int.fp_rate"}
+
+// Point is one run's value of a metric for one system on one corpus, with
+// its 95% CI from the run's bundle.
+type Point struct {
+	Scheduled string     `json:"scheduled_time"`
+	BundleID  string     `json:"bundle_id"`
+	Corpus    string     `json:"corpus"`
+	System    string     `json:"system"`
+	Metric    string     `json:"metric"`
+	Value     report.Num `json:"value"`
+	Lo        report.Num `json:"ci_lo"`
+	Hi        report.Num `json:"ci_hi"`
+}
+
+// CheckMetric accepts one of Metrics.
+func CheckMetric(metric string) error {
+	for _, m := range Metrics {
+		if m == metric {
+			return nil
+		}
+	}
+	return fmt.Errorf("--metric %q: want one of %s", metric, strings.Join(Metrics, ", "))
+}
+
+// History is a metric per run of a schedule, oldest first: every system
+// (or only system, when not "") on every corpus of each run's bundle.
+func History(ctx context.Context, st store.Store, schedule, system, metric string) ([]Point, error) {
+	if err := CheckMetric(metric); err != nil {
+		return nil, err
+	}
+	task, rate, _ := strings.Cut(metric, ".")
+	runs, err := Runs(ctx, st, schedule)
+	if err != nil {
+		return nil, err
+	}
+	out := []Point{}
+	for _, r := range runs {
+		if r.BundleID == "" {
+			continue
+		}
+		res, err := ReadResults(ctx, st, r.BundleID)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range res.Evaluations {
+			if system != "" && e.System != system {
+				continue
+			}
+			for _, t := range e.Tasks {
+				if t.Task != floor.Task(task) || t.Test == nil {
+					continue
+				}
+				p := Point{Scheduled: r.Scheduled, BundleID: r.BundleID, Corpus: e.Corpus, System: e.System, Metric: metric,
+					Value: t.Test.Recall, Lo: report.Num(math.NaN()), Hi: report.Num(math.NaN())}
+				if rate == "fp_rate" {
+					p.Value = t.Test.FPRate
+				}
+				if ci := t.Test.CI95; ci != nil {
+					iv := ci.Recall
+					if rate == "fp_rate" {
+						iv = ci.FPRate
+					}
+					p.Lo, p.Hi = iv[0], iv[1]
+				}
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}

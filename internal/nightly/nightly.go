@@ -1,0 +1,158 @@
+// Package nightly keeps what scheduled regression runs leave in the store
+// (docs/architecture.md#store-layout): the scheduled specs, stored once
+// under their content hash, and per schedule and scheduled time a run
+// record, its verdict against the baseline (verdict.json, verdict.md) and
+// the outcome of its notification.
+package nightly
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// Baseline "previous" compares each run with the schedule's previous
+// successful run; any other baseline is a pinned bundle id.
+const BaselinePrevious = "previous"
+
+var scheduleName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+
+// CheckName accepts a schedule name: 1-63 lowercase letters, digits and
+// '-', starting with a letter or digit (it is a store key segment and part
+// of Temporal ids).
+func CheckName(name string) error {
+	if !scheduleName.MatchString(name) {
+		return fmt.Errorf("schedule name %q: want 1-63 lowercase letters, digits or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+// SpecKey is where a scheduled spec is stored: under its content hash, so
+// the same spec is stored once whatever schedules use it.
+func SpecKey(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "specs/" + hex.EncodeToString(sum[:]) + ".yaml"
+}
+
+// timeLayout names a run by its scheduled time in UTC; it sorts as time
+// does and is a valid store key segment.
+const timeLayout = "20060102T150405Z"
+
+// RunPrefix is the folder of one run of a schedule.
+func RunPrefix(schedule string, scheduled time.Time) string {
+	return "schedules/" + schedule + "/runs/" + scheduled.UTC().Format(timeLayout) + "/"
+}
+
+// Files of a run's folder.
+const (
+	RunFile         = "run.json"
+	VerdictFile     = "verdict.json"
+	VerdictMarkdown = "verdict.md"
+	NotifyFile      = "notify.json"
+)
+
+// Run is run.json: what one scheduled run used and found.
+type Run struct {
+	Schedule    string `json:"schedule"`
+	Scheduled   string `json:"scheduled_time"`
+	WorkflowID  string `json:"workflow_id"`
+	BundleID    string `json:"bundle_id"`
+	SpecKey     string `json:"spec_key"`
+	SpecHash    string `json:"spec_hash"`
+	CodeVersion string `json:"code_version"`
+	// Inputs are the content hashes of the corpora and systems the run
+	// resolved (the bundle's manifest holds the same).
+	Inputs []bundle.InputRef `json:"inputs"`
+	// Baseline is the bundle compared with ("": none, a first run).
+	Baseline string                 `json:"baseline_bundle"`
+	Counts   map[bundle.Outcome]int `json:"verdict_counts"`
+}
+
+// Notification is notify.json: the outcome of posting the verdict.
+type Notification struct {
+	URL      string `json:"url"`
+	OK       bool   `json:"ok"`
+	Attempts int    `json:"attempts"`
+	Error    string `json:"error,omitempty"`
+}
+
+// RunView is a run with its notification, as `schedule show` lists it.
+type RunView struct {
+	Run
+	Notification *Notification `json:"notification,omitempty"`
+}
+
+// Runs reads the run records of a schedule, oldest first.
+func Runs(ctx context.Context, st store.Store, schedule string) ([]RunView, error) {
+	keys, err := st.List(ctx, "schedules/"+schedule+"/runs/")
+	if err != nil {
+		return nil, err
+	}
+	var out []RunView
+	for _, k := range keys {
+		if !strings.HasSuffix(k, "/"+RunFile) {
+			continue
+		}
+		var v RunView
+		if err := readJSON(ctx, st, k, &v.Run); err != nil {
+			return nil, err
+		}
+		var n Notification
+		switch err := readJSON(ctx, st, strings.TrimSuffix(k, RunFile)+NotifyFile, &n); {
+		case err == nil:
+			v.Notification = &n
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	slices.SortFunc(out, func(a, b RunView) int { return strings.Compare(a.Scheduled, b.Scheduled) })
+	return out, nil
+}
+
+// Previous is the latest run of schedule scheduled before t that produced
+// a bundle; ok is false when there is none.
+func Previous(ctx context.Context, st store.Store, schedule string, t time.Time) (Run, bool, error) {
+	runs, err := Runs(ctx, st, schedule)
+	if err != nil {
+		return Run{}, false, err
+	}
+	at := t.UTC().Format(time.RFC3339)
+	for i := len(runs) - 1; i >= 0; i-- {
+		if r := runs[i].Run; r.Scheduled < at && r.BundleID != "" {
+			return r, true, nil
+		}
+	}
+	return Run{}, false, nil
+}
+
+// ReadResults reads a bundle's results.json.
+func ReadResults(ctx context.Context, st store.Store, id string) (*bundle.Results, error) {
+	var r bundle.Results
+	if err := readJSON(ctx, st, keys.Bundle(id, "results.json"), &r); err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", id, err)
+	}
+	return &r, nil
+}
+
+func readJSON(ctx context.Context, st store.Store, key string, v any) error {
+	data, err := store.GetBytes(ctx, st, key)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
+}

@@ -1,0 +1,249 @@
+package orchestrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/floorbench/floorbench/internal/nightly"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// Schedules run NightlyWorkflow on Temporal's own Schedules API
+// (docs/architecture.md#workflows): Temporal keeps the calendar,
+// skips a run while the previous one still runs, and starts runs missed
+// while it or the workers were down when they return, within the catch-up
+// window.
+
+// scheduleIDPrefix keeps floorbench's schedules apart from others in the
+// namespace; the runs a schedule starts are named by it and the scheduled
+// time that Temporal appends.
+const scheduleIDPrefix = "floorbench-nightly-"
+
+// DefaultCatchupWindow is how late a missed run may still start.
+const DefaultCatchupWindow = 12 * time.Hour
+
+// ScheduleSettings are what `schedule create` sets.
+type ScheduleSettings struct {
+	Name string `json:"name"`
+	// Cron or Every says when runs are due (one of them).
+	Cron          string        `json:"cron,omitempty"`
+	Every         time.Duration `json:"every,omitempty"`
+	SpecKey       string        `json:"spec_key"`
+	SpecFile      string        `json:"spec_file"`
+	Baseline      string        `json:"baseline"`
+	Tolerance     float64       `json:"tolerance"`
+	Notify        string        `json:"notify,omitempty"`
+	CatchupWindow time.Duration `json:"catchup_window"`
+	TaskQueue     string        `json:"task_queue"`
+}
+
+// ScheduleState is a schedule as Temporal describes it.
+type ScheduleState struct {
+	ScheduleSettings
+	ID             string      `json:"schedule_id"`
+	Paused         bool        `json:"paused"`
+	Note           string      `json:"note,omitempty"`
+	Overlap        string      `json:"overlap"`
+	Actions        int         `json:"actions"`
+	SkippedOverlap int         `json:"skipped_overlap"`
+	MissedCatchup  int         `json:"missed_catchup_window"`
+	Running        []string    `json:"running,omitempty"`
+	Recent         []RunStart  `json:"recent_starts,omitempty"`
+	Next           []time.Time `json:"next_runs,omitempty"`
+}
+
+// RunStart is one run a schedule started.
+type RunStart struct {
+	Scheduled  time.Time `json:"scheduled_time"`
+	Started    time.Time `json:"actual_time"`
+	WorkflowID string    `json:"workflow_id"`
+	// State is the run's workflow state: running, completed, failed...
+	State string `json:"state"`
+}
+
+// memoSettings is the memo key the settings are kept under.
+const memoSettings = "floorbench"
+
+// CreateSchedule creates the schedule of settings, paused (unpause it
+// once its spec is stored): its action starts NightlyWorkflow with overlap
+// policy skip and the catch-up window.
+func CreateSchedule(ctx context.Context, cl client.Client, s ScheduleSettings) error {
+	spec := client.ScheduleSpec{}
+	if s.Cron != "" {
+		spec.CronExpressions = []string{s.Cron}
+	} else {
+		spec.Intervals = []client.ScheduleIntervalSpec{{Every: s.Every}}
+	}
+	_, err := cl.ScheduleClient().Create(ctx, client.ScheduleOptions{
+		ID:   scheduleIDPrefix + s.Name,
+		Spec: spec,
+		Action: &client.ScheduleWorkflowAction{
+			ID:        scheduleIDPrefix + s.Name,
+			Workflow:  workflows.NightlyWorkflow,
+			Args:      []any{workflows.NightlyInput{Schedule: s.Name, SpecKey: s.SpecKey, Baseline: s.Baseline, Tolerance: s.Tolerance, Notify: s.Notify}},
+			TaskQueue: s.TaskQueue,
+		},
+		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
+		CatchupWindow: s.CatchupWindow,
+		Paused:        true,
+		Memo:          map[string]any{memoSettings: s},
+	})
+	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) || isAlreadyExists(err) {
+		return fmt.Errorf("schedule %s already exists (delete it first, or pick another name)", s.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("schedule %s: %s", s.Name, serverMessage(err))
+	}
+	return nil
+}
+
+func isAlreadyExists(err error) bool {
+	var exists *serviceerror.AlreadyExists
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	return errors.As(err, &exists) || errors.As(err, &started)
+}
+
+// serverMessage is a Temporal error's message without the gRPC wrapping.
+func serverMessage(err error) string {
+	var invalid *serviceerror.InvalidArgument
+	if errors.As(err, &invalid) {
+		return invalid.Message
+	}
+	return err.Error()
+}
+
+// schedule is the handle of a named schedule that exists.
+func schedule(ctx context.Context, cl client.Client, name string) (client.ScheduleHandle, *client.ScheduleDescription, error) {
+	if err := nightly.CheckName(name); err != nil {
+		return nil, nil, err
+	}
+	h := cl.ScheduleClient().GetHandle(ctx, scheduleIDPrefix+name)
+	desc, err := h.Describe(ctx)
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil, nil, fmt.Errorf("schedule %s: no such schedule (floorbench schedule ls lists them)", name)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("schedule %s: %w", name, err)
+	}
+	return h, desc, nil
+}
+
+// DescribeSchedule is a schedule's settings and Temporal's account of it.
+func DescribeSchedule(ctx context.Context, cl client.Client, name string) (ScheduleState, error) {
+	_, desc, err := schedule(ctx, cl, name)
+	if err != nil {
+		return ScheduleState{}, err
+	}
+	st := ScheduleState{ID: scheduleIDPrefix + name, Overlap: "skip",
+		Actions: desc.Info.NumActions, SkippedOverlap: desc.Info.NumActionsSkippedOverlap, MissedCatchup: desc.Info.NumActionsMissedCatchupWindow,
+		Next: desc.Info.NextActionTimes}
+	if p := desc.Schedule.Policy; p != nil && p.Overlap != enums.SCHEDULE_OVERLAP_POLICY_SKIP {
+		st.Overlap = strings.ToLower(strings.TrimPrefix(p.Overlap.String(), "SCHEDULE_OVERLAP_POLICY_"))
+	}
+	if s := desc.Schedule.State; s != nil {
+		st.Paused, st.Note = s.Paused, s.Note
+	}
+	if p := desc.Memo.GetFields()[memoSettings]; p != nil {
+		if err := converter.GetDefaultDataConverter().FromPayload(p, &st.ScheduleSettings); err != nil {
+			return st, fmt.Errorf("schedule %s: settings: %w", name, err)
+		}
+	}
+	for _, r := range desc.Info.RunningWorkflows {
+		st.Running = append(st.Running, r.WorkflowID)
+	}
+	for _, a := range desc.Info.RecentActions {
+		rs := RunStart{Scheduled: a.ScheduleTime, Started: a.ActualTime}
+		if a.StartWorkflowResult != nil {
+			rs.WorkflowID = a.StartWorkflowResult.WorkflowID
+			if d, err := cl.DescribeWorkflowExecution(ctx, rs.WorkflowID, a.StartWorkflowResult.FirstExecutionRunID); err == nil {
+				rs.State = stateName(d.GetWorkflowExecutionInfo().GetStatus())
+			}
+		}
+		st.Recent = append(st.Recent, rs)
+	}
+	return st, nil
+}
+
+// ListSchedules describes every floorbench schedule, by name.
+func ListSchedules(ctx context.Context, cl client.Client) ([]ScheduleState, error) {
+	it, err := cl.ScheduleClient().List(ctx, client.ScheduleListOptions{PageSize: 100})
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return nil, err
+		}
+		if name, ok := strings.CutPrefix(e.ID, scheduleIDPrefix); ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	out := []ScheduleState{}
+	for _, n := range names {
+		st, err := DescribeSchedule(ctx, cl, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+// PauseSchedule pauses (or with pause false, unpauses) a schedule.
+func PauseSchedule(ctx context.Context, cl client.Client, name string, pause bool, note string) error {
+	h, _, err := schedule(ctx, cl, name)
+	if err != nil {
+		return err
+	}
+	if pause {
+		return h.Pause(ctx, client.SchedulePauseOptions{Note: note})
+	}
+	return h.Unpause(ctx, client.ScheduleUnpauseOptions{Note: note})
+}
+
+// TriggerSchedule starts a run now, under the schedule's overlap policy:
+// while a run is running, the trigger is skipped.
+func TriggerSchedule(ctx context.Context, cl client.Client, name string) error {
+	h, _, err := schedule(ctx, cl, name)
+	if err != nil {
+		return err
+	}
+	return h.Trigger(ctx, client.ScheduleTriggerOptions{})
+}
+
+// BackfillSchedule starts the runs due in [from, to], one after another
+// (a backfill buffers its runs rather than skipping them).
+func BackfillSchedule(ctx context.Context, cl client.Client, name string, from, to time.Time) error {
+	if !from.Before(to) {
+		return fmt.Errorf("--from %s is not before --to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
+	h, _, err := schedule(ctx, cl, name)
+	if err != nil {
+		return err
+	}
+	return h.Backfill(ctx, client.ScheduleBackfillOptions{Backfill: []client.ScheduleBackfill{
+		{Start: from, End: to, Overlap: enums.SCHEDULE_OVERLAP_POLICY_BUFFER_ALL}}})
+}
+
+// DeleteSchedule deletes a schedule; its runs and their records stay.
+func DeleteSchedule(ctx context.Context, cl client.Client, name string) error {
+	h, _, err := schedule(ctx, cl, name)
+	if err != nil {
+		return err
+	}
+	return h.Delete(ctx)
+}
