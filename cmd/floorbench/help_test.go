@@ -147,6 +147,34 @@ func readmeCommands(t *testing.T, path string) (lines []int, cmds [][]string) {
 	return lines, cmds
 }
 
+// shellWords splits a line into words at blanks outside quotes; a quoted
+// stretch ("0 3 * * *") stays one word, without its quotes.
+func shellWords(line string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote := false, rune(0)
+	for _, r := range line {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote == 0 && (r == '"' || r == '\''):
+			quote, in = r, true
+		case quote == 0 && (r == ' ' || r == '\t'):
+			if in {
+				words, in = append(words, w.String()), false
+				w.Reset()
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
 // shellCommands splits a shell line into its commands (at &&, ||, ;
 // and pipes), dropping comments, redirections and a leading $ or time.
 // The README's notation is read too: [optional] words lose their
@@ -154,7 +182,7 @@ func readmeCommands(t *testing.T, path string) (lines []int, cmds [][]string) {
 func shellCommands(line string) [][]string {
 	var cmds [][]string
 	var cur []string
-	words := strings.Fields(line)
+	words := shellWords(line)
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		switch {
