@@ -261,9 +261,20 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 		s.failErr(w, r, err)
 		return
 	}
-	changes := bundle.Diff(old.results, cur.results, defaultTolerance)
-	s.render(w, r, "diff.html", map[string]any{"Title": "Diff", "Old": old.manifest, "New": cur.manifest, "Changes": changes,
-		"Mismatches": bundle.Mismatches(old.results, cur.results), "Regressions": bundle.Regressions(changes), "Tolerance": defaultTolerance})
+	page := map[string]any{"Title": "Diff", "Old": old.manifest, "New": cur.manifest,
+		"Mismatches": bundle.Mismatches(old.results, cur.results), "Tolerance": defaultTolerance}
+	// The comparison `floorbench bundle diff` makes: paired bootstrap
+	// verdicts when the bundles scored some of the same conversations,
+	// point estimates otherwise.
+	if bundle.SharedConversations(old.results, cur.results) > 0 {
+		v := bundle.Paired(old.results, cur.results, bundle.PairedOptions{Tolerance: defaultTolerance})
+		page["Paired"], page["Summary"], page["Regressions"] = v.Table(), v.Summary(), v.Regressions()
+		page["Resamples"], page["Seed"] = v.Resamples, v.Seed
+	} else {
+		changes := bundle.Diff(old.results, cur.results, defaultTolerance)
+		page["Changes"], page["Regressions"] = changes, bundle.Regressions(changes)
+	}
+	s.render(w, r, "diff.html", page)
 }
 
 // defaultTolerance is floorbench bundle diff's default.
