@@ -68,7 +68,12 @@ func (s *Server) list(w http.ResponseWriter, r *http.Request) {
 			return !strings.Contains(hay, lq)
 		})
 	}
-	s.render(w, r, "list.html", map[string]any{"Title": "Bundles", "Store": s.store.Describe(), "Bundles": rows, "All": all, "Q": q})
+	schedules, err := s.schedules(r)
+	if err != nil {
+		s.failErr(w, r, err)
+		return
+	}
+	s.render(w, r, "list.html", map[string]any{"Title": "Bundles", "Store": s.store.Describe(), "Bundles": rows, "All": all, "Q": q, "Schedules": schedules})
 }
 
 // bundlePage shows a bundle: leaderboards with intervals and paired

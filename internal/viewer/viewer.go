@@ -67,6 +67,8 @@ func New(st store.Store, logger *log.Logger) *Server {
 	s.mux.HandleFunc("GET /bundles/{id}/timeline.svg", s.timelineSVG)
 	s.mux.HandleFunc("GET /bundles/{id}/audio", s.audio)
 	s.mux.HandleFunc("GET /diff", s.diff)
+	s.mux.HandleFunc("GET /schedules/{name}/{$}", s.schedulePage)
+	s.mux.HandleFunc("GET /schedules/{name}/trend.svg", s.trendSVG)
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "No page at "+r.URL.Path+".")
 	})
