@@ -225,14 +225,12 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 		return err
 	}
 	res := leaderboardResult{Params: o.params}
-	var resamples *score.Resamples
 	if o.bootstrap > 0 {
 		res.Bootstrap = &bootstrapSpec{o.bootstrap, o.seed}
-		resamples = score.NewResamples(len(testGold.Conversations), o.bootstrap, o.seed)
 	}
 	for _, task := range floor.Tasks {
 		if evals, ok := byTask[task]; ok {
-			res.Tasks = append(res.Tasks, taskLeaderboard(task, evals, resamples))
+			res.Tasks = append(res.Tasks, report.NewTaskLeaderboard(task, score.Rank(evals, o.bootstrap, o.seed)))
 		}
 	}
 	if err := renderLeaderboard(&out, &res, o.format); err != nil {
@@ -275,31 +273,6 @@ func fileKind(f score.SystemFile) string {
 		return "a submission"
 	}
 	return "a probability file"
-}
-
-func taskLeaderboard(task floor.Task, evals []*score.TaskEvaluation, resamples *score.Resamples) report.TaskLeaderboard {
-	standings := score.Leaderboard(evals)
-	cis := map[string]score.RateCIs{}
-	if resamples != nil {
-		for _, e := range evals {
-			if e.HasOperatingPoint {
-				cis[e.System] = resamples.CIs(e.TestByConv)
-			}
-		}
-	}
-	lb := report.NewTaskLeaderboard(task, standings, cis)
-	if resamples == nil {
-		return lb
-	}
-	for i, a := range standings {
-		for _, b := range standings[i+1:] {
-			if a.HasOperatingPoint && b.HasOperatingPoint {
-				recall, fp := resamples.Paired(a.TestByConv, b.TestByConv)
-				lb.AddPaired(a.System, b.System, recall, fp)
-			}
-		}
-	}
-	return lb
 }
 
 func renderLeaderboard(w io.Writer, res *leaderboardResult, format string) error {

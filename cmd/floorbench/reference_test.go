@@ -98,13 +98,7 @@ func TestReferenceScore(t *testing.T) {
 }
 
 func TestReferenceSweep(t *testing.T) {
-	for _, c := range []struct{ gold, probs, expected string }{
-		{"gold.expected.json", "probs-eot.json", "sweep-eot.expected.json"},
-		{"gold.expected.json", "probs-int.json", "sweep-int.expected.json"},
-		{"gold-synthetic.json", "probs-synthetic-eot.json", "sweep-synthetic-eot.expected.json"},
-		{"gold-synthetic.json", "probs-synthetic-int.json", "sweep-synthetic-int.expected.json"},
-		{"gold-synthetic.json", "probs-synthetic-int-zeros.json", "sweep-synthetic-int-zeros.expected.json"},
-	} {
+	for _, c := range referenceSweeps {
 		t.Run(c.expected, func(t *testing.T) {
 			got := runFloorbench(t, "sweep", "--gold", referencePath(c.gold), "--probs", referencePath(c.probs), "-o", "json")
 			assertMatchesReference(t, got, referencePath(c.expected))

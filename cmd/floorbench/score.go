@@ -58,21 +58,15 @@ type scoreResult struct {
 	Bootstrap     *bootstrapSpec        `json:"bootstrap,omitempty"`
 	EOT           report.TaskMetrics    `json:"eot"`
 	INT           report.TaskMetrics    `json:"int"`
-	Breakdowns    []breakdown           `json:"breakdowns,omitempty"`
+	Breakdowns    *taskBreakdowns       `json:"breakdowns,omitempty"`
 	Conversations []conversationMetrics `json:"conversations"`
 }
 
-// breakdown is the JSON shape of results grouped by one attribute.
-type breakdown struct {
-	Attribute string           `json:"attribute"`
-	Groups    []breakdownGroup `json:"groups"`
-}
-
-type breakdownGroup struct {
-	Value         string             `json:"value"`
-	Conversations int                `json:"conversations"`
-	EOT           report.TaskMetrics `json:"eot"`
-	INT           report.TaskMetrics `json:"int"`
+// taskBreakdowns are each task's results grouped by every --by attribute,
+// in the breakdown shape bundles use.
+type taskBreakdowns struct {
+	EOT []report.Breakdown `json:"eot"`
+	INT []report.Breakdown `json:"int"`
 }
 
 type bootstrapSpec struct {
@@ -147,9 +141,9 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 		err = writeJSON(&out, res)
 	} else {
 		err = scoreTables(&out, o, rows, perTask, cis)
-		for i := 0; err == nil && i < len(res.Breakdowns); i++ {
+		for i := 0; err == nil && res.Breakdowns != nil && i < len(res.Breakdowns.EOT); i++ {
 			fmt.Fprintln(&out)
-			err = breakdownTable(&res.Breakdowns[i]).Text(&out)
+			err = breakdownTable(&res.Breakdowns.EOT[i], &res.Breakdowns.INT[i]).Text(&out)
 		}
 	}
 	if err != nil {
@@ -200,7 +194,7 @@ func taskLabel(t floor.Task) string {
 }
 
 // breakdowns groups the per-conversation counts by each --by attribute.
-func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts) ([]breakdown, error) {
+func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts) (*taskBreakdowns, error) {
 	if len(o.by) == 0 {
 		return nil, nil
 	}
@@ -212,47 +206,42 @@ func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[fl
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	var out []breakdown
+	out := &taskBreakdowns{}
 	for _, name := range o.by {
 		values, err := attrs.Values(ids, name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.attributes, err)
 		}
-		b := breakdown{Attribute: name}
-		eot := score.Breakdown(perTask[floor.TaskEOT], values, o.bootstrap, o.seed)
-		in := score.Breakdown(perTask[floor.TaskINT], values, o.bootstrap, o.seed)
-		for i := range eot {
-			g := breakdownGroup{Value: eot[i].Value, Conversations: eot[i].Conversations,
-				EOT: report.Metrics(eot[i].Counts), INT: report.Metrics(in[i].Counts)}
-			if eot[i].CIs != nil {
-				g.EOT, g.INT = g.EOT.WithCI(*eot[i].CIs), g.INT.WithCI(*in[i].CIs)
-			}
-			b.Groups = append(b.Groups, g)
-		}
-		out = append(out, b)
+		out.EOT = append(out.EOT, report.NewBreakdown(name, score.Breakdown(perTask[floor.TaskEOT], values, o.bootstrap, o.seed)))
+		out.INT = append(out.INT, report.NewBreakdown(name, score.Breakdown(perTask[floor.TaskINT], values, o.bootstrap, o.seed)))
 	}
 	return out, nil
 }
 
-func breakdownTable(b *breakdown) *report.Table {
+// breakdownTable shows one attribute's groups with both tasks side by
+// side (eot and in group the same conversations by the same values).
+func breakdownTable(eot, in *report.Breakdown) *report.Table {
 	t := &report.Table{
-		Title:  "by " + b.Attribute,
-		Header: []string{b.Attribute, "n", "EOT recall", "EOT fp", "INT recall", "INT fp"},
+		Title:  "by " + eot.Attribute,
+		Header: []string{eot.Attribute, "n", "EOT recall", "EOT fp", "INT recall", "INT fp"},
 	}
-	cell := func(v report.Num, ci *report.CI95, recall bool) string {
-		if ci == nil {
+	cell := func(m report.TaskMetrics, recall bool) string {
+		v := m.FPRate
+		if recall {
+			v = m.Recall
+		}
+		if m.CI95 == nil {
 			return report.Rate(float64(v))
 		}
-		iv := ci.FPRate
+		iv := m.CI95.FPRate
 		if recall {
-			iv = ci.Recall
+			iv = m.CI95.Recall
 		}
 		return report.RateWithCI(float64(v), score.Interval{Lo: float64(iv[0]), Hi: float64(iv[1])})
 	}
-	for _, g := range b.Groups {
+	for i, g := range eot.Groups {
 		t.Rows = append(t.Rows, []string{g.Value, fmt.Sprint(g.Conversations),
-			cell(g.EOT.Recall, g.EOT.CI95, true), cell(g.EOT.FPRate, g.EOT.CI95, false),
-			cell(g.INT.Recall, g.INT.CI95, true), cell(g.INT.FPRate, g.INT.CI95, false)})
+			cell(g.Metrics, true), cell(g.Metrics, false), cell(in.Groups[i].Metrics, true), cell(in.Groups[i].Metrics, false)})
 	}
 	return t
 }

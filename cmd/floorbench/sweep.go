@@ -99,23 +99,18 @@ type sweepResult struct {
 }
 
 func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*sweepResult, error) {
-	var tracks [][]float64
-	for _, c := range probs.Conversations {
-		tracks = append(tracks, c.Speakers...)
-	}
-	thetas := score.Candidates(tracks, p.Candidates)
-	res := &sweepResult{Task: probs.Task, Params: p, NCandidates: len(thetas)}
-	tracks = nil
-	rows, err := score.Sweep(gold, probs, thetas, p)
+	task := probs.Task
+	s, err := score.SweepDev(gold, probs, p)
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rows {
+	res := &sweepResult{Task: task, Params: p, NCandidates: len(s.Rows)}
+	for _, r := range s.Rows {
 		m := report.Metrics(r.Counts)
 		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, report.Num(r.FalseINTRate()), m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
 	}
-	if op, ok := score.OperatingPoint(rows, p.FPBudgetDev); ok {
-		res.OperatingPoint = &res.Rows[op]
+	if s.OP >= 0 {
+		res.OperatingPoint = &res.Rows[s.OP]
 	}
 	return res, nil
 }

@@ -238,36 +238,27 @@ func newFrames(ctx context.Context, c *detect.Conversation, events []floor.Event
 func auditFeature(f Feature, sel, eval *labelledSplit, o Options, rs *score.Resamples) (FeatureResult, *score.TaskEvaluation, error) {
 	p := o.Params
 	selProbs := sel.probs(f, o.FrameRate)
-	var tracks [][]float64
-	for _, c := range selProbs.Conversations {
-		tracks = append(tracks, c.Speakers...)
-	}
-	thetas := score.Candidates(tracks, p.Candidates)
-	selRows, err := score.Sweep(sel.gold, selProbs, thetas, p)
-	if err != nil {
-		return FeatureResult{}, nil, err
-	}
 	evalProbs := selProbs
 	if eval != sel {
 		evalProbs = eval.probs(f, o.FrameRate)
+	}
+	e, err := score.EvaluateTask(score.TaskInput{System: f.Name, DevGold: sel.gold, Dev: selProbs, TestGold: eval.gold, Test: evalProbs}, p)
+	if err != nil {
+		return FeatureResult{}, nil, err
+	}
+	// The AUC is read on eval over the same candidates.
+	thetas := make([]float64, len(e.DevCurve))
+	for i, c := range e.DevCurve {
+		thetas[i] = c.Theta
 	}
 	evalRows, err := score.Sweep(eval.gold, evalProbs, thetas, p)
 	if err != nil {
 		return FeatureResult{}, nil, err
 	}
-	e := &score.TaskEvaluation{System: f.Name, Task: f.Task, Candidates: len(thetas)}
 	r := newFeatureResult(f, len(thetas), AUC(evalRows))
-	op, ok := score.OperatingPoint(selRows, p.FPBudgetDev)
-	if !ok {
+	if !e.HasOperatingPoint {
 		return r, e, nil
 	}
-	e.HasOperatingPoint, e.Theta, e.Dev = true, selRows[op].Theta, selRows[op].Counts
-	if e.TestByConv, err = score.ScoreAtThreshold(eval.gold, evalProbs, e.Theta, p); err != nil {
-		return FeatureResult{}, nil, err
-	}
-	e.Test = score.Sum(e.TestByConv)
-	fp := e.Test.FPRate()
-	e.InBudget = e.Dev.FPRate() <= p.FPBudgetDev && (fp != fp || fp <= p.FPBudgetTest)
 	var ci *score.RateCIs
 	if rs != nil {
 		c := rs.CIs(e.TestByConv)

@@ -132,8 +132,7 @@ func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, creat
 	return files, res, nil
 }
 
-// leaderboards ranks systems per corpus and task, with paired comparisons
-// on the same resamples of that corpus's test conversations.
+// leaderboards ranks systems per corpus and task with score.Rank.
 func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
 	type key struct {
 		corpus string
@@ -147,45 +146,14 @@ func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
 			if _, ok := groups[k]; !ok {
 				keys = append(keys, k)
 			}
-			te := &score.TaskEvaluation{System: e.System, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget}
-			if t.HasOP {
-				te.Theta = float64(t.Theta)
-				for _, c := range t.TestByConv {
-					te.TestByConv = append(te.TestByConv, c.counts())
-				}
-				te.Test = score.Sum(te.TestByConv)
-				if t.Dev != nil {
-					te.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN}
-				}
-			}
+			te := t.evaluation(e.System)
 			groups[k] = append(groups[k], te)
 		}
 	}
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.task, b.task)) })
 	var out []CorpusLeaderboard
 	for _, k := range keys {
-		standings := score.Leaderboard(groups[k])
-		cis := map[string]score.RateCIs{}
-		var resamples *score.Resamples
-		for _, s := range standings {
-			if s.HasOperatingPoint && meta.Resamples > 0 {
-				if resamples == nil {
-					resamples = score.NewResamples(len(s.TestByConv), meta.Resamples, meta.Seed)
-				}
-				cis[s.System] = resamples.CIs(s.TestByConv)
-			}
-		}
-		lb := report.NewTaskLeaderboard(k.task, standings, cis)
-		if resamples != nil {
-			for i, a := range standings {
-				for _, b := range standings[i+1:] {
-					if a.HasOperatingPoint && b.HasOperatingPoint {
-						recall, fp := resamples.Paired(a.TestByConv, b.TestByConv)
-						lb.AddPaired(a.System, b.System, recall, fp)
-					}
-				}
-			}
-		}
+		lb := report.NewTaskLeaderboard(k.task, score.Rank(groups[k], meta.Resamples, meta.Seed))
 		out = append(out, CorpusLeaderboard{Corpus: k.corpus, TaskLeaderboard: lb})
 	}
 	return out
@@ -253,4 +221,21 @@ func submission(e Evaluation) []byte {
 	var buf bytes.Buffer
 	_ = score.WriteSubmission(&buf, sub)
 	return buf.Bytes()
+}
+
+// evaluation is the part of a stored task result that ranking reads.
+func (t *TaskResult) evaluation(system string) *score.TaskEvaluation {
+	e := &score.TaskEvaluation{System: system, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget}
+	if !t.HasOP {
+		return e
+	}
+	e.Theta = float64(t.Theta)
+	for _, c := range t.TestByConv {
+		e.TestByConv = append(e.TestByConv, c.counts())
+	}
+	e.Test = score.Sum(e.TestByConv)
+	if t.Dev != nil {
+		e.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN}
+	}
+	return e
 }

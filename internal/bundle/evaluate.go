@@ -50,10 +50,7 @@ type Input struct {
 }
 
 // TransferredTheta is a threshold taken from another corpus.
-type TransferredTheta struct {
-	Theta float64 `json:"theta"`
-	From  string  `json:"from"`
-}
+type TransferredTheta = score.FrozenTheta
 
 // Evaluation is one system on one corpus, both tasks.
 type Evaluation struct {
@@ -105,7 +102,7 @@ type TaskResult struct {
 	InBudget        bool                `json:"in_budget"`
 	Dev             *report.TaskMetrics `json:"dev"`
 	Test            *report.TaskMetrics `json:"test"`
-	Breakdowns      []Breakdown         `json:"breakdowns,omitempty"`
+	Breakdowns      []report.Breakdown  `json:"breakdowns,omitempty"`
 	Anatomy         []AnatomyRow        `json:"anatomy,omitempty"`
 	// DevCurve is the dev sweep: recall and fp_rate at every candidate
 	// threshold, the operating curve the threshold was chosen on.
@@ -134,19 +131,6 @@ type ConvCounts struct {
 
 func (c ConvCounts) counts() score.Counts {
 	return score.Counts{TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, LatenciesMS: c.Latencies}
-}
-
-// Breakdown is a task's test results grouped by one attribute.
-type Breakdown struct {
-	Attribute string  `json:"attribute"`
-	Groups    []Group `json:"groups"`
-}
-
-// Group is one attribute value.
-type Group struct {
-	Value         string             `json:"value"`
-	Conversations int                `json:"n"`
-	Metrics       report.TaskMetrics `json:"metrics"`
 }
 
 // AnatomyRow is one cell of the error anatomy (docs/protocol.md#breakdowns-and-error-anatomy).
@@ -198,101 +182,66 @@ func conversations(g *floor.GoldSet) int {
 	return len(g.Conversations)
 }
 
+// evaluateTask evaluates one task with score.EvaluateTask: the dev sweep
+// when the corpus has dev conversations and the system dev scores, else
+// the threshold transferred for the task, if any.
 func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
-	p := in.Params
-	r := &TaskResult{Task: task, Theta: report.Num(math.NaN())}
-	dev := in.DevProbs[task]
-	var devCounts score.Counts
-	switch {
-	case in.Corpus.Dev != nil && len(in.Corpus.Dev.Conversations) > 0 && dev != nil:
-		var tracks [][]float64
-		for _, c := range dev.Conversations {
-			tracks = append(tracks, c.Speakers...)
-		}
-		thetas := score.Candidates(tracks, p.Candidates)
-		r.NCandidates = len(thetas)
-		rows, err := score.Sweep(in.Corpus.Dev, dev, thetas, p)
-		if err != nil {
-			return nil, fmt.Errorf("dev: %w", err)
-		}
-		r.DevCurve = devCurve(rows)
-		op, ok := score.OperatingPoint(rows, p.FPBudgetDev)
-		if !ok {
-			return r, nil
-		}
-		r.HasOP, r.Theta, devCounts = true, report.Num(rows[op].Theta), rows[op].Counts
-		m := report.Metrics(devCounts)
-		r.Dev = &m
-	case in.Transferred != nil:
-		t, ok := in.Transferred[task]
-		if !ok {
-			return r, nil
-		}
-		r.HasOP, r.Theta, r.TransferredFrom = true, report.Num(t.Theta), t.From
-	default:
-		return r, nil
+	ti := score.TaskInput{System: in.System, TestGold: in.Corpus.Test, Test: in.TestProbs[task], Explain: true}
+	if dev := in.DevProbs[task]; in.Corpus.Dev != nil && len(in.Corpus.Dev.Conversations) > 0 && dev != nil {
+		ti.DevGold, ti.Dev = in.Corpus.Dev, dev
+	} else if t, ok := in.Transferred[task]; ok {
+		ti.Frozen = &t
 	}
-	if err := scoreTest(in, task, float64(r.Theta), r); err != nil {
+	e, err := score.EvaluateTask(ti, in.Params)
+	if err != nil {
 		return nil, err
 	}
-	// A transferred threshold has no dev of its own to check.
-	devOK := r.Dev == nil || p.DevWithinBudget(float64(r.Dev.FPRate))
-	r.InBudget = devOK && p.TestWithinBudget(float64(r.Test.FPRate))
+	r := &TaskResult{Task: task, NCandidates: e.Candidates, HasOP: e.HasOperatingPoint, Theta: report.Num(math.NaN()),
+		InBudget: e.InBudget, DevCurve: devCurve(e.DevCurve)}
+	if !e.HasOperatingPoint {
+		return r, nil
+	}
+	r.Theta = report.Num(e.Theta)
+	if e.Frozen != nil {
+		r.TransferredFrom = e.Frozen.From
+	} else {
+		dev := report.Metrics(e.Dev)
+		r.Dev = &dev
+	}
+	explainTest(in, e, r)
 	return r, nil
 }
 
-// scoreTest commits test at theta and fills the test metrics, intervals,
-// per-conversation counts, breakdowns, anatomy, events and predictions.
-func scoreTest(in *Input, task floor.Task, theta float64, r *TaskResult) error {
-	p := in.Params
+// explainTest fills the test metrics, intervals, per-conversation counts,
+// breakdowns, anatomy, events and predictions of e's test at its frozen
+// threshold.
+func explainTest(in *Input, e *score.TaskEvaluation, r *TaskResult) {
 	gold := in.Corpus.Test
-	probs := in.TestProbs[task]
-	if err := score.CheckProbs(probs, gold); err != nil {
-		return fmt.Errorf("test: %w", err)
-	}
-	committed := score.CommitAll(probs, theta, p.Refractory)
-	r.Predictions = committed
-	per := make([]score.Counts, len(gold.Conversations))
+	r.Predictions = e.TestPredictions
 	for i := range gold.Conversations {
 		g := &gold.Conversations[i]
-		tg := g.Task(task)
-		counts, outcomes := score.NewMatcher(tg, p.TauPre, p.TauMax).Explain(committed[g.ID], len(tg.Positives), len(tg.Negatives))
-		per[i] = counts
-		r.TestByConv = append(r.TestByConv, ConvCounts{g.ID, counts.TP, counts.FN, counts.FP, counts.TN, counts.LatenciesMS})
-		r.Events = append(r.Events, eventRows(g.ID, tg, outcomes)...)
+		c := e.TestByConv[i]
+		r.TestByConv = append(r.TestByConv, ConvCounts{g.ID, c.TP, c.FN, c.FP, c.TN, c.LatenciesMS})
+		r.Events = append(r.Events, eventRows(g.ID, g.Task(e.Task), e.TestOutcomes[i])...)
 	}
-	total := report.Metrics(score.Sum(per))
+	total := report.Metrics(e.Test)
 	if in.Resamples > 0 {
-		total = total.WithCI(score.NewResamples(len(per), in.Resamples, in.Seed).CIs(per))
+		total = total.WithCI(score.NewResamples(len(e.TestByConv), in.Resamples, in.Seed).CIs(e.TestByConv))
 	}
 	r.Test = &total
-	ids := make([]string, len(gold.Conversations))
-	for i, g := range gold.Conversations {
-		ids[i] = g.ID
-	}
 	for _, attr := range BreakdownAttributes {
-		values := make([]string, len(ids))
+		values := make([]string, len(gold.Conversations))
 		complete := true
-		for i, id := range ids {
-			v, ok := in.Corpus.Conversations[id].Attributes[attr]
+		for i, g := range gold.Conversations {
+			v, ok := in.Corpus.Conversations[g.ID].Attributes[attr]
 			values[i], complete = v, complete && ok
 		}
-		if !complete {
-			continue
+		if complete {
+			r.Breakdowns = append(r.Breakdowns, report.NewBreakdown(attr, score.Breakdown(e.TestByConv, values, in.Resamples, in.Seed)))
 		}
-		b := Breakdown{Attribute: attr}
-		for _, g := range score.Breakdown(per, values, in.Resamples, in.Seed) {
-			m := report.Metrics(g.Counts)
-			if g.CIs != nil {
-				m = m.WithCI(*g.CIs)
-			}
-			b.Groups = append(b.Groups, Group{g.Value, g.Conversations, m})
-		}
-		r.Breakdowns = append(r.Breakdowns, b)
 	}
-	r.Anatomy = anatomy(in, task, gold, r.Events)
-	r.Timelines = timelines(in, task, probs, committed, theta, r.Events)
-	return nil
+	r.Anatomy = anatomy(in, e.Task, gold, r.Events)
+	r.Timelines = timelines(in, e.Task, in.TestProbs[e.Task], e.TestPredictions, e.Theta, r.Events)
 }
 
 // CurvePoint is one candidate threshold of a dev sweep.
@@ -302,10 +251,10 @@ type CurvePoint struct {
 	FPRate report.Num `json:"fp_rate"`
 }
 
-func devCurve(rows []score.SweepRow) []CurvePoint {
-	out := make([]CurvePoint, len(rows))
-	for i, r := range rows {
-		out[i] = CurvePoint{r.Theta, report.Num(r.Counts.Recall()), report.Num(r.Counts.FPRate())}
+func devCurve(points []score.CurvePoint) []CurvePoint {
+	out := make([]CurvePoint, len(points))
+	for i, p := range points {
+		out[i] = CurvePoint{p.Theta, report.Num(p.Recall), report.Num(p.FPRate)}
 	}
 	return out
 }

@@ -50,11 +50,11 @@ type TaskLeaderboard struct {
 	Paired []PairedRow   `json:"paired,omitempty"`
 }
 
-// NewTaskLeaderboard builds the JSON shape of standings; cis (keyed by
-// system) are attached to test metrics when present.
-func NewTaskLeaderboard(task floor.Task, standings []score.Standing, cis map[string]score.RateCIs) TaskLeaderboard {
+// NewTaskLeaderboard builds the JSON shape of a ranking: its standings,
+// their test intervals when present, and its paired comparisons.
+func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
 	lb := TaskLeaderboard{Task: task}
-	for _, s := range standings {
+	for _, s := range r.Standings {
 		row := StandingRow{System: s.System, Theta: Num(math.NaN()), NCandidates: s.Candidates}
 		switch {
 		case s.InBudget:
@@ -70,12 +70,15 @@ func NewTaskLeaderboard(task floor.Task, standings []score.Standing, cis map[str
 		if s.HasOperatingPoint {
 			row.Theta = Num(s.Theta)
 			dev, test := Metrics(s.Dev), Metrics(s.Test)
-			if ci, ok := cis[s.System]; ok {
+			if ci, ok := r.CIs[s.System]; ok {
 				test = test.WithCI(ci)
 			}
 			row.Dev, row.Test = &dev, &test
 		}
 		lb.Rows = append(lb.Rows, row)
+	}
+	for _, p := range r.Paired {
+		lb.AddPaired(p.A, p.B, p.Recall, p.FPRate)
 	}
 	return lb
 }

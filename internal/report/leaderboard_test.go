@@ -35,7 +35,7 @@ func standings() []score.Standing {
 
 func leaderboard() TaskLeaderboard {
 	cis := map[string]score.RateCIs{"alpha": {Recall: score.Interval{Lo: 0.5, Hi: 1}, FPRate: score.Interval{Lo: 0.05, Hi: 0.4}}}
-	return NewTaskLeaderboard(floor.TaskEOT, standings(), cis)
+	return NewTaskLeaderboard(floor.TaskEOT, score.Ranking{Standings: standings(), CIs: cis})
 }
 
 // Each system's status, rank, threshold and rates; recall 3/4, fp_rate

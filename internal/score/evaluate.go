@@ -48,16 +48,11 @@ func ScoreSubmission(gold *floor.GoldSet, sub *Submission, p Params) ([]Conversa
 // ScoreAtThreshold commits every track of probs at theta and scores each
 // gold conversation for probs' task, in gold order.
 func ScoreAtThreshold(gold *floor.GoldSet, probs *ProbsFile, theta float64, p Params) ([]Counts, error) {
-	if err := CheckProbs(probs, gold); err != nil {
+	var e TaskEvaluation
+	if err := e.scoreTest(gold, probs, theta, p, false); err != nil {
 		return nil, err
 	}
-	committed := CommitAll(probs, theta, p.Refractory)
-	out := make([]Counts, len(gold.Conversations))
-	for i := range gold.Conversations {
-		g := &gold.Conversations[i]
-		out[i] = ScoreTask(g.Task(probs.Task), committed[g.ID], p.TauPre, p.TauMax)
-	}
-	return out, nil
+	return e.TestByConv, nil
 }
 
 // Sum adds up per-conversation counts.
@@ -67,6 +62,28 @@ func Sum(rows []Counts) Counts {
 		total.Add(r)
 	}
 	return total
+}
+
+// FrozenTheta is a threshold frozen on another corpus's dev split, for a
+// corpus without dev conversations; From names where it comes from.
+type FrozenTheta struct {
+	Theta float64 `json:"theta"`
+	From  string  `json:"from"`
+}
+
+// TaskInput is one system on one task: the dev probabilities to sweep, or a
+// threshold frozen elsewhere, and the test probabilities to score at the
+// frozen threshold.
+type TaskInput struct {
+	System            string
+	DevGold, TestGold *floor.GoldSet
+	Dev, Test         *ProbsFile
+	// Frozen, when set, is the threshold instead of a dev sweep: Dev and
+	// DevGold are not read.
+	Frozen *FrozenTheta
+	// Explain keeps the committed test predictions and every test item's
+	// outcome (TestPredictions, TestOutcomes).
+	Explain bool
 }
 
 // TaskEvaluation is one system on one task under docs/protocol.md#sweep-and-operating-point: the dev sweep,
@@ -84,62 +101,152 @@ type TaskEvaluation struct {
 	// for the task on test: TurnBench reports such a task as not
 	// supported rather than as recall 0. Nothing else is set then.
 	Unsupported bool
-	Theta       float64
-	Dev         Counts
-	Test        Counts
-	TestByConv  []Counts // in test gold order
-	InBudget    bool
+	// Frozen is the threshold taken from another corpus when there was
+	// no dev sweep; Dev is empty then.
+	Frozen     *FrozenTheta
+	Theta      float64
+	Dev        Counts
+	Test       Counts
+	TestByConv []Counts // in test gold order
+	InBudget   bool
+	// DevCurve is the dev sweep's operating curve, one point a candidate.
+	DevCurve []CurvePoint
+	// With TaskInput.Explain: the committed test predictions by
+	// conversation, and each test conversation's item outcomes in test
+	// gold order.
+	TestPredictions map[string][][]float64
+	TestOutcomes    []Outcomes
+}
+
+// CurvePoint is one candidate threshold of a dev sweep.
+type CurvePoint struct {
+	Theta, Recall, FPRate float64
 }
 
 // InBudget is the budget rule of docs/protocol.md#budgets-and-the-leaderboard:
-// a dev fp_rate within the dev budget (DevWithinBudget) and a test fp_rate
-// within the test budget (TestWithinBudget).
-func (p Params) InBudget(dev, test Counts) bool {
-	return p.DevWithinBudget(dev.FPRate()) && p.TestWithinBudget(test.FPRate())
+// an operating point with a dev fp_rate within the dev budget (an undefined
+// one, no dev negatives, is not) and a test fp_rate within the test budget
+// (an undefined one is). A threshold frozen on another corpus has no dev
+// fp_rate of its own to check.
+func (p Params) InBudget(e *TaskEvaluation) bool {
+	if !e.HasOperatingPoint {
+		return false
+	}
+	devOK := e.Frozen != nil || e.Dev.FPRate() <= p.FPBudgetDev
+	fp := e.Test.FPRate()
+	return devOK && (math.IsNaN(fp) || fp <= p.FPBudgetTest)
 }
 
-// DevWithinBudget reports whether a dev fp_rate is within the dev budget;
-// an undefined one (no dev negatives) is not.
-func (p Params) DevWithinBudget(fpRate float64) bool { return fpRate <= p.FPBudgetDev }
+// DevSweep is a dev split swept over its candidate thresholds
+// (docs/protocol.md#candidate-thresholds), with its operating point.
+type DevSweep struct {
+	Rows []SweepRow // one a candidate, by ascending threshold
+	// OP is the index of the operating point in Rows; -1 when no
+	// candidate is within the dev budget.
+	OP int
+}
 
-// TestWithinBudget reports whether a test fp_rate is within the test
-// budget; an undefined one (no test negatives) is.
-func (p Params) TestWithinBudget(fpRate float64) bool {
-	return math.IsNaN(fpRate) || fpRate <= p.FPBudgetTest
+// SweepDev sweeps probs over the candidate thresholds of its own scores and
+// picks the operating point within the dev budget.
+func SweepDev(gold *floor.GoldSet, probs *ProbsFile, p Params) (*DevSweep, error) {
+	var tracks [][]float64
+	for _, c := range probs.Conversations {
+		tracks = append(tracks, c.Speakers...)
+	}
+	thetas := Candidates(tracks, p.Candidates)
+	tracks = nil
+	rows, err := Sweep(gold, probs, thetas, p)
+	if err != nil {
+		return nil, err
+	}
+	s := &DevSweep{Rows: rows, OP: -1}
+	if op, ok := OperatingPoint(rows, p.FPBudgetDev); ok {
+		s.OP = op
+	}
+	return s, nil
+}
+
+// Curve is the sweep's operating curve: recall and fp_rate per candidate.
+func (s *DevSweep) Curve() []CurvePoint {
+	out := make([]CurvePoint, len(s.Rows))
+	for i, r := range s.Rows {
+		out[i] = CurvePoint{r.Theta, r.Counts.Recall(), r.Counts.FPRate()}
+	}
+	return out
+}
+
+// EvaluateTask runs docs/protocol.md#sweep-and-operating-point for one
+// system on one task: the dev sweep and its operating point (or the frozen
+// threshold), test committed at that threshold and scored, and the budget
+// rule. Without dev probabilities or a frozen threshold the task has no
+// operating point.
+func EvaluateTask(in TaskInput, p Params) (*TaskEvaluation, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	e := &TaskEvaluation{System: in.System, Task: in.Test.Task}
+	switch {
+	case in.Frozen != nil:
+		e.Frozen, e.Theta = in.Frozen, in.Frozen.Theta
+	case in.Dev != nil:
+		if in.Dev.Task != in.Test.Task {
+			return nil, fmt.Errorf("dev probabilities are for %s, test ones for %s", in.Dev.Task, in.Test.Task)
+		}
+		s, err := SweepDev(in.DevGold, in.Dev, p)
+		if err != nil {
+			return nil, fmt.Errorf("dev: %w", err)
+		}
+		e.Candidates, e.DevCurve = len(s.Rows), s.Curve()
+		if s.OP < 0 {
+			return e, nil
+		}
+		e.Theta, e.Dev = s.Rows[s.OP].Theta, s.Rows[s.OP].Counts
+	default:
+		return e, nil
+	}
+	e.HasOperatingPoint = true
+	if err := e.scoreTest(in.TestGold, in.Test, e.Theta, p, in.Explain); err != nil {
+		return nil, fmt.Errorf("test: %w", err)
+	}
+	e.InBudget = p.InBudget(e)
+	return e, nil
+}
+
+// scoreTest commits every track of probs at theta and scores each test
+// gold conversation, in gold order; with explain it keeps the committed
+// predictions and every item's outcome.
+func (e *TaskEvaluation) scoreTest(gold *floor.GoldSet, probs *ProbsFile, theta float64, p Params, explain bool) error {
+	if err := CheckProbs(probs, gold); err != nil {
+		return err
+	}
+	committed := CommitAll(probs, theta, p.Refractory)
+	e.TestByConv = make([]Counts, len(gold.Conversations))
+	for i := range gold.Conversations {
+		g := &gold.Conversations[i]
+		tg := g.Task(probs.Task)
+		m := NewMatcher(tg, p.TauPre, p.TauMax)
+		if !explain {
+			e.TestByConv[i] = m.Score(committed[g.ID])
+			continue
+		}
+		var o Outcomes
+		e.TestByConv[i], o = m.Explain(committed[g.ID], len(tg.Positives), len(tg.Negatives))
+		e.TestOutcomes = append(e.TestOutcomes, o)
+	}
+	if explain {
+		e.TestPredictions = committed
+	}
+	e.Test = Sum(e.TestByConv)
+	return nil
 }
 
 // Evaluate sweeps dev, picks the operating point within the dev budget,
 // freezes its threshold and scores test with it.
 func Evaluate(system string, devGold, testGold *floor.GoldSet, dev, test *ProbsFile, p Params) (*TaskEvaluation, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if dev.Task != test.Task {
-		return nil, fmt.Errorf("system %s: dev probabilities are for %s, test ones for %s", system, dev.Task, test.Task)
-	}
-	var tracks [][]float64
-	for _, c := range dev.Conversations {
-		tracks = append(tracks, c.Speakers...)
-	}
-	thetas := Candidates(tracks, p.Candidates)
-	rows, err := Sweep(devGold, dev, thetas, p)
+	e, err := EvaluateTask(TaskInput{System: system, DevGold: devGold, TestGold: testGold, Dev: dev, Test: test}, p)
 	if err != nil {
-		return nil, fmt.Errorf("system %s dev: %w", system, err)
+		return nil, fmt.Errorf("system %s: %w", system, err)
 	}
-	e := &TaskEvaluation{System: system, Task: dev.Task, Candidates: len(thetas)}
-	op, ok := OperatingPoint(rows, p.FPBudgetDev)
-	if !ok {
-		return e, nil
-	}
-	e.HasOperatingPoint = true
-	e.Theta = rows[op].Theta
-	e.Dev = rows[op].Counts
-	e.TestByConv, err = ScoreAtThreshold(testGold, test, e.Theta, p)
-	if err != nil {
-		return nil, fmt.Errorf("system %s test: %w", system, err)
-	}
-	e.Test = Sum(e.TestByConv)
-	e.InBudget = p.InBudget(e.Dev, e.Test)
 	return e, nil
 }
 
@@ -177,7 +284,7 @@ func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, t
 			e.TestByConv = append(e.TestByConv, *testRows[i].Task(t))
 		}
 		e.Dev, e.Test = Sum(devByConv), Sum(e.TestByConv)
-		e.InBudget = p.InBudget(e.Dev, e.Test)
+		e.InBudget = p.InBudget(e)
 	}
 	return out, nil
 }

@@ -66,3 +66,47 @@ func compareNaNLast(a, b float64, desc bool) int {
 	}
 	return cmp.Compare(a, b)
 }
+
+// Ranking is a task's leaderboard with, under a bootstrap, every system's
+// test intervals and a paired comparison of every two systems with an
+// operating point, all on the same resamples of the test conversations
+// (docs/protocol.md#paired-comparisons).
+type Ranking struct {
+	Standings []Standing
+	CIs       map[string]RateCIs // by system; empty without a bootstrap
+	Paired    []PairedComparison // in standings order
+}
+
+// PairedComparison is system A minus system B on the same resamples.
+type PairedComparison struct {
+	A, B           string
+	Recall, FPRate Difference
+}
+
+// Rank orders evaluations of one task with Leaderboard and, with
+// resamples > 0, draws the resamples (seeded by seed) of the test
+// conversations the evaluations share and compares the systems on them.
+func Rank(evals []*TaskEvaluation, resamples int, seed uint64) Ranking {
+	r := Ranking{Standings: Leaderboard(evals), CIs: map[string]RateCIs{}}
+	if resamples <= 0 {
+		return r
+	}
+	var rs *Resamples
+	for _, s := range r.Standings {
+		if s.HasOperatingPoint {
+			if rs == nil {
+				rs = NewResamples(len(s.TestByConv), resamples, seed)
+			}
+			r.CIs[s.System] = rs.CIs(s.TestByConv)
+		}
+	}
+	for i, a := range r.Standings {
+		for _, b := range r.Standings[i+1:] {
+			if a.HasOperatingPoint && b.HasOperatingPoint {
+				recall, fp := rs.Paired(a.TestByConv, b.TestByConv)
+				r.Paired = append(r.Paired, PairedComparison{a.System, b.System, recall, fp})
+			}
+		}
+	}
+	return r
+}
