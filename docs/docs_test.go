@@ -253,3 +253,62 @@ func TestCitedDocumentsAndAnchorsExist(t *testing.T) {
 		t.Error("no file cites docs/*.md: the scan is not reading the repository")
 	}
 }
+
+// markdownTarget matches the target of every Markdown link or image:
+// ](target) or ](target "title").
+var markdownTarget = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+
+// TestRelativeLinksResolve: every relative link or image in README.md and
+// docs/*.md names a file or folder that exists, and a link with an anchor
+// into a Markdown document names one of its headings.
+func TestRelativeLinksResolve(t *testing.T) {
+	docs, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages := append([]string{filepath.Join(root, "README.md")}, docs...)
+	anchorsOf := map[string]map[string]bool{}
+	anchors := func(path string) map[string]bool {
+		if a, ok := anchorsOf[path]; ok {
+			return a
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		anchorsOf[path] = Anchors(string(data))
+		return anchorsOf[path]
+	}
+	links := 0
+	for _, page := range pages {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			for _, m := range markdownTarget.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				links++
+				where := fmt.Sprintf("%s:%d", filepath.ToSlash(page), i+1)
+				file, anchor, _ := strings.Cut(target, "#")
+				path := page
+				if file != "" {
+					path = filepath.Join(filepath.Dir(page), filepath.FromSlash(file))
+					if _, err := os.Stat(path); err != nil {
+						t.Errorf("%s links to %s, which does not exist", where, target)
+						continue
+					}
+				}
+				if anchor != "" && filepath.Ext(path) == ".md" && !anchors(path)[anchor] {
+					t.Errorf("%s links to %s: no heading of %s has that anchor", where, target, filepath.ToSlash(path))
+				}
+			}
+		}
+	}
+	if links < 20 {
+		t.Errorf("found only %d relative links in README.md and docs/*.md: is the scan reading them?", links)
+	}
+}

@@ -267,6 +267,30 @@ func TestReadmeCommandsParse(t *testing.T) {
 	}
 }
 
+// TestDocsCommandsParse applies the README check to the documents in
+// docs/, where the reference sections of the README moved: every
+// floorbench command they show in a code block parses.
+func TestDocsCommandsParse(t *testing.T) {
+	machineIndependentHelp(t)
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, doc := range docs {
+		lines, cmds := readmeCommands(t, doc)
+		total += len(cmds)
+		for i, args := range cmds {
+			if err := checkCommandLine(args); err != nil {
+				t.Errorf("%s:%d: floorbench %s: %v", filepath.ToSlash(strings.TrimPrefix(doc, filepath.Join("..", "..")+string(filepath.Separator))), lines[i], strings.Join(args, " "), err)
+			}
+		}
+	}
+	if total < 20 {
+		t.Fatalf("found only %d floorbench commands in docs/*.md", total)
+	}
+}
+
 // TestCheckCommandLineRefuses checks that the README check catches what
 // it is for: a missing flag, a missing required flag, a missing command,
 // wrong arguments; and passes correct lines.
