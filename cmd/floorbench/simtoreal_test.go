@@ -17,7 +17,7 @@ import (
 // (three labelled dev and three labelled test dialogues: its own operating
 // point; one unlabelled: detected, not scored) and the AMI fixture meetings
 // ingested as test only (thresholds transferred from MPTB's dev split),
-// through a Temporal dev server. Run with -v to see the table the README
+// through a Temporal dev server. Run with -v to see the table docs/sweeps.md#sim-to-real
 // shows.
 func TestSimToRealQuickstart(t *testing.T) {
 	testenv.Tool(t, "temporal", "temporal")

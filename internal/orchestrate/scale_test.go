@@ -52,7 +52,7 @@ const (
 // dev server with activities that do nothing, at the size given by
 // FLOORBENCH_SCALE_SIM=CONVERSATIONSxSYSTEMS (e.g. 10000x100), and checks
 // every workflow run's history against Temporal's warning limits. It is a
-// measurement (README, "Past this machine"), not part of the suite.
+// measurement (docs/performance.md#lab-scale, "Past this machine"), not part of the suite.
 func TestScaleSimulation(t *testing.T) {
 	size := os.Getenv("FLOORBENCH_SCALE_SIM")
 	if size == "" {
