@@ -3,14 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -31,21 +28,7 @@ func storePairedBundle(t *testing.T, storeDir, name, systemHash string, found in
 	meta := bundle.Meta{Name: name, Protocol: score.DefaultParams(), Resamples: 500, Seed: 1}
 	eval := bundle.Evaluation{System: "s", SystemHash: systemHash, Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{{
 		Task: floor.TaskEOT, HasOP: true, InBudget: true, Test: &m, TestByConv: per}}}
-	files, _, err := bundle.Build(meta, []bundle.Evaluation{eval}, nil, "2026-12-02T00:00:00Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := bundle.ID(meta)
-	for _, f := range files {
-		path := filepath.Join(storeDir, filepath.FromSlash(keys.Bundle(id, f.Name)))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return id
+	return writeBundle(t, storeDir, meta, eval)
 }
 
 // Bundles that share conversations are compared paired by default: a

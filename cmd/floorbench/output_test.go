@@ -21,6 +21,13 @@ func storeBundle(t *testing.T, storeDir, name string, recall float64) string {
 	meta := bundle.Meta{Name: name, Protocol: score.DefaultParams(), Resamples: 100, Seed: 1}
 	eval := bundle.Evaluation{System: "s", Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{{
 		Task: floor.TaskEOT, HasOP: true, InBudget: true, Test: &report.TaskMetrics{Recall: report.Num(recall), FPRate: 0.05}}}}
+	return writeBundle(t, storeDir, meta, eval)
+}
+
+// writeBundle builds a bundle of one evaluation and writes its files into
+// a local store folder; it returns the bundle's id.
+func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, eval bundle.Evaluation) string {
+	t.Helper()
 	files, _, err := bundle.Build(meta, []bundle.Evaluation{eval}, nil, "2026-12-02T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
