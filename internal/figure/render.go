@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -145,7 +146,11 @@ func panelPlot(p Panel, legend *figureLegend) (*plot.Plot, error) {
 	}
 	addLegend := legend.add
 	for _, l := range p.Lines {
-		line, err := plotter.NewLine(xys(l.X, l.Y))
+		points := xys(l.X, l.Y)
+		if len(points) == 0 {
+			continue
+		}
+		line, err := plotter.NewLine(points)
 		if err != nil {
 			return nil, fmt.Errorf("line %q: %w", l.Label, err)
 		}
@@ -163,10 +168,11 @@ func panelPlot(p Panel, legend *figureLegend) (*plot.Plot, error) {
 		}
 	}
 	for _, b := range p.Boxes {
-		if len(b.Values) == 0 {
+		values := slices.DeleteFunc(slices.Clone(b.Values), func(v float64) bool { return !finite(v) })
+		if len(values) == 0 {
 			continue
 		}
-		box, err := plotter.NewBoxPlot(vg.Points(18), b.X, plotter.Values(b.Values))
+		box, err := plotter.NewBoxPlot(vg.Points(18), b.X, plotter.Values(values))
 		if err != nil {
 			return nil, fmt.Errorf("box %q: %w", b.Label, err)
 		}
@@ -175,7 +181,11 @@ func panelPlot(p Panel, legend *figureLegend) (*plot.Plot, error) {
 		pl.Add(box) // the axis names the boxes: no legend entry
 	}
 	for _, pts := range p.Points {
-		s, err := plotter.NewScatter(xys(pts.X, pts.Y))
+		points := xys(pts.X, pts.Y)
+		if len(points) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(points)
 		if err != nil {
 			return nil, fmt.Errorf("points %q: %w", pts.Label, err)
 		}
@@ -286,13 +296,20 @@ func area(a Area) (*plotter.Polygon, error) {
 	return poly, nil
 }
 
+// xys pairs x and y, leaving out points that are undefined (NaN, such as
+// an fp_rate with no negatives) or infinite: a figure draws what is
+// defined, as intervals do, and never fails the bundle that holds it.
 func xys(x, y []float64) plotter.XYs {
-	out := make(plotter.XYs, len(x))
+	out := make(plotter.XYs, 0, len(x))
 	for i := range x {
-		out[i] = plotter.XY{X: x[i], Y: y[i]}
+		if finite(x[i]) && finite(y[i]) {
+			out = append(out, plotter.XY{X: x[i], Y: y[i]})
+		}
 	}
 	return out
 }
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // bands shades stretches of the x axis over the whole height.
 type bands []Band
