@@ -244,8 +244,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // speaker count and interaction type.
 func (b *loaded) attributes(corpusName string) map[string][2]string {
 	out := map[string][2]string{}
-	if m := b.corpora[corpusName]; m != nil {
-		for _, c := range m.Conversations {
+	if sc := b.corpora[corpusName]; sc != nil {
+		for _, c := range sc.manifest.Conversations {
 			out[c.ID] = [2]string{strconv.Itoa(c.Speakers), c.InteractionType}
 		}
 	}
