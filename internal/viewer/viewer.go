@@ -36,6 +36,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	cached []*loaded // most recently used last
+
+	trends trendCache
 }
 
 // cacheSize is how many bundles' parsed results are kept: bundles are
