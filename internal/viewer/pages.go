@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"cmp"
+	"html/template"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -170,8 +171,11 @@ func (f eventFilter) match(e *eventRef) bool {
 		(f.Outcome == "" || f.Outcome == e.Row.Outcome) && (f.Speakers == "" || f.Speakers == e.Speakers) && (f.Type == "" || f.Type == e.Type)
 }
 
-// Query is the filter as a query string for page p.
-func (f eventFilter) Query(p int) string {
+// PageLink is the link to page p of the browser under the filter: its
+// query alone. url.Values encodes it, so the page takes it as a URL as it
+// is; a string after "?" in an href would be escaped again ("=" to %3d),
+// and every next link would lead back to page 1.
+func (f eventFilter) PageLink(p int) template.URL {
 	v := url.Values{}
 	for k, val := range map[string]string{"corpus": f.Corpus, "system": f.System, "task": f.Task, "outcome": f.Outcome, "speakers": f.Speakers, "type": f.Type} {
 		if val != "" {
@@ -179,7 +183,7 @@ func (f eventFilter) Query(p int) string {
 		}
 	}
 	v.Set("page", strconv.Itoa(p))
-	return v.Encode()
+	return template.URL("?" + v.Encode())
 }
 
 // events is the event browser: every gold item's outcome, filtered, one
