@@ -240,6 +240,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	options["outcome"] = []string{"TP", "FN", "FP", "TN"}
 	pages := max(1, (total+pageSize-1)/pageSize)
+	if f.Page > pages {
+		// A link kept from a larger filter or bundle: its last page.
+		http.Redirect(w, r, "/bundles/"+b.id+"/events"+string(f.PageLink(pages)), http.StatusFound)
+		return
+	}
 	s.render(w, r, "events.html", map[string]any{"Title": "Events of " + b.manifest.Name, "B": b.manifest, "Events": page, "Total": total,
 		"F": f, "Pages": pages, "Prev": f.Page - 1, "Next": map[bool]int{true: f.Page + 1, false: 0}[f.Page < pages], "Options": options})
 }

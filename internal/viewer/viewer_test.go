@@ -292,5 +292,9 @@ func TestEventBrowserPagesThroughEveryEvent(t *testing.T) {
 		if len(seen) != total {
 			t.Errorf("%s: the pages hold %d events, want %d", filter.Encode(), len(seen), total)
 		}
+		filter.Set("page", "999")
+		if _, body := get(t, srv, "/bundles/"+f.cur+"/events?"+filter.Encode()); !strings.Contains(body, fmt.Sprintf(">%d events, page %d of %d.<", total, pages, pages)) {
+			t.Errorf("%s: a page past the last does not lead to the last", filter.Encode())
+		}
 	}
 }
