@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -43,12 +42,24 @@ func History(ctx context.Context, st store.Store, schedule, system, metric strin
 	if err := CheckMetric(metric); err != nil {
 		return nil, err
 	}
-	task, rate, _ := strings.Cut(metric, ".")
 	runs, err := Runs(ctx, st, schedule)
 	if err != nil {
 		return nil, err
 	}
-	out := []Point{}
+	all, err := Histories(ctx, st, runs, system)
+	if err != nil {
+		return nil, err
+	}
+	return all[metric], nil
+}
+
+// Histories is History of every metric over runs, by metric, reading each
+// run's results once.
+func Histories(ctx context.Context, st store.Store, runs []RunView, system string) (map[string][]Point, error) {
+	out := map[string][]Point{}
+	for _, m := range Metrics {
+		out[m] = []Point{}
+	}
 	for _, r := range runs {
 		if r.BundleID == "" {
 			continue
@@ -62,22 +73,25 @@ func History(ctx context.Context, st store.Store, schedule, system, metric strin
 				continue
 			}
 			for _, t := range e.Tasks {
-				if t.Task != floor.Task(task) || t.Test == nil {
+				if t.Test == nil {
 					continue
 				}
-				p := Point{Scheduled: r.Scheduled, BundleID: r.BundleID, Corpus: e.Corpus, System: e.System, Metric: metric,
-					Value: t.Test.Recall, Lo: report.Num(math.NaN()), Hi: report.Num(math.NaN())}
-				if rate == "fp_rate" {
-					p.Value = t.Test.FPRate
-				}
-				if ci := t.Test.CI95; ci != nil {
-					iv := ci.Recall
+				for _, rate := range []string{"recall", "fp_rate"} {
+					metric := string(t.Task) + "." + rate
+					p := Point{Scheduled: r.Scheduled, BundleID: r.BundleID, Corpus: e.Corpus, System: e.System, Metric: metric,
+						Value: t.Test.Recall, Lo: report.Num(math.NaN()), Hi: report.Num(math.NaN())}
 					if rate == "fp_rate" {
-						iv = ci.FPRate
+						p.Value = t.Test.FPRate
 					}
-					p.Lo, p.Hi = iv[0], iv[1]
+					if ci := t.Test.CI95; ci != nil {
+						iv := ci.Recall
+						if rate == "fp_rate" {
+							iv = ci.FPRate
+						}
+						p.Lo, p.Hi = iv[0], iv[1]
+					}
+					out[metric] = append(out[metric], p)
 				}
-				out = append(out, p)
 			}
 		}
 	}

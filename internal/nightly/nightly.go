@@ -93,17 +93,25 @@ type RunView struct {
 	Notification *Notification `json:"notification,omitempty"`
 }
 
+// RunKeys lists the keys of a schedule's run records, oldest first,
+// without reading them: a run record is written once, so the list names
+// what Runs would read.
+func RunKeys(ctx context.Context, st store.Store, schedule string) ([]string, error) {
+	keys, err := st.List(ctx, "schedules/"+schedule+"/runs/")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(keys, func(k string) bool { return !strings.HasSuffix(k, "/"+RunFile) }), nil
+}
+
 // Runs reads the run records of a schedule, oldest first.
 func Runs(ctx context.Context, st store.Store, schedule string) ([]RunView, error) {
-	keys, err := st.List(ctx, "schedules/"+schedule+"/runs/")
+	keys, err := RunKeys(ctx, st, schedule)
 	if err != nil {
 		return nil, err
 	}
 	var out []RunView
 	for _, k := range keys {
-		if !strings.HasSuffix(k, "/"+RunFile) {
-			continue
-		}
 		var v RunView
 		if err := readJSON(ctx, st, k, &v.Run); err != nil {
 			return nil, err
