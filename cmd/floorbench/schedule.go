@@ -53,7 +53,7 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
 	outputFlag(cmd, output)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	return withServices(cmd, config, func(sv *services, args []string) error {
 		if err := checkOutput(*output); err != nil {
 			return err
 		}
@@ -62,22 +62,12 @@ func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Co
 				return err
 			}
 		}
-		cfg, err := config()
+		st, cl, err := sv.Both()
 		if err != nil {
 			return err
 		}
-		st, err := cfg.OpenStore(cmd.Context())
-		if err != nil {
-			return err
-		}
-		cl, err := cfg.Dial(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer cl.Close()
-		return run(cmd.Context(), cl, st, args)
-	}
-	return cmd
+		return run(sv.ctx, cl, st, args)
+	})
 }
 
 func newScheduleCreateCommand() *cobra.Command {
@@ -485,8 +475,7 @@ func newScheduleHistoryCommand() *cobra.Command {
 	cmd.Flags().StringVar(&system, "system", "", "only this system (default: every system)")
 	cmd.Flags().StringVar(&metric, "metric", "eot.recall", "eot.recall, eot.fp_rate, int.recall or int.fp_rate")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
-	config := storeFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	return withServices(cmd, storeFlags(cmd), func(sv *services, args []string) error {
 		if output != "table" && output != "json" && output != "csv" {
 			return fmt.Errorf("--output %q: want table, json or csv", output)
 		}
@@ -496,15 +485,11 @@ func newScheduleHistoryCommand() *cobra.Command {
 		if err := nightly.CheckMetric(metric); err != nil {
 			return err
 		}
-		cfg, err := config()
+		st, err := sv.Store()
 		if err != nil {
 			return err
 		}
-		st, err := cfg.OpenStore(cmd.Context())
-		if err != nil {
-			return err
-		}
-		points, err := nightly.History(cmd.Context(), st, args[0], system, metric)
+		points, err := nightly.History(sv.ctx, st, args[0], system, metric)
 		if err != nil {
 			return err
 		}
@@ -520,6 +505,5 @@ func newScheduleHistoryCommand() *cobra.Command {
 			return t.CSV(cmd.OutOrStdout())
 		}
 		return t.Text(cmd.OutOrStdout())
-	}
-	return cmd
+	})
 }
