@@ -89,7 +89,9 @@ func (s *Server) trendSVG(w http.ResponseWriter, r *http.Request) {
 func Trend(schedule, metric string, points []nightly.Point) figure.Figure {
 	var runs, corpora, systems []string
 	for _, p := range points {
-		runs, corpora, systems = addOnce(runs, p.Scheduled), addOnce(corpora, p.Corpus), addOnce(systems, p.System)
+		if p.Error == "" { // a failed run has no value to draw; the table below says why
+			runs, corpora, systems = addOnce(runs, p.Scheduled), addOnce(corpora, p.Corpus), addOnce(systems, p.System)
+		}
 	}
 	slices.Sort(runs)
 	slices.Sort(corpora)
@@ -109,7 +111,7 @@ func Trend(schedule, metric string, points []nightly.Point) figure.Figure {
 			var line figure.Line
 			iv.Label, iv.Style, line.Style = sys, si, si
 			for _, p := range points {
-				if p.Corpus != c || p.System != sys {
+				if p.Error != "" || p.Corpus != c || p.System != sys {
 					continue
 				}
 				x := float64(slices.Index(runs, p.Scheduled))
