@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -126,7 +127,8 @@ func quietOptions(queue string, timeout time.Duration) workflow.ActivityOptions 
 	return opts
 }
 
-// failureCause is the innermost message of a failed activity.
+// failureCause is the innermost message of a failed activity or child
+// workflow, without Temporal's "(type: ..., retryable: ...)" suffix.
 func failureCause(err error) string {
 	for {
 		var next error
@@ -134,8 +136,13 @@ func failureCause(err error) string {
 			next = u.Unwrap()
 		}
 		if next == nil {
-			return err.Error()
+			break
 		}
 		err = next
 	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	return err.Error()
 }

@@ -49,6 +49,7 @@ type nightlyEnv struct {
 	spec     string // the sweep spec file
 	system   string // the system spec file the sweep names
 	workers  *orchestrate.Workers
+	temporal *orchestrate.DevServer
 }
 
 // recordNightly, when set, saves the history of the regressed nightly run
@@ -137,10 +138,18 @@ func (e *nightlyEnv) writeProbs(worse bool) {
 
 func newNightlyEnv(t *testing.T) *nightlyEnv {
 	t.Helper()
+	return newNightlyEnvOn(t, false)
+}
+
+// newNightlyEnvOn is newNightlyEnv with, when persist is set, a Temporal
+// dev server that keeps its state in a database file, so that it can be
+// crashed and restarted on it.
+func newNightlyEnvOn(t *testing.T, persist bool) *nightlyEnv {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("schedules against a real Temporal dev server: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), false)
+	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), persist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +158,7 @@ func newNightlyEnv(t *testing.T) *nightlyEnv {
 	}
 	t.Cleanup(srv.Stop)
 	dir := t.TempDir()
-	e := &nightlyEnv{t: t, dir: dir, storeDir: filepath.Join(dir, "store"),
+	e := &nightlyEnv{t: t, dir: dir, storeDir: filepath.Join(dir, "store"), temporal: srv,
 		cfg: orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default", StoreDir: filepath.Join(dir, "store")}}
 	if e.store, err = e.cfg.OpenStore(context.Background()); err != nil {
 		t.Fatal(err)
