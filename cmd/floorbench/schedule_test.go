@@ -416,7 +416,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	if len(history) != 3 || history[0].Value != 1 || history[1].Value != 1 || !(history[2].Value < 0.8) || !(history[2].Lo <= history[2].Value && history[2].Value <= history[2].Hi) {
 		t.Errorf("history of eot.recall: %+v; want 1, 1, then the drop inside its CI", history)
 	}
-	if csv := e.mustCLI("schedule", "history", "nightly", "--metric", "int.fp_rate", "-o", "csv"); !strings.HasPrefix(csv, "scheduled,bundle,corpus,system,metric,value,ci_lo,ci_hi\n") || strings.Count(csv, "\n") != 4 {
+	if csv := e.mustCLI("schedule", "history", "nightly", "--metric", "int.fp_rate", "-o", "csv"); !strings.HasPrefix(csv, "scheduled,bundle,corpus,system,metric,value,ci_lo,ci_hi,error\n") || strings.Count(csv, "\n") != 4 {
 		t.Errorf("history -o csv:\n%s", csv)
 	}
 

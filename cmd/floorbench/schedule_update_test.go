@@ -231,13 +231,13 @@ func mustGlob(t *testing.T, pattern string) []string {
 // an undisturbed run gives: identical, in the same bundle.
 func TestScheduleCatchupAfterTemporalCrash(t *testing.T) {
 	e := newNightlyEnvOn(t, true)
-	e.mustCLI("schedule", "create", "crash", "-f", e.spec, "--every", "30s", "--catchup-window", "1h")
+	e.mustCLI("schedule", "create", "crash", "-f", e.spec, "--every", "15s", "--catchup-window", "1h")
 	first := e.waitRuns("crash", 1)[0]
 
-	// The next due time at least 5 s ahead: Temporal is down across it.
+	// The next due time at least 3 s ahead: Temporal is down across it.
 	var due time.Time
 	for _, next := range e.show("crash").Next {
-		if time.Until(next) > 5*time.Second {
+		if time.Until(next) > 3*time.Second {
 			due = next
 			break
 		}
@@ -247,7 +247,7 @@ func TestScheduleCatchupAfterTemporalCrash(t *testing.T) {
 	}
 	e.temporal.Crash()
 	crashed := time.Now()
-	time.Sleep(time.Until(due) + 10*time.Second)
+	time.Sleep(time.Until(due) + 2*time.Second)
 	if err := e.temporal.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -270,6 +270,7 @@ func TestScheduleCatchupAfterTemporalCrash(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	finished := time.Now()
 	e.mustCLI("schedule", "pause", "crash")
 	s := e.show("crash")
 	var started time.Time
@@ -278,8 +279,9 @@ func TestScheduleCatchupAfterTemporalCrash(t *testing.T) {
 			started = r.Started
 		}
 	}
-	t.Logf("due %s; Temporal killed %s before, restarted %s after; the run started %s after the restart; %d missed (catch-up window)",
-		at, due.Sub(crashed).Round(time.Millisecond), restarted.Sub(due).Round(time.Millisecond), started.Sub(restarted).Round(time.Millisecond), s.MissedCatchup)
+	t.Logf("due %s; Temporal killed %s before, serving again %s after; the run started %s after that and was recorded %s after; %d missed (catch-up window)",
+		at, due.Sub(crashed).Round(time.Millisecond), restarted.Sub(due).Round(time.Millisecond), started.Sub(restarted).Round(time.Millisecond),
+		finished.Sub(restarted).Round(time.Millisecond), s.MissedCatchup)
 	if started.Before(restarted) {
 		t.Errorf("the run due at %s started %s, before Temporal came back at %s", at, started, restarted)
 	}
