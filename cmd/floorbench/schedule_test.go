@@ -52,13 +52,14 @@ type nightlyEnv struct {
 	temporal *orchestrate.DevServer
 }
 
-// recordNightly, when set, saves the history of the regressed nightly run
-// into that folder (workflows/testdata) for the replay test.
+// recordNightly, when set, saves the histories of a regressed nightly run
+// and of a failed one into that folder (workflows/testdata) for the replay
+// test.
 var recordNightly = flag.String("record-nightly", "", "write a nightly run's workflow history into this folder")
 
-// saveNightlyHistory writes the history of workflow id as
-// nightly-history.json and adds it to the folder's histories.json.
-func (e *nightlyEnv) saveNightlyHistory(id string) {
+// saveNightlyHistory writes the history of workflow id into file and adds
+// it to the folder's histories.json.
+func (e *nightlyEnv) saveNightlyHistory(id, file string) {
 	e.t.Helper()
 	ctx := context.Background()
 	cl, err := e.cfg.Dial(ctx)
@@ -79,7 +80,6 @@ func (e *nightlyEnv) saveNightlyHistory(id string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	const file = "nightly-history.json"
 	if err := os.WriteFile(filepath.Join(*recordNightly, file), data, 0o644); err != nil {
 		e.t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	t.Logf("verdict.md of the regressed run:\n%s", md)
 
 	if *recordNightly != "" {
-		e.saveNightlyHistory(third.WorkflowID)
+		e.saveNightlyHistory(third.WorkflowID, "nightly-history.json")
 	}
 
 	got := hook.received()

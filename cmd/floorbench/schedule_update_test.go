@@ -168,6 +168,9 @@ func TestScheduleRunFailsOnMissingInput(t *testing.T) {
 				t.Fatalf("run with %s gone: %+v; want no bundle, no verdict, one error naming the path", gone, failed.Run)
 			}
 			t.Logf("the run's error: %s", failed.Error)
+			if *recordNightly != "" && gone == e.system {
+				e.saveNightlyHistory(failed.WorkflowID, "nightly-failed-history.json")
+			}
 			if _, err := store.GetBytes(context.Background(), e.store, nightly.RunPrefix("fragile", mustTime(t, failed.Scheduled))+nightly.VerdictFile); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("a verdict was stored for the failed run: %v", err)
 			}
