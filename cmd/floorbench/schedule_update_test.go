@@ -186,9 +186,11 @@ func TestScheduleRunFailsOnMissingInput(t *testing.T) {
 				t.Errorf("the failed run's workflow: %v; want it failed naming %s", err, gone)
 			}
 
-			if out := e.mustCLI("schedule", "show", "fragile"); !strings.Contains(out, "FAILED: ") || !strings.Contains(out, gone) {
+			out := e.mustCLI("schedule", "show", "fragile")
+			if !strings.Contains(out, "FAILED: ") || !strings.Contains(out, gone) {
 				t.Errorf("schedule show does not show the failed run:\n%s", out)
 			}
+			t.Logf("schedule show:\n%s", out)
 			if s := e.show("fragile"); len(s.Runs) != runs || s.Runs[runs-1].Error != failed.Error {
 				t.Errorf("schedule show -o json: %d runs, last %+v", len(s.Runs), s.Runs[len(s.Runs)-1].Run)
 			}
