@@ -24,6 +24,9 @@ type Point struct {
 	Value     report.Num `json:"value"`
 	Lo        report.Num `json:"ci_lo"`
 	Hi        report.Num `json:"ci_hi"`
+	// Error is why the run failed: its one point has no bundle, no corpus,
+	// no system and no value, so a trend shows the gap and its cause.
+	Error string `json:"error,omitempty"`
 }
 
 // CheckMetric accepts one of Metrics.
@@ -37,7 +40,8 @@ func CheckMetric(metric string) error {
 }
 
 // History is a metric per run of a schedule, oldest first: every system
-// (or only system, when not "") on every corpus of each run's bundle.
+// (or only system, when not "") on every corpus of each run's bundle, and
+// one point with the error for each run that failed.
 func History(ctx context.Context, st store.Store, schedule, system, metric string) ([]Point, error) {
 	if err := CheckMetric(metric); err != nil {
 		return nil, err
@@ -61,6 +65,11 @@ func Histories(ctx context.Context, st store.Store, runs []RunView, system strin
 		out[m] = []Point{}
 	}
 	for _, r := range runs {
+		if r.Error != "" {
+			nan := report.Num(math.NaN())
+			out = append(out, Point{Scheduled: r.Scheduled, Metric: metric, Value: nan, Lo: nan, Hi: nan, Error: r.Error})
+			continue
+		}
 		if r.BundleID == "" {
 			continue
 		}

@@ -77,6 +77,9 @@ type Run struct {
 	// Baseline is the bundle compared with ("": none, a first run).
 	Baseline string                 `json:"baseline_bundle"`
 	Counts   map[bundle.Outcome]int `json:"verdict_counts"`
+	// Error is why a failed run has no bundle and no verdict ("": it
+	// succeeded).
+	Error string `json:"error,omitempty"`
 }
 
 // Notification is notify.json: the outcome of posting the verdict.
@@ -130,7 +133,7 @@ func Runs(ctx context.Context, st store.Store, schedule string) ([]RunView, erro
 }
 
 // Previous is the latest run of schedule scheduled before t that produced
-// a bundle; ok is false when there is none.
+// a bundle (failed runs are passed over); ok is false when there is none.
 func Previous(ctx context.Context, st store.Store, schedule string, t time.Time) (Run, bool, error) {
 	runs, err := Runs(ctx, st, schedule)
 	if err != nil {

@@ -140,7 +140,9 @@ func (c *trendCache) points(ctx context.Context, st store.Store, schedule string
 func Trend(schedule, metric string, points []nightly.Point) figure.Figure {
 	var runs, corpora, systems []string
 	for _, p := range points {
-		runs, corpora, systems = addOnce(runs, p.Scheduled), addOnce(corpora, p.Corpus), addOnce(systems, p.System)
+		if p.Error == "" { // a failed run has no value to draw; the table below says why
+			runs, corpora, systems = addOnce(runs, p.Scheduled), addOnce(corpora, p.Corpus), addOnce(systems, p.System)
+		}
 	}
 	slices.Sort(runs)
 	slices.Sort(corpora)
@@ -160,7 +162,7 @@ func Trend(schedule, metric string, points []nightly.Point) figure.Figure {
 			var line figure.Line
 			iv.Label, iv.Style, line.Style = sys, si, si
 			for _, p := range points {
-				if p.Corpus != c || p.System != sys {
+				if p.Error != "" || p.Corpus != c || p.System != sys {
 					continue
 				}
 				x := float64(slices.Index(runs, p.Scheduled))

@@ -18,6 +18,9 @@ import (
 	"github.com/floorbench/floorbench/internal/viewer"
 )
 
+// failedRun is the error of a run whose system spec was gone.
+const failedRun = "specs/5dca.yaml: systems[0] (oracle): system spec: open /srv/specs/oracle.yaml: no such file or directory"
+
 // A schedule's page lists its runs with their verdicts and diff links,
 // and draws each metric's trend over the runs from the runs' bundles;
 // names that are not schedule names, schedules without runs and unknown
@@ -30,6 +33,7 @@ func TestSchedulePages(t *testing.T) {
 	for i, r := range []nightly.Run{
 		{Schedule: "viewer-nightly", BundleID: f.old, Counts: map[bundle.Outcome]int{bundle.New: 8}},
 		{Schedule: "viewer-nightly", BundleID: f.cur, Baseline: f.old, Counts: map[bundle.Outcome]int{bundle.Unchanged: 8}},
+		{Schedule: "viewer-nightly", Error: failedRun},
 	} {
 		at := day.Add(time.Duration(i) * 24 * time.Hour)
 		r.Scheduled = at.Format(time.RFC3339)
@@ -57,6 +61,9 @@ func TestSchedulePages(t *testing.T) {
 	if !strings.Contains(body, `href="/diff?old=`+f.old+`&amp;new=`+f.cur+`"`) || !strings.Contains(body, "8 unchanged") {
 		t.Errorf("the second run's verdict and diff link are missing:\n%s", body)
 	}
+	if !strings.Contains(body, "failed: "+failedRun) {
+		t.Errorf("the failed run's error is missing:\n%s", body)
+	}
 	for _, m := range nightly.Metrics {
 		if !strings.Contains(body, `src="trend.svg?metric=`+m+`"`) {
 			t.Errorf("no trend of %s", m)
@@ -72,6 +79,20 @@ func TestSchedulePages(t *testing.T) {
 		if !strings.Contains(svg, ">"+e.System+"<") {
 			t.Errorf("the trend has no series for %s", e.System)
 		}
+	}
+	// The failed run is a gap in the trend: no panel, no run, no system of
+	// its own.
+	points, err := nightly.History(ctx, f.store, "viewer-nightly", "", "eot.recall")
+	if err != nil || points[len(points)-1].Error != failedRun {
+		t.Fatalf("history: %v, %+v", err, points)
+	}
+	trend := viewer.Trend("viewer-nightly", "eot.recall", points)
+	corpora := map[string]bool{}
+	for _, e := range res.Evaluations {
+		corpora[e.Corpus] = true
+	}
+	if len(trend.Panels) != len(corpora) || len(trend.Panels[0].Categories) != 2 {
+		t.Errorf("trend with a failed run: %d panels over %v runs; want %d panels over the 2 runs with bundles", len(trend.Panels), trend.Panels[0].Categories, len(corpora))
 	}
 	for _, c := range []string{"/schedules/Bad_Name/", "/schedules/..%2Fbundles/", "/schedules/no-such-schedule/", "/schedules/viewer-nightly/trend.svg?metric=eot.latency"} {
 		if resp, body := get(t, srv, c); resp.StatusCode != http.StatusNotFound || strings.Contains(body, "goroutine") {
