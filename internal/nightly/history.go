@@ -67,7 +67,9 @@ func Histories(ctx context.Context, st store.Store, runs []RunView, system strin
 	for _, r := range runs {
 		if r.Error != "" {
 			nan := report.Num(math.NaN())
-			out = append(out, Point{Scheduled: r.Scheduled, Metric: metric, Value: nan, Lo: nan, Hi: nan, Error: r.Error})
+			for _, m := range Metrics {
+				out[m] = append(out[m], Point{Scheduled: r.Scheduled, Metric: m, Value: nan, Lo: nan, Hi: nan, Error: r.Error})
+			}
 			continue
 		}
 		if r.BundleID == "" {
