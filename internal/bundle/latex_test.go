@@ -1,10 +1,11 @@
-package bundle
+package bundle_test
 
 import (
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -27,7 +28,7 @@ func TestReportTablesCompile(t *testing.T) {
 	for i := range res.Leaderboards {
 		tables = append(tables, res.Leaderboards[i].Table(), res.Leaderboards[i].PairedTable())
 	}
-	tables = append(tables, SimToReal(res), OperatingPointsTable(res.Evaluations))
+	tables = append(tables, bundle.SimToReal(res), bundle.OperatingPointsTable(res.Evaluations))
 	for _, c := range res.Corpora {
 		tables = append(tables, report.TimingTable(c.Timing))
 	}
@@ -36,16 +37,16 @@ func TestReportTablesCompile(t *testing.T) {
 		for j := range e.Tasks {
 			task := &e.Tasks[j]
 			for k := range task.Breakdowns {
-				tables = append(tables, breakdownTable(e, task, &task.Breakdowns[k]))
+				tables = append(tables, bundle.BreakdownTable(e, task, &task.Breakdowns[k]))
 			}
-			tables = append(tables, anatomyTable(e, task))
+			tables = append(tables, bundle.AnatomyTable(e, task))
 		}
 	}
 	rng := rand.New(rand.NewPCG(9, 10))
-	good, dropped := simulated(rng, 40, 10, 30, 0.8, 0.05), simulated(rng, 40, 10, 30, 0.3, 0.05)
-	old := bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)})
-	cur := bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true)})
-	tables = append(tables, Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance}).Table())
+	good, dropped := bundle.Simulated(rng, 40, 10, 30, 0.8, 0.05), bundle.Simulated(rng, 40, 10, 30, 0.3, 0.05)
+	old := bundle.BundleOf("o", map[string]bundle.TaskResult{"a": bundle.PairedTask(good, true)})
+	cur := bundle.BundleOf("n", map[string]bundle.TaskResult{"a": bundle.PairedTask(dropped, true)})
+	tables = append(tables, bundle.Paired(old, cur, bundle.PairedOptions{Tolerance: bundle.DefaultTolerance}).Table())
 
 	var body strings.Builder
 	for _, tb := range tables {
