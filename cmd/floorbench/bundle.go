@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -174,11 +173,8 @@ func readResults(ctx context.Context, st store.Store, id string) (*bundle.Result
 func newBundleLsCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{Use: "ls", Short: "List bundles, newest first", Args: cobra.NoArgs}
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	return withStore(cmd, func(ctx context.Context, st store.Store, _ []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		manifests, err := listManifests(ctx, st)
 		if err != nil {
 			return err
@@ -204,18 +200,33 @@ func newBundleLsCommand() *cobra.Command {
 
 func newBundleShowCommand() *cobra.Command {
 	var output string
-	cmd := &cobra.Command{Use: "show BUNDLE_ID", Short: "Print a bundle's report (or its results with -o json); the id may be a unique prefix or latest", Args: cobra.ExactArgs(1)}
-	outputFlag(cmd, &output)
+	cmd := &cobra.Command{
+		Use:   "show BUNDLE_ID",
+		Short: "Print a bundle's report (or its results with -o json); the id may be a unique prefix or latest",
+		Long: `Show prints a bundle's report.md (text and md alike: the report is
+Markdown), its results.json with -o json, and the report's tables, in the
+report's order, with -o csv (separated by a blank line) or -o latex.`,
+		Args: cobra.ExactArgs(1),
+	}
+	outputFlag(cmd, &output, resultFormats)
 	return withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		id, err := resolveBundleID(ctx, st, args[0])
 		if err != nil {
 			return err
 		}
 		if _, err := readManifest(ctx, st, id); err != nil {
 			return err
+		}
+		if output == "csv" || output == "latex" {
+			res, err := readResults(ctx, st, id)
+			if err != nil {
+				return err
+			}
+			var parts []resultPart
+			for _, t := range bundle.ReportTables(res) {
+				parts = append(parts, tablePart(t))
+			}
+			return writeResult(cmd.OutOrStdout(), output, parts...)
 		}
 		name := "report.md"
 		if output == "json" {
@@ -356,11 +367,8 @@ bad flag).`,
 	}
 	cmd.Flags().Float64Var(&tolerance, "tolerance", bundle.DefaultTolerance, "allowed change before a difference counts as a regression")
 	cmd.Flags().BoolVar(&paired, "paired", false, "paired bootstrap verdicts with CIs (default: on when the bundles share test conversations)")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, resultFormats)
 	cmd = withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		if err := bundle.CheckTolerance(tolerance); err != nil {
 			return err
 		}
@@ -397,16 +405,12 @@ bad flag).`,
 			return nil
 		}
 		d := bundle.Diff(old, cur, tolerance)
-		var buf bytes.Buffer
 		if output == "json" {
-			err = writeJSON(&buf, d)
+			err = writeJSON(cmd.OutOrStdout(), d)
 		} else {
-			err = diffTable(&buf, d)
+			err = writeResult(cmd.OutOrStdout(), output, tablePart(diffTable(d)))
 		}
 		if err != nil {
-			return err
-		}
-		if _, err := buf.WriteTo(cmd.OutOrStdout()); err != nil {
 			return err
 		}
 		if n := bundle.Regressions(d); n > 0 {
@@ -417,26 +421,21 @@ bad flag).`,
 	return withExitCode(cmd, 2)
 }
 
-func diffTable(w io.Writer, d []bundle.Change) error {
+func diffTable(d []bundle.Change) *report.Table {
 	t := &report.Table{Header: []string{"corpus", "system", "task", "recall old", "recall new", "fp old", "fp new", "verdict"}, Labels: 3}
 	for _, c := range d {
 		t.Rows = append(t.Rows, []string{c.Corpus, c.System, string(c.Task), report.Rate(float64(c.OldRecall)), report.Rate(float64(c.NewRecall)),
 			report.Rate(float64(c.OldFPRate)), report.Rate(float64(c.NewFPRate)), c.Verdict})
 	}
-	return t.Text(w)
+	return t
 }
 
-// printVerdict writes a paired verdict as a table, or verdict.json with -o
-// json.
+// printVerdict writes a paired verdict: its summary line over its table,
+// or verdict.json with -o json.
 func printVerdict(w io.Writer, v *bundle.Verdict, output string) error {
 	if output == "json" {
 		return writeJSON(w, v)
 	}
-	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "%s → %s: %s\n", v.Old, v.New, v.Summary())
-	if err := v.Table().Text(&buf); err != nil {
-		return err
-	}
-	_, err := buf.WriteTo(w)
-	return err
+	summary := fmt.Sprintf("%s → %s: %s", v.Old, v.New, v.Summary())
+	return writeResult(w, output, linesPart(summary), resultPart{table: v.Table(), joined: true})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -64,9 +65,6 @@ func newCorpusGenerateCommand() *cobra.Command {
 		Short: "Generate a corpus with the five-stage MPTB pipeline (espeak-ng, flite)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			s, err := strconv.ParseUint(seed, 10, 64)
 			if err != nil {
 				return fmt.Errorf("--seed %q: want a non-negative integer", seed)
@@ -100,7 +98,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 	// The help names the default rather than this machine's count.
 	cmd.Flags().Lookup("jobs").DefValue = "the number of CPUs"
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cmd.MarkFlagRequired("preset")
 	_ = cmd.RegisterFlagCompletionFunc("preset", cobra.FixedCompletions(synth.PresetNames, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagRequired("seed")
@@ -125,9 +123,6 @@ func newCorpusCheckCommand() *cobra.Command {
 		Short: "Verify a corpus: hashes, lengths, clipping, event logs, event/audio consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			r, err := corpus.Check(args[0])
 			if err != nil {
 				return err
@@ -165,7 +160,7 @@ func newCorpusCheckCommand() *cobra.Command {
 			return nil
 		},
 	}
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	return cmd
 }
 
@@ -176,14 +171,14 @@ func newCorpusStatsCommand() *cobra.Command {
 		Short: "Print a corpus's composition (counts, hours, rates by type and speaker count)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			c, err := corpus.Open(args[0])
 			if err != nil {
 				return err
 			}
-			var s interface{ WriteText(io.Writer) error }
+			var s interface {
+				Summary() []string
+				Table() *report.Table
+			}
 			if c.Manifest.Kind == corpus.KindTurnBench {
 				s, err = corpus.ComputeTurnBenchStats(args[0])
 			} else {
@@ -197,10 +192,10 @@ func newCorpusStatsCommand() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			return s.WriteText(cmd.OutOrStdout())
+			return writeResult(cmd.OutOrStdout(), output, linesPart(s.Summary()...), tablePart(s.Table()))
 		},
 	}
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, resultFormats)
 	return cmd
 }
 
@@ -220,9 +215,6 @@ func newCorpusExportCommand() *cobra.Command {
 		Short: "Export speaker activity (RTTM) or per-speaker event tiers (Praat TextGrid)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			if out == "" {
 				return fmt.Errorf("--out is required")
 			}
@@ -247,7 +239,7 @@ func newCorpusExportCommand() *cobra.Command {
 	cmd.Flags().StringVar(&format, "format", "", "rttm or textgrid")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must not exist or be empty unless --force)")
 	cmd.Flags().BoolVar(&force, "force", false, "replace what is at --out (a file or folder), atomically")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cmd.MarkFlagRequired("format")
 	return cmd
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/audit"
@@ -12,7 +10,7 @@ func newCorpusAuditCommand() *cobra.Command {
 	o := audit.DefaultOptions()
 	var output string
 	cmd := &cobra.Command{
-		Use:   "audit DIR [--split test|dev] [-o text|json|md]",
+		Use:   "audit DIR [--split test|dev] [-o text|json|md|csv|latex]",
 		Short: "Score trivial one-feature rules (silence timeout, overlap length, ...) through the protocol and flag shortcuts",
 		Long: `Audit a native corpus (generated MPTB, ingested TurnBench or AMI) for
 shortcuts: one-number features computed causally from each speaker's channel
@@ -31,9 +29,6 @@ split itself, and the output says so. Unlabelled conversations are skipped
 and counted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if output != "text" && output != "json" && output != "md" {
-				return fmt.Errorf("--output %q: want text, json or md", output)
-			}
 			r, err := audit.Run(cmd.Context(), args[0], o)
 			if err != nil {
 				return err
@@ -43,8 +38,14 @@ and counted.`,
 				return writeJSON(cmd.OutOrStdout(), r)
 			case "md":
 				return r.Markdown(cmd.OutOrStdout(), 2)
+			case "text":
+				return r.Text(cmd.OutOrStdout())
 			}
-			return r.Text(cmd.OutOrStdout())
+			parts := []resultPart{linesPart(r.Summary()...)}
+			for _, t := range r.Tasks {
+				parts = append(parts, tablePart(t.Table()))
+			}
+			return writeResult(cmd.OutOrStdout(), output, append(parts, linesPart(r.Caption()))...)
 		},
 	}
 	f := cmd.Flags()
@@ -54,6 +55,6 @@ and counted.`,
 	f.Float64Var(&o.EOTFlagRecall, "eot-shortcut-recall", o.EOTFlagRecall, "in-budget EOT test recall that flags a feature as a shortcut (0: off)")
 	f.IntVar(&o.Resamples, "bootstrap", o.Resamples, "conversation-bootstrap resamples for 95% intervals (0: none)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
-	f.StringVarP(&output, "output", "o", "text", "output format: text, json or md")
+	outputFlag(cmd, &output, resultFormats)
 	return cmd
 }

@@ -80,7 +80,7 @@ falls back to the CPU with a warning where it is not.`,
 	f.StringVar(&o.device, "device", string(rt.Device), "ONNX Runtime device: cpu or cuda (env FLOORBENCH_DEVICE)")
 	f.StringVar(&o.onnxRuntime, "onnxruntime", rt.OnnxRuntime, "ONNX Runtime shared library (env FLOORBENCH_ONNXRUNTIME; default: the setup's)")
 	f.IntVar(&o.threads, "threads", 1, "ONNX Runtime threads per session")
-	outputFlag(cmd, &o.output)
+	outputFlag(cmd, &o.output, statusFormats)
 	_ = cmd.RegisterFlagCompletionFunc("system", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		var names []string
 		for _, f := range detect.Families() {
@@ -97,9 +97,6 @@ falls back to the CPU with a warning where it is not.`,
 }
 
 func runDetect(cmd *cobra.Command, o detectOptions) error {
-	if err := checkOutput(o.output); err != nil {
-		return err
-	}
 	sys, err := loadSystem(o.system, o.spec, o.params)
 	if err != nil {
 		return err

@@ -42,14 +42,11 @@ setting. For the distributed path without a cluster.`,
 		Args: cobra.NoArgs,
 	}
 	config := storeFlags(cmd)
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cache, _ := os.UserCacheDir()
 	cmd.Flags().StringVar(&address, "temporal-address", "127.0.0.1:7233", "loopback host:port the dev server listens on")
 	cmd.Flags().StringVar(&dir, "dir", filepath.Join(cache, "floorbench", "dev"), "folder of the dev server's database and log")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		cfg, err := config()
 		if err != nil {
 			return err

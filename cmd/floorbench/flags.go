@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,16 +17,51 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 )
 
-// outputFlag adds -o/--output (table or json) to cmd.
-func outputFlag(cmd *cobra.Command, dst *string) {
-	cmd.Flags().StringVarP(dst, "output", "o", "table", "output format: table or json")
+// Formats of -o/--output (docs/cli.md#output-formats). A command whose
+// output is a result (scores, rankings, a corpus's composition) offers
+// resultFormats; the others (listings, states, what was written) offer
+// statusFormats.
+var (
+	statusFormats = []string{"table", "json"}
+	resultFormats = []string{"text", "json", "md", "csv", "latex"}
+)
+
+// outputFlag adds -o/--output to cmd: one of formats, the first by
+// default. A value outside formats is refused while the flags are parsed,
+// with the flag, the value and the formats in one line. "table" is also
+// accepted where "text" is, and stored as "text", so that scripts written
+// when every command had table and json keep working.
+func outputFlag(cmd *cobra.Command, dst *string, formats []string) {
+	*dst = formats[0]
+	v := outputValue{dst, formats}
+	cmd.Flags().VarP(v, "output", "o", "output format: "+v.choices())
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
 }
 
-func checkOutput(o string) error {
-	if o != "table" && o != "json" {
-		return fmt.Errorf("--output %q: want table or json", o)
+// outputValue is the value of -o: one of formats.
+type outputValue struct {
+	dst     *string
+	formats []string
+}
+
+func (v outputValue) String() string { return *v.dst }
+func (v outputValue) Type() string   { return "format" }
+
+func (v outputValue) Set(s string) error {
+	if s == "table" && slices.Contains(v.formats, "text") {
+		s = "text"
 	}
+	if !slices.Contains(v.formats, s) {
+		return fmt.Errorf("want %s", v.choices())
+	}
+	*v.dst = s
 	return nil
+}
+
+// choices names the formats as a sentence: "text, json, md, csv or latex".
+func (v outputValue) choices() string {
+	n := len(v.formats)
+	return strings.Join(v.formats[:n-1], ", ") + " or " + v.formats[n-1]
 }
 
 // windowFlags adds the matching windows (docs/protocol.md#constants) to

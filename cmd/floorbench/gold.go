@@ -29,9 +29,6 @@ numbered from 1. The turnbench subcommand derives TurnBench gold.`,
 			if dir == "" {
 				return cmd.Help()
 			}
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			g, err := corpus.Gold(dir, split)
 			if err != nil {
 				return err
@@ -41,7 +38,7 @@ numbered from 1. The turnbench subcommand derives TurnBench gold.`,
 	}
 	cmd.Flags().StringVar(&dir, "corpus", "", "generated corpus folder (corpus generate --out)")
 	cmd.Flags().StringVar(&split, "split", "", "dev or test (default: every conversation)")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cmd.AddCommand(newGoldTurnBenchCommand())
 	return cmd
 }
@@ -62,9 +59,6 @@ With -o json it prints the gold artifact as TurnBench's "gold export" does;
 otherwise a table of per-conversation counts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			convs, err := corpus.ReadTurnBenchAnnotations(annotations)
 			if err != nil {
 				return err
@@ -73,7 +67,7 @@ otherwise a table of per-conversation counts.`,
 		},
 	}
 	cmd.Flags().StringVar(&annotations, "annotations", "", "raw annotations JSON")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	_ = cmd.MarkFlagRequired("annotations")
 	return cmd
 }

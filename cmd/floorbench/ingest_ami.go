@@ -21,9 +21,6 @@ func newIngestAMICommand() *cobra.Command {
 		Short: "Ingest AMI meetings (NXT words, segments, dialogue acts; headset audio) with floorbench's floor rules",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			if o.Split != "dev" && o.Split != "test" {
 				return fmt.Errorf("--split %q (want dev or test)", o.Split)
 			}
@@ -46,7 +43,7 @@ func newIngestAMICommand() *cobra.Command {
 	cmd.Flags().StringVar(&o.Out, "out", "", "output folder (must be empty unless --force)")
 	cmd.Flags().StringVar(&o.Split, "split", "test", "split of the meetings the list gives none")
 	cmd.Flags().BoolVar(&o.Force, "force", false, "replace the corpus already in --out")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	for _, f := range []string{"nxt", "audio", "meetings", "out"} {
 		cmd.MarkFlagRequired(f)
 	}

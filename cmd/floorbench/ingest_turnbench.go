@@ -30,9 +30,6 @@ refuse them. The split comes from a "split" column where the file has one,
 else from --split. The accepted schema is in docs/formats.md#turnbench-parquet.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			m, err := turnbench.Ingest(turnbench.Options{Parquet: files, Out: out, Split: split, Force: force})
 			if err != nil {
 				return err
@@ -54,7 +51,7 @@ else from --split. The accepted schema is in docs/formats.md#turnbench-parquet.`
 	cmd.Flags().StringVar(&out, "out", "", "output folder (must be empty or absent unless --force)")
 	cmd.Flags().StringVar(&split, "split", "", "split of rows in files without a split column: dev or test")
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cmd.MarkFlagRequired("parquet")
 	cmd.MarkFlagRequired("out")
 	return cmd

@@ -30,8 +30,9 @@ type leaderboardOptions struct {
 	params            score.Params
 }
 
-// leaderboardFormats are the values of --format and -o.
-var leaderboardFormats = []string{"text", "md", "csv", "latex", "json", "turnbench"}
+// leaderboardFormats are the values of -o: the result formats and
+// TurnBench's leaderboard file.
+var leaderboardFormats = append(slices.Clone(resultFormats), "turnbench")
 
 func newLeaderboardCommand() *cobra.Command {
 	var o leaderboardOptions
@@ -78,21 +79,10 @@ dev_fp_rate, null for a task without a result.`,
 	f.StringVar(&o.dataset, "dataset", "", "dataset name written by -o turnbench (default: the --test-gold path)")
 	f.IntVar(&o.bootstrap, "bootstrap", 0, "conversation-bootstrap resamples (0: no intervals)")
 	f.Uint64Var(&o.seed, "seed", 0, "bootstrap seed")
-	f.StringVar(&o.format, "format", "text", strings.Join(leaderboardFormats, ", "))
-	var output string
-	f.StringVarP(&output, "output", "o", "", "the same as --format; table is text")
-	cmd.PreRunE = func(*cobra.Command, []string) error {
-		switch {
-		case output == "":
-		case output == "table":
-			o.format = "text"
-		case slices.Contains(leaderboardFormats, output):
-			o.format = output
-		default:
-			return fmt.Errorf("--output %q: want table, %s", output, strings.Join(leaderboardFormats, ", "))
-		}
-		return nil
-	}
+	outputFlag(cmd, &o.format, leaderboardFormats)
+	// --format was -o's name here before every result command had -o.
+	f.Var(f.Lookup("output").Value, "format", "the same as -o")
+	_ = f.MarkDeprecated("format", "use -o")
 	protocolFlags(f, &o.params)
 	for _, name := range []string{"dev-gold", "test-gold"} {
 		_ = cmd.MarkFlagRequired(name)
@@ -100,7 +90,7 @@ dev_fp_rate, null for a task without a result.`,
 	return cmd
 }
 
-// leaderboardResult is the JSON shape of `leaderboard --format json`.
+// leaderboardResult is the JSON shape of `leaderboard -o json`.
 type leaderboardResult struct {
 	Params    score.Params             `json:"params"`
 	Bootstrap *bootstrapSpec           `json:"bootstrap,omitempty"`
@@ -159,9 +149,6 @@ func isFile(path string) bool {
 }
 
 func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
-	if !slices.Contains(leaderboardFormats, o.format) {
-		return fmt.Errorf("--format %q: want %s", o.format, strings.Join(leaderboardFormats, ", "))
-	}
 	if err := checkBootstrap(o.bootstrap); err != nil {
 		return err
 	}

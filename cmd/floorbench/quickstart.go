@@ -44,12 +44,9 @@ may also be given as the argument.`,
 	}
 	config := configFlags(cmd)
 	var specFile, output string
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cmd.Flags().StringVarP(&specFile, "file", "f", "", "sweep spec (YAML) to run instead of the built-in quickstart sweep")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		if len(args) == 1 {
 			if specFile != "" {
 				return fmt.Errorf("spec %s given twice: as -f %s and as the argument", args[0], specFile)

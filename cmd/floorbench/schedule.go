@@ -53,11 +53,8 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 // hands run both. Nothing is changed before every check has passed.
 func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
-	outputFlag(cmd, output)
+	outputFlag(cmd, output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
-		if err := checkOutput(*output); err != nil {
-			return err
-		}
 		if len(args) > 0 {
 			if err := nightly.CheckName(args[0]); err != nil {
 				return err
@@ -627,11 +624,8 @@ func newScheduleHistoryCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&system, "system", "", "only this system (default: every system)")
 	cmd.Flags().StringVar(&metric, "metric", "eot.recall", "eot.recall, eot.fp_rate, int.recall or int.fp_rate")
-	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
+	outputFlag(cmd, &output, resultFormats)
 	return withServices(cmd, storeFlags(cmd), func(sv *services, args []string) error {
-		if output != "table" && output != "json" && output != "csv" {
-			return fmt.Errorf("--output %q: want table, json or csv", output)
-		}
 		if err := nightly.CheckName(args[0]); err != nil {
 			return err
 		}
@@ -654,9 +648,6 @@ func newScheduleHistoryCommand() *cobra.Command {
 			t.Rows = append(t.Rows, []string{p.Scheduled, p.BundleID, p.Corpus, p.System, p.Metric,
 				report.Rate(float64(p.Value)), report.Rate(float64(p.Lo)), report.Rate(float64(p.Hi)), p.Error})
 		}
-		if output == "csv" {
-			return t.CSV(cmd.OutOrStdout())
-		}
-		return t.Text(cmd.OutOrStdout())
+		return writeResult(cmd.OutOrStdout(), output, tablePart(t))
 	})
 }

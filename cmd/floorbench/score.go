@@ -33,7 +33,9 @@ func newScoreCommand() *cobra.Command {
 positive anchor claims the earliest unclaimed prediction in its window, every
 negative span that fires is one false positive. It prints per-conversation
 rows and the aggregate (counts summed, latencies pooled), and with
---bootstrap, 95% conversation-bootstrap intervals of recall and fp_rate.`,
+--bootstrap, 95% conversation-bootstrap intervals of recall and fp_rate.
+-o md, csv and latex print the same tables as Markdown, CSV (tables
+separated by a blank line) or LaTeX.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runScore(cmd.OutOrStdout(), cmd.Flags(), &o)
@@ -46,7 +48,7 @@ rows and the aggregate (counts summed, latencies pooled), and with
 	cmd.Flags().StringVar(&o.attributes, "attributes", "", `per-conversation attributes JSON: {"<id>": {"<name>": value}}`)
 	cmd.Flags().StringSliceVar(&o.by, "by", nil, "attributes to break results down by (needs --attributes)")
 	windowFlags(cmd.Flags(), &o.params)
-	outputFlag(cmd, &o.output)
+	outputFlag(cmd, &o.output, resultFormats)
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("predictions")
 	return cmd
@@ -81,9 +83,6 @@ type conversationMetrics struct {
 }
 
 func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
-	if err := checkOutput(o.output); err != nil {
-		return err
-	}
 	if err := checkBootstrap(o.bootstrap); err != nil {
 		return err
 	}
@@ -135,26 +134,20 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	if res.Breakdowns, err = breakdowns(o, rows, perTask); err != nil {
 		return err
 	}
-	// Render fully before writing, so an error leaves stdout empty.
-	var out bytes.Buffer
 	if o.output == "json" {
-		err = writeJSON(&out, res)
-	} else {
-		per, agg := scoreTables(o, rows, perTask, cis)
-		if err = per.Text(&out); err == nil {
-			fmt.Fprintln(&out)
-			err = agg.Text(&out)
+		var out bytes.Buffer
+		if err := writeJSON(&out, res); err != nil {
+			return err
 		}
-		for i := 0; err == nil && res.Breakdowns != nil && i < len(res.Breakdowns.EOT); i++ {
-			fmt.Fprintln(&out)
-			err = breakdownTable(&res.Breakdowns.EOT[i], &res.Breakdowns.INT[i]).Text(&out)
-		}
-	}
-	if err != nil {
+		_, err = out.WriteTo(stdout)
 		return err
 	}
-	_, err = out.WriteTo(stdout)
-	return err
+	per, agg := scoreTables(o, rows, perTask, cis)
+	parts := []resultPart{tablePart(per), tablePart(agg)}
+	for i := 0; res.Breakdowns != nil && i < len(res.Breakdowns.EOT); i++ {
+		parts = append(parts, tablePart(breakdownTable(&res.Breakdowns.EOT[i], &res.Breakdowns.INT[i])))
+	}
+	return writeResult(stdout, o.output, parts...)
 }
 
 // scoreTables are the per-conversation table and the aggregate table.

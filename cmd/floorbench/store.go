@@ -34,11 +34,8 @@ does not match, naming its key. Exit status: 0 when everything matches,
 1 when an object does not, 2 on an error.`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	cmd = withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		prefix := ""
 		if len(args) == 1 {
 			prefix = args[0]

@@ -50,11 +50,8 @@ not stored would be computed).`,
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the bundle, showing progress on stderr")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resolve the spec and look up the store; contact no Temporal, upload nothing")
 	cmd.MarkFlagsMutuallyExclusive("wait", "dry-run")
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		file, err := specArgument(file, args)
 		if err != nil {
 			return err
@@ -181,11 +178,8 @@ func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate
 	var output string
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
 	config := configFlags(cmd)
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
-		if err := checkOutput(output); err != nil {
-			return err
-		}
 		if err := checkWorkflowID(args[0]); err != nil {
 			return err
 		}

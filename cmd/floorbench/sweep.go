@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -28,12 +27,11 @@ func newSweepCommand() *cobra.Command {
 		Long: `Sweep commits every score track at each candidate threshold (docs/protocol.md#commit-rule,
 docs/protocol.md#candidate-thresholds: 512 quantiles of the pooled non-zero scores united with 0.01..0.99),
 scores each against the gold, and picks the operating point: the highest
-recall with fp_rate within the budget (the first candidate on a tie).`,
+recall with fp_rate within the budget (the first candidate on a tie).
+-o md, csv and latex print the same table (csv: the table alone, the
+operating point marked in its last column).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(o.output); err != nil {
-				return err
-			}
 			gold, err := floor.ReadGoldSet(o.gold)
 			if err != nil {
 				return err
@@ -54,13 +52,11 @@ recall with fp_rate within the budget (the first candidate on a tie).`,
 			if err != nil {
 				return fmt.Errorf("%s: %w", o.probs, err)
 			}
-			var out bytes.Buffer
-			if o.output == "json" {
-				err = writeJSON(&out, res)
-			} else {
-				err = sweepTable(&out, o.probs, res, o.params)
+			if o.output != "json" {
+				return writeResult(cmd.OutOrStdout(), o.output, sweepParts(o.probs, res, o.params)...)
 			}
-			if err != nil {
+			var out bytes.Buffer
+			if err := writeJSON(&out, res); err != nil {
 				return err
 			}
 			_, err = out.WriteTo(cmd.OutOrStdout())
@@ -70,7 +66,7 @@ recall with fp_rate within the budget (the first candidate on a tie).`,
 	cmd.Flags().StringVar(&o.gold, "gold", "", "gold artifact of the split the probabilities cover")
 	cmd.Flags().StringVar(&o.probs, "probs", "", "probability file (probs-eot.json or probs-int.json)")
 	sweepFlags(cmd.Flags(), &o.params)
-	outputFlag(cmd, &o.output)
+	outputFlag(cmd, &o.output, resultFormats)
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("probs")
 	return cmd
@@ -115,19 +111,15 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 	return res, nil
 }
 
-// sweepTable prints sweepRowsTable, then the operating point or "none in
-// budget".
-func sweepTable(w io.Writer, name string, res *sweepResult, p score.Params) error {
-	if err := sweepRowsTable(name, res, p).Text(w); err != nil {
-		return err
-	}
+// sweepParts are sweepRowsTable and, under it, the operating point or
+// "none in budget" (csv: the table alone, the point marked in it).
+func sweepParts(name string, res *sweepResult, p score.Params) []resultPart {
+	line := fmt.Sprintf("none in budget: no threshold reaches fp_rate ≤ %g", p.FPBudgetDev)
 	if op := res.OperatingPoint; op != nil {
-		_, err := fmt.Fprintf(w, "operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s\n",
+		line = fmt.Sprintf("operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s",
 			report.Fixed(op.Theta, 4), report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
-		return err
 	}
-	_, err := fmt.Fprintf(w, "none in budget: no threshold reaches fp_rate ≤ %g\n", p.FPBudgetDev)
-	return err
+	return []resultPart{tablePart(sweepRowsTable(name, res, p)), {lines: []string{line}, joined: true}}
 }
 
 // sweepRowsTable holds about twenty evenly spaced rows, the last one and

@@ -23,16 +23,13 @@ parameter, its kind, its default and what it does. Set parameters with
 --param name=value or in the spec's params section.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			if output == "json" {
 				return writeJSON(cmd.OutOrStdout(), detect.Families())
 			}
 			return systemsText(cmd.OutOrStdout(), detect.Families())
 		},
 	}
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, statusFormats)
 	return cmd
 }
 

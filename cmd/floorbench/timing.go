@@ -28,9 +28,6 @@ Switchboard's floor-transfer offsets, and of its hold pauses of 0.2 s or more
 from Switchboard's pauses (package internal/swbd).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
-				return err
-			}
 			t, err := corpus.Timing(args[0], split)
 			if err != nil {
 				return err
@@ -40,21 +37,27 @@ from Switchboard's pauses (package internal/swbd).`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(t)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "floor-transfer offsets (next speaker's start − current turn's end), %d transfers, %d by interruption\n\n", t.Transfers, t.Interruptions)
-			if err := report.TimingTable(t).Text(cmd.OutOrStdout()); err != nil {
-				return err
-			}
-			if sw := t.Switchboard; sw != nil {
-				fmt.Fprintf(cmd.OutOrStdout(), "\nagainst Switchboard (Kolmogorov–Smirnov distance; 0 is identical):\n"+
-					"  handover offsets  n=%d  median %s ms (Switchboard %s)  KS %s\n"+
-					"  hold pauses ≥ %s s  n=%d  median %s ms (Switchboard %s)  KS %s\n",
-					sw.Handovers, report.Signed(sw.HandoverMedian*1000, 0), report.Signed(swbd.Offsets().At(0.5)*1000, 0), report.Fixed(sw.HandoverKS, 3),
-					report.Fixed(floor.MinPause, 1), sw.Pauses, report.Fixed(sw.PauseMedian*1000, 0), report.Fixed(swbd.Pauses().At(0.5)*1000, 0), report.Fixed(sw.PauseKS, 3))
-			}
-			return nil
+			return writeResult(cmd.OutOrStdout(), output, timingParts(t)...)
 		},
 	}
-	outputFlag(cmd, &output)
+	outputFlag(cmd, &output, resultFormats)
 	cmd.Flags().StringVar(&split, "split", "", "dev or test (default: both)")
 	return cmd
+}
+
+// timingParts are the offsets' table under a line of counts and, where
+// the corpus has hold pauses, its distance from Switchboard.
+func timingParts(t floor.Timing) []resultPart {
+	parts := []resultPart{
+		linesPart(fmt.Sprintf("floor-transfer offsets (next speaker's start − current turn's end), %d transfers, %d by interruption", t.Transfers, t.Interruptions)),
+		tablePart(report.TimingTable(t)),
+	}
+	if sw := t.Switchboard; sw != nil {
+		parts = append(parts, linesPart("against Switchboard (Kolmogorov–Smirnov distance; 0 is identical):",
+			fmt.Sprintf("  handover offsets  n=%d  median %s ms (Switchboard %s)  KS %s",
+				sw.Handovers, report.Signed(sw.HandoverMedian*1000, 0), report.Signed(swbd.Offsets().At(0.5)*1000, 0), report.Fixed(sw.HandoverKS, 3)),
+			fmt.Sprintf("  hold pauses ≥ %s s  n=%d  median %s ms (Switchboard %s)  KS %s",
+				report.Fixed(floor.MinPause, 1), sw.Pauses, report.Fixed(sw.PauseMedian*1000, 0), report.Fixed(swbd.Pauses().At(0.5)*1000, 0), report.Fixed(sw.PauseKS, 3))))
+	}
+	return parts
 }

@@ -106,7 +106,7 @@ func (r *Report) Text(w io.Writer) error {
 			return err
 		}
 	}
-	b.WriteString("\n" + r.caption() + "\n")
+	b.WriteString("\n" + r.Caption() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -125,12 +125,14 @@ func (r *Report) Markdown(w io.Writer, level int) error {
 			return err
 		}
 	}
-	b.WriteString("\n" + r.caption() + "\n")
+	b.WriteString("\n" + r.Caption() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func (r *Report) caption() string {
+// Caption says how the features were scored and where word counts come
+// from, under the tables.
+func (r *Report) Caption() string {
 	p := r.Params
 	return fmt.Sprintf("Each feature is a causal score track per speaker (frame i reads audio up to its end) scored by the protocol: "+
 		"%d quantiles ∪ 0.01..0.99 as candidates, commit rule with %g s refractory, %d conversation-bootstrap resamples (seed %d); "+

@@ -46,9 +46,7 @@ func Report(res *Results, meta Meta) []byte {
 			fmt.Fprintf(&b, "## Corpus %s\n\n", corpus)
 			corpusInfo(&b, res.Corpora, corpus)
 		}
-		t := lb.Table()
-		t.Title = fmt.Sprintf("%s leaderboard on %s", strings.ToUpper(string(lb.Task)), corpus)
-		_ = t.Markdown(&b)
+		_ = leaderboardTable(lb).Markdown(&b)
 		b.WriteString("\n")
 		if len(lb.Paired) > 0 {
 			_ = lb.PairedTable().Markdown(&b)
@@ -77,6 +75,76 @@ func Report(res *Results, meta Meta) []byte {
 		}
 	}
 	return b.Bytes()
+}
+
+// ReportTables are the tables of report.md in its order, for output as
+// CSV or LaTeX: the sim-to-real table, each corpus's human timing, audit
+// and leaderboards (with paired comparisons), the operating points, and
+// each evaluation's breakdowns and error anatomy. The tables report.md
+// shows under a heading of their own carry it as their title.
+func ReportTables(res *Results) []*report.Table {
+	var out []*report.Table
+	if len(res.Corpora) > 1 {
+		t := SimToReal(res)
+		t.Title = "Sim-to-real"
+		out = append(out, t)
+	}
+	corpus := ""
+	for i := range res.Leaderboards {
+		lb := &res.Leaderboards[i]
+		if lb.Corpus != corpus {
+			corpus = lb.Corpus
+			out = append(out, corpusTables(res.Corpora, corpus)...)
+		}
+		out = append(out, leaderboardTable(lb))
+		if len(lb.Paired) > 0 {
+			out = append(out, lb.PairedTable())
+		}
+	}
+	ops := OperatingPointsTable(res.Evaluations)
+	ops.Title = "Operating points"
+	out = append(out, ops)
+	for _, e := range res.Evaluations {
+		for _, t := range e.Tasks {
+			for _, bd := range t.Breakdowns {
+				out = append(out, breakdownTable(&e, &t, &bd))
+			}
+			if len(t.Anatomy) > 0 {
+				out = append(out, anatomyTable(&e, &t))
+			}
+		}
+	}
+	return out
+}
+
+// leaderboardTable is a leaderboard titled with its task and corpus.
+func leaderboardTable(lb *CorpusLeaderboard) *report.Table {
+	t := lb.Table()
+	t.Title = fmt.Sprintf("%s leaderboard on %s", strings.ToUpper(string(lb.Task)), lb.Corpus)
+	return t
+}
+
+// corpusTables are a corpus's human timing table and its audit's tables.
+func corpusTables(corpora []CorpusInfo, name string) []*report.Table {
+	var out []*report.Table
+	for _, c := range corpora {
+		if c.Name != name {
+			continue
+		}
+		out = append(out, timingTable(c))
+		if c.Audit != nil {
+			for _, t := range c.Audit.Tasks {
+				out = append(out, t.Table())
+			}
+		}
+	}
+	return out
+}
+
+func timingTable(c CorpusInfo) *report.Table {
+	t := report.TimingTable(c.Timing)
+	t.Title = fmt.Sprintf("Human timing on %s: floor-transfer offsets (next speaker's start − current turn's end), %d transfers", c.Name, c.Timing.Transfers)
+	return t
 }
 
 // breakdownTable is an evaluation's test results for one task grouped by
@@ -117,9 +185,7 @@ func corpusInfo(b *bytes.Buffer, corpora []CorpusInfo, name string) {
 			fmt.Fprintf(b, "; %d unlabelled (detected, not scored)", c.Unlabelled)
 		}
 		b.WriteString(".\n\n")
-		t := report.TimingTable(c.Timing)
-		t.Title = fmt.Sprintf("Human timing on %s: floor-transfer offsets (next speaker's start − current turn's end), %d transfers", name, c.Timing.Transfers)
-		_ = t.Markdown(b)
+		_ = timingTable(c).Markdown(b)
 		b.WriteString("\n")
 		if c.Audit != nil {
 			_ = c.Audit.Markdown(b, 3)

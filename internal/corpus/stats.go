@@ -2,13 +2,12 @@ package corpus
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
 )
 
 // Stats is a corpus's composition, the fields of `corpus stats -o json`
@@ -241,18 +240,25 @@ func (c *Corpus) realisedOverlaps(conv Conversation, events []floor.Event, ov []
 	return n, nil
 }
 
-// WriteText prints the stats as a table.
-func (s *Stats) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "conversations %d (dev %d, test %d), %.2f h\n", s.Conversations, s.Dev, s.Test, s.Hours)
-	fmt.Fprintf(w, "EOT: %d positives, %d hold negatives (%.1f%% contested)\n", s.EOTPositives, s.HoldNegatives, 100*s.ContestedHoldShare)
-	fmt.Fprintf(w, "INT: %d positives, %d negatives, %d excluded\n", s.INTPositives, s.INTNegatives, s.INTExcluded)
-	fmt.Fprintf(w, "overlap events %d, %.1f%% realised as simultaneous speech\n", s.OverlapEvents, 100*s.OverlapRealised)
-	fmt.Fprintf(w, "voices: %d dev, %d test\n\n", len(s.Voices["dev"]), len(s.Voices["test"]))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "group\tconvs\thours\tturn s\tevents/min\tINT/min\tBC/min\tEOT+\tholds\tINT+\tINT-\t")
+// Summary is the corpus's totals, one sentence each.
+func (s *Stats) Summary() []string {
+	return []string{
+		fmt.Sprintf("conversations %d (dev %d, test %d), %.2f h", s.Conversations, s.Dev, s.Test, s.Hours),
+		fmt.Sprintf("EOT: %d positives, %d hold negatives (%.1f%% contested)", s.EOTPositives, s.HoldNegatives, 100*s.ContestedHoldShare),
+		fmt.Sprintf("INT: %d positives, %d negatives, %d excluded", s.INTPositives, s.INTNegatives, s.INTExcluded),
+		fmt.Sprintf("overlap events %d, %.1f%% realised as simultaneous speech", s.OverlapEvents, 100*s.OverlapRealised),
+		fmt.Sprintf("voices: %d dev, %d test", len(s.Voices["dev"]), len(s.Voices["test"])),
+	}
+}
+
+// Table is the composition by interaction type, then by speaker count.
+func (s *Stats) Table() *report.Table {
+	t := &report.Table{Title: "composition by interaction type and speaker count",
+		Header: []string{"group", "convs", "hours", "turn s", "events/min", "INT/min", "BC/min", "EOT+", "holds", "INT+", "INT-"}}
 	row := func(name string, g *GroupStats) {
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.2f\t%.1f\t%.2f\t%.2f\t%d\t%d\t%d\t%d\t\n", name, g.Conversations, g.Hours, g.TurnMean,
-			g.EventsPerMin, g.INTPerMin, g.BackchannelsPerMin, g.EOTPositives, g.HoldNegatives, g.INTPositives, g.INTNegatives)
+		t.Rows = append(t.Rows, []string{name, fmt.Sprint(g.Conversations), fmt.Sprintf("%.2f", g.Hours), fmt.Sprintf("%.2f", g.TurnMean),
+			fmt.Sprintf("%.1f", g.EventsPerMin), fmt.Sprintf("%.2f", g.INTPerMin), fmt.Sprintf("%.2f", g.BackchannelsPerMin),
+			fmt.Sprint(g.EOTPositives), fmt.Sprint(g.HoldNegatives), fmt.Sprint(g.INTPositives), fmt.Sprint(g.INTNegatives)})
 	}
 	for _, t := range dialogue.InteractionTypes {
 		if g := s.ByType[string(t)]; g != nil {
@@ -275,5 +281,5 @@ func (s *Stats) WriteText(w io.Writer) error {
 			row(strconv.Itoa(n)+" speakers", g)
 		}
 	}
-	return tw.Flush()
+	return t
 }

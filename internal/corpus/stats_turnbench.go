@@ -3,9 +3,9 @@ package corpus
 import (
 	"errors"
 	"fmt"
-	"io"
 	"slices"
-	"text/tabwriter"
+
+	"github.com/floorbench/floorbench/internal/report"
 )
 
 // TurnBenchStats is the composition of a TurnBench corpus, the fields of
@@ -83,12 +83,16 @@ func goldGroup(m map[string]*GoldCounts, key string) *GoldCounts {
 	return m[key]
 }
 
-// WriteText prints the stats as a table: splits first, then types in
+// Summary is the corpus's totals.
+func (s *TurnBenchStats) Summary() []string {
+	return []string{fmt.Sprintf("turnbench: %d conversations (%d unlabelled), %.2f h", s.Conversations, s.Unlabelled, s.Hours)}
+}
+
+// Table is the gold's composition: splits first, then types in
 // alphabetical order.
-func (s *TurnBenchStats) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "turnbench: %d conversations (%d unlabelled), %.2f h\n\n", s.Conversations, s.Unlabelled, s.Hours)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "group\tconvs\tunlabelled\thours\tEOT+\tEOT-\tEOT excl\tINT+\tINT-\tINT excl\t")
+func (s *TurnBenchStats) Table() *report.Table {
+	t := &report.Table{Title: "gold by split and conversation type",
+		Header: []string{"group", "convs", "unlabelled", "hours", "EOT+", "EOT-", "EOT excl", "INT+", "INT-", "INT excl"}}
 	rows := func(prefix string, m map[string]*GoldCounts) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
@@ -97,11 +101,11 @@ func (s *TurnBenchStats) WriteText(w io.Writer) error {
 		slices.Sort(keys)
 		for _, k := range keys {
 			g := m[k]
-			fmt.Fprintf(tw, "%s%s\t%d\t%d\t%.2f\t%d\t%d\t%d\t%d\t%d\t%d\t\n", prefix, k, g.Conversations, g.Unlabelled, g.Hours,
-				g.EOTPositives, g.EOTNegatives, g.EOTExcluded, g.INTPositives, g.INTNegatives, g.INTExcluded)
+			t.Rows = append(t.Rows, []string{prefix + k, fmt.Sprint(g.Conversations), fmt.Sprint(g.Unlabelled), fmt.Sprintf("%.2f", g.Hours),
+				fmt.Sprint(g.EOTPositives), fmt.Sprint(g.EOTNegatives), fmt.Sprint(g.EOTExcluded), fmt.Sprint(g.INTPositives), fmt.Sprint(g.INTNegatives), fmt.Sprint(g.INTExcluded)})
 		}
 	}
 	rows("split ", s.BySplit)
 	rows("type ", s.ByType)
-	return tw.Flush()
+	return t
 }

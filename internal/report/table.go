@@ -109,7 +109,8 @@ func (t *Table) CSV(w io.Writer) error {
 }
 
 // LaTeX writes t as a booktabs tabular inside a table environment, in
-// ASCII that plain pdflatex compiles (see LaTeXText).
+// ASCII that plain pdflatex compiles (see LaTeXText): the caption in small
+// type under the tabular, the title as the table's \caption.
 func (t *Table) LaTeX(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("\\begin{table}[t]\n\\centering\n")
@@ -128,6 +129,9 @@ func (t *Table) LaTeX(w io.Writer) error {
 		row(r)
 	}
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	if t.Caption != "" {
+		fmt.Fprintf(&b, "\\par\\smallskip{\\footnotesize %s\\par}\n", LaTeXText(t.Caption))
+	}
 	if t.Title != "" {
 		fmt.Fprintf(&b, "\\caption{%s}\n", LaTeXText(t.Title))
 	}

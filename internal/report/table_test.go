@@ -44,6 +44,7 @@ func TestTableFormats(t *testing.T) {
 			"a$|$b & 10 \\\\\n" + // pdflatex's default font has no |: math
 			"\\'{e} & --- \\\\\n" + // accented letters as accent commands
 			"\\bottomrule\n\\end{tabular}\n" +
+			"\\par\\smallskip{\\footnotesize cap\\par}\n" +
 			"\\caption{T}\n" +
 			"\\end{table}\n"},
 	} {
