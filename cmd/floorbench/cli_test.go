@@ -205,12 +205,19 @@ func TestLeaderboardFormats(t *testing.T) {
 	dir := t.TempDir()
 	devGold, testGold, systems := leaderboardFixture(t, dir)
 	for _, format := range []string{"text", "md", "csv", "latex", "json"} {
-		args := append([]string{"leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--bootstrap", "500", "--seed", "1", "--format", format}, systems...)
+		args := append([]string{"leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--bootstrap", "500", "--seed", "1", "-o", format}, systems...)
 		stdout, stderr, code := run(t, args...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", format, code, stderr)
 		}
 		golden(t, "leaderboard."+format, stdout)
+	}
+	// --format, -o's old name here, still works, with a note on stderr.
+	args := append([]string{"leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--bootstrap", "500", "--seed", "1", "--format", "md"}, systems...)
+	stdout, stderr, code := run(t, args...)
+	want, _ := os.ReadFile(filepath.Join("testdata", "leaderboard.md.golden"))
+	if code != 0 || stdout != string(want) || stderr != "Flag --format has been deprecated, use -o\n" {
+		t.Errorf("--format md: exit %d, stderr %q, stdout:\n%s", code, stderr, stdout)
 	}
 }
 

@@ -21,7 +21,7 @@ func TestCorpusAuditBadInputIsOneLine(t *testing.T) {
 		want string
 	}{
 		{[]string{missing}, "floorbench: " + missing + ": no corpus.json: not a floorbench corpus (or its generation did not finish)"},
-		{[]string{dir, "-o", "csv"}, `floorbench: --output "csv": want text, json or md`},
+		{[]string{dir, "-o", "pdf"}, `floorbench: invalid argument "pdf" for "-o, --output" flag: want text, json, md, csv or latex`},
 		{[]string{dir, "--split", "train"}, `floorbench: split "train" (want dev or test)`},
 		{[]string{dir, "--int-shortcut-recall", "2"}, "floorbench: shortcut recall must be in [0, 1] (0: off), got 2"},
 		{[]string{}, "floorbench: accepts 1 arg(s), received 0"},

@@ -26,9 +26,11 @@ var examples = map[string]string{
 	"score": `  floorbench score --gold gold-dev.json --predictions predictions-dev.json
   floorbench score --gold gold-dev.json --predictions predictions-dev.json --bootstrap 10000 --seed 1 -o json
   floorbench score --gold gold-test.json --predictions p.json --attributes attrs.json --by type,speakers
-  floorbench score --gold gold-dev.json --predictions p.json --tau-pre 0.25 --tau-max 3`,
+  floorbench score --gold gold-dev.json --predictions p.json --tau-pre 0.25 --tau-max 3
+  floorbench score --gold gold-test.json --predictions p.json --bootstrap 1000 -o latex > score.tex`,
 	"sweep": `  floorbench sweep --gold gold-dev.json --probs probs/dev/probs-eot.json
-  floorbench sweep --gold gold-dev.json --probs probs/dev/probs-int.json --fp-budget 0.05 --refractory 2 -o json`,
+  floorbench sweep --gold gold-dev.json --probs probs/dev/probs-int.json --fp-budget 0.05 --refractory 2 -o json
+  floorbench sweep --gold gold-dev.json --probs probs/dev/probs-eot.json -o csv > sweep.csv`,
 	"gold": `  floorbench gold --corpus mptb/ --split test -o json > gold-test.json
   floorbench gold --corpus tb --split dev -o json > tb-dev-gold.json`,
 	"gold turnbench": `  floorbench gold turnbench --annotations dev-annotations.json -o json > gold-dev.json`,
@@ -46,7 +48,8 @@ var examples = map[string]string{
 	"bundle ls": `  floorbench bundle ls
   floorbench bundle ls -o json --store-dir /data/floorbench`,
 	"bundle show": `  floorbench bundle show BUNDLE_ID
-  floorbench bundle show BUNDLE_ID -o json`,
+  floorbench bundle show BUNDLE_ID -o json
+  floorbench bundle show latest -o latex > tables.tex`,
 	"bundle get": `  floorbench bundle get BUNDLE_ID --out results/
   floorbench bundle get BUNDLE_ID --out results/ --force`,
 	"bundle figures": `  floorbench bundle figures BUNDLE_ID --out figures/
@@ -55,7 +58,8 @@ var examples = map[string]string{
   floorbench serve --addr 127.0.0.1:9090 --store-dir /data/floorbench
   floorbench serve --s3-endpoint localhost:9000 --s3-bucket floorbench`,
 	"bundle diff": `  floorbench bundle diff OLD_ID NEW_ID
-  floorbench bundle diff OLD_ID NEW_ID --tolerance 0.01 -o json`,
+  floorbench bundle diff OLD_ID NEW_ID --tolerance 0.01 -o json
+  floorbench bundle diff OLD_ID latest -o md`,
 	"store verify": `  floorbench store verify
   floorbench store verify corpora/ -o json --s3-endpoint localhost:9000 --s3-bucket floorbench`,
 	"corpus generate": `  floorbench corpus generate --preset tiny --seed 1 --out tiny/
@@ -63,13 +67,16 @@ var examples = map[string]string{
 	"corpus check": `  floorbench corpus check mptb/
   floorbench corpus check tb -o json`,
 	"corpus stats": `  floorbench corpus stats mptb/
-  floorbench corpus stats tb -o json`,
+  floorbench corpus stats tb -o json
+  floorbench corpus stats mptb/ -o md`,
 	"corpus timing": `  floorbench corpus timing mptb/
-  floorbench corpus timing ami --split test -o json`,
+  floorbench corpus timing ami --split test -o json
+  floorbench corpus timing mptb/ -o csv > timing.csv`,
 	"corpus export": `  floorbench corpus export mptb/ --format rttm --out rttm/
   floorbench corpus export mptb/ --format textgrid --out textgrid/ --force -o json`,
 	"corpus audit": `  floorbench corpus audit mptb/
-  floorbench corpus audit tb --split dev --bootstrap 1000 --seed 1 -o md`,
+  floorbench corpus audit tb --split dev --bootstrap 1000 --seed 1 -o md
+  floorbench corpus audit mptb/ -o latex > audit.tex`,
 	"corpus ingest turnbench": `  floorbench corpus ingest turnbench --parquet dev-00000.parquet --parquet test-00000.parquet --out tb
   floorbench corpus ingest turnbench --parquet shard.parquet --split dev --out tb -o json`,
 	"corpus ingest ami": `  floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami

@@ -15,11 +15,14 @@ import (
 const latexName = `café_v2 & #1 {50%} θ−Δ ~^\ $x$ <a|b>`
 
 // Every table floorbench writes as LaTeX compiles with plain pdflatex
-// (setup component latex): the leaderboard's -o latex output (ranking and
-// paired comparisons), and the tables of score and sweep rendered by the
-// same writer, with a system and file names full of TeX's specials. The
-// bundle report's tables and a verdict with a p-value below 0.0001 are
-// compiled by internal/bundle's TestReportTablesCompile.
+// (setup component latex), in one document: the leaderboard's -o latex
+// output (ranking and paired comparisons), the -o latex output of every
+// other result command (resultCommands: score, sweep, corpus stats,
+// timing and audit, bundle show, bundle diff with a paired verdict), and
+// the tables of score and sweep rendered by the same writer with a system
+// and file names full of TeX's specials. The bundle report's tables with
+// such a name and a verdict with a p-value below 0.0001 are compiled by
+// internal/bundle's TestReportTablesCompile.
 func TestLaTeXOutputsCompile(t *testing.T) {
 	dir := t.TempDir()
 	devGold, testGold, systems := leaderboardFixture(t, dir)
@@ -38,6 +41,13 @@ func TestLaTeXOutputsCompile(t *testing.T) {
 	}
 	var body strings.Builder
 	body.WriteString(stdout)
+	for _, c := range resultCommands(t) {
+		out := runResult(t, c, "latex")
+		if !strings.Contains(out, "\\begin{tabular}") {
+			t.Errorf("%s -o latex has no table:\n%s", c.name, out)
+		}
+		body.WriteString(out)
+	}
 	tables := append(referenceScoreTables(t), referenceSweepTables(t)...)
 	for _, tb := range tables {
 		if err := tb.LaTeX(&body); err != nil {
