@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -27,9 +29,9 @@ type resultCommand struct {
 // fixtures of their own tests: the reference's synthetic gold,
 // predictions and probabilities (relative paths, so that the titles that
 // name them are the same on every machine), an audit fixture corpus, and
-// a store with bundles of the bundle fixtures. The leaderboard's formats
-// have goldens of their own (TestLeaderboardFormats); schedule history
-// needs a schedule's runs and is checked in TestScheduleNightlyRegression.
+// a store with bundles of the bundle fixtures and a schedule's runs (one
+// failed). The leaderboard's formats have goldens of their own
+// (TestLeaderboardFormats).
 func resultCommands(t *testing.T) []resultCommand {
 	t.Helper()
 	corpusDir := filepath.Join(t.TempDir(), "corpus")
@@ -39,6 +41,7 @@ func resultCommands(t *testing.T) []resultCommand {
 	st := t.TempDir()
 	rich := storeFixtureBundle(t, st)
 	good, worse := storePairedBundle(t, st, "good", "h1", 8), storePairedBundle(t, st, "worse", "h2", 6)
+	storeScheduleRuns(t, st, "nightly", nightly.Run{BundleID: good}, nightly.Run{Error: "corpus tb: not found"}, nightly.Run{BundleID: worse})
 	storeArgs := []string{"--config", "", "--store-dir", st}
 	return []resultCommand{
 		{"score", []string{"score", "--gold", referencePath("gold-synthetic.json"), "--predictions", referencePath("predictions-synthetic.json"), "--bootstrap", "200", "--seed", "1"}, 0},
@@ -49,6 +52,28 @@ func resultCommands(t *testing.T) []resultCommand {
 		{"bundle-show", append([]string{"bundle", "show", rich}, storeArgs...), 0},
 		{"bundle-diff-paired", append([]string{"bundle", "diff", good, worse}, storeArgs...), 1},
 		{"bundle-diff", append([]string{"bundle", "diff", good, worse, "--paired=false"}, storeArgs...), 1},
+		{"schedule-history", append([]string{"schedule", "history", "nightly"}, storeArgs...), 0},
+	}
+}
+
+// storeScheduleRuns writes the run records of a schedule, a day apart, as
+// its workflow does; schedule history reads nothing else.
+func storeScheduleRuns(t *testing.T, storeDir, schedule string, runs ...nightly.Run) {
+	t.Helper()
+	for i, r := range runs {
+		at := time.Date(2026, 11, 1+i, 3, 0, 0, 0, time.UTC)
+		r.Schedule, r.Scheduled = schedule, at.Format(time.RFC3339)
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(storeDir, filepath.FromSlash(nightly.RunPrefix(schedule, at)+nightly.RunFile))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
