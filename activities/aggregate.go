@@ -47,6 +47,9 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 		}
 		evals = append(evals, e)
 	}
+	if err := nameEvaluations(in.Meta, evals); err != nil {
+		return "", err
+	}
 	audits := map[string]*audit.Report{}
 	for _, ref := range in.Audits {
 		data, err := store.GetBytes(ctx, a.Store, ref.Key)
@@ -70,4 +73,43 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 		}
 	}
 	return id, nil
+}
+
+// nameEvaluations gives each evaluation the names this sweep gives its
+// system and corpus. Evaluations are stored by content (system and corpus
+// hashes, never names), so one computed by another sweep, where the same
+// system or corpus was named otherwise, is reused under the names it was
+// stored with; the bundle must show this sweep's. Evaluation i is system
+// i/n on corpus i%n of the meta's inputs (n corpora), as the sweep lists
+// them; a hash that disagrees is a plan that does not match its meta.
+// Meta without inputs (tests building bundles by hand) keeps the names.
+func nameEvaluations(meta bundle.Meta, evals []bundle.Evaluation) error {
+	if len(meta.Inputs) == 0 {
+		return nil
+	}
+	var corpora, systems []bundle.InputRef
+	for _, ref := range meta.Inputs {
+		switch ref.Kind {
+		case "corpus":
+			corpora = append(corpora, ref)
+		case "system":
+			systems = append(systems, ref)
+		}
+	}
+	n := len(corpora)
+	if n == 0 || len(systems)*n != len(evals) {
+		return badInput("aggregate: %d evaluations for %d systems on %d corpora", len(evals), len(systems), n)
+	}
+	for i := range evals {
+		sys, c := systems[i/n], corpora[i%n]
+		if evals[i].SystemHash != sys.Hash || evals[i].CorpusHash != c.Hash {
+			return badInput("aggregate: evaluation %d is of system %s on corpus %s, want %s (%s) on %s (%s)",
+				i, evals[i].SystemHash, evals[i].CorpusHash, sys.Name, sys.Hash, c.Name, c.Hash)
+		}
+		evals[i].System, evals[i].Corpus = sys.Name, c.Name
+		if evals[i].CorpusInfo != nil {
+			evals[i].CorpusInfo.Name = c.Name
+		}
+	}
+	return nil
 }

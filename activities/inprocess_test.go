@@ -657,6 +657,43 @@ func TestAggregateManifestLastAndOnce(t *testing.T) {
 	}
 }
 
+// An evaluation is stored by content, so a sweep can reuse one another
+// sweep computed under other names: its bundle shows this sweep's names
+// (those of its meta, evaluation i being system i/n on corpus i%n). A
+// plan whose evaluations do not match its meta is refused.
+func TestAggregateNamesEvaluationsAsTheSweep(t *testing.T) {
+	ctx := context.Background()
+	a, _, local := recording(t)
+	plan, ref := inferred(t, a, "c", smallCorpus(t))
+	key, err := a.Evaluate(ctx, EvaluateInput{System: ref, Corpus: plan, Params: score.DefaultParams(), Resamples: 20, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := bundle.Meta{Name: "renamed", Protocol: score.DefaultParams(), Resamples: 20, Seed: 1, Inputs: []bundle.InputRef{
+		{Kind: "corpus", Name: "their-corpus", Hash: plan.Hash}, {Kind: "system", Name: "their-system", Hash: ref.Hash}}}
+	id, err := a.Aggregate(ctx, AggregateInput{Meta: meta, Evaluations: []string{key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Evaluations []struct{ System, Corpus string }
+		Corpora     []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(stored(t, local, keys.Bundle(id, "results.json"))), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Evaluations) != 1 || res.Evaluations[0].System != "their-system" || res.Evaluations[0].Corpus != "their-corpus" ||
+		len(res.Corpora) != 1 || res.Corpora[0].Name != "their-corpus" {
+		t.Errorf("results name %+v and corpora %+v, want their-system on their-corpus", res.Evaluations, res.Corpora)
+	}
+	meta.Name, meta.Inputs[1].Hash = "mismatch", "0000"
+	_, err = a.Aggregate(ctx, AggregateInput{Meta: meta, Evaluations: []string{key}})
+	assertBadInput(t, "an evaluation of another system", err, "want their-system (0000)")
+	meta.Name, meta.Inputs = "short", meta.Inputs[:1]
+	_, err = a.Aggregate(ctx, AggregateInput{Meta: meta, Evaluations: []string{key}})
+	assertBadInput(t, "more evaluations than systems", err, "1 evaluations for 0 systems on 1 corpora")
+}
+
 // A sweep the worker's limits refuse is bad input; a valid one passes.
 func TestCheckSpec(t *testing.T) {
 	s, err := spec.Parse("ok", []byte("name: ok\ncorpora:\n  - name: t\n    generate: {preset: tiny, seed: 1}\nsystems:\n  - {name: rms, builtin: rms}\n"))

@@ -15,6 +15,7 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/version"
 )
 
 // VerdictInput is one scheduled run's bundle to judge against its
@@ -93,6 +94,35 @@ func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResul
 		}
 	}
 	return VerdictResult{Baseline: baseline, Counts: v.Counts, Prefix: prefix}, nil
+}
+
+// FailedRunInput is a scheduled run that failed before its verdict.
+type FailedRunInput struct {
+	Schedule   string
+	Scheduled  time.Time
+	WorkflowID string
+	SpecKey    string
+	// SpecHash and CodeVersion are empty when the spec did not resolve;
+	// the record then names this worker's code version.
+	SpecHash    string
+	CodeVersion string
+	Error       string
+}
+
+// RecordFailedRun writes run.json of a failed run: no bundle, no verdict,
+// the error. A run that failed stays visible in schedule show and
+// schedule history instead of leaving a gap.
+func (a *Activities) RecordFailedRun(ctx context.Context, in FailedRunInput) error {
+	if in.CodeVersion == "" {
+		in.CodeVersion = version.Code()
+	}
+	run := nightly.Run{Schedule: in.Schedule, Scheduled: in.Scheduled.UTC().Format(time.RFC3339), WorkflowID: in.WorkflowID,
+		SpecKey: in.SpecKey, SpecHash: in.SpecHash, CodeVersion: in.CodeVersion, Error: in.Error}
+	data, err := json.MarshalIndent(run, "", " ")
+	if err != nil {
+		return err
+	}
+	return store.PutBytes(ctx, a.Store, nightly.RunPrefix(in.Schedule, in.Scheduled)+nightly.RunFile, append(data, '\n'))
 }
 
 func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {

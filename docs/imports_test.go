@@ -42,7 +42,7 @@ var tiers = []tier{
 	{"composition", true, []string{
 		"internal/generate", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
 		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
-		"internal/audit/auditfixture", "internal/bundle", "internal/spec", "internal/viewer", "internal/nightly",
+		"internal/audit/auditfixture", "internal/bundle", "internal/bundle/bundlefixture", "internal/spec", "internal/viewer", "internal/nightly",
 	}},
 	{"orchestration", true, []string{
 		"activities", "workflows", "internal/orchestrate",

@@ -7,6 +7,8 @@
 # Components:
 #   speech   espeak-ng, flite and sox from Debian (programs; never linked)
 #   browser  Chromium from Debian, driven by the viewer's browser tests
+#   latex    pdflatex and booktabs from Debian, which compile the -o latex
+#            tables in tests
 #   onnx     ONNX Runtime's shared library (npm onnxruntime-node) and the
 #            Silero VAD v5 model (npm @ricky0123/vad-web), sha256-checked
 #   temporal the Temporal CLI (dev server), built from the Go module proxy
@@ -46,6 +48,11 @@ apt_install() {
 setup_speech() { apt_install espeak-ng flite sox; }
 
 setup_browser() { apt_install chromium; }
+
+# pdflatex (texlive-latex-base) and booktabs, the one package the -o latex
+# tables load (texlive-latex-recommended): about 48 MB to download, without
+# the recommended fonts and documentation.
+setup_latex() { apt_install texlive-latex-base texlive-latex-recommended; }
 
 # A C toolchain for the cgo packages (WebRTC VAD, ONNX Runtime bindings) and
 # git, whose revision the binaries record: a fresh machine may have only Go.
@@ -207,6 +214,7 @@ for c in "${components[@]}"; do
 	case "$c" in
 	speech) setup_speech ;;
 	browser) setup_browser ;;
+	latex) setup_latex ;;
 	temporal) setup_temporal ;;
 	minio) setup_minio ;;
 	onnx) setup_onnx ;;
@@ -216,7 +224,7 @@ for c in "${components[@]}"; do
 	kubeschemas) setup_kubeschemas ;;
 	helm) setup_helm ;;
 	kubeconform) setup_kubeconform ;;
-	test) setup_base; setup_speech; setup_browser; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
+	test) setup_base; setup_speech; setup_browser; setup_latex; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -62,16 +63,18 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 	if !ok {
 		scheduled = workflow.Now(ctx)
 	}
+	self := info.WorkflowExecution.ID
+	failed := activities.FailedRunInput{Schedule: in.Schedule, Scheduled: scheduled, WorkflowID: self, SpecKey: in.SpecKey}
 	actx := workflow.WithActivityOptions(ctx, quietOptions(info.TaskQueueName, time.Hour))
 	var sweep SweepInput
 	if err := workflow.ExecuteActivity(actx, ResolveScheduledActivity, ResolveScheduledInput{SpecKey: in.SpecKey}).Get(ctx, &sweep); err != nil {
-		return NightlyResult{}, err
+		return NightlyResult{}, recordFailure(ctx, failed, err)
 	}
+	failed.SpecHash, failed.CodeVersion = sweep.SpecHash, sweep.CodeVersion
 
-	self := info.WorkflowExecution.ID
 	var swept SweepResult
 	if err := workflow.ExecuteChildWorkflow(childOptions(ctx, self, "sweep"), SweepWorkflow, sweep).Get(ctx, &swept); err != nil {
-		return NightlyResult{}, err
+		return NightlyResult{}, recordFailure(ctx, failed, err)
 	}
 
 	vctx := workflow.WithActivityOptions(ctx, quietOptions(sweep.Spec.Queues.CPU, time.Hour))
@@ -81,12 +84,23 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 		Baseline: in.Baseline, Tolerance: in.Tolerance, SpecKey: in.SpecKey, SpecHash: sweep.SpecHash, CodeVersion: sweep.CodeVersion,
 	}).Get(ctx, &v)
 	if err != nil {
-		return NightlyResult{}, err
+		return NightlyResult{}, recordFailure(ctx, failed, err)
 	}
 	if in.Notify != "" {
 		notify(ctx, sweep.Spec.Queues.CPU, in.Notify, v.Prefix)
 	}
 	return NightlyResult{BundleID: swept.BundleID, Baseline: v.Baseline, Counts: v.Counts, Prefix: v.Prefix}, nil
+}
+
+// recordFailure writes the record of a run that failed, with the cause,
+// where schedule show and schedule history read it, and returns the
+// failure: the run fails in Temporal too, and leaves no bundle and no
+// verdict, so the next run's baseline "previous" passes over it.
+func recordFailure(ctx workflow.Context, in activities.FailedRunInput, err error) error {
+	in.Error = failureCause(err)
+	rctx := workflow.WithActivityOptions(ctx, activityOptions(workflow.GetInfo(ctx).TaskQueueName, time.Minute))
+	_ = workflow.ExecuteActivity(rctx, (*activities.Activities).RecordFailedRun, in).Get(ctx, nil)
+	return err
 }
 
 // notify posts the verdict with retries and backoff and records the
@@ -113,7 +127,8 @@ func quietOptions(queue string, timeout time.Duration) workflow.ActivityOptions 
 	return opts
 }
 
-// failureCause is the innermost message of a failed activity.
+// failureCause is the innermost message of a failed activity or child
+// workflow, without Temporal's "(type: ..., retryable: ...)" suffix.
 func failureCause(err error) string {
 	for {
 		var next error
@@ -121,8 +136,13 @@ func failureCause(err error) string {
 			next = u.Unwrap()
 		}
 		if next == nil {
-			return err.Error()
+			break
 		}
 		err = next
 	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	return err.Error()
 }

@@ -36,17 +36,13 @@ func newBundleCommand() *cobra.Command {
 // withStore adds the store flags and opens the store for run.
 func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store, args []string) error) *cobra.Command {
 	config := storeFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		cfg, err := config()
+	withServices(cmd, config, func(sv *services, args []string) error {
+		st, err := sv.Store()
 		if err != nil {
 			return err
 		}
-		st, err := cfg.OpenStore(cmd.Context())
-		if err != nil {
-			return err
-		}
-		return run(cmd.Context(), st, args)
-	}
+		return run(sv.ctx, st, args)
+	})
 	if strings.Contains(cmd.Use, "_ID") {
 		cmd.ValidArgsFunction = completeBundleIDs(config)
 	}
@@ -58,11 +54,7 @@ func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store,
 func completeBundleIDs(config func() (orchestrate.Config, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
-		cfg, err := config()
-		if err != nil {
-			return nil, none | cobra.ShellCompDirectiveError
-		}
-		st, err := cfg.OpenStore(cmd.Context())
+		st, err := (&services{ctx: cmd.Context(), config: config}).Store()
 		if err != nil {
 			return nil, none | cobra.ShellCompDirectiveError
 		}

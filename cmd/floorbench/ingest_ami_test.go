@@ -118,7 +118,8 @@ type sweepCounts struct {
 //
 //	A 16.0-16.4 "really", B speaking 15.4-16.85: edge at 16.0, FP
 //	A 21.5-21.9 cough, nobody within 0.5 s (B last 18.39): no edge, TN
-//	B 3.0-3.3 "Mm-hmm", A stopped at 2.73 (0.27 s before): edge, FP
+//	B 3.0-3.3 "Mm-hmm", A stopped at 2.73, held by rms's 0.2 s hangover
+//	  (hangover_s) to about 2.93, 0.07 s before: edge, FP
 //	C 6.0-6.4 laugh, A speaking 5.0-6.99: edge, FP
 //	C 8.9-9.5 "that sounds good", B speaking 8.0-11.08: edge, FP
 //

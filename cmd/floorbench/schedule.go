@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -41,7 +42,7 @@ updated or a new worker version is picked up by the next run and recorded
 in its manifest. Unchanged inputs reuse every stored corpus, track and
 evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-comparisons.`,
 	}
-	cmd.AddCommand(newScheduleCreateCommand(), newScheduleLsCommand(), newScheduleShowCommand(),
+	cmd.AddCommand(newScheduleCreateCommand(), newScheduleUpdateCommand(), newScheduleLsCommand(), newScheduleShowCommand(),
 		newSchedulePauseCommand(true), newSchedulePauseCommand(false), newScheduleTriggerCommand(),
 		newScheduleBackfillCommand(), newScheduleDeleteCommand(), newScheduleHistoryCommand())
 	return cmd
@@ -53,7 +54,7 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
 	outputFlag(cmd, output)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	return withServices(cmd, config, func(sv *services, args []string) error {
 		if err := checkOutput(*output); err != nil {
 			return err
 		}
@@ -62,22 +63,12 @@ func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Co
 				return err
 			}
 		}
-		cfg, err := config()
+		st, cl, err := sv.Both()
 		if err != nil {
 			return err
 		}
-		st, err := cfg.OpenStore(cmd.Context())
-		if err != nil {
-			return err
-		}
-		cl, err := cfg.Dial(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer cl.Close()
-		return run(cmd.Context(), cl, st, args)
-	}
-	return cmd
+		return run(sv.ctx, cl, st, args)
+	})
 }
 
 func newScheduleCreateCommand() *cobra.Command {
@@ -143,72 +134,220 @@ run itself succeeds).`,
 	})
 }
 
+// updateFlags are the settings update changes, each only when given.
+var updateFlags = []string{"file", "cron", "every", "baseline", "tolerance", "notify", "catchup-window"}
+
+func newScheduleUpdateCommand() *cobra.Command {
+	var output, file, cron, baseline, notify string
+	var every, catchup time.Duration
+	var tolerance float64
+	cmd := &cobra.Command{
+		Use:   "update NAME [-f spec.yaml] [--cron EXPR | --every DURATION] [--baseline B] [--tolerance T] [--notify URL]",
+		Short: "Change a schedule's spec, timing, baseline, tolerance or webhook: only what is given",
+		Long: `Update changes only the settings it is given; the others, the schedule's
+paused state and its runs stay. A new spec is checked as create checks it
+and stored under its content hash before the schedule points at it; the
+next run resolves it. --cron replaces an --every interval and the other
+way round; --notify "" stops the notifications. Every setting is checked
+before anything changes: bad input changes nothing.`,
+		Example: `  floorbench schedule update nightly -f sweep-v2.yaml
+  floorbench schedule update nightly --cron "30 2 * * *" --tolerance 0.05
+  floorbench schedule update nightly --baseline 3f2a9c -o json`,
+		Args: cobra.ExactArgs(1),
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "new sweep spec (YAML)")
+	cmd.Flags().StringVar(&cron, "cron", "", `when runs are due, as a cron expression (UTC), e.g. "0 3 * * *"`)
+	cmd.Flags().DurationVar(&every, "every", 0, "when runs are due, as an interval, e.g. 24h")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "previous (the schedule's previous successful run) or a bundle id")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", 0, "change a whole CI must pass before a verdict is regressed or improved")
+	cmd.Flags().StringVar(&notify, "notify", "", `webhook URL each run's verdict.json is posted to ("": none)`)
+	cmd.Flags().DurationVar(&catchup, "catchup-window", 0, "how late a run missed while Temporal or the workers were down may still start")
+	cmd.MarkFlagsMutuallyExclusive("cron", "every")
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+		f := cmd.Flags()
+		var changed []string
+		for _, name := range updateFlags {
+			if f.Changed(name) {
+				changed = append(changed, name)
+			}
+		}
+		if len(changed) == 0 {
+			return fmt.Errorf("nothing to update: give -f, --cron, --every, --baseline, --tolerance, --notify or --catchup-window")
+		}
+		cur, err := orchestrate.DescribeSchedule(ctx, cl, args[0])
+		if err != nil {
+			return err
+		}
+		s := cur.ScheduleSettings
+		switch {
+		case f.Changed("cron"):
+			s.Cron, s.Every = cron, 0
+		case f.Changed("every"):
+			s.Cron, s.Every = "", every
+		}
+		if f.Changed("baseline") {
+			s.Baseline = baseline
+		}
+		if f.Changed("tolerance") {
+			s.Tolerance = tolerance
+		}
+		if f.Changed("notify") {
+			s.Notify = notify
+		}
+		if f.Changed("catchup-window") {
+			s.CatchupWindow = catchup
+		}
+		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s)
+		if err != nil {
+			return err
+		}
+		if data != nil {
+			// Temporal checks a new cron expression before the new spec
+			// is stored, so one it rejects stores nothing.
+			interim := s
+			interim.SpecKey, interim.SpecFile, interim.TaskQueue = cur.SpecKey, cur.SpecFile, cur.TaskQueue
+			if interim != cur.ScheduleSettings {
+				if err := orchestrate.UpdateSchedule(ctx, cl, interim); err != nil {
+					return err
+				}
+			}
+			if err := store.PutBytes(ctx, st, s.SpecKey, data); err != nil {
+				return err
+			}
+		}
+		if err := orchestrate.UpdateSchedule(ctx, cl, s); err != nil {
+			return err
+		}
+		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "updated ("+strings.Join(changed, ", ")+")")
+	})
+}
+
+// checkScheduleUpdate checks a schedule's changed settings before anything
+// changes, and returns the new spec to store (nil: the spec stays). A
+// pinned baseline is checked against the spec the schedule will run when
+// either changes.
+func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings) ([]byte, error) {
+	if newSpec && file == "" {
+		return nil, errNoSpec
+	}
+	if err := checkSettings(s); err != nil {
+		return nil, err
+	}
+	var data []byte
+	var sw *spec.Sweep
+	var err error
+	if newSpec {
+		if data, sw, err = scheduledSpec(file, s); err != nil {
+			return nil, err
+		}
+	}
+	if s.Baseline == nightly.BaselinePrevious || !newSpec && !newBaseline {
+		return data, nil
+	}
+	if sw == nil {
+		stored, err := store.GetBytes(ctx, st, s.SpecKey)
+		if err != nil {
+			return nil, fmt.Errorf("schedule %s: its spec: %w", s.Name, err)
+		}
+		if sw, err = spec.Parse(s.SpecKey, stored); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkBaseline(ctx, st, s, sw); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // checkScheduleSettings checks everything create is given before anything
 // is stored or created, and returns the spec to store: the file with its
 // paths made absolute.
 func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings) ([]byte, error) {
 	if file == "" {
-		return nil, fmt.Errorf("no sweep spec: give it with -f")
+		return nil, errNoSpec
 	}
-	switch {
-	case s.Cron == "" && s.Every == 0:
-		return nil, fmt.Errorf("say when runs are due: --cron EXPR or --every DURATION")
-	case s.Cron == "" && s.Every < time.Second:
-		return nil, fmt.Errorf("--every %s: want at least 1s", s.Every)
-	case s.Cron != "" && len(strings.Fields(s.Cron)) != 5:
-		return nil, fmt.Errorf("--cron %q: want five fields (minute hour day-of-month month day-of-week)", s.Cron)
-	}
-	if s.CatchupWindow < 10*time.Second {
-		return nil, fmt.Errorf("--catchup-window %s: want at least 10s (Temporal's minimum)", s.CatchupWindow)
-	}
-	if err := bundle.CheckTolerance(s.Tolerance); err != nil {
+	if err := checkSettings(s); err != nil {
 		return nil, err
 	}
-	if s.Notify != "" {
-		u, err := url.Parse(s.Notify)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("--notify %q: want an http or https URL", s.Notify)
-		}
-	}
-	sw, err := spec.Load(file)
+	data, sw, err := scheduledSpec(file, s)
 	if err != nil {
 		return nil, err
-	}
-	for i := range sw.Corpora {
-		if p := sw.Corpora[i].Path; p != "" {
-			if sw.Corpora[i].Path, err = filepath.Abs(p); err != nil {
-				return nil, err
-			}
-		}
-	}
-	for i := range sw.Systems {
-		if p := sw.Systems[i].Spec; p != "" {
-			if sw.Systems[i].Spec, err = filepath.Abs(p); err != nil {
-				return nil, err
-			}
-		}
-	}
-	data, err := yaml.Marshal(sw)
-	if err != nil {
-		return nil, err
-	}
-	resolved, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := orchestrate.Resolve(resolved, detect.RuntimeFromEnv()); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	if s.Baseline != nightly.BaselinePrevious {
 		if err := checkBaseline(ctx, st, s, sw); err != nil {
 			return nil, err
 		}
 	}
+	return data, nil
+}
+
+var errNoSpec = errors.New("no sweep spec: give it with -f")
+
+// checkSettings checks when runs are due, the catch-up window, the
+// tolerance and the webhook.
+func checkSettings(s *orchestrate.ScheduleSettings) error {
+	switch {
+	case s.Cron == "" && s.Every == 0:
+		return fmt.Errorf("say when runs are due: --cron EXPR or --every DURATION")
+	case s.Cron == "" && s.Every < time.Second:
+		return fmt.Errorf("--every %s: want at least 1s", s.Every)
+	case s.Cron != "" && len(strings.Fields(s.Cron)) != 5:
+		return fmt.Errorf("--cron %q: want five fields (minute hour day-of-month month day-of-week)", s.Cron)
+	}
+	if s.CatchupWindow < 10*time.Second {
+		return fmt.Errorf("--catchup-window %s: want at least 10s (Temporal's minimum)", s.CatchupWindow)
+	}
+	if err := bundle.CheckTolerance(s.Tolerance); err != nil {
+		return err
+	}
+	if s.Notify != "" {
+		u, err := url.Parse(s.Notify)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--notify %q: want an http or https URL", s.Notify)
+		}
+	}
+	return nil
+}
+
+// scheduledSpec reads a sweep spec to schedule, checks it as submit does
+// (its systems and corpora must resolve now) and returns it as it will be
+// stored, its paths made absolute; s gets its store key, file and task
+// queue.
+func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.Sweep, error) {
+	sw, err := spec.Load(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range sw.Corpora {
+		if p := sw.Corpora[i].Path; p != "" {
+			if sw.Corpora[i].Path, err = filepath.Abs(p); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	for i := range sw.Systems {
+		if p := sw.Systems[i].Spec; p != "" {
+			if sw.Systems[i].Spec, err = filepath.Abs(p); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	data, err := yaml.Marshal(sw)
+	if err != nil {
+		return nil, nil, err
+	}
+	resolved, err := spec.Parse(file, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := orchestrate.Resolve(resolved, detect.RuntimeFromEnv()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", file, err)
+	}
 	s.SpecKey, s.SpecFile, s.TaskQueue = nightly.SpecKey(data), file, resolved.Queues.CPU
 	if abs, err := filepath.Abs(file); err == nil {
 		s.SpecFile = abs
 	}
-	return data, nil
+	return data, sw, nil
 }
 
 // checkBaseline accepts a pinned baseline that exists and evaluated one
@@ -344,7 +483,11 @@ func printSchedule(w io.Writer, v scheduleView) error {
 	}
 	t := &report.Table{Header: []string{"scheduled", "bundle", "code", "baseline", "verdicts", "notify"}, Labels: 6}
 	for _, r := range v.Runs {
-		t.Rows = append(t.Rows, []string{r.Scheduled, r.BundleID, r.CodeVersion, orDash(r.Baseline), counts(r.Counts), notification(r.Notification)})
+		verdicts := counts(r.Counts)
+		if r.Error != "" {
+			verdicts = "FAILED: " + r.Error
+		}
+		t.Rows = append(t.Rows, []string{r.Scheduled, orDash(r.BundleID), r.CodeVersion, orDash(r.Baseline), verdicts, notification(r.Notification)})
 	}
 	fmt.Fprintln(w)
 	return t.Text(w)
@@ -485,8 +628,7 @@ func newScheduleHistoryCommand() *cobra.Command {
 	cmd.Flags().StringVar(&system, "system", "", "only this system (default: every system)")
 	cmd.Flags().StringVar(&metric, "metric", "eot.recall", "eot.recall, eot.fp_rate, int.recall or int.fp_rate")
 	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or csv")
-	config := storeFlags(cmd)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	return withServices(cmd, storeFlags(cmd), func(sv *services, args []string) error {
 		if output != "table" && output != "json" && output != "csv" {
 			return fmt.Errorf("--output %q: want table, json or csv", output)
 		}
@@ -496,30 +638,25 @@ func newScheduleHistoryCommand() *cobra.Command {
 		if err := nightly.CheckMetric(metric); err != nil {
 			return err
 		}
-		cfg, err := config()
+		st, err := sv.Store()
 		if err != nil {
 			return err
 		}
-		st, err := cfg.OpenStore(cmd.Context())
-		if err != nil {
-			return err
-		}
-		points, err := nightly.History(cmd.Context(), st, args[0], system, metric)
+		points, err := nightly.History(sv.ctx, st, args[0], system, metric)
 		if err != nil {
 			return err
 		}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), points)
 		}
-		t := &report.Table{Header: []string{"scheduled", "bundle", "corpus", "system", "metric", "value", "ci_lo", "ci_hi"}, Labels: 5}
+		t := &report.Table{Header: []string{"scheduled", "bundle", "corpus", "system", "metric", "value", "ci_lo", "ci_hi", "error"}, Labels: 5}
 		for _, p := range points {
 			t.Rows = append(t.Rows, []string{p.Scheduled, p.BundleID, p.Corpus, p.System, p.Metric,
-				report.Rate(float64(p.Value)), report.Rate(float64(p.Lo)), report.Rate(float64(p.Hi))})
+				report.Rate(float64(p.Value)), report.Rate(float64(p.Lo)), report.Rate(float64(p.Hi)), p.Error})
 		}
 		if output == "csv" {
 			return t.CSV(cmd.OutOrStdout())
 		}
 		return t.Text(cmd.OutOrStdout())
-	}
-	return cmd
+	})
 }

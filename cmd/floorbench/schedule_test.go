@@ -49,15 +49,17 @@ type nightlyEnv struct {
 	spec     string // the sweep spec file
 	system   string // the system spec file the sweep names
 	workers  *orchestrate.Workers
+	temporal *orchestrate.DevServer
 }
 
-// recordNightly, when set, saves the history of the regressed nightly run
-// into that folder (workflows/testdata) for the replay test.
+// recordNightly, when set, saves the histories of a regressed nightly run
+// and of a failed one into that folder (workflows/testdata) for the replay
+// test.
 var recordNightly = flag.String("record-nightly", "", "write a nightly run's workflow history into this folder")
 
-// saveNightlyHistory writes the history of workflow id as
-// nightly-history.json and adds it to the folder's histories.json.
-func (e *nightlyEnv) saveNightlyHistory(id string) {
+// saveNightlyHistory writes the history of workflow id into file and adds
+// it to the folder's histories.json.
+func (e *nightlyEnv) saveNightlyHistory(id, file string) {
 	e.t.Helper()
 	ctx := context.Background()
 	cl, err := e.cfg.Dial(ctx)
@@ -78,7 +80,6 @@ func (e *nightlyEnv) saveNightlyHistory(id string) {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	const file = "nightly-history.json"
 	if err := os.WriteFile(filepath.Join(*recordNightly, file), data, 0o644); err != nil {
 		e.t.Fatal(err)
 	}
@@ -137,10 +138,18 @@ func (e *nightlyEnv) writeProbs(worse bool) {
 
 func newNightlyEnv(t *testing.T) *nightlyEnv {
 	t.Helper()
+	return newNightlyEnvOn(t, false)
+}
+
+// newNightlyEnvOn is newNightlyEnv with, when persist is set, a Temporal
+// dev server that keeps its state in a database file, so that it can be
+// crashed and restarted on it.
+func newNightlyEnvOn(t *testing.T, persist bool) *nightlyEnv {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("schedules against a real Temporal dev server: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), false)
+	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), persist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +158,7 @@ func newNightlyEnv(t *testing.T) *nightlyEnv {
 	}
 	t.Cleanup(srv.Stop)
 	dir := t.TempDir()
-	e := &nightlyEnv{t: t, dir: dir, storeDir: filepath.Join(dir, "store"),
+	e := &nightlyEnv{t: t, dir: dir, storeDir: filepath.Join(dir, "store"), temporal: srv,
 		cfg: orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default", StoreDir: filepath.Join(dir, "store")}}
 	if e.store, err = e.cfg.OpenStore(context.Background()); err != nil {
 		t.Fatal(err)
@@ -388,7 +397,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	t.Logf("verdict.md of the regressed run:\n%s", md)
 
 	if *recordNightly != "" {
-		e.saveNightlyHistory(third.WorkflowID)
+		e.saveNightlyHistory(third.WorkflowID, "nightly-history.json")
 	}
 
 	got := hook.received()
@@ -407,7 +416,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	if len(history) != 3 || history[0].Value != 1 || history[1].Value != 1 || !(history[2].Value < 0.8) || !(history[2].Lo <= history[2].Value && history[2].Value <= history[2].Hi) {
 		t.Errorf("history of eot.recall: %+v; want 1, 1, then the drop inside its CI", history)
 	}
-	if csv := e.mustCLI("schedule", "history", "nightly", "--metric", "int.fp_rate", "-o", "csv"); !strings.HasPrefix(csv, "scheduled,bundle,corpus,system,metric,value,ci_lo,ci_hi\n") || strings.Count(csv, "\n") != 4 {
+	if csv := e.mustCLI("schedule", "history", "nightly", "--metric", "int.fp_rate", "-o", "csv"); !strings.HasPrefix(csv, "scheduled,bundle,corpus,system,metric,value,ci_lo,ci_hi,error\n") || strings.Count(csv, "\n") != 4 {
 		t.Errorf("history -o csv:\n%s", csv)
 	}
 

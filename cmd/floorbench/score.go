@@ -140,7 +140,11 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	if o.output == "json" {
 		err = writeJSON(&out, res)
 	} else {
-		err = scoreTables(&out, o, rows, perTask, cis)
+		per, agg := scoreTables(o, rows, perTask, cis)
+		if err = per.Text(&out); err == nil {
+			fmt.Fprintln(&out)
+			err = agg.Text(&out)
+		}
 		for i := 0; err == nil && res.Breakdowns != nil && i < len(res.Breakdowns.EOT); i++ {
 			fmt.Fprintln(&out)
 			err = breakdownTable(&res.Breakdowns.EOT[i], &res.Breakdowns.INT[i]).Text(&out)
@@ -153,8 +157,9 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	return err
 }
 
-func scoreTables(w io.Writer, o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts, cis map[floor.Task]score.RateCIs) error {
-	per := report.Table{
+// scoreTables are the per-conversation table and the aggregate table.
+func scoreTables(o *scoreOptions, rows []score.ConversationCounts, perTask map[floor.Task][]score.Counts, cis map[floor.Task]score.RateCIs) (per, agg *report.Table) {
+	per = &report.Table{
 		Title:  fmt.Sprintf("%s — per conversation", o.predictions),
 		Header: []string{"convo", "EOT recall", "EOT fp", "EOT lat p10/50/90", "INT recall", "INT fp", "INT lat p10/50/90"},
 	}
@@ -163,7 +168,7 @@ func scoreTables(w io.Writer, o *scoreOptions, rows []score.ConversationCounts, 
 			report.Rate(r.EOT.Recall()), report.Rate(r.EOT.FPRate()), report.Latencies(r.EOT.Latency()),
 			report.Rate(r.INT.Recall()), report.Rate(r.INT.FPRate()), report.Latencies(r.INT.Latency())})
 	}
-	agg := report.Table{
+	agg = &report.Table{
 		Title:  fmt.Sprintf("%s — aggregate over %d conversations", o.predictions, len(rows)),
 		Header: []string{"task", "recall", "fp_rate", "lat ms p10/50/90", "tp", "fn", "fp", "tn"},
 	}
@@ -179,11 +184,7 @@ func scoreTables(w io.Writer, o *scoreOptions, rows []score.ConversationCounts, 
 	if len(cis) > 0 {
 		agg.Caption = fmt.Sprintf("[lo, hi]: 95%% conversation-bootstrap interval, %d resamples, seed %d", o.bootstrap, o.seed)
 	}
-	if err := per.Text(w); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	return agg.Text(w)
+	return per, agg
 }
 
 func taskLabel(t floor.Task) string {

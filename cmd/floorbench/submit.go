@@ -51,7 +51,7 @@ not stored would be computed).`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resolve the spec and look up the store; contact no Temporal, upload nothing")
 	cmd.MarkFlagsMutuallyExclusive("wait", "dry-run")
 	outputFlag(cmd, &output)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	return withServices(cmd, config, func(sv *services, args []string) error {
 		if err := checkOutput(output); err != nil {
 			return err
 		}
@@ -59,8 +59,7 @@ not stored would be computed).`,
 		if err != nil {
 			return err
 		}
-		cfg, err := config()
-		if err != nil {
+		if _, err := sv.Config(); err != nil {
 			return err
 		}
 		s, err := spec.Load(file)
@@ -72,7 +71,7 @@ not stored would be computed).`,
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		storage, err := cfg.OpenStore(cmd.Context())
+		storage, err := sv.Store()
 		if err != nil {
 			return err
 		}
@@ -86,11 +85,10 @@ not stored would be computed).`,
 		if err := orchestrate.Upload(cmd.Context(), storage, &in, rt); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
-		cl, err := cfg.Dial(cmd.Context())
+		cl, err := sv.Temporal()
 		if err != nil {
 			return err
 		}
-		defer cl.Close()
 		run, err := orchestrate.Submit(cmd.Context(), cl, in)
 		if err != nil {
 			return err
@@ -114,8 +112,7 @@ not stored would be computed).`,
 			fmt.Fprintf(cmd.ErrOrStderr(), "sweep %s running; follow it with: floorbench watch %s\n", run.GetID(), run.GetID())
 		}
 		return nil
-	}
-	return cmd
+	})
 }
 
 // specArgument is the spec named by -f or by the one argument; naming two
@@ -185,25 +182,19 @@ func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
 	config := configFlags(cmd)
 	outputFlag(cmd, &output)
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	return withServices(cmd, config, func(sv *services, args []string) error {
 		if err := checkOutput(output); err != nil {
 			return err
 		}
 		if err := checkWorkflowID(args[0]); err != nil {
 			return err
 		}
-		cfg, err := config()
+		cl, err := sv.Temporal()
 		if err != nil {
 			return err
 		}
-		cl, err := cfg.Dial(cmd.Context())
-		if err != nil {
-			return err
-		}
-		defer cl.Close()
 		return run(cmd, cl, args[0], output)
-	}
-	return cmd
+	})
 }
 
 // checkWorkflowID refuses an id no sweep has: empty, too long for

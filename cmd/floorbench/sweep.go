@@ -115,10 +115,25 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 	return res, nil
 }
 
-// sweepTable prints about twenty evenly spaced rows, the last one and the
-// operating point, then the operating point or "none in budget".
+// sweepTable prints sweepRowsTable, then the operating point or "none in
+// budget".
 func sweepTable(w io.Writer, name string, res *sweepResult, p score.Params) error {
-	t := report.Table{
+	if err := sweepRowsTable(name, res, p).Text(w); err != nil {
+		return err
+	}
+	if op := res.OperatingPoint; op != nil {
+		_, err := fmt.Fprintf(w, "operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s\n",
+			report.Fixed(op.Theta, 4), report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
+		return err
+	}
+	_, err := fmt.Fprintf(w, "none in budget: no threshold reaches fp_rate ≤ %g\n", p.FPBudgetDev)
+	return err
+}
+
+// sweepRowsTable holds about twenty evenly spaced rows, the last one and
+// the operating point.
+func sweepRowsTable(name string, res *sweepResult, p score.Params) *report.Table {
+	t := &report.Table{
 		Title:  fmt.Sprintf("%s — %s threshold sweep (%d candidates)", name, taskLabel(res.Task), res.NCandidates),
 		Header: []string{"θ", "recall", "fp_rate", "lat ms p10/50/90", "tp", "fp", "fn", "tn", ""},
 		Caption: fmt.Sprintf("● operating point = highest recall at fp_rate ≤ %g; rows subsampled for display, the point is chosen over all candidates",
@@ -138,16 +153,7 @@ func sweepTable(w io.Writer, name string, res *sweepResult, p score.Params) erro
 		t.Rows = append(t.Rows, []string{report.Fixed(r.Theta, 4), report.Rate(float64(r.Recall)), report.Rate(float64(r.FPRate)),
 			latencyCell(r.LatencyMS), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), mark})
 	}
-	if err := t.Text(w); err != nil {
-		return err
-	}
-	if op := res.OperatingPoint; op != nil {
-		_, err := fmt.Fprintf(w, "operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s\n",
-			report.Fixed(op.Theta, 4), report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
-		return err
-	}
-	_, err := fmt.Fprintf(w, "none in budget: no threshold reaches fp_rate ≤ %g\n", p.FPBudgetDev)
-	return err
+	return t
 }
 
 func latencyCell(l report.LatencyMS) string {

@@ -1,12 +1,10 @@
-package bundle
+package bundle_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,110 +13,29 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
-	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-// fixture builds a generated-looking corpus (dev and test, speaker counts
-// and types as attributes, anatomy from event logs) and two systems' tracks;
-// without dev, a real-looking corpus of test conversations only, two of
-// them unlabelled.
-func fixture(t *testing.T, withDev bool) (*Corpus, map[string][2]map[floor.Task]*score.ProbsFile) {
-	rng := rand.New(rand.NewPCG(5, 5))
-	c := &Corpus{Name: "mptb-mini", Hash: "c0ffee", Kind: "mptb", Conversations: map[string]Conversation{},
-		Dev: &floor.GoldSet{TauPre: 0.25, TauMax: 3}, Test: &floor.GoldSet{TauPre: 0.25, TauMax: 3}}
-	if !withDev {
-		rng = rand.New(rand.NewPCG(7, 7))
-		c.Name, c.Hash, c.Kind, c.Unlabelled = "real-mini", "bead", "ami", 2
-	}
-	var transfers []floor.Transfer
-	tracks := map[string][2]map[floor.Task]*score.ProbsFile{}
-	systems := []string{"early", "late"}
-	for _, s := range systems {
-		tracks[s] = [2]map[floor.Task]*score.ProbsFile{{}, {}}
-		for split := range 2 {
-			for _, task := range floor.Tasks {
-				tracks[s][split][task] = &score.ProbsFile{Task: task, FrameRate: 10}
-			}
-		}
-	}
-	for i := range 16 {
-		split := "test"
-		if i%4 == 0 && withDev {
-			split = "dev"
-		}
-		id := fmt.Sprintf("conv%02d", i)
-		speakers := 2 + i%3
-		var events []floor.Event
-		for t := 2.0; t < 50; t += 5 + rng.Float64()*3 {
-			sp := 1 + rng.IntN(speakers)
-			turn := floor.Event{Kind: floor.Turn, Speaker: sp, Start: t - 2, End: t, Ending: floor.Yielded, Words: 6}
-			if rng.IntN(3) == 0 {
-				turn.Holds = []floor.Hold{{Start: t - 1.2, End: t - 0.8, AfterQuestion: rng.IntN(2) == 0}}
-			}
-			events = append(events, turn)
-			other := 1 + (sp % speakers)
-			if rng.IntN(2) == 0 {
-				events = append(events, floor.Event{Kind: floor.Interruption, Speaker: other, Start: t + 1, End: t + 2, Words: 1 + rng.IntN(12)})
-			} else {
-				events = append(events, floor.Event{Kind: floor.Backchannel, Speaker: other, Start: t + 1, End: t + 1.4, Words: 1})
-			}
-		}
-		transfers = append(transfers, floor.Transfers(floor.EventFloorSegments(events))...)
-		g := floor.DeriveMPTB(id, 60, events, floor.DefaultInterruptedGuard)
-		a := floor.MPTBAnatomy(&g, events)
-		types := []string{"casual", "narrative"}
-		c.Conversations[id] = Conversation{ID: id, Split: split, Anatomy: &a,
-			Attributes: map[string]string{"speakers": fmt.Sprint(speakers), "type": types[i%2]}}
-		gs := c.Test
-		si := 1
-		if split == "dev" {
-			gs, si = c.Dev, 0
-		}
-		gs.Conversations = append(gs.Conversations, g)
-		for _, s := range systems {
-			delay := map[string]float64{"early": 0.2, "late": 2.5}[s]
-			for _, task := range floor.Tasks {
-				cp := score.ConversationProbs{ID: id}
-				for range speakers {
-					cp.Speakers = append(cp.Speakers, make([]float64, 600))
-				}
-				for _, a := range g.Task(task).Positives {
-					if f := int((a.Time + delay) * 10); f < 600 {
-						cp.Speakers[a.Speaker-1][f] = 0.5 + 0.5*rng.Float64()
-					}
-				}
-				for _, n := range g.Task(task).Negatives {
-					if rng.IntN(4) == 0 {
-						cp.Speakers[n.Speaker-1][int(n.Start*10)] = rng.Float64()
-					}
-				}
-				tracks[s][si][task].Conversations = append(tracks[s][si][task].Conversations, cp)
-			}
-		}
-	}
-	c.Timing = floor.NewTiming(transfers)
-	return c, tracks
-}
-
 // buildBundle evaluates two systems on the generated fixture and, with
 // thresholds transferred from it, on the real-looking one.
-func buildBundle(t *testing.T, reverse bool, audits map[string]*audit.Report) ([]File, *Results) {
-	c, tracks := fixture(t, true)
-	real, realTracks := fixture(t, false)
-	meta := Meta{Name: "unit", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"unit"}`), CodeVersion: "test",
+func buildBundle(t *testing.T, reverse bool, audits map[string]*audit.Report) ([]bundle.File, *bundle.Results) {
+	c, tracks := bundlefixture.Make(bundlefixture.Mini())
+	real, realTracks := bundlefixture.Make(bundlefixture.RealMini())
+	meta := bundle.Meta{Name: "unit", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"unit"}`), CodeVersion: "test",
 		Protocol: score.DefaultParams(), Resamples: 300, Seed: 9,
-		Inputs: []InputRef{{"corpus", c.Name, c.Hash}, {"corpus", real.Name, real.Hash}, {"system", "early", "e1"}, {"system", "late", "l1"}}}
-	var evals []Evaluation
+		Inputs: []bundle.InputRef{{"corpus", c.Name, c.Hash}, {"corpus", real.Name, real.Hash}, {"system", "early", "e1"}, {"system", "late", "l1"}}}
+	var evals []bundle.Evaluation
 	for _, s := range []string{"early", "late"} {
-		e, err := Evaluate(&Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s][0], TestProbs: tracks[s][1],
+		e, err := bundle.Evaluate(&bundle.Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s].Dev, TestProbs: tracks[s].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Evaluate(&Input{System: s, SystemHash: s + "-hash", Corpus: real, DevProbs: realTracks[s][0], TestProbs: realTracks[s][1],
+		r, err := bundle.Evaluate(&bundle.Input{System: s, SystemHash: s + "-hash", Corpus: real, DevProbs: realTracks[s].Dev, TestProbs: realTracks[s].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed, Transferred: e.OperatingPoints(c.Name)})
 		if err != nil {
 			t.Fatal(err)
@@ -128,7 +45,7 @@ func buildBundle(t *testing.T, reverse bool, audits map[string]*audit.Report) ([
 	if reverse {
 		slices.Reverse(evals)
 	}
-	files, res, err := Build(meta, evals, audits, "2026-11-30T00:00:00Z")
+	files, res, err := bundle.Build(meta, evals, audits, "2026-11-30T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +150,7 @@ func TestBundleCarriesTheCorpusAudit(t *testing.T) {
 	for _, f := range files {
 		names[f.Name] = f.Data
 	}
-	var res Results
+	var res bundle.Results
 	if err := json.Unmarshal(names["results.json"], &res); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package bundle
+package bundle_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/figure"
 )
 
@@ -14,7 +15,7 @@ import (
 // the chosen timelines.
 func TestFigureInputsGolden(t *testing.T) {
 	_, res := buildBundle(t, false, nil)
-	figs := Figures(res)
+	figs := bundle.Figures(res)
 	data, err := json.MarshalIndent(figs, "", " ")
 	if err != nil {
 		t.Fatal(err)
@@ -39,12 +40,12 @@ func TestFiguresAreInTheBundleAndReport(t *testing.T) {
 	for _, f := range files {
 		byName[f.Name] = f.Data
 	}
-	figs := Figures(res)
+	figs := bundle.Figures(res)
 	if len(figs) < 12 {
 		t.Fatalf("%d figures", len(figs))
 	}
 	for _, f := range figs {
-		name := FigureFile(f.Name, "svg")
+		name := bundle.FigureFile(f.Name, "svg")
 		svg, ok := byName[name]
 		if !ok {
 			t.Errorf("bundle lacks %s", name)

@@ -67,31 +67,42 @@ func Report(res *Results, meta Meta) []byte {
 	for _, e := range res.Evaluations {
 		for _, t := range e.Tasks {
 			for _, bd := range t.Breakdowns {
-				tb := &report.Table{
-					Title:  fmt.Sprintf("%s on %s, %s, by %s (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task)), bd.Attribute),
-					Header: []string{bd.Attribute, "n", "recall [95% CI]", "fp_rate [95% CI]", "lat p50 ms"},
-				}
-				for _, g := range bd.Groups {
-					tb.Rows = append(tb.Rows, []string{g.Value, fmt.Sprint(g.Conversations), withInterval(g.Metrics, true), withInterval(g.Metrics, false), ms(g.Metrics.LatencyMS.P50)})
-				}
-				_ = tb.Markdown(&b)
+				_ = breakdownTable(&e, &t, &bd).Markdown(&b)
 				b.WriteString("\n")
 			}
 			if len(t.Anatomy) > 0 {
-				tb := &report.Table{
-					Title:  fmt.Sprintf("%s on %s, %s: error anatomy (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task))),
-					Header: []string{"factor", "value", "n", "metric", "rate"},
-					Labels: 2,
-				}
-				for _, a := range t.Anatomy {
-					tb.Rows = append(tb.Rows, []string{a.Factor, a.Value, fmt.Sprint(a.N), a.Metric, report.Rate(float64(a.Rate))})
-				}
-				_ = tb.Markdown(&b)
+				_ = anatomyTable(&e, &t).Markdown(&b)
 				b.WriteString("\n")
 			}
 		}
 	}
 	return b.Bytes()
+}
+
+// breakdownTable is an evaluation's test results for one task grouped by
+// one attribute.
+func breakdownTable(e *Evaluation, t *TaskResult, bd *report.Breakdown) *report.Table {
+	tb := &report.Table{
+		Title:  fmt.Sprintf("%s on %s, %s, by %s (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task)), bd.Attribute),
+		Header: []string{bd.Attribute, "n", "recall [95% CI]", "fp_rate [95% CI]", "lat p50 ms"},
+	}
+	for _, g := range bd.Groups {
+		tb.Rows = append(tb.Rows, []string{g.Value, fmt.Sprint(g.Conversations), withInterval(g.Metrics, true), withInterval(g.Metrics, false), ms(g.Metrics.LatencyMS.P50)})
+	}
+	return tb
+}
+
+// anatomyTable is an evaluation's error anatomy for one task.
+func anatomyTable(e *Evaluation, t *TaskResult) *report.Table {
+	tb := &report.Table{
+		Title:  fmt.Sprintf("%s on %s, %s: error anatomy (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task))),
+		Header: []string{"factor", "value", "n", "metric", "rate"},
+		Labels: 2,
+	}
+	for _, a := range t.Anatomy {
+		tb.Rows = append(tb.Rows, []string{a.Factor, a.Value, fmt.Sprint(a.N), a.Metric, report.Rate(float64(a.Rate))})
+	}
+	return tb
 }
 
 // corpusInfo writes what the bundle knows of a corpus besides its scores:

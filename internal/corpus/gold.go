@@ -27,29 +27,38 @@ func (c *Corpus) Labels(conv Conversation) (*Labels, error) {
 	if conv.Unlabelled {
 		return nil, fmt.Errorf("%s: conversation %s is %w", c.Dir, conv.ID, ErrUnlabelled)
 	}
-	if c.Manifest.Kind == KindTurnBench {
-		return c.turnBenchLabels(conv)
+	data, path, err := c.readLabelsFile(conv, LabelsName(c.Manifest.Kind))
+	if err != nil {
+		return nil, err
 	}
-	l, err := c.Events(conv)
+	l, err := ParseLabels(c.Manifest.Kind, conv, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// ParseLabels derives conversation conv's labels from data, the bytes of
+// its labels file (LabelsName of kind) read from wherever the corpus is
+// kept, by the rules Labels follows.
+func ParseLabels(kind string, conv Conversation, data []byte) (*Labels, error) {
+	if kind == KindTurnBench {
+		convs, err := ParseTurnBenchAnnotations(data)
+		if err != nil {
+			return nil, err
+		}
+		if len(convs) != 1 || convs[0].ID != conv.ID || convs[0].Duration != conv.Duration || len(convs[0].Speakers) != conv.Speakers {
+			return nil, fmt.Errorf("does not hold exactly conversation %s (%d speakers, %v s) as the manifest says", conv.ID, conv.Speakers, conv.Duration)
+		}
+		return &Labels{Gold: floor.DeriveTurnBench(conv.ID, conv.Duration, convs[0].Speakers),
+			Floor: floor.TurnBenchFloorSegments(convs[0].Speakers)}, nil
+	}
+	l, err := parseEventsOf(conv, data)
 	if err != nil {
 		return nil, err
 	}
 	g := floor.DeriveMPTB(conv.ID, conv.Duration, l.Events, floor.DefaultInterruptedGuard)
 	return &Labels{Gold: g, Floor: floor.EventFloorSegments(l.Events), Events: l.Events}, nil
-}
-
-// turnBenchLabels reads the conversation's annotations.json (the raw
-// annotations format, holding this one conversation).
-func (c *Corpus) turnBenchLabels(conv Conversation) (*Labels, error) {
-	convs, path, err := c.annotations(conv)
-	if err != nil {
-		return nil, err
-	}
-	if len(convs) != 1 || convs[0].ID != conv.ID || convs[0].Duration != conv.Duration || len(convs[0].Speakers) != conv.Speakers {
-		return nil, fmt.Errorf("%s: does not hold exactly conversation %s (%d speakers, %v s) as the manifest says", path, conv.ID, conv.Speakers, conv.Duration)
-	}
-	return &Labels{Gold: floor.DeriveTurnBench(conv.ID, conv.Duration, convs[0].Speakers),
-		Floor: floor.TurnBenchFloorSegments(convs[0].Speakers)}, nil
 }
 
 // Gold derives the gold of a corpus's split ("" for all) in manifest order,

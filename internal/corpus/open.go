@@ -112,13 +112,23 @@ func (c *Corpus) Events(conv Conversation) (*EventLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := ParseEvents(data)
+	l, err := parseEventsOf(conv, data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return l, nil
+}
+
+// parseEventsOf parses conversation conv's event log and checks it
+// belongs to it.
+func parseEventsOf(conv Conversation, data []byte) (*EventLog, error) {
+	l, err := ParseEvents(data)
+	if err != nil {
+		return nil, err
+	}
 	if l.ConversationID != conv.ID || l.Speakers != conv.Speakers || l.Duration != conv.Duration {
-		return nil, fmt.Errorf("%s: describes %s (%d speakers, %v s), the manifest says %s (%d speakers, %v s)",
-			path, l.ConversationID, l.Speakers, l.Duration, conv.ID, conv.Speakers, conv.Duration)
+		return nil, fmt.Errorf("describes %s (%d speakers, %v s), the manifest says %s (%d speakers, %v s)",
+			l.ConversationID, l.Speakers, l.Duration, conv.ID, conv.Speakers, conv.Duration)
 	}
 	return l, nil
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
@@ -171,13 +170,14 @@ func parseAnnotatedSegment(d *jsonio.Decoder) (floor.AnnotatedSegment, error) {
 		switch i {
 		case 0, 1:
 			var v float64
-			if v, err = d.Float(); err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
+			var integer bool
+			if v, integer, err = d.Number(); err == nil && (math.IsNaN(v) || math.IsInf(v, 0)) {
 				err = fmt.Errorf("time must be finite, got %v", v)
 			}
 			if i == 0 {
-				s.Start = v
+				s.Start, s.StartInteger = v, integer
 			} else {
-				s.End = v
+				s.End, s.EndInteger = v, integer
 			}
 		case 2:
 			s.Label, err = d.String()
@@ -209,7 +209,8 @@ func speakerNumber(key string) (int, bool) {
 // EncodeTurnBenchAnnotations writes conversations in the format
 // ParseTurnBenchAnnotations reads, every segment as [start, end, label,
 // text]. Keys are sorted, so the bytes depend only on the content, and
-// float64 times round-trip exactly.
+// float64 times round-trip exactly, each as the kind of number it was read
+// as (see pyNumber).
 func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
 	out := map[string]any{}
 	for _, c := range convs {
@@ -219,25 +220,23 @@ func EncodeTurnBenchAnnotations(convs []TurnBenchConversation) ([]byte, error) {
 			for a, track := range tracks {
 				segs := make([]any, 0, len(track))
 				for _, s := range track {
-					segs = append(segs, []any{s.Start, s.End, s.Label, s.Text})
+					segs = append(segs, []any{pyNumber(s.Start, s.StartInteger), pyNumber(s.End, s.EndInteger), s.Label, s.Text})
 				}
 				byAnnotator[AnnotatorKeys[a]] = segs
 			}
 			speakers[fmt.Sprintf("speaker_%d", k+1)] = byAnnotator
 		}
-		out[c.ID] = map[string]any{"duration_s": durationJSON(c), "annotations": speakers}
+		out[c.ID] = map[string]any{"duration_s": pyNumber(c.Duration, c.DurationInteger), "annotations": speakers}
 	}
 	return encode(map[string]any{"conversations": out})
 }
 
-// durationJSON writes a duration so that it reads back as the same kind of
+// pyNumber writes a number so that it reads back as the same kind of
 // number: an integer only when it was read as one, otherwise a float with
-// its ".0" (Python reads 60 as an int and 60.0 as a float).
-func durationJSON(c TurnBenchConversation) json.RawMessage {
-	if c.DurationInteger {
-		return json.RawMessage(strconv.FormatFloat(math.Abs(c.Duration), 'f', -1, 64))
-	}
-	return json.RawMessage(jsonio.PyFloat(c.Duration))
+// its ".0" (Python reads 60 as an int and 60.0 as a float). A time read
+// from parquet, a double, is a float.
+func pyNumber(x float64, integer bool) json.RawMessage {
+	return json.RawMessage(jsonio.PyNumber(x, integer))
 }
 
 // TurnBenchGold derives the gold set of annotated conversations (docs/protocol.md#turnbench)

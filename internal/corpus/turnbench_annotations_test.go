@@ -30,6 +30,37 @@ func TestReadTurnBenchAnnotations(t *testing.T) {
 	}
 }
 
+// A stored corpus's annotations read back as the kinds of number they
+// were read as: 60 as an int, 60.0 (and a time from parquet, a double) as
+// a float, so that the gold derived from them prints as TurnBench's does.
+func TestEncodeTurnBenchAnnotationsKeepsIntegers(t *testing.T) {
+	in := `{"conversations": {"7": {"duration_s": 100, "annotations": {"speaker_1": {"a": [[60, 60.0, "Normal Turn"]], "b": [], "c": []}}}}}`
+	convs, err := ParseTurnBenchAnnotations([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	convs = append(convs, TurnBenchConversation{ID: "8", Duration: 100, Speakers: []floor.SpeakerAnnotations{{{{Start: 61, End: 62, Label: "Normal Turn"}}}}})
+	encoded, err := EncodeTurnBenchAnnotations(convs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\"duration_s\": 100\n", "60,\n", "60.0,\n", "61.0,\n", "62.0,\n"} {
+		if !strings.Contains(string(encoded), want) {
+			t.Errorf("encoding lacks %q:\n%s", want, encoded)
+		}
+	}
+	again, err := ParseTurnBenchAnnotations(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := again[0].Speakers[0][0][0]; !s.StartInteger || s.EndInteger {
+		t.Errorf("read back %+v, want an integer start and a float end", s)
+	}
+	if s := again[1].Speakers[0][0][0]; s.StartInteger || s.EndInteger {
+		t.Errorf("read back %+v, want float times", s)
+	}
+}
+
 func TestTurnBenchAnnotationErrors(t *testing.T) {
 	cases := map[string]string{
 		`{"conversations": {"7": {"duration_s": 1, "annotations": {"speaker_1": {"a": [], "b": []}}}}}`:                            `conversation "7": speaker_1: annotator "c" is missing`,

@@ -30,10 +30,13 @@ var palette = []color.RGBA{
 func Colour(s int) color.RGBA { return palette[((s%len(palette))+len(palette))%len(palette)] }
 
 var (
-	ruleColour     = color.RGBA{0x33, 0x33, 0x33, 0xff}
-	waveColour     = color.RGBA{0xc8, 0xc8, 0xc8, 0xff}
-	negativeColour = color.RGBA{0xe1, 0x57, 0x59, 0x38}
-	excludedColour = color.RGBA{0x80, 0x80, 0x80, 0x48}
+	ruleColour = color.RGBA{0x33, 0x33, 0x33, 0xff}
+	waveColour = color.RGBA{0xc8, 0xc8, 0xc8, 0xff}
+	// Translucent colours are NRGBA: an RGBA is alpha-premultiplied, and
+	// one with a channel above its alpha is no colour (SVG wrote
+	// fill:#40018C195, which browsers drop and fill black).
+	negativeColour = color.NRGBA{0xe1, 0x57, 0x59, 0x38}
+	excludedColour = color.NRGBA{0x80, 0x80, 0x80, 0x48}
 )
 
 // Render draws f as svg or png. The same figure gives the same bytes: SVG

@@ -30,6 +30,11 @@ func ParseTask(s string) (Task, error) {
 type Anchor struct {
 	Speaker int
 	Time    float64
+	// TimeInteger records that Time is an integer as TurnBench's Python
+	// holds it (an int read from JSON, kept through its consensus), which
+	// its json.dumps prints as 60 where a float prints as 60.0. Scoring
+	// reads only Time.
+	TimeInteger bool
 }
 
 // Span is a stretch of one speaker's channel: a negative span (firing in it
@@ -39,6 +44,8 @@ type Span struct {
 	Speaker int
 	Start   float64
 	End     float64
+	// StartInteger and EndInteger: see Anchor.TimeInteger.
+	StartInteger, EndInteger bool
 }
 
 // TaskGold is the gold of one task in one conversation.

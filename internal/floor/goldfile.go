@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
 	"github.com/floorbench/floorbench/internal/limits"
@@ -27,7 +26,7 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 		if i > 0 {
 			bw.WriteString(", ")
 		}
-		fmt.Fprintf(bw, `%s: {"duration_s": %s`, jsonio.PyString(c.ID), pyDuration(c))
+		fmt.Fprintf(bw, `%s: {"duration_s": %s`, jsonio.PyString(c.ID), jsonio.PyNumber(c.Duration, c.DurationInteger))
 		writeAnchors(bw, "eot_positive_events", c.EOT.Positives)
 		writeSpans(bw, "eot_negative_spans", c.EOT.Negatives)
 		writeAnchors(bw, "int_positive_events", c.INT.Positives)
@@ -40,23 +39,13 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 	return bw.Flush()
 }
 
-// pyDuration writes a duration as json.dumps writes what TurnBench read:
-// an integer as an int (60; -0 reads as the int 0), anything else as a
-// float (60.5, 65.0).
-func pyDuration(c *ConversationGold) string {
-	if c.DurationInteger {
-		return strconv.FormatFloat(math.Abs(c.Duration), 'f', -1, 64)
-	}
-	return jsonio.PyFloat(c.Duration)
-}
-
 func writeAnchors(w *bufio.Writer, key string, anchors []Anchor) {
 	fmt.Fprintf(w, `, %q: [`, key)
 	for i, a := range anchors {
 		if i > 0 {
 			w.WriteString(", ")
 		}
-		fmt.Fprintf(w, `{"speaker": %d, "time_s": %s}`, a.Speaker, jsonio.PyFloat(a.Time))
+		fmt.Fprintf(w, `{"speaker": %d, "time_s": %s}`, a.Speaker, jsonio.PyNumber(a.Time, a.TimeInteger))
 	}
 	w.WriteString("]")
 }
@@ -67,7 +56,7 @@ func writeSpans(w *bufio.Writer, key string, spans []Span) {
 		if i > 0 {
 			w.WriteString(", ")
 		}
-		fmt.Fprintf(w, `{"speaker": %d, "start": %s, "end": %s}`, s.Speaker, jsonio.PyFloat(s.Start), jsonio.PyFloat(s.End))
+		fmt.Fprintf(w, `{"speaker": %d, "start": %s, "end": %s}`, s.Speaker, jsonio.PyNumber(s.Start, s.StartInteger), jsonio.PyNumber(s.End, s.EndInteger))
 	}
 	w.WriteString("]")
 }
@@ -211,7 +200,7 @@ func parseAnchors(d *jsonio.Decoder) ([]Anchor, error) {
 	out := []Anchor{}
 	err := d.Array(func(i int) error {
 		var a Anchor
-		fields, err := parseRecord(d, []string{"speaker", "time_s"}, &a.Speaker, []*float64{&a.Time})
+		fields, err := parseRecord(d, []string{"speaker", "time_s"}, &a.Speaker, []*float64{&a.Time}, []*bool{&a.TimeInteger})
 		if err != nil {
 			return fmt.Errorf("[%d]%s: %w", i, fields, err)
 		}
@@ -225,7 +214,7 @@ func parseSpans(d *jsonio.Decoder) ([]Span, error) {
 	out := []Span{}
 	err := d.Array(func(i int) error {
 		var s Span
-		fields, err := parseRecord(d, []string{"speaker", "start", "end"}, &s.Speaker, []*float64{&s.Start, &s.End})
+		fields, err := parseRecord(d, []string{"speaker", "start", "end"}, &s.Speaker, []*float64{&s.Start, &s.End}, []*bool{&s.StartInteger, &s.EndInteger})
 		if err != nil {
 			return fmt.Errorf("[%d]%s: %w", i, fields, err)
 		}
@@ -235,10 +224,11 @@ func parseSpans(d *jsonio.Decoder) ([]Span, error) {
 	return out, err
 }
 
-// parseRecord reads {"speaker": int, <times...>: float} with exactly the
-// given keys (keys[0] is the speaker). On error it returns the offending
-// field as ".name" for the message.
-func parseRecord(d *jsonio.Decoder, keys []string, speaker *int, times []*float64) (string, error) {
+// parseRecord reads {"speaker": int, <times...>: number} with exactly the
+// given keys (keys[0] is the speaker), and whether each time was written
+// as an integer. On error it returns the offending field as ".name" for
+// the message.
+func parseRecord(d *jsonio.Decoder, keys []string, speaker *int, times []*float64, integers []*bool) (string, error) {
 	seen := 0
 	field := ""
 	err := d.Object(func(key string) error {
@@ -258,14 +248,14 @@ func parseRecord(d *jsonio.Decoder, keys []string, speaker *int, times []*float6
 		for i, k := range keys[1:] {
 			if key == k {
 				seen++
-				v, err := d.Float()
+				v, integer, err := d.Number()
 				if err != nil {
 					return err
 				}
 				if math.IsNaN(v) || math.IsInf(v, 0) {
 					return fmt.Errorf("time must be finite, got %v", v)
 				}
-				*times[i] = v
+				*times[i], *integers[i] = v, integer
 				return nil
 			}
 		}

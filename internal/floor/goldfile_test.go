@@ -13,6 +13,11 @@ import (
 const turnbenchExport = `{"scorer_sha": "a87ffac-dirty", "dataset_revision": "3f2c1d0", "tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {"12": {"duration_s": 312.5, "eot_positive_events": [{"speaker": 1, "time_s": 6.025}, {"speaker": 2, "time_s": 15.0}], "eot_negative_spans": [{"speaker": 1, "start": 3.0, "end": 3.85}], "int_positive_events": [{"speaker": 2, "time_s": 12.05}], "int_negative_spans": [{"speaker": 1, "start": 11.025, "end": 11.45}], "eot_excluded": [], "int_excluded": [{"speaker": 2, "start": 1e-05, "end": 0.5}]}}}
 `
 
+// An artifact holding times written as integers, which Python reads as
+// ints and writes back as integers.
+const integerTimesExport = `{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {"c1": {"duration_s": 100, "eot_positive_events": [{"speaker": 1, "time_s": 60}, {"speaker": 2, "time_s": 60.0}], "eot_negative_spans": [{"speaker": 1, "start": 20, "end": 25.0}], "int_positive_events": [{"speaker": 2, "time_s": 70}], "int_negative_spans": [{"speaker": 1, "start": 75.0, "end": 76}], "eot_excluded": [{"speaker": 1, "start": 0, "end": 1}], "int_excluded": []}}}
+`
+
 func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
 	g, err := ParseGoldSet([]byte(turnbenchExport))
 	if err != nil {
@@ -21,12 +26,18 @@ func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
 	if g.ScorerSHA != "a87ffac-dirty" || g.DatasetRevision != "3f2c1d0" || len(g.Conversations) != 1 || g.Conversations[0].ID != "12" {
 		t.Fatalf("parsed %+v", g)
 	}
-	var buf bytes.Buffer
-	if err := WriteGoldSet(&buf, g); err != nil {
-		t.Fatal(err)
-	}
-	if buf.String() != turnbenchExport {
-		t.Errorf("written\n%s\nwant\n%s", buf.String(), turnbenchExport)
+	for _, artifact := range []string{turnbenchExport, integerTimesExport} {
+		g, err := ParseGoldSet([]byte(artifact))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteGoldSet(&buf, g); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != artifact {
+			t.Errorf("written\n%s\nwant\n%s", buf.String(), artifact)
+		}
 	}
 }
 

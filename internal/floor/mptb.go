@@ -31,24 +31,24 @@ func DeriveMPTB(id string, duration float64, events []Event, guard float64) Conv
 		switch e.Kind {
 		case Turn:
 			for _, h := range e.Holds {
-				g.EOT.Negatives = append(g.EOT.Negatives, Span{e.Speaker, h.Start, h.End})
+				g.EOT.Negatives = append(g.EOT.Negatives, Span{Speaker: e.Speaker, Start: h.Start, End: h.End})
 			}
 			switch e.Ending {
 			case Yielded:
-				g.EOT.Positives = append(g.EOT.Positives, Anchor{e.Speaker, e.End})
+				g.EOT.Positives = append(g.EOT.Positives, Anchor{Speaker: e.Speaker, Time: e.End})
 			case Interrupted:
 				onset := e.End
 				if in, ok := interruptionOf(e, events); ok {
 					onset = in.Start
 				}
-				g.EOT.Excluded = append(g.EOT.Excluded, Span{e.Speaker, onset, e.End + guard})
+				g.EOT.Excluded = append(g.EOT.Excluded, Span{Speaker: e.Speaker, Start: onset, End: e.End + guard})
 			}
 		case Interruption:
-			g.INT.Positives = append(g.INT.Positives, Anchor{e.Speaker, e.Start})
+			g.INT.Positives = append(g.INT.Positives, Anchor{Speaker: e.Speaker, Time: e.Start})
 		case Backchannel, NonFloorTakingInterruption, NonContent:
-			g.INT.Negatives = append(g.INT.Negatives, Span{e.Speaker, e.Start, e.End})
+			g.INT.Negatives = append(g.INT.Negatives, Span{Speaker: e.Speaker, Start: e.Start, End: e.End})
 		case InterruptionAttempt:
-			g.INT.Excluded = append(g.INT.Excluded, Span{e.Speaker, e.Start, e.End})
+			g.INT.Excluded = append(g.INT.Excluded, Span{Speaker: e.Speaker, Start: e.Start, End: e.End})
 		}
 	}
 	for _, t := range []*TaskGold{&g.EOT, &g.INT} {

@@ -19,14 +19,14 @@ func TestDeriveMPTB(t *testing.T) {
 	g := DeriveMPTB("c", 13, events, DefaultInterruptedGuard)
 	want := ConversationGold{ID: "c", Duration: 13,
 		EOT: TaskGold{
-			Positives: []Anchor{{1, 4}, {3, 12}},
-			Negatives: []Span{{1, 1.5, 2.1}},
-			Excluded:  []Span{{2, 8.2, 10}},
+			Positives: []Anchor{{Speaker: 1, Time: 4}, {Speaker: 3, Time: 12}},
+			Negatives: []Span{{Speaker: 1, Start: 1.5, End: 2.1}},
+			Excluded:  []Span{{Speaker: 2, Start: 8.2, End: 10}},
 		},
 		INT: TaskGold{
-			Positives: []Anchor{{3, 8.2}},
-			Negatives: []Span{{1, 10, 10.8}, {2, 1.6, 1.9}, {2, 11, 11.2}},
-			Excluded:  []Span{{1, 6, 6.5}},
+			Positives: []Anchor{{Speaker: 3, Time: 8.2}},
+			Negatives: []Span{{Speaker: 1, Start: 10, End: 10.8}, {Speaker: 2, Start: 1.6, End: 1.9}, {Speaker: 2, Start: 11, End: 11.2}},
+			Excluded:  []Span{{Speaker: 1, Start: 6, End: 6.5}},
 		},
 	}
 	if !reflect.DeepEqual(g, want) {

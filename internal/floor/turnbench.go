@@ -67,6 +67,9 @@ type AnnotatedSegment struct {
 	Start, End float64
 	Label      string // fine label, as annotated
 	Text       string
+	// StartInteger and EndInteger: the input wrote the time as an integer,
+	// which TurnBench's Python reads as an int (see Anchor.TimeInteger).
+	StartInteger, EndInteger bool
 }
 
 // Annotators is the number of annotators per speaker in TurnBench.
@@ -77,9 +80,19 @@ type SpeakerAnnotations [Annotators][]AnnotatedSegment
 
 // consensusEvent is one majority-agreed segment.
 type consensusEvent struct {
-	speaker    int
-	start, end float64
-	label      string
+	speaker                  int
+	start, end               float64
+	label                    string
+	startInteger, endInteger bool
+}
+
+// number is a time as TurnBench's Python holds it: an int where the input
+// wrote an integer, otherwise a float. Its consensus keeps ints as ints
+// where Python does (median, round, min and max), so that the gold prints
+// them as Python prints them.
+type number struct {
+	v       float64
+	integer bool
 }
 
 type consensusView struct {
@@ -100,9 +113,9 @@ func DeriveTurnBench(id string, duration float64, speakers []SpeakerAnnotations)
 	for _, e := range label.events {
 		switch e.label {
 		case ClassInterruption:
-			g.INT.Positives = append(g.INT.Positives, Anchor{e.speaker, e.start})
+			g.INT.Positives = append(g.INT.Positives, Anchor{e.speaker, e.start, e.startInteger})
 		case ClassBackchannel, ClassNonContent:
-			g.INT.Negatives = append(g.INT.Negatives, Span{e.speaker, e.start, e.end})
+			g.INT.Negatives = append(g.INT.Negatives, e.span())
 		}
 	}
 	// Non-floor-taking attempts are neither positives nor negatives: at onset
@@ -110,10 +123,14 @@ func DeriveTurnBench(id string, duration float64, speakers []SpeakerAnnotations)
 	g.INT.Excluded = slices.Clone(label.excluded)
 	for _, e := range label.events {
 		if e.label == ClassNonFloorTaking {
-			g.INT.Excluded = append(g.INT.Excluded, Span{e.speaker, e.start, e.end})
+			g.INT.Excluded = append(g.INT.Excluded, e.span())
 		}
 	}
 	return g
+}
+
+func (e consensusEvent) span() Span {
+	return Span{e.speaker, e.start, e.end, e.startInteger, e.endInteger}
 }
 
 func consensusForView(speakers []SpeakerAnnotations, classOf func(string) string) consensusView {
@@ -123,7 +140,7 @@ func consensusForView(speakers []SpeakerAnnotations, classOf func(string) string
 		for a, track := range tracks {
 			for _, s := range track {
 				if c := classOf(s.Label); c != "" {
-					mapped[a] = append(mapped[a], consensusEvent{k + 1, s.Start, s.End, c})
+					mapped[a] = append(mapped[a], consensusEvent{k + 1, s.Start, s.End, c, s.StartInteger, s.EndInteger})
 				}
 			}
 		}
@@ -168,29 +185,32 @@ func findConsensus(events [Annotators][]consensusEvent, speaker int) ([]consensu
 			if len(agreeing) < tbMinAgreement {
 				continue
 			}
-			starts := make([]float64, len(agreeing))
-			ends := make([]float64, len(agreeing))
+			starts := make([]number, len(agreeing))
+			ends := make([]number, len(agreeing))
 			for i, m := range agreeing {
-				starts[i], ends[i] = m.start, m.end
+				member := events[m.annotator][m.index]
+				starts[i], ends[i] = number{member.start, member.startInteger}, number{member.end, member.endInteger}
 			}
-			consensus = append(consensus, consensusEvent{speaker, round4(median(starts)), round4(median(ends)), e.label})
+			start, end := pyRound4(pyMedian(starts)), pyRound4(pyMedian(ends))
+			consensus = append(consensus, consensusEvent{speaker, start.v, end.v, e.label, start.integer, end.integer})
 			for _, m := range agreeing {
 				used[m.annotator][m.index] = true
 			}
 		}
 	}
-	var unmatched [][2]float64
+	var unmatched [][2]number
 	for a := range Annotators {
 		for i, e := range events[a] {
 			if used[a][i] || overlapsAny(e, consensus) {
 				continue
 			}
-			unmatched = append(unmatched, [2]float64{e.start, e.end})
+			unmatched = append(unmatched, [2]number{{e.start, e.startInteger}, {e.end, e.endInteger}})
 		}
 	}
 	var excluded []Span
 	for _, iv := range mergeSorted(unmatched) {
-		excluded = append(excluded, Span{speaker, round4(iv[0]), round4(iv[1])})
+		start, end := pyRound4(iv[0]), pyRound4(iv[1])
+		excluded = append(excluded, Span{speaker, start.v, end.v, start.integer, end.integer})
 	}
 	return consensus, excluded
 }
@@ -294,6 +314,28 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
+// pyMedian is median with Python's types: the middle value after a stable
+// sort (an int stays an int; of equal values, the first given), or the
+// mean of the two middle values, which true division makes a float.
+func pyMedian(v []number) number {
+	s := slices.Clone(v)
+	slices.SortStableFunc(s, func(a, b number) int { return cmp.Compare(a.v, b.v) })
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return number{(s[n/2-1].v + s[n/2].v) / 2, false}
+}
+
+// pyRound4 is Python's round(x, 4): an int is returned as it is, a float
+// is rounded by round4.
+func pyRound4(x number) number {
+	if x.integer {
+		return x
+	}
+	return number{round4(x.v), false}
+}
+
 // round4 is Python's round(x, 4): the exact binary value rounded half to
 // even at 4 decimals, read back. strconv's fixed formatting rounds the exact
 // decimal expansion the same way.
@@ -303,14 +345,18 @@ func round4(x float64) float64 {
 }
 
 // mergeSorted merges overlapping [start, end] intervals after sorting them
-// by (start, end); touching intervals merge.
-func mergeSorted(in [][2]float64) [][2]float64 {
+// stably by (start, end), as Python's sorted does; touching intervals
+// merge. A merged interval keeps its first start and, as Python's max
+// does, the first of equal ends.
+func mergeSorted(in [][2]number) [][2]number {
 	s := slices.Clone(in)
-	slices.SortFunc(s, func(a, b [2]float64) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	var out [][2]float64
+	slices.SortStableFunc(s, func(a, b [2]number) int { return cmp.Or(cmp.Compare(a[0].v, b[0].v), cmp.Compare(a[1].v, b[1].v)) })
+	var out [][2]number
 	for _, iv := range s {
-		if n := len(out); n > 0 && iv[0] <= out[n-1][1] {
-			out[n-1][1] = max(out[n-1][1], iv[1])
+		if n := len(out); n > 0 && iv[0].v <= out[n-1][1].v {
+			if iv[1].v > out[n-1][1].v {
+				out[n-1][1] = iv[1]
+			}
 			continue
 		}
 		out = append(out, iv)
@@ -331,12 +377,8 @@ func turnEnds(nSpeakers int, turn, label consensusView) ([]Anchor, []Span) {
 			segments[e.speaker-1] = append(segments[e.speaker-1], e)
 		}
 	}
-	starts := make([][]float64, nSpeakers)
 	for k := range segments {
 		slices.SortStableFunc(segments[k], func(a, b consensusEvent) int { return cmp.Compare(a.start, b.start) })
-		for _, s := range segments[k] {
-			starts[k] = append(starts[k], s.start)
-		}
 	}
 	var positives []Anchor
 	var negatives []Span
@@ -345,28 +387,39 @@ func turnEnds(nSpeakers int, turn, label consensusView) ([]Anchor, []Span) {
 			if insideOther(segments[k], i, seg.end) {
 				continue
 			}
-			nextSelf := firstStartAfter(starts[k], seg.end)
+			nextSelf, resumes := firstStartAfter(segments[k], seg.end)
 			nextOther, otherSpeaking := math.Inf(1), false
 			for o := range segments {
 				if o == k {
 					continue
 				}
-				nextOther = min(nextOther, firstStartAfter(starts[o], seg.end))
+				if next, ok := firstStartAfter(segments[o], seg.end); ok {
+					nextOther = min(nextOther, next.start)
+				}
 				otherSpeaking = otherSpeaking || insideOther(segments[o], -1, seg.end)
 			}
-			if math.IsInf(nextSelf, 1) || nextOther < nextSelf || otherSpeaking {
-				a := Anchor{k + 1, seg.end}
-				if !slices.Contains(positives, a) {
+			if !resumes || nextOther < nextSelf.start || otherSpeaking {
+				a := Anchor{k + 1, seg.end, seg.endInteger}
+				if !slices.ContainsFunc(positives, a.sameAs) {
 					positives = append(positives, a)
 				}
 				continue
 			}
-			if p, ok := truncatePause(Span{k + 1, seg.end, nextSelf}, turn, label); ok && !slices.Contains(negatives, p) {
+			pause := Span{k + 1, seg.end, nextSelf.start, seg.endInteger, nextSelf.startInteger}
+			if p, ok := truncatePause(pause, turn, label); ok && !slices.ContainsFunc(negatives, p.sameAs) {
 				negatives = append(negatives, p)
 			}
 		}
 	}
 	return positives, negatives
+}
+
+// sameAs compares anchors by value, as Python's == does (60 == 60.0).
+func (a Anchor) sameAs(b Anchor) bool { return a.Speaker == b.Speaker && a.Time == b.Time }
+
+// sameAs compares spans by value, as Python's == does.
+func (s Span) sameAs(o Span) bool {
+	return s.Speaker == o.Speaker && s.Start == o.Start && s.End == o.End
 }
 
 // insideOther reports whether t lies strictly inside a segment other than
@@ -380,12 +433,14 @@ func insideOther(segments []consensusEvent, skip int, t float64) bool {
 	return false
 }
 
-func firstStartAfter(sorted []float64, t float64) float64 {
-	i := sort.Search(len(sorted), func(i int) bool { return sorted[i] > t })
-	if i < len(sorted) {
-		return sorted[i]
+// firstStartAfter returns the first of segments (sorted by start) that
+// starts strictly after t, and false if none does.
+func firstStartAfter(segments []consensusEvent, t float64) (consensusEvent, bool) {
+	i := sort.Search(len(segments), func(i int) bool { return segments[i].start > t })
+	if i < len(segments) {
+		return segments[i], true
 	}
-	return math.Inf(1)
+	return consensusEvent{}, false
 }
 
 // truncatePause cuts a pause at the first evidence that it is not a quiet
@@ -393,12 +448,18 @@ func firstStartAfter(sorted []float64, t float64) float64 {
 // the speaker's own non-Turn vocalisation, or another speaker's
 // interruption (floor-taking or not) starting inside it. Other speakers'
 // backchannels do not cut it. A pause cut at or before its start is dropped.
+// The cut is the first of the earliest cut times, as Python's min returns.
 func truncatePause(p Span, turn, label consensusView) (Span, bool) {
-	end := p.End
+	end := number{p.End, p.EndInteger}
+	cut := func(t float64, integer bool) {
+		if t < end.v {
+			end = number{t, integer}
+		}
+	}
 	for _, ex := range [][]Span{turn.excluded, label.excluded} {
 		for _, iv := range ex {
 			if iv.Start < p.End && iv.End > p.Start {
-				end = min(end, iv.Start)
+				cut(iv.Start, iv.StartInteger)
 			}
 		}
 	}
@@ -406,11 +467,11 @@ func truncatePause(p Span, turn, label consensusView) (Span, bool) {
 		own := e.speaker == p.Speaker && e.label != ClassTurn
 		bargeIn := e.speaker != p.Speaker && (e.label == ClassInterruption || e.label == ClassNonFloorTaking)
 		if (own || bargeIn) && p.Start < e.start && e.start < p.End {
-			end = min(end, e.start)
+			cut(e.start, e.startInteger)
 		}
 	}
-	if end <= p.Start {
+	if end.v <= p.Start {
 		return Span{}, false
 	}
-	return Span{p.Speaker, p.Start, end}, true
+	return Span{p.Speaker, p.Start, end.v, p.StartInteger, end.integer}, true
 }

@@ -9,6 +9,11 @@ func seg(start, end float64, label string) AnnotatedSegment {
 	return AnnotatedSegment{Start: start, End: end, Label: label}
 }
 
+// ev is a float-timed event of speaker 1.
+func ev(start, end float64, class string) consensusEvent {
+	return consensusEvent{speaker: 1, start: start, end: end, label: class}
+}
+
 // same returns three identical annotator tracks.
 func same(s ...AnnotatedSegment) SpeakerAnnotations {
 	return SpeakerAnnotations{s, s, s}
@@ -18,12 +23,12 @@ func TestConsensusMajorityMedianRounded(t *testing.T) {
 	// a and b agree within 0.2 s; c's start is 0.3 s off (outside the
 	// tolerance against a) so the group is {a, b}: median of two values.
 	events := [Annotators][]consensusEvent{
-		{{1, 1.00001, 3.0, ClassTurn}},
-		{{1, 1.10002, 3.1, ClassTurn}},
-		{{1, 1.30001, 3.05, ClassTurn}},
+		{ev(1.00001, 3.0, ClassTurn)},
+		{ev(1.10002, 3.1, ClassTurn)},
+		{ev(1.30001, 3.05, ClassTurn)},
 	}
 	got, excluded := findConsensus(events, 1)
-	want := []consensusEvent{{1, 1.0500, 3.05, ClassTurn}}
+	want := []consensusEvent{ev(1.0500, 3.05, ClassTurn)}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("consensus %+v, want %+v", got, want)
 	}
@@ -35,15 +40,15 @@ func TestConsensusMajorityMedianRounded(t *testing.T) {
 
 func TestConsensusNoMajorityIsExcluded(t *testing.T) {
 	events := [Annotators][]consensusEvent{
-		{{1, 5, 6, ClassBackchannel}},
-		{{1, 5.1, 6.2, ClassNonContent}}, // another class: no match
-		{{1, 9, 9.5, ClassBackchannel}},  // too far to match
+		{ev(5, 6, ClassBackchannel)},
+		{ev(5.1, 6.2, ClassNonContent)}, // another class: no match
+		{ev(9, 9.5, ClassBackchannel)},  // too far to match
 	}
 	got, excluded := findConsensus(events, 1)
 	if len(got) != 0 {
 		t.Errorf("consensus %+v, want none", got)
 	}
-	want := []Span{{1, 5, 6.2}, {1, 9, 9.5}} // overlapping disagreements merged
+	want := []Span{{Speaker: 1, Start: 5, End: 6.2}, {Speaker: 1, Start: 9, End: 9.5}} // overlapping disagreements merged
 	if !reflect.DeepEqual(excluded, want) {
 		t.Errorf("excluded %+v, want %+v", excluded, want)
 	}
@@ -67,6 +72,35 @@ func TestRound4IsHalfEvenOnTheExactValue(t *testing.T) {
 	}
 }
 
+// Python's statistics.median and round keep an int an int: the middle of
+// an odd count as given (of equal values, the one a stable sort leaves in
+// the middle), the mean of two as a float.
+func TestMedianAndRoundKeepPythonTypes(t *testing.T) {
+	i, f := func(v float64) number { return number{v, true} }, func(v float64) number { return number{v, false} }
+	cases := []struct {
+		in   []number
+		want number
+	}{
+		{[]number{i(60), i(61)}, f(60.5)},
+		{[]number{i(60), i(60)}, f(60)},
+		{[]number{i(61), f(59.5), i(60)}, i(60)},
+		{[]number{i(60), f(60), i(60)}, f(60)},
+		{[]number{f(60), i(60), i(60)}, i(60)},
+		{[]number{f(1.00001), f(1.10002), f(1.30001)}, f(1.10002)},
+	}
+	for _, c := range cases {
+		if got := pyMedian(c.in); got != c.want {
+			t.Errorf("median %v = %v, want %v", c.in, got, c.want)
+		}
+	}
+	if got := pyRound4(i(3)); got != i(3) {
+		t.Errorf("round(3, 4) = %v, want the int 3", got)
+	}
+	if got := pyRound4(f(1.23456)); got != f(1.2346) {
+		t.Errorf("round(1.23456, 4) = %v, want the float 1.2346", got)
+	}
+}
+
 func TestDeriveTurnBenchDyadic(t *testing.T) {
 	speaker1 := same(
 		seg(0.5, 3.0, "Normal Turn"),
@@ -78,20 +112,20 @@ func TestDeriveTurnBenchDyadic(t *testing.T) {
 		seg(12.0, 15.0, "Floor-taking Competitive Interruption"),
 	)
 	g := DeriveTurnBench("x", 20, []SpeakerAnnotations{speaker1, speaker2})
-	wantEOT := []Anchor{{1, 6.0}, {2, 15.0}}
+	wantEOT := []Anchor{{Speaker: 1, Time: 6.0}, {Speaker: 2, Time: 15.0}}
 	if !reflect.DeepEqual(g.EOT.Positives, wantEOT) {
 		t.Errorf("EOT positives %+v, want %+v", g.EOT.Positives, wantEOT)
 	}
 	// Speaker 2's gap 10.0-12.0 is a pause (they resume before speaker 1
 	// takes a turn); speaker 1's backchannel at 11.0 does not cut it.
-	wantHolds := []Span{{1, 3.0, 3.8}, {2, 10.0, 12.0}}
+	wantHolds := []Span{{Speaker: 1, Start: 3.0, End: 3.8}, {Speaker: 2, Start: 10.0, End: 12.0}}
 	if !reflect.DeepEqual(g.EOT.Negatives, wantHolds) {
 		t.Errorf("EOT negatives %+v, want %+v", g.EOT.Negatives, wantHolds)
 	}
-	if want := []Anchor{{2, 12.0}}; !reflect.DeepEqual(g.INT.Positives, want) {
+	if want := []Anchor{{Speaker: 2, Time: 12.0}}; !reflect.DeepEqual(g.INT.Positives, want) {
 		t.Errorf("INT positives %+v, want %+v", g.INT.Positives, want)
 	}
-	if want := []Span{{1, 11.0, 11.4}}; !reflect.DeepEqual(g.INT.Negatives, want) {
+	if want := []Span{{Speaker: 1, Start: 11.0, End: 11.4}}; !reflect.DeepEqual(g.INT.Negatives, want) {
 		t.Errorf("INT negatives %+v, want %+v", g.INT.Negatives, want)
 	}
 }
@@ -104,7 +138,7 @@ func TestPauseTruncation(t *testing.T) {
 		same(seg(0, 2, "Normal Turn"), seg(3, 3.5, "Laughter"), seg(6, 8, "Normal Turn")),
 		same(),
 	}
-	if g := DeriveTurnBench("x", 10, own); !reflect.DeepEqual(g.EOT.Negatives, []Span{{1, 2, 3}}) {
+	if g := DeriveTurnBench("x", 10, own); !reflect.DeepEqual(g.EOT.Negatives, []Span{{Speaker: 1, Start: 2, End: 3}}) {
 		t.Errorf("own vocalisation: %+v", g.EOT.Negatives)
 	}
 	barge := []SpeakerAnnotations{
@@ -112,11 +146,11 @@ func TestPauseTruncation(t *testing.T) {
 		same(seg(4, 4.5, "Non-floor Taking Cooperative Interruption")),
 	}
 	g := DeriveTurnBench("x", 10, barge)
-	if !reflect.DeepEqual(g.EOT.Negatives, []Span{{1, 2, 4}}) {
+	if !reflect.DeepEqual(g.EOT.Negatives, []Span{{Speaker: 1, Start: 2, End: 4}}) {
 		t.Errorf("barge-in: %+v", g.EOT.Negatives)
 	}
 	// The attempt is excluded from INT, neither positive nor negative.
-	if len(g.INT.Positives) != 0 || !reflect.DeepEqual(g.INT.Excluded, []Span{{2, 4, 4.5}}) {
+	if len(g.INT.Positives) != 0 || !reflect.DeepEqual(g.INT.Excluded, []Span{{Speaker: 2, Start: 4, End: 4.5}}) {
 		t.Errorf("INT: %+v", g.INT)
 	}
 }
@@ -129,7 +163,7 @@ func TestEndInsideOwnSegmentIsNoBoundary(t *testing.T) {
 		same(seg(6, 8, "Normal Turn")),
 	}
 	g := DeriveTurnBench("x", 10, sp)
-	if want := []Anchor{{1, 5}, {2, 8}}; !reflect.DeepEqual(g.EOT.Positives, want) {
+	if want := []Anchor{{Speaker: 1, Time: 5}, {Speaker: 2, Time: 8}}; !reflect.DeepEqual(g.EOT.Positives, want) {
 		t.Errorf("EOT positives %+v, want %+v", g.EOT.Positives, want)
 	}
 }

@@ -115,6 +115,17 @@ func TestPythonFormatting(t *testing.T) {
 	if got := PyFloat(math.Copysign(0, -1)); got != "-0.0" {
 		t.Errorf("negative zero: %s", got)
 	}
+	// Python's json reads 60 as an int and json.dumps writes it back so;
+	// -0 reads as the int 0.
+	for _, c := range []struct {
+		x       float64
+		integer bool
+		want    string
+	}{{60, true, "60"}, {60, false, "60.0"}, {math.Copysign(0, -1), true, "0"}, {-3, true, "-3"}, {60.5, false, "60.5"}, {1e16, true, "10000000000000000"}} {
+		if got := PyNumber(c.x, c.integer); got != c.want {
+			t.Errorf("PyNumber(%v, %v) = %s, want %s", c.x, c.integer, got, c.want)
+		}
+	}
 	if got, want := PyString("a\u00e9\x7f\U0001F600\n\""), `"a\u00e9\u007f\ud83d\ude00\n\""`; got != want {
 		t.Errorf("PyString = %s, want %s", got, want)
 	}

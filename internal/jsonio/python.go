@@ -38,6 +38,19 @@ func PyFloat(x float64) string {
 	return s
 }
 
+// PyNumber formats x as json.dumps writes the number Python read from
+// JSON: an integer literal (see Decoder.Number) as Python's int, so 60 and
+// -0 as 0, anything else as PyFloat.
+func PyNumber(x float64, integer bool) string {
+	if !integer {
+		return PyFloat(x)
+	}
+	if x == 0 {
+		return "0"
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
 // PyString quotes s as json.dumps does with ensure_ascii: every rune outside
 // printable ASCII becomes a \uXXXX escape (a surrogate pair above the BMP).
 func PyString(s string) string {

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -25,6 +24,9 @@ type Point struct {
 	Value     report.Num `json:"value"`
 	Lo        report.Num `json:"ci_lo"`
 	Hi        report.Num `json:"ci_hi"`
+	// Error is why the run failed: its one point has no bundle, no corpus,
+	// no system and no value, so a trend shows the gap and its cause.
+	Error string `json:"error,omitempty"`
 }
 
 // CheckMetric accepts one of Metrics.
@@ -38,18 +40,38 @@ func CheckMetric(metric string) error {
 }
 
 // History is a metric per run of a schedule, oldest first: every system
-// (or only system, when not "") on every corpus of each run's bundle.
+// (or only system, when not "") on every corpus of each run's bundle, and
+// one point with the error for each run that failed.
 func History(ctx context.Context, st store.Store, schedule, system, metric string) ([]Point, error) {
 	if err := CheckMetric(metric); err != nil {
 		return nil, err
 	}
-	task, rate, _ := strings.Cut(metric, ".")
 	runs, err := Runs(ctx, st, schedule)
 	if err != nil {
 		return nil, err
 	}
-	out := []Point{}
+	all, err := Histories(ctx, st, runs, system)
+	if err != nil {
+		return nil, err
+	}
+	return all[metric], nil
+}
+
+// Histories is History of every metric over runs, by metric, reading each
+// run's results once.
+func Histories(ctx context.Context, st store.Store, runs []RunView, system string) (map[string][]Point, error) {
+	out := map[string][]Point{}
+	for _, m := range Metrics {
+		out[m] = []Point{}
+	}
 	for _, r := range runs {
+		if r.Error != "" {
+			nan := report.Num(math.NaN())
+			for _, m := range Metrics {
+				out[m] = append(out[m], Point{Scheduled: r.Scheduled, Metric: m, Value: nan, Lo: nan, Hi: nan, Error: r.Error})
+			}
+			continue
+		}
 		if r.BundleID == "" {
 			continue
 		}
@@ -62,22 +84,25 @@ func History(ctx context.Context, st store.Store, schedule, system, metric strin
 				continue
 			}
 			for _, t := range e.Tasks {
-				if t.Task != floor.Task(task) || t.Test == nil {
+				if t.Test == nil {
 					continue
 				}
-				p := Point{Scheduled: r.Scheduled, BundleID: r.BundleID, Corpus: e.Corpus, System: e.System, Metric: metric,
-					Value: t.Test.Recall, Lo: report.Num(math.NaN()), Hi: report.Num(math.NaN())}
-				if rate == "fp_rate" {
-					p.Value = t.Test.FPRate
-				}
-				if ci := t.Test.CI95; ci != nil {
-					iv := ci.Recall
+				for _, rate := range []string{"recall", "fp_rate"} {
+					metric := string(t.Task) + "." + rate
+					p := Point{Scheduled: r.Scheduled, BundleID: r.BundleID, Corpus: e.Corpus, System: e.System, Metric: metric,
+						Value: t.Test.Recall, Lo: report.Num(math.NaN()), Hi: report.Num(math.NaN())}
 					if rate == "fp_rate" {
-						iv = ci.FPRate
+						p.Value = t.Test.FPRate
 					}
-					p.Lo, p.Hi = iv[0], iv[1]
+					if ci := t.Test.CI95; ci != nil {
+						iv := ci.Recall
+						if rate == "fp_rate" {
+							iv = ci.FPRate
+						}
+						p.Lo, p.Hi = iv[0], iv[1]
+					}
+					out[metric] = append(out[metric], p)
 				}
-				out = append(out, p)
 			}
 		}
 	}

@@ -77,6 +77,9 @@ type Run struct {
 	// Baseline is the bundle compared with ("": none, a first run).
 	Baseline string                 `json:"baseline_bundle"`
 	Counts   map[bundle.Outcome]int `json:"verdict_counts"`
+	// Error is why a failed run has no bundle and no verdict ("": it
+	// succeeded).
+	Error string `json:"error,omitempty"`
 }
 
 // Notification is notify.json: the outcome of posting the verdict.
@@ -93,17 +96,25 @@ type RunView struct {
 	Notification *Notification `json:"notification,omitempty"`
 }
 
+// RunKeys lists the keys of a schedule's run records, oldest first,
+// without reading them: a run record is written once, so the list names
+// what Runs would read.
+func RunKeys(ctx context.Context, st store.Store, schedule string) ([]string, error) {
+	keys, err := st.List(ctx, "schedules/"+schedule+"/runs/")
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(keys, func(k string) bool { return !strings.HasSuffix(k, "/"+RunFile) }), nil
+}
+
 // Runs reads the run records of a schedule, oldest first.
 func Runs(ctx context.Context, st store.Store, schedule string) ([]RunView, error) {
-	keys, err := st.List(ctx, "schedules/"+schedule+"/runs/")
+	keys, err := RunKeys(ctx, st, schedule)
 	if err != nil {
 		return nil, err
 	}
 	var out []RunView
 	for _, k := range keys {
-		if !strings.HasSuffix(k, "/"+RunFile) {
-			continue
-		}
 		var v RunView
 		if err := readJSON(ctx, st, k, &v.Run); err != nil {
 			return nil, err
@@ -122,7 +133,7 @@ func Runs(ctx context.Context, st store.Store, schedule string) ([]RunView, erro
 }
 
 // Previous is the latest run of schedule scheduled before t that produced
-// a bundle; ok is false when there is none.
+// a bundle (failed runs are passed over); ok is false when there is none.
 func Previous(ctx context.Context, st store.Store, schedule string, t time.Time) (Run, bool, error) {
 	runs, err := Runs(ctx, st, schedule)
 	if err != nil {

@@ -133,6 +133,9 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 	}
 	info := desc.GetWorkflowExecutionInfo()
 	st.State = stateName(info.GetStatus())
+	if info.GetType().GetName() == nightlyWorkflowType {
+		return nightlyStatus(ctx, cl, st)
+	}
 	switch info.GetStatus() {
 	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -159,6 +162,42 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
 	default:
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+			st.Error = FailureMessage(err)
+		}
+	}
+	return st, nil
+}
+
+// nightlyWorkflowType is the name NightlyWorkflow is registered under.
+const nightlyWorkflowType = "NightlyWorkflow"
+
+// nightlyStatus describes a scheduled run by its sweep (the child
+// id/sweep): before the sweep starts the run is resolving its spec, after
+// it ends the run is judging the bundle; a finished run names its bundle.
+func nightlyStatus(ctx context.Context, cl client.Client, st Status) (Status, error) {
+	sweep, err := GetStatus(ctx, cl, st.ID+"/sweep")
+	var missing *serviceerror.NotFound
+	switch {
+	case errors.As(err, &missing):
+		st.Progress.Phase = "resolving the spec"
+	case err != nil:
+		return st, err
+	default:
+		st.Progress = sweep.Progress
+	}
+	switch st.State {
+	case "running":
+		if sweep.State == "completed" {
+			st.Progress.Phase = "judging against the baseline"
+		}
+	case "completed":
+		var res workflows.NightlyResult
+		if err := cl.GetWorkflow(ctx, st.ID, "").Get(ctx, &res); err != nil {
+			return st, err
+		}
+		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
+	default:
+		if err := cl.GetWorkflow(ctx, st.ID, "").Get(ctx, nil); err != nil {
 			st.Error = FailureMessage(err)
 		}
 	}

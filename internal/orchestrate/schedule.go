@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -71,32 +72,43 @@ type RunStart struct {
 	State string `json:"state"`
 }
 
-// memoSettings is the memo key the settings are kept under.
+// memoSettings is the memo key the settings are kept under: in the memo
+// of the workflows the schedule's action starts, which an update can
+// replace (a schedule's own memo cannot be updated; schedules created
+// before update existed keep their settings there).
 const memoSettings = "floorbench"
+
+// scheduleSpec is when the settings say runs are due.
+func scheduleSpec(s ScheduleSettings) client.ScheduleSpec {
+	if s.Cron != "" {
+		return client.ScheduleSpec{CronExpressions: []string{s.Cron}}
+	}
+	return client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: s.Every}}}
+}
+
+// scheduleAction starts NightlyWorkflow with the settings, and keeps them
+// in its memo.
+func scheduleAction(s ScheduleSettings) *client.ScheduleWorkflowAction {
+	return &client.ScheduleWorkflowAction{
+		ID:        scheduleIDPrefix + s.Name,
+		Workflow:  workflows.NightlyWorkflow,
+		Args:      []any{workflows.NightlyInput{Schedule: s.Name, SpecKey: s.SpecKey, Baseline: s.Baseline, Tolerance: s.Tolerance, Notify: s.Notify}},
+		TaskQueue: s.TaskQueue,
+		Memo:      map[string]any{memoSettings: s},
+	}
+}
 
 // CreateSchedule creates the schedule of settings, paused (unpause it
 // once its spec is stored): its action starts NightlyWorkflow with overlap
 // policy skip and the catch-up window.
 func CreateSchedule(ctx context.Context, cl client.Client, s ScheduleSettings) error {
-	spec := client.ScheduleSpec{}
-	if s.Cron != "" {
-		spec.CronExpressions = []string{s.Cron}
-	} else {
-		spec.Intervals = []client.ScheduleIntervalSpec{{Every: s.Every}}
-	}
 	_, err := cl.ScheduleClient().Create(ctx, client.ScheduleOptions{
-		ID:   scheduleIDPrefix + s.Name,
-		Spec: spec,
-		Action: &client.ScheduleWorkflowAction{
-			ID:        scheduleIDPrefix + s.Name,
-			Workflow:  workflows.NightlyWorkflow,
-			Args:      []any{workflows.NightlyInput{Schedule: s.Name, SpecKey: s.SpecKey, Baseline: s.Baseline, Tolerance: s.Tolerance, Notify: s.Notify}},
-			TaskQueue: s.TaskQueue,
-		},
+		ID:            scheduleIDPrefix + s.Name,
+		Spec:          scheduleSpec(s),
+		Action:        scheduleAction(s),
 		Overlap:       enums.SCHEDULE_OVERLAP_POLICY_SKIP,
 		CatchupWindow: s.CatchupWindow,
 		Paused:        true,
-		Memo:          map[string]any{memoSettings: s},
 	})
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) || isAlreadyExists(err) {
 		return fmt.Errorf("schedule %s already exists (delete it first, or pick another name)", s.Name)
@@ -154,10 +166,8 @@ func DescribeSchedule(ctx context.Context, cl client.Client, name string) (Sched
 	if s := desc.Schedule.State; s != nil {
 		st.Paused, st.Note = s.Paused, s.Note
 	}
-	if p := desc.Memo.GetFields()[memoSettings]; p != nil {
-		if err := converter.GetDefaultDataConverter().FromPayload(p, &st.ScheduleSettings); err != nil {
-			return st, fmt.Errorf("schedule %s: settings: %w", name, err)
-		}
+	if st.ScheduleSettings, err = settings(desc); err != nil {
+		return st, fmt.Errorf("schedule %s: settings: %w", name, err)
 	}
 	for _, r := range desc.Info.RunningWorkflows {
 		st.Running = append(st.Running, r.WorkflowID)
@@ -173,6 +183,48 @@ func DescribeSchedule(ctx context.Context, cl client.Client, name string) (Sched
 		st.Recent = append(st.Recent, rs)
 	}
 	return st, nil
+}
+
+// settings are the settings a schedule keeps in its action's memo (or,
+// created before update existed, in its own).
+func settings(desc *client.ScheduleDescription) (ScheduleSettings, error) {
+	var s ScheduleSettings
+	p := desc.Memo.GetFields()[memoSettings]
+	if a, ok := desc.Schedule.Action.(*client.ScheduleWorkflowAction); ok {
+		if m, ok := a.Memo[memoSettings].(*commonpb.Payload); ok {
+			p = m
+		}
+	}
+	if p == nil {
+		return s, nil
+	}
+	err := converter.GetDefaultDataConverter().FromPayload(p, &s)
+	return s, err
+}
+
+// UpdateSchedule replaces a schedule's settings with s (the same name):
+// when runs are due, the catch-up window and what each run starts with.
+// Its paused state, its counts and its runs stay. A cron expression
+// Temporal rejects changes nothing.
+func UpdateSchedule(ctx context.Context, cl client.Client, s ScheduleSettings) error {
+	h, _, err := schedule(ctx, cl, s.Name)
+	if err != nil {
+		return err
+	}
+	err = h.Update(ctx, client.ScheduleUpdateOptions{DoUpdate: func(in client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+		sch := in.Description.Schedule
+		spec := scheduleSpec(s)
+		sch.Spec, sch.Action = &spec, scheduleAction(s)
+		if sch.Policy == nil {
+			sch.Policy = &client.SchedulePolicies{Overlap: enums.SCHEDULE_OVERLAP_POLICY_SKIP}
+		}
+		sch.Policy.CatchupWindow = s.CatchupWindow
+		return &client.ScheduleUpdate{Schedule: &sch}, nil
+	}})
+	if err != nil {
+		return fmt.Errorf("schedule %s: %s", s.Name, serverMessage(err))
+	}
+	return nil
 }
 
 // ListSchedules describes every floorbench schedule, by name.

@@ -2,15 +2,14 @@ package report
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -61,29 +60,13 @@ func TestLaTeXIsEscapedASCII(t *testing.T) {
 	}
 }
 
-// TestLaTeXCompiles runs pdflatex on the table where it is installed.
+// TestLaTeXCompiles runs pdflatex on the table (setup component latex).
 func TestLaTeXCompiles(t *testing.T) {
-	pdflatex, err := exec.LookPath("pdflatex")
-	if err != nil {
-		t.Skip("pdflatex is not installed")
-	}
 	var b bytes.Buffer
-	b.WriteString("\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n")
 	if err := latexTable().LaTeX(&b); err != nil {
 		t.Fatal(err)
 	}
-	b.WriteString("\\end{document}\n")
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "t.tex"), b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, pdflatex, "-interaction=nonstopmode", "-halt-on-error", "t.tex")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pdflatex: %v\n%s", err, out)
-	}
+	testenv.CompileLaTeX(t, b.String())
 }
 
 func goldenFile(t *testing.T, name, got string) {

@@ -105,6 +105,12 @@ func TestViewerInChromium(t *testing.T) {
 	if next := value(`(document.getElementById("next") || {}).href || ""`); next == "" {
 		t.Errorf("the events page (%s) has no next page", value(`document.getElementById("count").textContent`))
 	}
+	if _, err := chromedp.Run(ctx, chromedp.WaitEvent(page.LoadEventFired, nil, chromedp.Click(`#next`, chromedp.NodeVisible))); err != nil {
+		t.Fatalf("follow the next link: %v", err)
+	}
+	if count := value(`document.getElementById("count").textContent`); !strings.Contains(count, "page 2 of") {
+		t.Errorf("the next link led to %q, want page 2", count)
+	}
 
 	res := results(t, f.store, f.cur)
 	e := res.Evaluations[len(res.Evaluations)-1]

@@ -78,16 +78,17 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 	row := ev.ref.Row
 	start, end := bundle.Window(row, ev.duration())
 	fragment := fmt.Sprintf("#t=%.2f,%.2f", start, end)
+	prefix := ev.b.corpusPrefix(ev.ref.Corpus, ev.eval.CorpusHash)
 	base := "/bundles/" + ev.b.id + "/audio?" + url.Values{"corpus": {ev.ref.Corpus}, "conv": {row.Conversation}}.Encode()
 	channels := []channelLink{{"mix", base + "&channel=mix" + fragment}}
 	for k := 1; k <= ev.speakers(); k++ {
 		channels = append(channels, channelLink{fmt.Sprintf("speaker %d", k), base + "&channel=" + strconv.Itoa(k) + fragment})
 	}
-	_, audioErr := s.store.Stat(r.Context(), channelKey(ev.eval.CorpusHash, row.Conversation, 1))
+	_, audioErr := s.store.Stat(r.Context(), channelKey(prefix, row.Conversation, 1))
 	q := url.Values{"corpus": {ev.ref.Corpus}, "system": {ev.ref.System}, "task": {string(ev.ref.Task)}, "i": {strconv.Itoa(ev.ref.Index)}}
 	s.render(w, r, "event.html", map[string]any{"Title": "Event", "B": ev.b.manifest, "E": ev.ref, "Theta": ev.task.Theta,
 		"Start": start, "End": end, "Timeline": "/bundles/" + ev.b.id + "/timeline.svg?" + q.Encode(),
-		"Channels": channels, "AudioMissing": audioErr != nil, "Prev": ev.neighbour(-1), "Next": ev.neighbour(+1)})
+		"Channels": channels, "AudioMissing": audioErr != nil, "CorpusStored": ev.b.corpora[ev.ref.Corpus] != nil, "Prefix": prefix, "Prev": ev.neighbour(-1), "Next": ev.neighbour(+1)})
 }
 
 // neighbour is the link to the event d places away, or "".
@@ -111,10 +112,10 @@ func (ev *scoredEvent) duration() float64 {
 }
 
 func (ev *scoredEvent) conversation() *corpus.Conversation {
-	if m := ev.b.corpora[ev.ref.Corpus]; m != nil {
-		for i := range m.Conversations {
-			if m.Conversations[i].ID == ev.ref.Row.Conversation {
-				return &m.Conversations[i]
+	if c := ev.b.corpora[ev.ref.Corpus]; c != nil {
+		for i := range c.manifest.Conversations {
+			if c.manifest.Conversations[i].ID == ev.ref.Row.Conversation {
+				return &c.manifest.Conversations[i]
 			}
 		}
 	}
@@ -130,8 +131,10 @@ func (ev *scoredEvent) speakers() int {
 	return len(ev.task.Predictions[ev.ref.Row.Conversation])
 }
 
-func channelKey(corpusHash, conv string, k int) string {
-	return keys.Corpus(corpusHash) + "/" + conv + "/" + corpus.ChannelName(k)
+// channelKey is speaker k's channel of conversation conv of the corpus
+// stored under prefix.
+func channelKey(prefix, conv string, k int) string {
+	return prefix + "/" + conv + "/" + corpus.ChannelName(k)
 }
 
 // timelineSVG draws the event's timeline now: the bundle's gold items and
@@ -157,17 +160,16 @@ func (s *Server) timelineSVG(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(svg)
 }
 
-// timeline cuts the event's timeline. Gold comes from the bundle's events
-// (anchors and negative spans; excluded intervals are not in a bundle),
-// scores and audio from the store when they are there.
+// timeline cuts the event's timeline. Gold comes from the stored corpus
+// (anchors, negative spans and excluded intervals), else from the
+// bundle's events (anchors and negative spans: a bundle holds no excluded
+// intervals); scores and audio from the store when they are there.
 func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline, error) {
 	row := ev.ref.Row
 	conv := row.Conversation
-	var gold []bundle.TimelineItem
-	for _, e := range ev.task.Events {
-		if e.Conversation == conv {
-			gold = append(gold, bundle.TimelineItem{Speaker: e.Speaker, Kind: e.Kind, Start: e.Start, End: e.End})
-		}
+	gold, ok := s.corpusGold(ctx, ev)
+	if !ok {
+		gold = scoredGold(ev.task.Events, conv)
 	}
 	var tracks [][]float64
 	fps := 0.0
@@ -190,8 +192,9 @@ func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline
 		step = 0.02
 		tl.Step = step
 	}
+	prefix := ev.b.corpusPrefix(ev.ref.Corpus, ev.eval.CorpusHash)
 	for k := 1; k <= ev.speakers(); k++ {
-		samples, rate, err := s.channel(ctx, ev.eval.CorpusHash, conv, k)
+		samples, rate, err := s.channel(ctx, prefix, conv, k)
 		if err != nil {
 			tl.Waveform = nil // drawn without audio
 			break
@@ -214,17 +217,18 @@ func envelope(samples []float32, rate int, start, step float64, n int) bundle.En
 	return env
 }
 
-// channel decodes speaker k's stored channel of a conversation.
-func (s *Server) channel(ctx context.Context, corpusHash, conv string, k int) ([]float32, int, error) {
-	data, err := s.channelBytes(ctx, corpusHash, conv, k)
+// channel decodes speaker k's stored channel of a conversation of the
+// corpus under prefix.
+func (s *Server) channel(ctx context.Context, prefix, conv string, k int) ([]float32, int, error) {
+	data, err := s.channelBytes(ctx, prefix, conv, k)
 	if err != nil {
 		return nil, 0, err
 	}
 	return audio.DecodeWAV(bytes.NewReader(data))
 }
 
-func (s *Server) channelBytes(ctx context.Context, corpusHash, conv string, k int) ([]byte, error) {
-	key := channelKey(corpusHash, conv, k)
+func (s *Server) channelBytes(ctx context.Context, prefix, conv string, k int) ([]byte, error) {
+	key := channelKey(prefix, conv, k)
 	if err := store.CheckKey(key); err != nil {
 		return nil, notFound("no audio: %v", err)
 	}
@@ -262,10 +266,11 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var data []byte
+	prefix := b.corpusPrefix(eval.Corpus, eval.CorpusHash)
 	if channel == "mix" {
-		data, err = s.mix(r.Context(), eval.CorpusHash, conv)
+		data, err = s.mix(r.Context(), prefix, conv)
 	} else {
-		data, err = s.channelBytes(r.Context(), eval.CorpusHash, conv, k)
+		data, err = s.channelBytes(r.Context(), prefix, conv, k)
 	}
 	if err != nil {
 		s.failErr(w, r, s.missing(err, "The store has no audio for %s, channel %s (corpus %s).", conv, channel, eval.Corpus))
@@ -278,11 +283,11 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 
 // mix sums a conversation's channels (speaker_1.wav, ... until one is
 // missing) into one WAV, clipped to [-1, 1].
-func (s *Server) mix(ctx context.Context, corpusHash, conv string) ([]byte, error) {
+func (s *Server) mix(ctx context.Context, prefix, conv string) ([]byte, error) {
 	var sum []float32
 	rate := 0
 	for k := 1; k <= 64; k++ {
-		samples, r, err := s.channel(ctx, corpusHash, conv, k)
+		samples, r, err := s.channel(ctx, prefix, conv, k)
 		if err != nil {
 			if k > 1 && errors.Is(err, store.ErrNotFound) {
 				break

@@ -2,6 +2,7 @@ package viewer
 
 import (
 	"cmp"
+	"html/template"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -170,8 +171,11 @@ func (f eventFilter) match(e *eventRef) bool {
 		(f.Outcome == "" || f.Outcome == e.Row.Outcome) && (f.Speakers == "" || f.Speakers == e.Speakers) && (f.Type == "" || f.Type == e.Type)
 }
 
-// Query is the filter as a query string for page p.
-func (f eventFilter) Query(p int) string {
+// PageLink is the link to page p of the browser under the filter: its
+// query alone. url.Values encodes it, so the page takes it as a URL as it
+// is; a string after "?" in an href would be escaped again ("=" to %3d),
+// and every next link would lead back to page 1.
+func (f eventFilter) PageLink(p int) template.URL {
 	v := url.Values{}
 	for k, val := range map[string]string{"corpus": f.Corpus, "system": f.System, "task": f.Task, "outcome": f.Outcome, "speakers": f.Speakers, "type": f.Type} {
 		if val != "" {
@@ -179,7 +183,7 @@ func (f eventFilter) Query(p int) string {
 		}
 	}
 	v.Set("page", strconv.Itoa(p))
-	return v.Encode()
+	return template.URL("?" + v.Encode())
 }
 
 // events is the event browser: every gold item's outcome, filtered, one
@@ -236,6 +240,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 	options["outcome"] = []string{"TP", "FN", "FP", "TN"}
 	pages := max(1, (total+pageSize-1)/pageSize)
+	if f.Page > pages {
+		// A link kept from a larger filter or bundle: its last page.
+		http.Redirect(w, r, "/bundles/"+b.id+"/events"+string(f.PageLink(pages)), http.StatusFound)
+		return
+	}
 	s.render(w, r, "events.html", map[string]any{"Title": "Events of " + b.manifest.Name, "B": b.manifest, "Events": page, "Total": total,
 		"F": f, "Pages": pages, "Prev": f.Page - 1, "Next": map[bool]int{true: f.Page + 1, false: 0}[f.Page < pages], "Options": options})
 }
@@ -244,8 +253,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 // speaker count and interaction type.
 func (b *loaded) attributes(corpusName string) map[string][2]string {
 	out := map[string][2]string{}
-	if m := b.corpora[corpusName]; m != nil {
-		for _, c := range m.Conversations {
+	if sc := b.corpora[corpusName]; sc != nil {
+		for _, c := range sc.manifest.Conversations {
 			out[c.ID] = [2]string{strconv.Itoa(c.Speakers), c.InteractionType}
 		}
 	}

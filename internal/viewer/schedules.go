@@ -1,12 +1,15 @@
 package viewer
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/nightly"
+	"github.com/floorbench/floorbench/internal/store"
 )
 
 // schedules are the names of the schedules with runs in the store.
@@ -26,31 +29,22 @@ func (s *Server) schedules(r *http.Request) ([]string, error) {
 	return names, nil
 }
 
-// scheduleRuns reads a schedule's runs, answering a bad name or a
-// schedule with no runs with a 404 page; ok is false when it answered.
-func (s *Server) scheduleRuns(w http.ResponseWriter, r *http.Request) (string, []nightly.RunView, bool) {
+// schedulePage shows a nightly schedule's runs, newest first, each with
+// its verdict and a link to its diff, and the trend of every metric. A
+// bad name or a schedule without runs is a 404 page.
+func (s *Server) schedulePage(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if nightly.CheckName(name) != nil {
 		s.fail(w, http.StatusNotFound, "No such schedule.")
-		return "", nil, false
+		return
 	}
 	runs, err := nightly.Runs(r.Context(), s.store, name)
 	if err != nil {
 		s.failErr(w, r, err)
-		return "", nil, false
+		return
 	}
 	if len(runs) == 0 {
 		s.fail(w, http.StatusNotFound, "Schedule "+name+" has no runs in this store.")
-		return "", nil, false
-	}
-	return name, runs, true
-}
-
-// schedulePage shows a nightly schedule's runs, newest first, each with
-// its verdict and a link to its diff, and the trend of every metric.
-func (s *Server) schedulePage(w http.ResponseWriter, r *http.Request) {
-	name, runs, ok := s.scheduleRuns(w, r)
-	if !ok {
 		return
 	}
 	slices.Reverse(runs)
@@ -60,21 +54,21 @@ func (s *Server) schedulePage(w http.ResponseWriter, r *http.Request) {
 // trendSVG draws one metric of a schedule over its runs: per corpus a
 // panel, per system its value and 95% interval at each run.
 func (s *Server) trendSVG(w http.ResponseWriter, r *http.Request) {
-	name, _, ok := s.scheduleRuns(w, r)
-	if !ok {
+	name, metric := r.PathValue("name"), r.URL.Query().Get("metric")
+	if nightly.CheckName(name) != nil {
+		s.fail(w, http.StatusNotFound, "No such schedule.")
 		return
 	}
-	metric := r.URL.Query().Get("metric")
 	if nightly.CheckMetric(metric) != nil {
 		s.fail(w, http.StatusNotFound, "No such metric.")
 		return
 	}
-	points, err := nightly.History(r.Context(), s.store, name, "", metric)
+	points, err := s.trends.points(r.Context(), s.store, name)
 	if err != nil {
 		s.failErr(w, r, err)
 		return
 	}
-	svg, err := figure.Render(Trend(name, metric, points), "svg")
+	svg, err := figure.Render(Trend(name, metric, points[metric]), "svg")
 	if err != nil {
 		s.failErr(w, r, err)
 		return
@@ -83,13 +77,72 @@ func (s *Server) trendSVG(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(svg)
 }
 
+// trendCache keeps, per schedule, the trend points of every metric and
+// the run records they were read from. A schedule page shows one trend
+// per metric, and each would otherwise read every run's results again;
+// with the cache the page reads them once, and again only when a run is
+// added.
+type trendCache struct {
+	mu      sync.Mutex
+	entries map[string]*trendEntry // by schedule
+}
+
+type trendEntry struct {
+	runs   []string // the run records' keys
+	once   sync.Once
+	points map[string][]nightly.Point
+	err    error
+}
+
+// points are the trend points of schedule's runs by metric, read once for
+// the run records the store lists now; a schedule without runs is a 404.
+func (c *trendCache) points(ctx context.Context, st store.Store, schedule string) (map[string][]nightly.Point, error) {
+	runs, err := nightly.RunKeys(ctx, st, schedule)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, notFound("Schedule %s has no runs in this store.", schedule)
+	}
+	c.mu.Lock()
+	if c.entries == nil {
+		c.entries = map[string]*trendEntry{}
+	}
+	e := c.entries[schedule]
+	if e == nil || !slices.Equal(e.runs, runs) {
+		e = &trendEntry{runs: runs}
+		c.entries[schedule] = e
+	}
+	c.mu.Unlock()
+	// The trends of one page are asked for at once: the first reads, the
+	// others wait for it, so the read outlives the first request.
+	e.once.Do(func() {
+		ctx := context.WithoutCancel(ctx)
+		var views []nightly.RunView
+		if views, e.err = nightly.Runs(ctx, st, schedule); e.err == nil {
+			e.points, e.err = nightly.Histories(ctx, st, views, "")
+		}
+	})
+	if e.err != nil {
+		c.mu.Lock()
+		if c.entries[schedule] == e {
+			delete(c.entries, schedule) // a failed read is tried again
+		}
+		c.mu.Unlock()
+		return nil, e.err
+	}
+	return e.points, nil
+}
+
 // Trend is the figure of one metric over a schedule's runs: a panel per
 // corpus, the runs in order along x, each system's value with its 95%
 // interval, joined by a line.
 func Trend(schedule, metric string, points []nightly.Point) figure.Figure {
 	var runs, corpora, systems []string
 	for _, p := range points {
-		runs, corpora, systems = addOnce(runs, p.Scheduled), addOnce(corpora, p.Corpus), addOnce(systems, p.System)
+		if p.Error == "" { // a failed run has no value to draw; the table below says why
+			runs, corpora, systems = addOnce(runs, p.Scheduled), addOnce(corpora, p.Corpus), addOnce(systems, p.System)
+		}
 	}
 	slices.Sort(runs)
 	slices.Sort(corpora)
@@ -109,7 +162,7 @@ func Trend(schedule, metric string, points []nightly.Point) figure.Figure {
 			var line figure.Line
 			iv.Label, iv.Style, line.Style = sys, si, si
 			for _, p := range points {
-				if p.Corpus != c || p.System != sys {
+				if p.Error != "" || p.Corpus != c || p.System != sys {
 					continue
 				}
 				x := float64(slices.Index(runs, p.Scheduled))

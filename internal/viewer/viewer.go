@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -35,6 +36,8 @@ type Server struct {
 
 	mu     sync.Mutex
 	cached []*loaded // most recently used last
+
+	trends trendCache
 }
 
 // cacheSize is how many bundles' parsed results are kept: bundles are
@@ -46,9 +49,15 @@ type loaded struct {
 	id       string
 	manifest *bundle.Manifest
 	results  *bundle.Results
-	// corpora are the stored corpus manifests by corpus name (absent when
-	// the corpus is not in the store under corpora/<hash>).
-	corpora map[string]*corpus.Manifest
+	// corpora are the bundle's corpora found in the store, by corpus name
+	// (absent when the store does not hold it).
+	corpora map[string]*storedCorpus
+}
+
+// storedCorpus is one corpus of a bundle as the store holds it.
+type storedCorpus struct {
+	prefix   string // its folder in the store, without the trailing /
+	manifest *corpus.Manifest
 }
 
 // New returns the viewer of st; logger receives errors the pages only
@@ -116,20 +125,26 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 		}
 	}
 	s.mu.Unlock()
-	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*corpus.Manifest{}}
+	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*storedCorpus{}}
 	if err := s.readJSON(ctx, keys.Bundle(id, "manifest.json"), b.manifest); err != nil {
 		return nil, s.missing(err, "No bundle %s in %s.", id, s.store.Describe())
 	}
 	if err := s.readJSON(ctx, keys.Bundle(id, "results.json"), b.results); err != nil {
 		return nil, s.missing(err, "Bundle %s has no results.json.", id)
 	}
+	prefixes := specPrefixes(b.manifest.Spec)
+	tried := map[string]bool{}
 	for _, e := range b.results.Evaluations {
-		if _, ok := b.corpora[e.Corpus]; ok || store.CheckKey(e.CorpusHash) != nil {
+		if tried[e.Corpus] {
 			continue
 		}
-		m := &corpus.Manifest{}
-		if err := s.readCorpusManifest(ctx, e.CorpusHash, m); err == nil {
-			b.corpora[e.Corpus] = m
+		tried[e.Corpus] = true
+		c, err := s.findCorpus(ctx, e.CorpusHash, prefixes[e.Corpus])
+		if err != nil {
+			s.log.Printf("viewer: bundle %s, corpus %s: %v", id, e.Corpus, err)
+		}
+		if c != nil {
+			b.corpora[e.Corpus] = c
 		}
 	}
 	s.mu.Lock()
@@ -141,17 +156,67 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 	return b, nil
 }
 
-func (s *Server) readCorpusManifest(ctx context.Context, hash string, m *corpus.Manifest) error {
-	data, err := store.GetBytes(ctx, s.store, keys.Corpus(hash)+"/"+corpus.ManifestName)
-	if err != nil {
-		return err
+// specPrefixes are the store prefixes a sweep's spec gives its corpora
+// (`s3:` in docs/formats.md), by corpus name; none when the spec does not
+// parse.
+func specPrefixes(raw []byte) map[string]string {
+	var sp spec.Sweep
+	out := map[string]string{}
+	if json.Unmarshal(raw, &sp) == nil {
+		for _, c := range sp.Corpora {
+			if c.S3 != "" {
+				out[c.Name] = strings.TrimSuffix(c.S3, "/")
+			}
+		}
 	}
-	parsed, err := corpus.ParseManifest(data)
-	if err != nil {
-		return err
+	return out
+}
+
+// findCorpus looks for the corpus with content hash where a sweep reads
+// it: under the spec's s3 prefix (a corpus ingested elsewhere, such as
+// TurnBench, and copied into the store), else under corpora/<hash>
+// (generated, or uploaded from a local folder at submission). A manifest
+// with another hash is another corpus (the prefix was reused since) and
+// is passed over. It returns nil when neither holds the corpus.
+func (s *Server) findCorpus(ctx context.Context, hash, s3Prefix string) (*storedCorpus, error) {
+	var candidates []string
+	if s3Prefix != "" {
+		candidates = append(candidates, s3Prefix)
 	}
-	*m = *parsed
-	return nil
+	if store.CheckKey(hash) == nil {
+		candidates = append(candidates, keys.Corpus(hash))
+	}
+	for _, prefix := range candidates {
+		key := prefix + "/" + corpus.ManifestName
+		if store.CheckKey(key) != nil {
+			continue
+		}
+		data, err := store.GetBytes(ctx, s.store, key)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keys.Hash(data) != hash {
+			continue
+		}
+		m, err := corpus.ParseManifest(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		return &storedCorpus{prefix: prefix, manifest: m}, nil
+	}
+	return nil, nil
+}
+
+// corpusPrefix is where the store holds corpus name of the bundle: where
+// it was found, else corpora/<hash>.
+func (b *loaded) corpusPrefix(name, hash string) string {
+	if c := b.corpora[name]; c != nil {
+		return c.prefix
+	}
+	return keys.Corpus(hash)
 }
 
 func (s *Server) readJSON(ctx context.Context, key string, v any) error {

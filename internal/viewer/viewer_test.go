@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -217,5 +219,82 @@ func TestStoreFailureIsA502WithoutDetail(t *testing.T) {
 	}
 	if !strings.Contains(logged.String(), "secret-token-in-an-error") {
 		t.Errorf("the log lacks the error: %q", logged.String())
+	}
+}
+
+var (
+	nextLink = regexp.MustCompile(`<a id="next" href="\?([^"]*)">`)
+	prevLink = regexp.MustCompile(`<a id="prev" href="\?([^"]*)">`)
+)
+
+// The event browser pages through every event, filtered or not: each page
+// holds at most 50 rows, the next links lead from the first page to the
+// last, which has no next link, and together the pages hold every event
+// once.
+func TestEventBrowserPagesThroughEveryEvent(t *testing.T) {
+	f := newFixture(t)
+	srv := f.server(t)
+	res := results(t, f.store, f.cur)
+	system := res.Evaluations[0].System
+	for _, filter := range []url.Values{{}, {"system": {system}}} {
+		total := 0
+		for _, e := range res.Evaluations {
+			for _, tk := range e.Tasks {
+				if filter.Get("system") == "" || e.System == filter.Get("system") {
+					total += len(tk.Events)
+				}
+			}
+		}
+		pages := (total + 49) / 50
+		seen := map[string]bool{}
+		query := filter.Encode()
+		for page := 1; ; page++ {
+			_, body := get(t, srv, "/bundles/"+f.cur+"/events?"+query)
+			if !strings.Contains(body, fmt.Sprintf(">%d events, page %d of %d.<", total, page, pages)) {
+				t.Fatalf("%s: not page %d of %d of %d events:\n%s", query, page, pages, total, body)
+			}
+			rows := tableRow.FindStringSubmatch(body)[1]
+			n := strings.Count(rows, "<tr>")
+			if n > 50 || page < pages && n != 50 {
+				t.Errorf("%s: page %d has %d rows", query, page, n)
+			}
+			for _, row := range strings.Split(rows, "<tr>")[1:] {
+				if filter.Get("system") != "" && !strings.Contains(row, ">"+system+"<") {
+					t.Errorf("%s: page %d shows another system's event", query, page)
+				}
+				href := regexp.MustCompile(`href="([^"]*)"`).FindStringSubmatch(row)[1]
+				if seen[href] {
+					t.Errorf("%s: event %s on two pages", query, href)
+				}
+				seen[href] = true
+			}
+			m := nextLink.FindStringSubmatch(body)
+			if m == nil {
+				if page != pages {
+					t.Errorf("%s: page %d of %d has no next link", query, page, pages)
+				}
+				if prev := prevLink.FindStringSubmatch(body); pages > 1 {
+					var v url.Values
+					if prev != nil {
+						v, _ = url.ParseQuery(html.UnescapeString(prev[1]))
+					}
+					if v.Get("page") != strconv.Itoa(page-1) || v.Get("system") != filter.Get("system") {
+						t.Errorf("%s: the last page's previous link is %q, want page %d of the same filter", query, prev, page-1)
+					}
+				}
+				break
+			}
+			if page >= pages {
+				t.Fatalf("%s: the last page links to a next one", query)
+			}
+			query = html.UnescapeString(m[1])
+		}
+		if len(seen) != total {
+			t.Errorf("%s: the pages hold %d events, want %d", filter.Encode(), len(seen), total)
+		}
+		filter.Set("page", "999")
+		if _, body := get(t, srv, "/bundles/"+f.cur+"/events?"+filter.Encode()); !strings.Contains(body, fmt.Sprintf(">%d events, page %d of %d.<", total, pages, pages)) {
+			t.Errorf("%s: a page past the last does not lead to the last", filter.Encode())
+		}
 	}
 }

@@ -141,6 +141,7 @@ def make_sweep(sweep, gold, data, gold_name, probs_name, out_name, out):
 
     def row(r):
         return {"theta": r.theta, "recall": number(r.recall), "fp_rate": number(r.fp_rate),
+                "false_int_rate": number(r.false_int_rate),
                 "tp": r.tp, "fp": r.fp, "fn": r.fn, "tn": negatives - r.fp,
                 "latency_ms": {"p10": number(r.lat_p10), "p50": number(r.lat_p50), "p90": number(r.lat_p90)}}
 

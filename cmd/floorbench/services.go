@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// services are what a command connects to, the store and Temporal, each
+// opened once and only when the command first asks for it, from the
+// configuration its flags read (storeFlags or configFlags). A command that
+// only reads the store never dials Temporal, and one whose own checks fail
+// opens nothing.
+type services struct {
+	ctx    context.Context
+	config func() (orchestrate.Config, error)
+	cfg    *orchestrate.Config
+	st     store.Store
+	cl     orchestrate.TemporalClient
+}
+
+// withServices sets cmd's RunE to run with the services config
+// describes; the Temporal client, if run dialled it, is closed after.
+func withServices(cmd *cobra.Command, config func() (orchestrate.Config, error), run func(sv *services, args []string) error) *cobra.Command {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		sv := &services{ctx: cmd.Context(), config: config}
+		defer sv.close()
+		return run(sv, args)
+	}
+	return cmd
+}
+
+// Config reads the configuration: file, then environment, then flags.
+func (s *services) Config() (orchestrate.Config, error) {
+	if s.cfg == nil {
+		c, err := s.config()
+		if err != nil {
+			return c, err
+		}
+		s.cfg = &c
+	}
+	return *s.cfg, nil
+}
+
+// Store opens the configured store.
+func (s *services) Store() (store.Store, error) {
+	if s.st == nil {
+		cfg, err := s.Config()
+		if err != nil {
+			return nil, err
+		}
+		if s.st, err = cfg.OpenStore(s.ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.st, nil
+}
+
+// Temporal dials the configured Temporal frontend.
+func (s *services) Temporal() (orchestrate.TemporalClient, error) {
+	if s.cl == nil {
+		cfg, err := s.Config()
+		if err != nil {
+			return nil, err
+		}
+		if s.cl, err = cfg.Dial(s.ctx); err != nil {
+			return nil, err
+		}
+	}
+	return s.cl, nil
+}
+
+// Both opens the store, then dials Temporal: a store that cannot be
+// opened is reported before an unreachable Temporal.
+func (s *services) Both() (store.Store, orchestrate.TemporalClient, error) {
+	st, err := s.Store()
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := s.Temporal()
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, cl, nil
+}
+
+func (s *services) close() {
+	if s.cl != nil {
+		s.cl.Close()
+	}
+}
