@@ -30,18 +30,10 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 		return plan, err
 	}
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.CPU, 30*time.Minute))
-	switch {
-	case in.Plan != nil:
+	if in.Plan != nil {
 		plan = *in.Plan
-	case in.Source.Prefix != "":
-		err = workflow.ExecuteActivity(cpu, (*activities.Activities).PlanStored,
-			activities.PlanStoredInput{Name: in.Source.Name, Prefix: in.Source.Prefix}).Get(ctx, &plan)
-	case in.Source.Generate == nil:
-		err = workflow.ExecuteActivity(cpu, (*activities.Activities).IngestLocal,
-			activities.IngestInput{Name: in.Source.Name, Dir: in.Source.Dir}).Get(ctx, &plan)
-	default:
-		err = workflow.ExecuteActivity(cpu, (*activities.Activities).PlanGenerated, activities.PlanGeneratedInput{
-			Name: in.Source.Name, Preset: in.Source.Generate.Preset, Seed: in.Source.Generate.Seed}).Get(ctx, &plan)
+	} else {
+		err = planCorpus(cpu, in.Source.Planning()).Get(ctx, &plan)
 	}
 	if err != nil {
 		return plan, err
@@ -57,19 +49,31 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 	}
 	synth := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.Synth, 10*time.Minute))
 	progress.batch(func(n int) progressDelta { return progressDelta{Generated: n} })
-	next, err := fanOut(ctx, in.Next, len(plan.Conversations), in.Concurrency, func(i int) workflow.Future {
-		return workflow.ExecuteActivity(synth, (*activities.Activities).GenerateConversation, activities.GenerateInput{
-			Prefix: plan.Prefix, Preset: plan.Preset, Seed: plan.Seed, Conversation: plan.Conversations[i]})
+	generation := Generation(plan)
+	next, err := fanOut(ctx, in.Next, len(generation), in.Concurrency, func(i int) workflow.Future {
+		return workflow.ExecuteActivity(synth, (*activities.Activities).GenerateConversation, generation[i])
 	}, func(int) { progress.done(1) })
 	progress.flush()
 	if err != nil {
 		return plan, err
 	}
-	if next < len(plan.Conversations) {
+	if next < len(generation) {
 		in.Next, in.Plan = next, &plan
 		return plan, workflow.NewContinueAsNewError(ctx, CorpusWorkflow, in)
 	}
 	err = workflow.ExecuteActivity(cpu, (*activities.Activities).FinalizeCorpus, activities.FinalizeInput{Plan: plan}).Get(ctx, nil)
 	plan.Ready = err == nil
 	return plan, err
+}
+
+// planCorpus runs the activity that planning names.
+func planCorpus(cpu workflow.Context, planning CorpusPlanning) workflow.Future {
+	switch {
+	case planning.Stored != nil:
+		return workflow.ExecuteActivity(cpu, (*activities.Activities).PlanStored, *planning.Stored)
+	case planning.Ingest != nil:
+		return workflow.ExecuteActivity(cpu, (*activities.Activities).IngestLocal, *planning.Ingest)
+	default:
+		return workflow.ExecuteActivity(cpu, (*activities.Activities).PlanGenerated, *planning.Generated)
+	}
 }

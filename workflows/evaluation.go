@@ -38,14 +38,16 @@ type EvaluationInput struct {
 const inferBatches = "infer-batches"
 
 // transferReady is the signal that tells an evaluation waiting for
-// transferred thresholds that their source is stored.
+// transferred thresholds that their source is stored. From transferByKey
+// on it carries the source's stored evaluation key; before, it carried
+// nothing and the evaluation's input held the key the sweep computed.
 const transferReady = "transfer-ready"
 
 // EvaluationWorkflow infers the system's tracks on every conversation (in
 // batches, one activity each, on the system's queue, bounded), then
-// evaluates: dev
-// sweep and operating point, test at the frozen threshold, breakdowns and
-// bootstrap intervals. It returns the stored evaluation's key.
+// evaluates: dev sweep and operating point, test at the frozen threshold,
+// breakdowns and bootstrap intervals. It returns the stored evaluation's
+// key.
 func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error) {
 	progress, err := newChildReporter(ctx, in.Parent)
 	if err != nil {
@@ -64,17 +66,18 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 		convs = plan.Conversations
 	}
 	if in.Batch == 0 {
+		// Started before the sweep planned batches (NewPlan).
 		in.Batch = 1
 		if workflow.GetVersion(ctx, inferBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
 			in.Batch = activities.InferBatch(len(convs), in.Concurrency)
 		}
 	}
-	batches := Batches(convs, in.Batch)
+	batches := in.Batches(convs)
 	progress.plan(len(convs), min(len(convs), in.Next*in.Batch))
 	progress.batch(func(n int) progressDelta { return progressDelta{Inferred: n} })
 	infer := workflow.WithActivityOptions(ctx, activityOptions(in.Queue, 30*time.Minute))
 	next, err := fanOut(ctx, in.Next, len(batches), in.Concurrency, func(i int) workflow.Future {
-		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, inferInput(in, batches[i]))
+		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, in.Infer(batches[i]))
 	}, func(i int) { progress.done(len(batches[i])) })
 	progress.flush()
 	if err != nil {
@@ -83,17 +86,52 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	ready := workflow.GetSignalChannel(ctx, transferReady)
 	if next < len(batches) {
 		in.Next = next
-		in.TransferReady = in.TransferReady || ready.ReceiveAsync(nil)
+		var key string
+		if ready.ReceiveAsync(&key) {
+			in = in.TransferStored(key)
+		}
 		return "", workflow.NewContinueAsNewError(ctx, EvaluationWorkflow, in)
 	}
 	if in.AwaitTransfer && !in.TransferReady {
-		ready.Receive(ctx, nil)
+		var key string
+		ready.Receive(ctx, &key)
+		in = in.TransferStored(key)
 	}
 	var key string
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 30*time.Minute))
-	err = workflow.ExecuteActivity(cpu, (*activities.Activities).Evaluate, activities.EvaluateInput{
-		System: in.System, Corpus: corpusRef(in.Corpus), Params: in.Params, Resamples: in.Resamples, Seed: in.Seed, Transfer: in.Transfer}).Get(ctx, &key)
+	err = workflow.ExecuteActivity(cpu, (*activities.Activities).Evaluate, in.Evaluate()).Get(ctx, &key)
 	return key, err
+}
+
+// TransferStored is the evaluation once its threshold source is stored
+// under key ("": the key its input already names, as the transfer-ready
+// signal of sweeps before transferByKey carries none).
+func (in EvaluationInput) TransferStored(key string) EvaluationInput {
+	in.TransferReady = true
+	if key != "" && in.Transfer != nil {
+		t := *in.Transfer
+		t.Evaluation = key
+		in.Transfer = &t
+	}
+	return in
+}
+
+// Batches cuts the corpus's conversations into the evaluation's batches.
+func (in EvaluationInput) Batches(convs []string) [][]string { return Batches(convs, in.Batch) }
+
+// Infer is the activity input for one batch; a batch of one keeps the
+// single-conversation form of the executions recorded before batches.
+func (in EvaluationInput) Infer(batch []string) activities.InferInput {
+	if in.Batch == 1 {
+		return activities.InferInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversation: batch[0]}
+	}
+	return activities.InferInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversations: batch}
+}
+
+// Evaluate is the input of the evaluation's Evaluate activity.
+func (in EvaluationInput) Evaluate() activities.EvaluateInput {
+	return activities.EvaluateInput{System: in.System, Corpus: corpusRef(in.Corpus), Params: in.Params,
+		Resamples: in.Resamples, Seed: in.Seed, Transfer: in.Transfer}
 }
 
 // Batches cuts conversations into consecutive batches of size n.
@@ -103,15 +141,6 @@ func Batches(convs []string, n int) [][]string {
 		out = append(out, convs[i:min(len(convs), i+n)])
 	}
 	return out
-}
-
-// inferInput is the activity input for one batch; a batch of one keeps the
-// single-conversation form of the executions recorded before batches.
-func inferInput(in EvaluationInput, batch []string) activities.InferInput {
-	if in.Batch == 1 {
-		return activities.InferInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversation: batch[0]}
-	}
-	return activities.InferInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversations: batch}
 }
 
 // corpusRef is the corpus as an activity needs it: where it is stored and

@@ -15,10 +15,12 @@ import (
 // (internal/orchestrate's integration tests with -record-histories): the
 // generated tiny corpus with acoustic systems (v3-), and an ingested
 // TurnBench corpus without dev data scored at thresholds transferred from
-// an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-); and two nightly
-// runs (cmd/floorbench's schedule tests with -record-nightly), one that
-// regressed and one whose system spec was gone. A change to a workflow
-// that would break running sweeps fails here.
+// an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-; v4-nodev- since
+// the sweep executes a Plan and its transfer-ready signal carries the
+// stored key, transferByKey); and two nightly runs (cmd/floorbench's
+// schedule tests with -record-nightly), one that regressed and one whose
+// system spec was gone. A change to a workflow that would break running
+// sweeps fails here.
 func TestReplayRecordedHistories(t *testing.T) {
 	data, err := os.ReadFile("testdata/histories.json")
 	if err != nil {

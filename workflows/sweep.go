@@ -6,15 +6,12 @@ package workflows
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/bundle"
-	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
@@ -61,18 +58,66 @@ const childrenByReference = "children-by-reference"
 // (activities.CheckSpec) before anything runs.
 const checkSpec = "check-spec"
 
-// SweepWorkflow runs a sweep (docs/architecture.md#workflows): check the spec, resolve every corpus, audit the
-// generated ones, evaluate every system on every corpus in child
+// transferByKey is the version of the sweep whose transfer-ready signal
+// carries the key the source evaluation returned; before, the sweep
+// computed that key and started the waiting evaluation with it.
+const transferByKey = "transfer-by-key"
+
+// SweepWorkflow runs a sweep (docs/architecture.md#workflows): check the
+// spec, resolve every corpus, plan the evaluations (NewPlan), audit the
+// generated corpora, evaluate every system on every corpus in child
 // workflows, aggregate one bundle.
 func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
-	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora), Systems: len(in.Systems)}
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
+	s, err := newSweep(ctx, in)
+	if err != nil {
 		return SweepResult{}, err
 	}
-	// Sweeps recorded before progressByQuery count their children's
-	// signals; later ones count finished children and let the client ask
-	// the running ones.
-	byQuery := workflow.GetVersion(ctx, progressByQuery, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+	if err := s.checkSpec(ctx); err != nil {
+		return SweepResult{}, err
+	}
+	plans, err := s.resolveCorpora(ctx)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	plan := NewPlan(in, plans)
+	audits := s.startAudits(ctx, plan)
+	s.progress.Phase = "evaluation"
+	release, err := acquireGPUs(ctx, in, len(plans))
+	if err != nil {
+		return SweepResult{}, err
+	}
+	defer release()
+	evaluations, err := s.evaluate(ctx, plan)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	refs, err := s.waitAudits(ctx, plan, audits)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	return s.aggregate(ctx, activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Audits: refs})
+}
+
+// sweep is a running SweepWorkflow: its input, its workflow id (the
+// parent of its children) and the progress its query reports.
+type sweep struct {
+	in       SweepInput
+	self     string
+	progress *Progress
+	// byQuery: the children report progress through their own query
+	// (progressByQuery); before, they signalled the sweep.
+	byQuery bool
+}
+
+// newSweep answers the progress query and, for sweeps recorded before
+// progressByQuery, counts their children's progress signals.
+func newSweep(ctx workflow.Context, in SweepInput) (*sweep, error) {
+	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora), Systems: len(in.Systems)}
+	s := &sweep{in: in, self: workflow.GetInfo(ctx).WorkflowExecution.ID, progress: p}
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
+		return nil, err
+	}
+	s.byQuery = workflow.GetVersion(ctx, progressByQuery, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	deltas := workflow.GetSignalChannel(ctx, progressSignal)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
@@ -84,159 +129,127 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 			p.TracksInferred += d.Inferred
 		}
 	})
-	s := in.Spec
-	self := workflow.GetInfo(ctx).WorkflowExecution.ID
-	// Sweeps recorded before checkSpec start with their corpora.
-	if workflow.GetVersion(ctx, checkSpec, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-		lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-			StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
-		if err := workflow.ExecuteLocalActivity(lctx, activities.CheckSpec, s).Get(ctx, nil); err != nil {
-			return SweepResult{}, err
-		}
-	}
+	return s, nil
+}
 
-	plans := make([]activities.CorpusPlan, len(in.Corpora))
-	var futures []workflow.ChildWorkflowFuture
-	for _, c := range in.Corpora {
-		name := "corpus-" + c.Name
-		p.started(self+"/"+name, ChildCorpus)
-		futures = append(futures, workflow.ExecuteChildWorkflow(childOptions(ctx, self, name),
-			CorpusWorkflow, CorpusInput{Source: c, Queues: s.Queues, Concurrency: s.Concurrency, Parent: self}))
+// checkSpec checks the spec under the worker's limits before anything
+// runs; sweeps recorded before checkSpec start with their corpora.
+func (s *sweep) checkSpec(ctx workflow.Context) error {
+	if workflow.GetVersion(ctx, checkSpec, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
 	}
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
+	return workflow.ExecuteLocalActivity(lctx, activities.CheckSpec, s.in.Spec).Get(ctx, nil)
+}
+
+// resolveCorpora plans every corpus in its own CorpusWorkflow, all at once.
+func (s *sweep) resolveCorpora(ctx workflow.Context) ([]activities.CorpusPlan, error) {
+	sp := s.in.Spec
+	futures := make([]workflow.ChildWorkflowFuture, len(s.in.Corpora))
+	for i, c := range s.in.Corpora {
+		name := "corpus-" + c.Name
+		s.progress.started(s.self+"/"+name, ChildCorpus)
+		futures[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, name),
+			CorpusWorkflow, CorpusInput{Source: c, Queues: sp.Queues, Concurrency: sp.Concurrency, Parent: s.self})
+	}
+	plans := make([]activities.CorpusPlan, len(futures))
 	for i, f := range futures {
 		if err := f.Get(ctx, &plans[i]); err != nil {
-			return SweepResult{}, fmt.Errorf("corpus %s: %w", in.Corpora[i].Name, err)
+			return nil, fmt.Errorf("corpus %s: %w", s.in.Corpora[i].Name, err)
 		}
-		p.finished(self + "/corpus-" + in.Corpora[i].Name)
-		if byQuery {
+		s.progress.finished(s.self + "/corpus-" + s.in.Corpora[i].Name)
+		if s.byQuery {
 			n := len(plans[i].Conversations)
-			p.ConversationsTotal += n
-			p.ConversationsGenerated += n
-			p.TracksTotal += n * len(in.Systems)
+			s.progress.ConversationsTotal += n
+			s.progress.ConversationsGenerated += n
+			s.progress.TracksTotal += n * len(s.in.Systems)
 		}
 	}
+	return plans, nil
+}
 
-	// Sweeps recorded before corpusAudit aggregate without audits.
+// startAudits starts the plan's corpus audits on the CPU queue; sweeps
+// recorded before corpusAudit aggregate without audits.
+func (s *sweep) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
+	if workflow.GetVersion(ctx, corpusAudit, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	actx := workflow.WithActivityOptions(ctx, activityOptions(s.in.Spec.Queues.CPU, time.Hour))
 	var audits []workflow.Future
-	var auditRefs []activities.AuditRef
-	if workflow.GetVersion(ctx, corpusAudit, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-		actx := workflow.WithActivityOptions(ctx, activityOptions(s.Queues.CPU, time.Hour))
-		for _, plan := range plans {
-			if plan.Kind != corpus.KindMPTB {
-				continue
-			}
-			auditRefs = append(auditRefs, activities.AuditRef{Corpus: plan.Name})
-			audits = append(audits, workflow.ExecuteActivity(actx, (*activities.Activities).Audit,
-				activities.AuditInput{Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}))
-		}
+	for _, a := range plan.Audits {
+		audits = append(audits, workflow.ExecuteActivity(actx, (*activities.Activities).Audit, a))
 	}
+	return audits
+}
 
-	p.Phase = "evaluation"
-	release, err := acquireGPUs(ctx, in, len(plans))
-	if err != nil {
-		return SweepResult{}, err
-	}
-	defer release()
-	// Every evaluation starts at once. One of a corpus without dev data
-	// infers its tracks, then waits for its threshold source's evaluation
-	// to be stored (the sweep signals it) and reads the operating points.
-	sources := TransferSources(in.Spec, plans)
-	n := len(plans)
-	evals := make([]workflow.ChildWorkflowFuture, len(in.Systems)*n)
-	evalKeys := make([]string, len(evals))
-	// Evaluation i is system i/n on corpus i%n.
-	evalName := func(i int) string { return "eval-" + in.Systems[i/n].Name + "-" + plans[i%n].Name }
+// evaluate starts every evaluation of the plan at once and waits for them
+// in the plan's order; as a threshold source is stored, the evaluations
+// waiting for it are signalled (with its key, from transferByKey on). It
+// returns the stored evaluations' keys, in the plan's evaluation order.
+func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 	byReference := workflow.GetVersion(ctx, childrenByReference, workflow.DefaultVersion, 1) == 1
-	for i := range evals {
-		sys, plan := in.Systems[i/n], plans[i%n]
+	byKey := workflow.GetVersion(ctx, transferByKey, workflow.DefaultVersion, 1) == 1
+	children := make([]workflow.ChildWorkflowFuture, len(plan.Evaluations))
+	for i, e := range plan.Evaluations {
+		ev := e.Input
+		ev.Parent = s.self
 		if byReference {
-			plan = corpusRef(plan)
+			ev.Corpus = corpusRef(ev.Corpus)
 		}
-		ev := EvaluationInput{
-			System: sys, Corpus: plan, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
-			Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed,
-			Concurrency: s.Concurrency, Parent: self,
+		if byKey && ev.Transfer != nil {
+			ev.Transfer = &activities.Transfer{Corpus: ev.Transfer.Corpus} // the key comes with the signal
 		}
-		if src := sources[i%n]; src >= 0 {
-			key := activities.EvaluationKey(activities.EvaluateInput{System: sys, Corpus: plans[src], Params: ev.Params, Resamples: ev.Resamples, Seed: ev.Seed})
-			ev.Transfer, ev.AwaitTransfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: key}, true
-		}
-		p.started(self+"/"+evalName(i), ChildEvaluation)
-		evals[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, self, evalName(i)), EvaluationWorkflow, ev)
+		s.progress.started(s.self+"/"+e.Name, ChildEvaluation)
+		children[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, e.Name), EvaluationWorkflow, ev)
 	}
-	// Sources first: as each is stored, the evaluations waiting for it go on.
-	for _, dependent := range []bool{false, true} {
-		for i, f := range evals {
-			if plans[i%n].NoDev != dependent {
-				continue
-			}
-			if err := f.Get(ctx, &evalKeys[i]); err != nil {
-				return SweepResult{}, err
-			}
-			p.finished(self + "/" + evalName(i))
-			p.SystemsScored++
-			if byQuery {
-				p.TracksInferred += len(plans[i%n].Conversations)
-			}
-			for j := range evals {
-				if j/n == i/n && sources[j%n] == i%n {
-					if err := evals[j].SignalChildWorkflow(ctx, transferReady, nil).Get(ctx, nil); err != nil {
-						return SweepResult{}, err
-					}
-				}
+	keys := make([]string, len(children))
+	for _, i := range plan.Order {
+		e := plan.Evaluations[i]
+		if err := children[i].Get(ctx, &keys[i]); err != nil {
+			return nil, err
+		}
+		s.progress.finished(s.self + "/" + e.Name)
+		s.progress.SystemsScored++
+		if s.byQuery {
+			s.progress.TracksInferred += len(e.Input.Corpus.Conversations)
+		}
+		var stored any // sweeps before transferByKey signal nothing
+		if byKey {
+			stored = keys[i]
+		}
+		for _, j := range plan.Dependents(i) {
+			if err := children[j].SignalChildWorkflow(ctx, transferReady, stored).Get(ctx, nil); err != nil {
+				return nil, err
 			}
 		}
 	}
+	return keys, nil
+}
 
+// waitAudits waits for the audits and names each one's corpus.
+func (s *sweep) waitAudits(ctx workflow.Context, plan Plan, audits []workflow.Future) ([]activities.AuditRef, error) {
+	var refs []activities.AuditRef
 	for i, f := range audits {
-		if err := f.Get(ctx, &auditRefs[i].Key); err != nil {
-			return SweepResult{}, fmt.Errorf("audit of corpus %s: %w", auditRefs[i].Corpus, err)
+		ref := activities.AuditRef{Corpus: plan.Audits[i].Corpus.Name}
+		if err := f.Get(ctx, &ref.Key); err != nil {
+			return nil, fmt.Errorf("audit of corpus %s: %w", ref.Corpus, err)
 		}
+		refs = append(refs, ref)
 	}
+	return refs, nil
+}
 
-	p.Phase = "aggregation"
-	meta := BundleMeta(in, plans)
+// aggregate builds the bundle on the CPU queue.
+func (s *sweep) aggregate(ctx workflow.Context, in activities.AggregateInput) (SweepResult, error) {
+	s.progress.Phase = "aggregation"
 	var id string
-	actx := workflow.WithActivityOptions(ctx, activityOptions(s.Queues.CPU, 10*time.Minute))
-	agg := activities.AggregateInput{Meta: meta, Evaluations: evalKeys, Audits: auditRefs}
-	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, agg).Get(ctx, &id); err != nil {
+	actx := workflow.WithActivityOptions(ctx, activityOptions(s.in.Spec.Queues.CPU, 10*time.Minute))
+	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, in).Get(ctx, &id); err != nil {
 		return SweepResult{}, err
 	}
-	p.Phase, p.BundleID = "done", id
+	s.progress.Phase, s.progress.BundleID = "done", id
 	return SweepResult{BundleID: id}, nil
-}
-
-// BundleMeta is what identifies the bundle of a sweep over these corpora.
-func BundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
-	canonical, _ := in.Spec.Canonical()
-	m := bundle.Meta{Name: in.Spec.Name, SpecHash: in.SpecHash, Spec: canonical, CodeVersion: in.CodeVersion,
-		Protocol: in.Spec.Params(), Resamples: in.Spec.Resamples(), Seed: in.Spec.Bootstrap.Seed}
-	for _, p := range plans {
-		m.Inputs = append(m.Inputs, bundle.InputRef{Kind: "corpus", Name: p.Name, Hash: p.Hash})
-	}
-	for _, s := range in.Systems {
-		m.Inputs = append(m.Inputs, bundle.InputRef{Kind: "system", Name: s.Name, Hash: s.Hash})
-	}
-	return m
-}
-
-// TransferSources gives, per corpus, the corpus whose dev operating points
-// it uses when it has none (-1: none, or it has its own): the spec's
-// transfer_from, else the first generated corpus with dev data.
-func TransferSources(s spec.Sweep, plans []activities.CorpusPlan) []int {
-	out := make([]int, len(plans))
-	fallback := slices.IndexFunc(plans, func(p activities.CorpusPlan) bool { return p.Kind == corpus.KindMPTB && !p.NoDev })
-	for i, p := range plans {
-		out[i] = -1
-		if !p.NoDev {
-			continue
-		}
-		out[i] = fallback
-		if from := s.Corpora[i].TransferFrom; from != "" {
-			out[i] = slices.IndexFunc(plans, func(q activities.CorpusPlan) bool { return q.Name == from && !q.NoDev })
-		}
-	}
-	return out
 }
 
 // queueFor sends ONNX-model systems to the GPU queue (docs/architecture.md#task-queues).

@@ -175,8 +175,9 @@ func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 }
 
 // A corpus without dev data is evaluated after the generated corpus, with
-// each system's thresholds read from that system's stored evaluation there;
-// a spec's transfer_from names another source.
+// each system's thresholds read from that system's stored evaluation there
+// (the key the source's evaluation returned, carried by the signal); a
+// spec's transfer_from names another source.
 func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 	for _, c := range []struct{ from, want string }{{"", "sim"}, {"real-dev", "real-dev"}} {
 		env, a := newSweepEnv()
@@ -207,7 +208,9 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 			name := in.System.Name + "/" + in.Corpus.Name
 			order = append(order, name)
 			transfers[name] = in.Transfer
-			stored[name] = activities.EvaluationKey(in)
+			// A key the sweep cannot compute: the dependent evaluation
+			// must get it from the signal.
+			stored[name] = "evaluations/stored/" + name
 			return stored[name], nil
 		})
 		// Only the generated corpus is audited.
@@ -258,5 +261,33 @@ func TestSweepOverTheWorkersLimitsFailsFirst(t *testing.T) {
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !app.NonRetryable() {
 		t.Errorf("want a non-retryable failure, got %v", err)
+	}
+}
+
+// An evaluation waiting for its threshold source evaluates with the key
+// the transfer-ready signal carries; a signal without one (sent by sweeps
+// before transferByKey) leaves the key its input names.
+func TestEvaluationTransfersFromTheSignalledKey(t *testing.T) {
+	for _, c := range []struct {
+		signal any
+		want   string
+	}{{"evaluations/stored", "evaluations/stored"}, {nil, "evaluations/planned"}} {
+		env, a := newSweepEnv()
+		env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(nil)
+		var got *activities.Transfer
+		env.OnActivity(a.Evaluate, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.EvaluateInput) (string, error) {
+			got = in.Transfer
+			return "evaluations/x", nil
+		})
+		env.RegisterDelayedCallback(func() { env.SignalWorkflow(transferReady, c.signal) }, time.Minute)
+		env.ExecuteWorkflow(EvaluationWorkflow, EvaluationInput{
+			System: activities.SystemRef{Name: "s"}, Corpus: activities.CorpusPlan{Name: "real", Conversations: []string{"r1"}},
+			Concurrency: 1, Batch: 1, Transfer: &activities.Transfer{Corpus: "sim", Evaluation: "evaluations/planned"}, AwaitTransfer: true})
+		if err := env.GetWorkflowError(); err != nil {
+			t.Fatal(err)
+		}
+		if got == nil || *got != (activities.Transfer{Corpus: "sim", Evaluation: c.want}) {
+			t.Errorf("signal %v: evaluated with transfer %+v, want the key %s", c.signal, got, c.want)
+		}
 	}
 }

@@ -85,8 +85,8 @@ setting. For the distributed path without a cluster.`,
 		}
 		defer cl.Close()
 		queues := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
-		acts := &activities.Activities{Store: st, Runtime: rt, Memory: activities.NewMemoryBudget(activities.DefaultMemoryBytes())}
-		ws, err := orchestrate.StartWorkers(cl, acts, queues, spec.QueueCPU)
+		acts := &activities.Activities{Store: st, Runtime: rt}
+		ws, err := orchestrate.StartWorkers(cl, acts, queues, spec.QueueCPU, orchestrate.DefaultAdmission())
 		if err != nil {
 			return err
 		}

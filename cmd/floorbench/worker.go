@@ -56,7 +56,7 @@ of the machine that submitted the sweep.`,
 				return fmt.Errorf("--memory-budget: %w", err)
 			}
 		}
-		budget := activities.NewMemoryBudget(budgetBytes)
+		admission := orchestrate.Admission{Slots: orchestrate.ActivitySlots(), Memory: activities.NewMemoryBudget(budgetBytes)}
 		names, workflowQueue, err := orchestrate.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
 		if err != nil {
 			return err
@@ -94,13 +94,13 @@ of the machine that submitted the sweep.`,
 			}
 			defer stopHealth()
 		}
-		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, Memory: budget}
-		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue)
+		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity}
+		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err
 		}
 		polling.Store(true)
-		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB\n", names, cfg.TemporalAddress, st.Describe(), budget.Bytes()>>20)
+		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB\n", names, cfg.TemporalAddress, st.Describe(), admission.Memory.Bytes()>>20)
 		<-ctx.Done()
 		ws.Stop()
 		return nil

@@ -23,10 +23,10 @@ import (
 // the rms, webrtcvad and silero gates, the rms and silero endpointers)
 // twice per iteration from an empty local store: once with the activities
 // called in process, once through a real Temporal dev server and an
-// in-process worker. It reports both wall times
-// and Temporal's overhead in percent, with the CPU time the dev server and
-// this process (detectors and worker) spent on each path, to tell server
-// work from worker work.
+// in-process worker, both admitting work alike (DefaultAdmission). It
+// reports both wall times and Temporal's overhead in percent, with the CPU
+// time the dev server and this process (detectors and worker) spent on
+// each path, to tell server work from worker work.
 //
 // FLOORBENCH_BENCH_SPEC=FILE runs that sweep spec instead (its corpora
 // given by path): scripts/growth.sh measures how the overhead grows with
@@ -50,6 +50,9 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 	}
 	defer srv.Stop()
 	rt := detect.RuntimeFromEnv()
+	// Both paths admit work as a worker does by default: the same slots
+	// per task queue and the same memory budget.
+	admission := orchestrate.DefaultAdmission()
 	var local, viaTemporal, serverCPU, localCPU, temporalCPU time.Duration
 	for i := range b.N {
 		s, err := spec.Parse(name, text)
@@ -66,7 +69,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		start, cpu := time.Now(), selfCPU(b)
-		if _, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Runtime: rt}); err != nil {
+		if _, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Runtime: rt}, admission); err != nil {
 			b.Fatal(err)
 		}
 		local += time.Since(start)
@@ -82,7 +85,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		q := in.Spec.Queues
-		ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, []string{q.CPU, q.Synth, q.GPU}, q.CPU)
+		ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, []string{q.CPU, q.Synth, q.GPU}, q.CPU, admission)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,99 +10,179 @@ import (
 	"github.com/floorbench/floorbench/workflows"
 )
 
-// RunInProcess runs a resolved sweep's plan by calling the activities
-// directly, with the same bounded concurrency and no Temporal: the baseline
-// of the orchestration-overhead benchmark, and a way to run a sweep where no
-// server is wanted. It has none of Temporal's durability: a crash loses the
-// run (though not the outputs already stored, which a rerun reuses).
-func RunInProcess(ctx context.Context, in workflows.SweepInput, a *activities.Activities) (string, error) {
-	s := in.Spec
-	plans := make([]activities.CorpusPlan, len(in.Corpora))
-	for i, c := range in.Corpora {
-		var err error
-		switch {
-		case c.Prefix != "":
-			plans[i], err = a.PlanStored(ctx, activities.PlanStoredInput{Name: c.Name, Prefix: c.Prefix})
-		case c.Generate == nil:
-			plans[i], err = a.IngestLocal(ctx, activities.IngestInput{Name: c.Name, Dir: c.Dir})
-		default:
-			plans[i], err = a.PlanGenerated(ctx, activities.PlanGeneratedInput{Name: c.Name, Preset: c.Generate.Preset, Seed: c.Generate.Seed})
-		}
-		if err != nil {
-			return "", fmt.Errorf("corpus %s: %w", c.Name, err)
-		}
-		if c.Generate == nil || plans[i].Ready {
-			continue
-		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(s.Concurrency)
-		for _, id := range plans[i].Conversations {
-			g.Go(func() error {
-				return a.GenerateConversation(gctx, activities.GenerateInput{Prefix: plans[i].Prefix, Preset: plans[i].Preset, Seed: plans[i].Seed, Conversation: id})
-			})
-		}
-		if err := g.Wait(); err != nil {
-			return "", err
-		}
-		if err := a.FinalizeCorpus(ctx, activities.FinalizeInput{Plan: plans[i]}); err != nil {
-			return "", err
-		}
+// RunInProcess executes a resolved sweep's plan (workflows.NewPlan) the
+// way SweepWorkflow does, by calling the activities directly: every corpus
+// and every evaluation at once, each fan-out bounded by the spec's
+// concurrency, and every activity admitted as a worker admits it (ad:
+// slots per task queue, memory budget). It is the baseline of the
+// orchestration-overhead benchmark and a way to run a sweep where no
+// server is wanted. It has none of Temporal's durability: a crash loses
+// the run (though not the outputs already stored, which a rerun reuses).
+func RunInProcess(ctx context.Context, in workflows.SweepInput, a *activities.Activities, ad Admission) (string, error) {
+	return (&inProcess{in: in, a: ad.activities(a), slots: newQueueSlots(ad)}).run(ctx)
+}
+
+// inProcess is a running RunInProcess.
+type inProcess struct {
+	in    workflows.SweepInput
+	a     *activities.Activities
+	slots *queueSlots
+	// observe, when set, is told of every activity (its name and input)
+	// as it is started: tests compare the plan executed here with the
+	// workflow's.
+	observe func(activity string, input any)
+}
+
+func (r *inProcess) run(ctx context.Context) (string, error) {
+	plans, err := r.resolveCorpora(ctx)
+	if err != nil {
+		return "", err
 	}
-	// Like the sweep workflow: every system x corpus evaluation at once,
-	// each with its own bounded inference fan-out; one of a corpus without
-	// dev data evaluates once its threshold source is stored.
-	sources := workflows.TransferSources(s, plans)
-	n := len(plans)
-	keys := make([]string, len(in.Systems)*n)
+	plan := workflows.NewPlan(r.in, plans)
+	cpu := r.in.Spec.Queues.CPU
+	auditKeys := make([]string, len(plan.Audits))
+	var evaluations []string
+	g, gctx := errgroup.WithContext(ctx)
+	for i, audit := range plan.Audits {
+		g.Go(func() (err error) {
+			auditKeys[i], err = call(gctx, r, cpu, "Audit", r.a.Audit, audit)
+			if err != nil {
+				return fmt.Errorf("audit of corpus %s: %w", audit.Corpus.Name, err)
+			}
+			return nil
+		})
+	}
+	g.Go(func() (err error) {
+		evaluations, err = r.evaluate(gctx, plan)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return "", err
+	}
+	agg := activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations}
+	for i, audit := range plan.Audits {
+		agg.Audits = append(agg.Audits, activities.AuditRef{Corpus: audit.Corpus.Name, Key: auditKeys[i]})
+	}
+	return call(ctx, r, cpu, "Aggregate", r.a.Aggregate, agg)
+}
+
+// resolveCorpora plans every corpus (and generates those not stored), all
+// at once.
+func (r *inProcess) resolveCorpora(ctx context.Context) ([]activities.CorpusPlan, error) {
+	plans := make([]activities.CorpusPlan, len(r.in.Corpora))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, c := range r.in.Corpora {
+		g.Go(func() (err error) {
+			if plans[i], err = r.resolveCorpus(gctx, c); err != nil {
+				return fmt.Errorf("corpus %s: %w", c.Name, err)
+			}
+			return nil
+		})
+	}
+	return plans, g.Wait()
+}
+
+// resolveCorpus is CorpusWorkflow in process.
+func (r *inProcess) resolveCorpus(ctx context.Context, c workflows.CorpusSource) (plan activities.CorpusPlan, err error) {
+	q := r.in.Spec.Queues
+	switch p := c.Planning(); {
+	case p.Stored != nil:
+		plan, err = call(ctx, r, q.CPU, "PlanStored", r.a.PlanStored, *p.Stored)
+	case p.Ingest != nil:
+		plan, err = call(ctx, r, q.CPU, "IngestLocal", r.a.IngestLocal, *p.Ingest)
+	default:
+		plan, err = call(ctx, r, q.CPU, "PlanGenerated", r.a.PlanGenerated, *p.Generated)
+	}
+	if err != nil || plan.Ready {
+		return plan, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, r.in.Spec.Concurrency))
+	for _, gen := range workflows.Generation(plan) {
+		g.Go(func() error {
+			_, err := call(gctx, r, q.Synth, "GenerateConversation", noResult(r.a.GenerateConversation), gen)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return plan, err
+	}
+	_, err = call(ctx, r, q.CPU, "FinalizeCorpus", noResult(r.a.FinalizeCorpus), activities.FinalizeInput{Plan: plan})
+	plan.Ready = err == nil
+	return plan, err
+}
+
+// evaluate runs every evaluation of the plan at once; one that takes its
+// thresholds from another evaluates once that one is stored, with the
+// key it returned. It returns the evaluations' keys in the plan's order.
+func (r *inProcess) evaluate(ctx context.Context, plan workflows.Plan) ([]string, error) {
+	keys := make([]string, len(plan.Evaluations))
 	stored := make([]chan struct{}, len(keys))
 	for i := range stored {
 		stored[i] = make(chan struct{})
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	for i := range keys {
-		ev := activities.EvaluateInput{System: in.Systems[i/n], Corpus: plans[i%n], Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
-		var source chan struct{}
-		if src := sources[i%n]; src >= 0 {
-			j := i/n*n + src
-			ev.Transfer = &activities.Transfer{Corpus: plans[src].Name,
-				Evaluation: activities.EvaluationKey(activities.EvaluateInput{System: ev.System, Corpus: plans[src], Params: ev.Params, Resamples: ev.Resamples, Seed: ev.Seed})}
-			source = stored[j]
-		}
+	for _, i := range plan.Order {
+		e := plan.Evaluations[i]
 		g.Go(func() (err error) {
-			keys[i], err = evaluate(gctx, a, ev, s.Concurrency, source)
+			keys[i], err = r.evaluation(gctx, e.Input, func() (string, error) {
+				select {
+				case <-stored[e.Source]:
+					return keys[e.Source], nil
+				case <-gctx.Done():
+					return "", gctx.Err()
+				}
+			})
 			if err == nil {
 				close(stored[i])
 			}
 			return err
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return "", err
-	}
-	return a.Aggregate(ctx, activities.AggregateInput{Meta: workflows.BundleMeta(in, plans), Evaluations: keys})
+	return keys, g.Wait()
 }
 
-// evaluate infers a system's tracks on every conversation of a corpus in
-// the workflow's batches (bounded) and evaluates them, once source (when
-// not nil) is closed.
-func evaluate(ctx context.Context, a *activities.Activities, in activities.EvaluateInput, concurrency int, source <-chan struct{}) (string, error) {
+// evaluation is EvaluationWorkflow in process: inference in the planned
+// batches (at most the spec's concurrency at once), then, for an
+// evaluation with a threshold source, the source's stored key, then
+// Evaluate.
+func (r *inProcess) evaluation(ctx context.Context, in workflows.EvaluationInput, source func() (string, error)) (string, error) {
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(concurrency)
-	convs := in.Corpus.Conversations
-	for _, batch := range workflows.Batches(convs, activities.InferBatch(len(convs), concurrency)) {
+	g.SetLimit(max(1, in.Concurrency))
+	for _, batch := range in.Batches(in.Corpus.Conversations) {
 		g.Go(func() error {
-			return a.Infer(gctx, activities.InferInput{System: in.System, Corpus: in.Corpus, Conversations: batch})
+			_, err := call(gctx, r, in.Queue, "Infer", noResult(r.a.Infer), in.Infer(batch))
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return "", err
 	}
-	if source != nil {
-		select {
-		case <-source:
-		case <-ctx.Done():
-			return "", ctx.Err()
+	if in.Transfer != nil {
+		key, err := source()
+		if err != nil {
+			return "", err
 		}
+		in = in.TransferStored(key)
 	}
-	return a.Evaluate(ctx, in)
+	return call(ctx, r, in.CPUQueue, "Evaluate", r.a.Evaluate, in.Evaluate())
+}
+
+// call runs an activity once a slot of its queue is free, as a worker
+// polling that queue would.
+func call[I, O any](ctx context.Context, r *inProcess, queue, name string, activity func(context.Context, I) (O, error), in I) (O, error) {
+	if r.observe != nil {
+		r.observe(name, in)
+	}
+	var out O
+	err := r.slots.run(ctx, queue, func(ctx context.Context) (err error) {
+		out, err = activity(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// noResult adapts an activity that returns only an error to call.
+func noResult[I any](activity func(context.Context, I) error) func(context.Context, I) (struct{}, error) {
+	return func(ctx context.Context, in I) (struct{}, error) { return struct{}{}, activity(ctx, in) }
 }

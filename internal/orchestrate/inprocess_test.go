@@ -117,7 +117,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	}
 	st := &countingStore{Store: local}
 	a := &activities.Activities{Store: st, Scratch: t.TempDir()}
-	id, err := orchestrate.RunInProcess(ctx, in, a)
+	id, err := orchestrate.RunInProcess(ctx, in, a, orchestrate.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	}
 	st.puts = nil
 
-	again, err := orchestrate.RunInProcess(ctx, in, a)
+	again, err := orchestrate.RunInProcess(ctx, in, a, orchestrate.Admission{})
 	if err != nil || again != id {
 		t.Fatalf("second run: %s, %v; want %s", again, err, id)
 	}
@@ -213,7 +213,7 @@ func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 			t.Errorf("system %s after upload: dir %q, files %v", s.Name, s.Dir, s.Files)
 		}
 	}
-	id, err := orchestrate.RunInProcess(ctx, uploaded, &activities.Activities{Store: st, Scratch: t.TempDir()})
+	id, err := orchestrate.RunInProcess(ctx, uploaded, &activities.Activities{Store: st, Scratch: t.TempDir()}, orchestrate.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := orchestrate.RunInProcess(ctx, fromDirs, &activities.Activities{Store: other, Scratch: t.TempDir()})
+	id2, err := orchestrate.RunInProcess(ctx, fromDirs, &activities.Activities{Store: other, Scratch: t.TempDir()}, orchestrate.Admission{})
 	if err != nil || id2 != id {
 		t.Fatalf("from the folders: bundle %s, %v; want %s", id2, err, id)
 	}

@@ -105,7 +105,7 @@ concurrency: 2
 	defer cl.Close()
 	q := in.Spec.Queues
 	ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: local, Runtime: rt, Scratch: t.TempDir()},
-		[]string{q.CPU, q.GPU, q.Synth}, q.CPU)
+		[]string{q.CPU, q.GPU, q.Synth}, q.CPU, orchestrate.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}

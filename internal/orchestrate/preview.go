@@ -57,9 +57,8 @@ type BundlePreview struct {
 
 // PreviewSweep works out, from a resolved sweep and the store alone (no
 // Temporal, nothing written), the keys the sweep would compute and which
-// of them are stored. The keys are the ones the workflow itself uses:
-// the corpus plans, evaluation keys (with thresholds transferred as
-// TransferSources says) and bundle id.
+// of them are stored: the corpus plans, and the evaluation keys and
+// bundle id of the plan the sweep executes (workflows.NewPlan).
 func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) (Preview, error) {
 	id, err := in.Spec.WorkflowID()
 	if err != nil {
@@ -78,32 +77,15 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 	for _, s := range in.Systems {
 		pv.Systems = append(pv.Systems, SystemPreview{Name: s.Name, Hash: s.Hash})
 	}
-	s := in.Spec
-	sources := workflows.TransferSources(s, plans)
-	evalKeys := make([]string, len(plans))
-	for _, sys := range in.Systems {
-		// Sources first: a transferred evaluation's key names its source's.
-		for _, dependent := range []bool{false, true} {
-			for j, plan := range plans {
-				if (sources[j] >= 0) != dependent {
-					continue
-				}
-				ev := activities.EvaluateInput{System: sys, Corpus: plan, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed}
-				if src := sources[j]; src >= 0 {
-					ev.Transfer = &activities.Transfer{Corpus: plans[src].Name, Evaluation: evalKeys[src]}
-				}
-				evalKeys[j] = activities.EvaluationKey(ev)
-			}
+	plan := workflows.NewPlan(in, plans)
+	for _, e := range plan.Evaluations {
+		stored, err := store.Exists(ctx, st, e.Key)
+		if err != nil {
+			return pv, err
 		}
-		for j, plan := range plans {
-			stored, err := store.Exists(ctx, st, evalKeys[j])
-			if err != nil {
-				return pv, err
-			}
-			pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: sys.Name, Corpus: plan.Name, Key: evalKeys[j], Stored: stored})
-		}
+		pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: in.Systems[e.System].Name, Corpus: plans[e.Corpus].Name, Key: e.Key, Stored: stored})
 	}
-	pv.Bundle.ID = bundle.ID(workflows.BundleMeta(in, plans))
+	pv.Bundle.ID = bundle.ID(plan.Meta)
 	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))
 	return pv, err
 }

@@ -48,7 +48,7 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 		}
 	}
 
-	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()})
+	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()}, orchestrate.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,8 +92,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	}
 	defer cl.Close()
 	queues := []string{in.Spec.Queues.CPU, in.Spec.Queues.Synth, in.Spec.Queues.GPU}
-	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt,
-		Memory: activities.NewMemoryBudget(activities.DefaultMemoryBytes())}, queues, in.Spec.Queues.CPU)
+	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, queues, in.Spec.Queues.CPU, DefaultAdmission())
 	if err != nil {
 		return nil, "", err
 	}

@@ -79,7 +79,7 @@ func TestQuickstartMatchesInProcessRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := orchestrate.RunInProcess(ctx, resolved(t, specYAML), &activities.Activities{Store: local, Scratch: t.TempDir()})
+	id, err := orchestrate.RunInProcess(ctx, resolved(t, specYAML), &activities.Activities{Store: local, Scratch: t.TempDir()}, orchestrate.Admission{})
 	if err != nil || id != res.BundleID {
 		t.Fatalf("in process: bundle %s, %v; want %s", id, err, res.BundleID)
 	}

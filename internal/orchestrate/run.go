@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -59,22 +58,14 @@ type Workers struct {
 	workers []worker.Worker
 }
 
-// ActivitySlots is how many activities one queue's worker runs at once:
-// twice the CPUs. floorbench's activities are CPU-bound (synthesis,
-// inference, scoring); with the SDK's default of 1,000, a full-preset sweep
-// at concurrency 64 ran 64 inference batches at once on two cores, each
-// too slow to heartbeat within its minute, so every one timed out and was
-// retried, and the sweep never finished. Activities beyond the slots wait
-// in the task queue, where no heartbeat is due.
-func ActivitySlots() int { return 2 * runtime.NumCPU() }
-
-// StartWorkers starts one worker per queue, each running at most
-// ActivitySlots activities at once. workflowQueue also gets the workflows;
-// "" registers none (a GPU-only node).
-func StartWorkers(cl client.Client, acts *activities.Activities, queues []string, workflowQueue string) (*Workers, error) {
+// StartWorkers starts one worker per queue, each admitting work as ad
+// says (Admission: its slots, its memory budget). workflowQueue also gets
+// the workflows; "" registers none (a GPU-only node).
+func StartWorkers(cl client.Client, acts *activities.Activities, queues []string, workflowQueue string, ad Admission) (*Workers, error) {
 	ws := &Workers{}
+	acts = ad.activities(acts)
 	for _, q := range queues {
-		w := worker.New(cl, q, worker.Options{MaxConcurrentActivityExecutionSize: ActivitySlots()})
+		w := worker.New(cl, q, worker.Options{MaxConcurrentActivityExecutionSize: ad.slots()})
 		if q == workflowQueue {
 			workflows.Register(w)
 			registerScheduled(w, acts)

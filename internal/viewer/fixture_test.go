@@ -89,7 +89,7 @@ concurrency: 2
 		if err != nil {
 			return fixture{}, err
 		}
-		id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: filepath.Join(root, "scratch")})
+		id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: filepath.Join(root, "scratch")}, orchestrate.Admission{})
 		if err != nil {
 			return fixture{}, err
 		}

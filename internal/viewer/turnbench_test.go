@@ -102,7 +102,7 @@ concurrency: 2
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: scratch})
+	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: scratch}, orchestrate.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,14 @@
+package orchestrate
+
+import (
+	"context"
+
+	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/workflows"
+)
+
+// RunInProcessObserved is RunInProcess telling observe of every activity
+// (its name and input) as it starts it.
+func RunInProcessObserved(ctx context.Context, in workflows.SweepInput, a *activities.Activities, ad Admission, observe func(string, any)) (string, error) {
+	return (&inProcess{in: in, a: ad.activities(a), slots: newQueueSlots(ad), observe: observe}).run(ctx)
+}
