@@ -6,7 +6,8 @@ import (
 )
 
 // Shell completion offers what exists: bundle ids from the store (with
-// "latest"), the presets, the built-in systems and the splits.
+// "latest"), the presets, the built-in systems, the splits and each
+// command's output formats.
 func TestCompletions(t *testing.T) {
 	st := t.TempDir()
 	a, b := storeBundle(t, st, "nightly", 0.5), storeBundle(t, st, "weekly", 0.6)
@@ -52,5 +53,11 @@ func TestCompletions(t *testing.T) {
 	}
 	if got := complete("detect", "--split", ""); !has(got, "dev", "test", "all") {
 		t.Errorf("splits: %q", got)
+	}
+	if got := complete("score", "-o", ""); !has(got, "text", "json", "md", "csv", "latex") || len(got) != 5 {
+		t.Errorf("score -o: %q, want the result formats", got)
+	}
+	if got := complete("bundle", "ls", "-o", ""); !has(got, "table", "json") || len(got) != 2 {
+		t.Errorf("bundle ls -o: %q, want table and json", got)
 	}
 }
