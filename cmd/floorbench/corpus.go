@@ -177,7 +177,7 @@ func newCorpusStatsCommand() *cobra.Command {
 			}
 			var s interface {
 				Summary() []string
-				Table() *report.Table
+				Table() (title string, header []string, rows [][]string)
 			}
 			if c.Manifest.Kind == corpus.KindTurnBench {
 				s, err = corpus.ComputeTurnBenchStats(args[0])
@@ -192,7 +192,8 @@ func newCorpusStatsCommand() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(s)
 			}
-			return writeResult(cmd.OutOrStdout(), output, linesPart(s.Summary()...), tablePart(s.Table()))
+			title, header, rows := s.Table()
+			return writeResult(cmd.OutOrStdout(), output, linesPart(s.Summary()...), tablePart(&report.Table{Title: title, Header: header, Rows: rows}))
 		},
 	}
 	outputFlag(cmd, &output, resultFormats)

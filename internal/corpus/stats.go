@@ -7,7 +7,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/report"
 )
 
 // Stats is a corpus's composition, the fields of `corpus stats -o json`
@@ -251,12 +250,13 @@ func (s *Stats) Summary() []string {
 	}
 }
 
-// Table is the composition by interaction type, then by speaker count.
-func (s *Stats) Table() *report.Table {
-	t := &report.Table{Title: "composition by interaction type and speaker count",
-		Header: []string{"group", "convs", "hours", "turn s", "events/min", "INT/min", "BC/min", "EOT+", "holds", "INT+", "INT-"}}
+// Table is the composition by interaction type, then by speaker count: its
+// title, header and rows (the command line renders them in its formats).
+func (s *Stats) Table() (title string, header []string, rows [][]string) {
+	title = "composition by interaction type and speaker count"
+	header = []string{"group", "convs", "hours", "turn s", "events/min", "INT/min", "BC/min", "EOT+", "holds", "INT+", "INT-"}
 	row := func(name string, g *GroupStats) {
-		t.Rows = append(t.Rows, []string{name, fmt.Sprint(g.Conversations), fmt.Sprintf("%.2f", g.Hours), fmt.Sprintf("%.2f", g.TurnMean),
+		rows = append(rows, []string{name, fmt.Sprint(g.Conversations), fmt.Sprintf("%.2f", g.Hours), fmt.Sprintf("%.2f", g.TurnMean),
 			fmt.Sprintf("%.1f", g.EventsPerMin), fmt.Sprintf("%.2f", g.INTPerMin), fmt.Sprintf("%.2f", g.BackchannelsPerMin),
 			fmt.Sprint(g.EOTPositives), fmt.Sprint(g.HoldNegatives), fmt.Sprint(g.INTPositives), fmt.Sprint(g.INTNegatives)})
 	}
@@ -281,5 +281,5 @@ func (s *Stats) Table() *report.Table {
 			row(strconv.Itoa(n)+" speakers", g)
 		}
 	}
-	return t
+	return title, header, rows
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/floorbench/floorbench/internal/report"
 )
 
 // TurnBenchStats is the composition of a TurnBench corpus, the fields of
@@ -88,12 +86,13 @@ func (s *TurnBenchStats) Summary() []string {
 	return []string{fmt.Sprintf("turnbench: %d conversations (%d unlabelled), %.2f h", s.Conversations, s.Unlabelled, s.Hours)}
 }
 
-// Table is the gold's composition: splits first, then types in
-// alphabetical order.
-func (s *TurnBenchStats) Table() *report.Table {
-	t := &report.Table{Title: "gold by split and conversation type",
-		Header: []string{"group", "convs", "unlabelled", "hours", "EOT+", "EOT-", "EOT excl", "INT+", "INT-", "INT excl"}}
-	rows := func(prefix string, m map[string]*GoldCounts) {
+// Table is the gold's composition, splits first, then types in
+// alphabetical order: its title, header and rows (the command line renders
+// them in its formats).
+func (s *TurnBenchStats) Table() (title string, header []string, rows [][]string) {
+	title = "gold by split and conversation type"
+	header = []string{"group", "convs", "unlabelled", "hours", "EOT+", "EOT-", "EOT excl", "INT+", "INT-", "INT excl"}
+	add := func(prefix string, m map[string]*GoldCounts) {
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
@@ -101,11 +100,11 @@ func (s *TurnBenchStats) Table() *report.Table {
 		slices.Sort(keys)
 		for _, k := range keys {
 			g := m[k]
-			t.Rows = append(t.Rows, []string{prefix + k, fmt.Sprint(g.Conversations), fmt.Sprint(g.Unlabelled), fmt.Sprintf("%.2f", g.Hours),
+			rows = append(rows, []string{prefix + k, fmt.Sprint(g.Conversations), fmt.Sprint(g.Unlabelled), fmt.Sprintf("%.2f", g.Hours),
 				fmt.Sprint(g.EOTPositives), fmt.Sprint(g.EOTNegatives), fmt.Sprint(g.EOTExcluded), fmt.Sprint(g.INTPositives), fmt.Sprint(g.INTNegatives), fmt.Sprint(g.INTExcluded)})
 		}
 	}
-	rows("split ", s.BySplit)
-	rows("type ", s.ByType)
-	return t
+	add("split ", s.BySplit)
+	add("type ", s.ByType)
+	return title, header, rows
 }
