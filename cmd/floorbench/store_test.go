@@ -81,7 +81,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 		{[]string{"bundles/"}, `floorbench: prefix "bundles/": only corpora are verified (a prefix under corpora/)`},
 		{[]string{"corpora/../x"}, `floorbench: store key "corpora/../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`},
 		{[]string{"a", "b"}, "floorbench: accepts at most 1 arg(s), received 2"},
-		{[]string{"-o", "csv"}, `floorbench: --output "csv": want table or json`},
+		{[]string{"-o", "csv"}, `floorbench: invalid argument "csv" for "-o, --output" flag: want table or json`},
 		{[]string{"--nope"}, "floorbench: unknown flag: --nope"},
 	} {
 		stdout, stderr, code := verify(c.args...)
