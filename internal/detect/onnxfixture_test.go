@@ -188,3 +188,27 @@ func TestOnnxSpeakerVsRestLayoutAndDirectScores(t *testing.T) {
 	}
 	requireFloorEvents(t, got)
 }
+
+// The second channel of a speaker-vs-rest model is the other speakers'
+// samples summed and clipped to [-1, 1]: loud overlap, which the fixture's
+// voices never reach, saturates instead of wrapping past full scale.
+func TestRestSumsTheOtherSpeakersClipped(t *testing.T) {
+	timeline := [][]float32{
+		{0.5, -0.5, 0.9, 0},
+		{0.75, -0.75, 0.5, 0.25},
+		{0.5, -0.5, -0.25, 0.5},
+	}
+	for k, want := range [][]float32{
+		{1, -1, 0.25, 0.75}, // 1.25 and -1.25 clipped
+		{1, -1, 0.65, 0.5},  // 1.0 and -1.0 exactly; 0.9 - 0.25
+		{1, -1, 1, 0.25},    // 1.25, -1.25, 1.4 clipped
+	} {
+		got := rest(timeline, k)
+		for i := range want {
+			if math.Abs(float64(got[i]-want[i])) > 1e-6 {
+				t.Errorf("rest of speaker %d: %v, want %v", k+1, got, want)
+				break
+			}
+		}
+	}
+}
