@@ -14,6 +14,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -275,4 +276,14 @@ func TestVersionFlag(t *testing.T) {
 	if len(line) < len("floorbench ")+7 {
 		t.Fatalf("--version names no code: %q", line)
 	}
+}
+
+// temporalTool is the setup's Temporal CLI, for a test that starts a real
+// dev server; such tests skip with -short.
+func temporalTool(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a real Temporal dev server: skipped with -short")
+	}
+	return testenv.Tool(t, "temporal", "temporal")
 }

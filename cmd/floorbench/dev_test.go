@@ -18,7 +18,7 @@ import (
 // status and watch reach with what it prints: a sweep submitted with
 // those settings completes, and Ctrl-C stops both cleanly.
 func TestDevServesSubmit(t *testing.T) {
-	testenv.Tool(t, "temporal", "temporal")
+	temporalTool(t)
 	dir := t.TempDir()
 	storeDir := filepath.Join(dir, "store")
 	addr := testenv.Addr(testenv.FreePort(t))

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
-	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // TestJSONOutputOfCommandsThatWrite runs the commands that write files
@@ -77,7 +76,7 @@ func sha256File(t *testing.T, path string) string {
 // that the bundle it names is where it says, with the corpora and
 // leaderboards it reports.
 func TestQuickstartJSON(t *testing.T) {
-	testenv.Tool(t, "temporal", "temporal")
+	temporalTool(t)
 	tmp := t.TempDir()
 	spec := writeFile(t, tmp, "one.yaml", `name: one-system
 corpora:

@@ -33,7 +33,6 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
-	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // nightlyEnv is a real Temporal dev server, a local store, floorbench
@@ -149,7 +148,7 @@ func newNightlyEnvOn(t *testing.T, persist bool) *nightlyEnv {
 	if testing.Short() {
 		t.Skip("schedules against a real Temporal dev server: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), persist)
+	srv, err := orchestrate.NewDevServer(temporalTool(t), t.TempDir(), persist)
 	if err != nil {
 		t.Fatal(err)
 	}

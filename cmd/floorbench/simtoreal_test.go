@@ -20,7 +20,7 @@ import (
 // through a Temporal dev server. Run with -v to see the table docs/sweeps.md#sim-to-real
 // shows.
 func TestSimToRealQuickstart(t *testing.T) {
-	testenv.Tool(t, "temporal", "temporal")
+	temporalTool(t)
 	if _, err := os.Stat(filepath.Join(testenv.ToolsDir(), "models")); err != nil && testenv.Required() {
 		t.Fatal("models missing: run scripts/setup.sh onnx")
 	}

@@ -52,7 +52,7 @@ type preview struct {
 // submit prints them for scripts; status counts the finished sweep's work
 // even with no worker left; the dry run then finds everything stored.
 func TestSubmitDryRunJSONAndFinalStatus(t *testing.T) {
-	temporal := testenv.Tool(t, "temporal", "temporal")
+	temporal := temporalTool(t)
 	tmp := t.TempDir()
 	spec := writeFile(t, tmp, "sweep.yaml", submitSpec)
 	storeDir := filepath.Join(tmp, "store")

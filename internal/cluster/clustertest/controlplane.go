@@ -52,9 +52,12 @@ func Main(m *testing.M) {
 
 // Get returns the test binary's control plane, starting it on first use.
 // Without the tools it skips the test, or fails it where tools are required
-// (testenv).
+// (testenv); with -short it skips.
 func Get(t testing.TB) *ControlPlane {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("a real kube-apiserver and etcd: skipped with -short")
+	}
 	apiserver := testenv.Tool(t, "kube-apiserver", "kube")
 	etcd := testenv.Tool(t, "etcd", "kube")
 	shared.once.Do(func() { shared.plane, shared.err = start(apiserver, etcd) })
