@@ -24,11 +24,11 @@ func storeBundle(t *testing.T, storeDir, name string, recall float64) string {
 	return writeBundle(t, storeDir, meta, eval)
 }
 
-// writeBundle builds a bundle of one evaluation and writes its files into
-// a local store folder; it returns the bundle's id.
-func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, eval bundle.Evaluation) string {
+// writeBundle builds a bundle of the evaluations and writes its files
+// into a local store folder; it returns the bundle's id.
+func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, evals ...bundle.Evaluation) string {
 	t.Helper()
-	files, _, err := bundle.Build(meta, []bundle.Evaluation{eval}, nil, "2026-12-02T00:00:00Z")
+	files, _, err := bundle.Build(meta, evals, nil, "2026-12-02T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
-	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -94,21 +93,7 @@ func storeFixtureBundle(t *testing.T, storeDir string) string {
 		}
 		evals = append(evals, *e)
 	}
-	files, _, err := bundle.Build(meta, evals, nil, "2026-12-02T00:00:00Z")
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := bundle.ID(meta)
-	for _, f := range files {
-		path := filepath.Join(storeDir, filepath.FromSlash(keys.Bundle(id, f.Name)))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return id
+	return writeBundle(t, storeDir, meta, evals...)
 }
 
 // runResult runs c with -o format and returns its stdout.

@@ -135,17 +135,7 @@ func golden(t *testing.T, name string, got []byte) {
 // A bundle carries each corpus's audit in results.json and report.md, and
 // its best trivial rules in the sim-to-real table.
 func TestBundleCarriesTheCorpusAudit(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := auditfixture.Write(dir, auditfixture.Shortcut(), 1); err != nil {
-		t.Fatal(err)
-	}
-	o := audit.DefaultOptions()
-	o.Resamples = 100
-	a, err := audit.Run(context.Background(), dir, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, _ := buildBundle(t, false, map[string]*audit.Report{"mptb-mini": a})
+	files, _ := buildBundle(t, false, map[string]*audit.Report{"mptb-mini": shortcutAudit(t)})
 	names := map[string][]byte{}
 	for _, f := range files {
 		names[f.Name] = f.Data
@@ -170,4 +160,21 @@ func TestBundleCarriesTheCorpusAudit(t *testing.T) {
 	if bytes.Contains(plain[1].Data, []byte(`"audit"`)) {
 		t.Error("results.json has an audit without one")
 	}
+}
+
+// shortcutAudit is the audit (100 resamples) of auditfixture's corpus that
+// a trivial rule solves.
+func shortcutAudit(t *testing.T) *audit.Report {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "corpus")
+	if err := auditfixture.Write(dir, auditfixture.Shortcut(), 1); err != nil {
+		t.Fatal(err)
+	}
+	o := audit.DefaultOptions()
+	o.Resamples = 100
+	a, err := audit.Run(context.Background(), dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

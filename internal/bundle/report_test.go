@@ -1,13 +1,10 @@
 package bundle_test
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audit"
-	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 )
 
@@ -16,17 +13,7 @@ import (
 // without a heading of their own gain, is in report.md after the one
 // before it, and report.md has no other table.
 func TestReportTablesAreTheReportsTables(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "corpus")
-	if err := auditfixture.Write(dir, auditfixture.Shortcut(), 1); err != nil {
-		t.Fatal(err)
-	}
-	o := audit.DefaultOptions()
-	o.Resamples = 100
-	a, err := audit.Run(context.Background(), dir, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, res := buildBundle(t, false, map[string]*audit.Report{"mptb-mini": a})
+	files, res := buildBundle(t, false, map[string]*audit.Report{"mptb-mini": shortcutAudit(t)})
 	var md string
 	for _, f := range files {
 		if f.Name == "report.md" {
