@@ -206,6 +206,9 @@ func TestScheduleRunFailsOnMissingInput(t *testing.T) {
 			}
 
 			writeFile(t, filepath.Dir(gone), filepath.Base(gone), data)
+			// Temporal names a scheduled run by its time to the second: a
+			// trigger in the failed run's second would be that run again.
+			time.Sleep(time.Until(mustTime(t, failed.Scheduled).Add(time.Second)))
 			e.mustCLI("schedule", "trigger", "fragile")
 			runs++
 			back := e.waitRuns("fragile", runs)[runs-1]
