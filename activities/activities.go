@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/floorbench/floorbench/internal/cluster"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -28,7 +27,7 @@ type Activities struct {
 	Store   store.Store
 	Runtime detect.Runtime
 	// Capacity sizes the GPU worker pool on Kubernetes (nil: not on one).
-	Capacity cluster.Capacity
+	Capacity Capacity
 	// Engines are the TTS engines for generation (nil: espeak-ng and flite).
 	Engines map[string]synth.TTS
 	// Scratch is where audio is unpacked while an activity runs ("" : the

@@ -4,6 +4,14 @@ import (
 	"context"
 )
 
+// Capacity scales the GPU worker pool for the sweeps that claim it
+// (internal/cluster implements it on Kubernetes; the worker wires it in, so
+// this package does not link client-go).
+type Capacity interface {
+	Acquire(ctx context.Context, holder string, replicas int32) (release func(context.Context) error, err error)
+	Release(ctx context.Context, holder string) error
+}
+
 // CapacityInput names a sweep's claim on GPU workers.
 type CapacityInput struct {
 	Holder   string // the sweep's workflow id

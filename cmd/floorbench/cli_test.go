@@ -28,19 +28,21 @@ var binary string
 // test process's size.
 var maxrss string
 
+// tempRoot holds what the tests share (the tiny corpus).
+var tempRoot string
+
 func TestMain(m *testing.M) {
 	flag.Parse()
 	dir, err := os.MkdirTemp("", "floorbench-cli")
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "floorbench")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("go build: %v\n%s", err, out))
+	tempRoot = dir
+	if binary, err = testenv.Build("."); err != nil {
+		panic(err)
 	}
-	maxrss = filepath.Join(dir, "maxrss")
-	if out, err := exec.Command("go", "build", "-o", maxrss, "./testdata/maxrss").CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("go build maxrss: %v\n%s", err, out))
+	if maxrss, err = testenv.Build("./testdata/maxrss"); err != nil {
+		panic(err)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

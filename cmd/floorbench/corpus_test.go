@@ -40,17 +40,16 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 		}
 		t.Skip("espeak-ng not found; skipping (FLOORBENCH_REQUIRE_TOOLS=1 fails instead)")
 	}
-	dir := filepath.Join(t.TempDir(), "tiny")
-	stdout, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "5", "--out", dir, "--jobs", "2")
+	dir := tinyCorpus(t)
 	// Off a terminal the progress is plain lines, never a bar's redraws.
-	if code != 0 || stdout != "wrote 12 conversations to "+dir+"\n" ||
-		!strings.HasSuffix(stderr, "generating: 12/12\n") || strings.Contains(stderr, "\r") {
-		t.Fatalf("generate: exit %d\nstdout %q\nstderr %q", code, stdout, stderr)
+	if tiny.stdout != "wrote 12 conversations to "+dir+"\n" ||
+		!strings.HasSuffix(tiny.stderr, "generating: 12/12\n") || strings.Contains(tiny.stderr, "\r") {
+		t.Fatalf("generate: stdout %q\nstderr %q", tiny.stdout, tiny.stderr)
 	}
 	if stdout, _, code := run(t, "corpus", "check", dir); code != 0 || !strings.Contains(stdout, "12 conversations ok") {
 		t.Fatalf("check: exit %d, %q", code, stdout)
 	}
-	stdout, _, code = run(t, "corpus", "stats", dir, "-o", "json")
+	stdout, _, code := run(t, "corpus", "stats", dir, "-o", "json")
 	var stats map[string]json.RawMessage
 	if code != 0 || json.Unmarshal([]byte(stdout), &stats) != nil {
 		t.Fatalf("stats: exit %d, %q", code, stdout)
@@ -107,12 +106,21 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 	if entries, _ := os.ReadDir(out); len(entries) != 12 || filepath.Ext(entries[0].Name()) != ".TextGrid" {
 		t.Fatalf("export --force left %v", entries)
 	}
-	// Regenerating needs --force, and gives the same bytes.
-	before, _ := os.ReadFile(filepath.Join(dir, "corpus.json"))
-	if _, _, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "5", "--out", dir, "--jobs", "1", "--force"); code != 0 {
-		t.Fatalf("generate --force: exit %d", code)
+	// Generating over another corpus's folder needs --force, and the same
+	// seed with other jobs gives the same bytes.
+	again := copyCorpus(t, dir)
+	if _, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", again, "--jobs", "1"); code != 1 || !strings.Contains(stderr, "--force") {
+		t.Fatalf("generate over a corpus without --force: exit %d, %q", code, stderr)
 	}
-	if after, _ := os.ReadFile(filepath.Join(dir, "corpus.json")); string(after) != string(before) {
+	if testing.Short() {
+		t.Log("-short: the second generation (--force, --jobs 1) is left to the full run")
+		return
+	}
+	if _, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", again, "--jobs", "1", "--force"); code != 0 {
+		t.Fatalf("generate --force: exit %d: %s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(dir, "corpus.json"))
+	if after, _ := os.ReadFile(filepath.Join(again, "corpus.json")); len(before) == 0 || string(after) != string(before) {
 		t.Fatal("the same seed gave a different manifest")
 	}
 }

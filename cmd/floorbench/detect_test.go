@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
@@ -43,14 +44,37 @@ func requireDetectTools(t *testing.T) {
 	t.Skip(msg)
 }
 
-// tinyCorpus generates the tiny preset into a fresh folder.
+// tiny is the tiny preset (seed 1) generated once through the command for
+// every test that reads a corpus; tests copy it before changing it.
+var tiny struct {
+	once           sync.Once
+	dir            string
+	stdout, stderr string
+	code           int
+}
+
+// tinyCorpus returns the shared tiny corpus, failing the test if its
+// generation failed.
 func tinyCorpus(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "tiny")
-	if _, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", dir, "--jobs", "2"); code != 0 {
-		t.Fatalf("corpus generate: exit %d: %s", code, stderr)
+	tiny.once.Do(func() {
+		tiny.dir = filepath.Join(tempRoot, "tiny")
+		tiny.stdout, tiny.stderr, tiny.code = run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", tiny.dir, "--jobs", "2")
+	})
+	if tiny.code != 0 {
+		t.Fatalf("corpus generate: exit %d: %s", tiny.code, tiny.stderr)
 	}
-	return dir
+	return tiny.dir
+}
+
+// copyCorpus copies a corpus into a fresh folder that a test may change.
+func copyCorpus(t *testing.T, src string) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "corpus")
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	return dst
 }
 
 func goldFile(t *testing.T, corpusDir, split string) string {
@@ -170,13 +194,6 @@ func detectRejectsBadInput(t *testing.T, base string) {
 	dev, _ := c.Conversations("dev")
 	first, last := dev[0].ID, dev[len(dev)-1].ID
 	channel := func(dir string) string { return filepath.Join(dir, first, "speaker_1.wav") }
-	copyCorpus := func(t *testing.T, src string) string {
-		dst := filepath.Join(t.TempDir(), "corpus")
-		if out, err := exec.Command("cp", "-r", src, dst).CombinedOutput(); err != nil {
-			t.Fatalf("cp: %v %s", err, out)
-		}
-		return dst
-	}
 	samples, rate, err := audio.ReadWAV(channel(base))
 	if err != nil || rate != 16000 {
 		t.Fatalf("read %s: %v (%d Hz)", channel(base), err, rate)

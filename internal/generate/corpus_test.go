@@ -115,6 +115,9 @@ func TestTinyGoldFollowsTheEventLogs(t *testing.T) {
 }
 
 func TestJobsDoNotChangeBytes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a second generation of the tiny corpus: skipped with -short")
+	}
 	dir := tiny(t)
 	other := filepath.Join(t.TempDir(), "jobs1")
 	if _, err := Corpus(context.Background(), Options{Preset: "tiny", Seed: 1, Out: other, Jobs: 1, Engines: engines(t)}); err != nil {

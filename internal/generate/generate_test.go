@@ -68,8 +68,8 @@ func (f failingTTS) Synthesize(ctx context.Context, text string, v synth.Voice) 
 func TestInterruptedGenerationLeavesNothingCheckAccepts(t *testing.T) {
 	e := engines(t)
 	tinyPreset, _ := synth.PresetByName("tiny", 1)
-	// Fail on a voice of the last dev conversation, after others finished.
-	last := tinyPreset.Conversations[10]
+	// Fail on a voice of the third conversation: generation stops mid-way.
+	last := tinyPreset.Conversations[2]
 	cast := synth.CastVoices(last, synth.StreamFor(1, last.ID, synth.StageVoices))
 	broken := map[string]synth.TTS{}
 	for name, tts := range e {

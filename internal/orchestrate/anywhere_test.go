@@ -51,7 +51,7 @@ systems:
 bootstrap: {resamples: 50, seed: 1}
 queues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}
 `)
-	submit := exec.CommandContext(ctx, floorbenchBinary, "submit", "-f", "sweep.yaml", "-o", "json", "--config", "")
+	submit := exec.CommandContext(ctx, binary(t), "submit", "-f", "sweep.yaml", "-o", "json", "--config", "")
 	submit.Dir = laptop
 	submit.Env = append(os.Environ(), h.env()...)
 	var stdout, stderr bytes.Buffer

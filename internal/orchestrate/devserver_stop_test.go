@@ -38,7 +38,7 @@ func TestDevServerThatNeverAnswers(t *testing.T) {
 	if srv.DBFile != filepath.Join(dir, "temporal.db") || srv.PID() != 0 {
 		t.Fatalf("database %q, pid %d before Start", srv.DBFile, srv.PID())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	if err := srv.Start(ctx); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Start: %v; want the context's deadline", err)

@@ -14,6 +14,9 @@ import (
 // the store's and Temporal's credentials floorbench was given stay in
 // floorbench.
 func TestDevServerDoesNotInheritSecrets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real Temporal dev server: skipped with -short")
+	}
 	bin := testenv.Tool(t, "temporal", "temporal")
 	t.Setenv("FLOORBENCH_S3_SECRET_KEY", "s3-secret-in-env")
 	t.Setenv("FLOORBENCH_TEMPORAL_API_KEY", "api-key-in-env")

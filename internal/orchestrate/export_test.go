@@ -12,3 +12,6 @@ import (
 func RunInProcessObserved(ctx context.Context, in workflows.SweepInput, a *activities.Activities, ad Admission, observe func(string, any)) (string, error) {
 	return (&inProcess{in: in, a: ad.activities(a), slots: newQueueSlots(ad), observe: observe}).run(ctx)
 }
+
+// NewScheduled is the worker's resolver of scheduled specs over a.
+func NewScheduled(a *activities.Activities) Scheduled { return Scheduled{a} }

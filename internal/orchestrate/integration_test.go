@@ -7,13 +7,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
-
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -44,7 +43,21 @@ bootstrap: {resamples: 200, seed: 5}
 concurrency: 3
 `
 
-var floorbenchBinary string
+// floorbenchBinary builds the command once, for the tests that run it as
+// workers or as a submitter (the -short run needs none).
+var floorbenchBinary = sync.OnceValues(func() (string, error) {
+	return testenv.Build("../../cmd/floorbench", "-buildvcs=auto")
+})
+
+// binary returns the built command, failing the test if it does not build.
+func binary(t *testing.T) string {
+	t.Helper()
+	path, err := floorbenchBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // recordHistories, when set, saves the histories of the undisturbed run's
 // workflows into that folder (workflows/testdata) for the replay test.
@@ -55,17 +68,7 @@ var (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "floorbench-integration")
-	if err != nil {
-		panic(err)
-	}
-	floorbenchBinary = filepath.Join(dir, "floorbench")
-	if out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", floorbenchBinary, "../../cmd/floorbench").CombinedOutput(); err != nil {
-		panic(fmt.Sprintf("go build: %v\n%s", err, out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // harness is one real Temporal dev server, one real MinIO bucket and
@@ -116,7 +119,7 @@ func (h *harness) startWorker() *exec.Cmd {
 func (h *harness) startWorkerIn(dir string, args ...string) *exec.Cmd {
 	h.t.Helper()
 	health := testenv.Addr(testenv.FreePort(h.t))
-	cmd := exec.Command(floorbenchBinary, append([]string{"worker", "--config", "", "--health-addr", health}, args...)...)
+	cmd := exec.Command(binary(h.t), append([]string{"worker", "--config", "", "--health-addr", health}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), h.env()...)
 	log, err := os.Create(filepath.Join(h.t.TempDir(), "worker.log"))
