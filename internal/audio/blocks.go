@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	goaudio "github.com/go-audio/audio"
 	"github.com/gopxl/beep/v2"
 	"github.com/mewkiz/flac"
 )
@@ -103,23 +102,22 @@ func wavBlocks(r io.ReadSeeker, maxChannels int) (*Blocks, error) {
 		return nil, err
 	}
 	nch := h.channels
-	scale := 1 / float32(int64(1)<<(h.bits-1))
-	buf := &goaudio.IntBuffer{Data: make([]int, nch*blockFrames)}
+	buf := make([]float32, nch*blockFrames)
 	out := make([][]float32, nch)
-	var carry []int
+	var carry []float32
 	var read int64
 	next := func() ([][]float32, error) {
 		got := 1
 		for got > 0 && len(carry) < nch {
 			var err error
-			if got, err = h.d.PCMBuffer(buf); err != nil {
+			if got, err = h.read(buf); err != nil {
 				return nil, fmt.Errorf("reading samples: %w", err)
 			}
 			read += int64(got)
 			if read > maxWAVSamples {
 				return nil, fmt.Errorf("more than %d samples", maxWAVSamples)
 			}
-			carry = append(carry, buf.Data[:got]...)
+			carry = append(carry, buf[:got]...)
 		}
 		frames := len(carry) / nch
 		if frames == 0 {
@@ -133,10 +131,7 @@ func wavBlocks(r io.ReadSeeker, maxChannels int) (*Blocks, error) {
 			out[k] = out[k][:0]
 		}
 		for i, v := range carry[:frames*nch] {
-			if h.bits == 8 {
-				v -= 128 // 8-bit WAV is unsigned
-			}
-			out[i%nch] = append(out[i%nch], float32(v)*scale)
+			out[i%nch] = append(out[i%nch], v)
 		}
 		carry = append(carry[:0], carry[frames*nch:]...)
 		return out, nil
