@@ -11,11 +11,14 @@
 # Environment:
 #   POINTS="8:3 4:3 2:3 1:3 4:6 4:12"   each FRACTION:SYSTEMS, 8 = 1/8 of the corpus
 #   RESAMPLES=1000                      bootstrap resamples
+#   RUNS=2                              runs of each path per point, taking
+#                                       turns at going first (figures are means)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-/tmp/floorbench-growth}
 POINTS=${POINTS:-"8:3 4:3 2:3 1:3 4:6 4:12"}
 RESAMPLES=${RESAMPLES:-1000}
+RUNS=${RUNS:-2}
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal | tail -1)
 export FLOORBENCH_TOOLS
@@ -43,7 +46,7 @@ for p in $POINTS; do
 		for s in "${variants[@]:0:$systems}"; do echo "  - $s"; done
 		echo "bootstrap: {resamples: $RESAMPLES, seed: 1}"
 	} >"$spec"
-	out=$(cd internal/orchestrate && FLOORBENCH_BENCH_SPEC="$spec" "$W/orchestrate.test" -test.run '^$' -test.bench OrchestrationOverhead -test.benchtime 1x)
+	out=$(cd internal/orchestrate && FLOORBENCH_BENCH_SPEC="$spec" "$W/orchestrate.test" -test.run '^$' -test.bench OrchestrationOverhead -test.benchtime "${RUNS}x")
 	echo "$out" >"$W/bench-$every-$systems.txt"
 	metric() { echo "$out" | grep -o "[0-9.e+-]* $1" | head -1 | cut -d' ' -f1; }
 	frac="1/$every"; [ "$every" = 1 ] && frac=all

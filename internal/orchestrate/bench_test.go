@@ -23,7 +23,8 @@ import (
 // the rms, webrtcvad and silero gates, the rms and silero endpointers)
 // twice per iteration from an empty local store: once with the activities
 // called in process, once through a real Temporal dev server and an
-// in-process worker, both admitting work alike (DefaultAdmission). It
+// in-process worker, both admitting work alike (DefaultAdmission), in
+// turns (-benchtime 2x runs each path once first). It
 // reports both wall times and Temporal's overhead in percent, with the CPU
 // time the dev server and this process (detectors and worker) spent on
 // each path, to tell server work from worker work.
@@ -64,43 +65,55 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		st, err := store.NewLocal(b.TempDir())
-		if err != nil {
-			b.Fatal(err)
+		inProcess := func() {
+			st, err := store.NewLocal(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			start, cpu := time.Now(), selfCPU(b)
+			if _, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Runtime: rt}, admission); err != nil {
+				b.Fatal(err)
+			}
+			local += time.Since(start)
+			localCPU += selfCPU(b) - cpu
 		}
-		start, cpu := time.Now(), selfCPU(b)
-		if _, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Runtime: rt}, admission); err != nil {
-			b.Fatal(err)
+		throughTemporal := func() {
+			st, err := store.NewLocal(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			cfg := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default"}
+			cl, err := cfg.Dial(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			q := in.Spec.Queues
+			ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, []string{q.CPU, q.Synth, q.GPU}, q.CPU, admission)
+			if err != nil {
+				b.Fatal(err)
+			}
+			start, cpu, srvCPU := time.Now(), selfCPU(b), processCPU(b, srv.PID())
+			run, err := orchestrate.Submit(ctx, cl, in)
+			if err == nil {
+				err = run.Get(ctx, nil)
+			}
+			viaTemporal += time.Since(start)
+			temporalCPU += selfCPU(b) - cpu
+			serverCPU += processCPU(b, srv.PID()) - srvCPU
+			ws.Stop()
+			cl.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
 		}
-		local += time.Since(start)
-		localCPU += selfCPU(b) - cpu
-
-		st, err = store.NewLocal(b.TempDir())
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default"}
-		cl, err := cfg.Dial(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		q := in.Spec.Queues
-		ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, []string{q.CPU, q.Synth, q.GPU}, q.CPU, admission)
-		if err != nil {
-			b.Fatal(err)
-		}
-		start, cpu, srvCPU := time.Now(), selfCPU(b), processCPU(b, srv.PID())
-		run, err := orchestrate.Submit(ctx, cl, in)
-		if err == nil {
-			err = run.Get(ctx, nil)
-		}
-		viaTemporal += time.Since(start)
-		temporalCPU += selfCPU(b) - cpu
-		serverCPU += processCPU(b, srv.PID()) - srvCPU
-		ws.Stop()
-		cl.Close()
-		if err != nil {
-			b.Fatal(err)
+		// Odd iterations run Temporal first, so that with an even count
+		// neither path always meets a cold page cache or a warm one.
+		if i%2 == 0 {
+			inProcess()
+			throughTemporal()
+		} else {
+			throughTemporal()
+			inProcess()
 		}
 	}
 	b.ReportMetric(local.Seconds()/float64(b.N), "s-in-process")
