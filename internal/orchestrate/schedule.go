@@ -268,11 +268,23 @@ func PauseSchedule(ctx context.Context, cl client.Client, name string, pause boo
 }
 
 // TriggerSchedule starts a run now, under the schedule's overlap policy:
-// while a run is running, the trigger is skipped.
+// while a run is running, the trigger is skipped. Temporal names a
+// scheduled run by its second, so a trigger within the second of the last
+// run would be that run again: it waits for the next second first.
 func TriggerSchedule(ctx context.Context, cl client.Client, name string) error {
-	h, _, err := schedule(ctx, cl, name)
+	h, desc, err := schedule(ctx, cl, name)
 	if err != nil {
 		return err
+	}
+	if recent := desc.Info.RecentActions; len(recent) > 0 {
+		last := recent[len(recent)-1].ScheduleTime.Truncate(time.Second)
+		if wait := time.Until(last.Add(time.Second)); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 	}
 	return h.Trigger(ctx, client.ScheduleTriggerOptions{})
 }
