@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -247,4 +249,37 @@ func FuzzStreamDecoder(f *testing.F) {
 			}
 		}
 	})
+}
+
+// ReadStream reports what ReadFile reports, a bad source before a parse
+// error met ahead of it.
+func TestReadStreamReadsAsReadFile(t *testing.T) {
+	dir := t.TempDir()
+	parse := func(d *Decoder) (string, error) {
+		var out strings.Builder
+		err := trace(d, &out)
+		if err == nil {
+			err = d.End()
+		}
+		return out.String(), err
+	}
+	for name, text := range map[string]string{
+		"good":              `{"a": [1, 2.5, "x"]}`,
+		"syntax":            `{"a": [1, x]}`,
+		"syntax then NUL":   `{"a": [1, x]}` + strings.Repeat(" ", 100<<10) + "\x00",
+		"NUL in a value":    "[1, 2\x00]",
+		"trailing data":     `[1] [2]`,
+		"empty":             ``,
+		"string over reads": `["` + strings.Repeat("é", 50<<10) + `"]`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := ReadFile(path, func(data []byte) (string, error) { return parse(NewDecoder(data)) })
+		got, err := ReadStream(path, parse)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && got != want) {
+			t.Errorf("%s: ReadStream %.80q, %v; ReadFile %.80q, %v", name, got, err, want, wantErr)
+		}
+	}
 }
