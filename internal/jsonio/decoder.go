@@ -126,9 +126,9 @@ func (d *Decoder) Where() (line, col int) {
 	return d.lineCol(d.pos)
 }
 
-// lineCol is the line and column of byte offset pos in data. It scans the
-// input from its start, so it is called only when an error is reported:
-// reading stays linear in the input's size.
+// lineCol is the line and column of byte offset pos in data. It scans data
+// from its start (a stream's window from where it begins), so it is called
+// only when an error is reported: reading stays linear in the input's size.
 func (d *Decoder) lineCol(pos int) (line, col int) {
 	return advance(d.line, d.col, d.data[:pos])
 }
