@@ -96,7 +96,7 @@ type sweepResult struct {
 
 func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*sweepResult, error) {
 	task := probs.Task
-	s, err := score.SweepDev(gold, probs, p)
+	s, err := score.SweepDevTakingTracks(gold, probs, p)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,9 @@ package jsonio
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"unicode/utf16"
@@ -41,12 +43,82 @@ func (e *SyntaxError) Error() string { return fmt.Sprintf("line %d col %d: %s", 
 // document in order: Object and Array call back once per member or item,
 // and the callback must consume that value (read it or Skip it).
 type Decoder struct {
-	data []byte
-	pos  int
+	data []byte // the document, or a stream's window of it
+	pos  int    // the next byte, in data
+	tok  int    // where the token being read starts, in data
+
+	// A stream's window drops what was read before tok whenever it needs
+	// more; line and col are where data[0] is.
+	r         io.Reader
+	err       error // what ended r: io.EOF at its end
+	line, col int
 }
 
 // NewDecoder reads data, one JSON document.
-func NewDecoder(data []byte) *Decoder { return &Decoder{data: data} }
+func NewDecoder(data []byte) *Decoder { return &Decoder{data: data, line: 1, col: 1} }
+
+// NewStreamDecoder reads one JSON document from r, holding only a window
+// of it (a token and a read's worth), so a file of millions of numbers is
+// parsed without holding its bytes. Errors read the same as NewDecoder's;
+// ReadErr tells whether reading r failed.
+func NewStreamDecoder(r io.Reader) *Decoder {
+	return &Decoder{data: make([]byte, 0, 64<<10), r: r, line: 1, col: 1}
+}
+
+// ReadErr returns the error reading a stream's source failed with (nil at
+// its end, and for NewDecoder).
+func (d *Decoder) ReadErr() error {
+	if errors.Is(d.err, io.EOF) {
+		return nil
+	}
+	return d.err
+}
+
+// drain reads what is left of a stream's source and returns ReadErr: a
+// document that fails to parse still reports a bad source first, as when
+// the whole file is read before it is parsed.
+func (d *Decoder) drain() error {
+	for d.r != nil && d.err == nil {
+		d.pos, d.tok, d.data = 0, 0, d.data[:0]
+		d.fill(1)
+	}
+	return d.ReadErr()
+}
+
+// more reports whether n more bytes are there to read, reading a stream's
+// source for them.
+func (d *Decoder) more(n int) bool { return len(d.data)-d.pos >= n || d.fill(n) }
+
+// fill drops what the window holds before tok and reads until n bytes
+// follow pos or the source ends.
+func (d *Decoder) fill(n int) bool {
+	if d.r == nil {
+		return false
+	}
+	if cut := d.tok; cut > 0 {
+		d.line, d.col = advance(d.line, d.col, d.data[:cut])
+		d.data = d.data[:copy(d.data, d.data[cut:])]
+		d.pos -= cut
+		d.tok = 0
+	}
+	for len(d.data)-d.pos < n && d.err == nil {
+		if len(d.data) == cap(d.data) {
+			d.data = append(d.data, make([]byte, cap(d.data))...)[:len(d.data)]
+		}
+		m, err := d.r.Read(d.data[len(d.data):cap(d.data)])
+		d.data = d.data[:len(d.data)+m]
+		d.err = err
+	}
+	return len(d.data)-d.pos >= n
+}
+
+// advance moves a line and column past b.
+func advance(line, col int, b []byte) (int, int) {
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		return line + bytes.Count(b, []byte{'\n'}), len(b) - i
+	}
+	return line, col + len(b)
+}
 
 // Where returns the line and column of the next value.
 func (d *Decoder) Where() (line, col int) {
@@ -54,19 +126,11 @@ func (d *Decoder) Where() (line, col int) {
 	return d.lineCol(d.pos)
 }
 
-// lineCol is the line and column of byte offset pos. It scans the input
-// from its start, so it is called only when an error is reported: reading
-// stays linear in the input's size.
+// lineCol is the line and column of byte offset pos in data. It scans data
+// from its start (a stream's window from where it begins), so it is called
+// only when an error is reported: reading stays linear in the input's size.
 func (d *Decoder) lineCol(pos int) (line, col int) {
-	line, col = 1, 1
-	for _, c := range d.data[:pos] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
+	return advance(d.line, d.col, d.data[:pos])
 }
 
 // Errorf makes a SyntaxError at the next value.
@@ -76,7 +140,8 @@ func (d *Decoder) Errorf(format string, args ...any) error {
 }
 
 func (d *Decoder) space() {
-	for d.pos < len(d.data) {
+	d.tok = d.pos
+	for d.more(1) {
 		switch d.data[d.pos] {
 		case ' ', '\t', '\n', '\r':
 			d.pos++
@@ -89,7 +154,7 @@ func (d *Decoder) space() {
 // Peek returns the kind of the next value without consuming it.
 func (d *Decoder) Peek() Kind {
 	d.space()
-	if d.pos >= len(d.data) {
+	if !d.more(1) {
 		return Invalid
 	}
 	switch c := d.data[d.pos]; {
@@ -115,7 +180,7 @@ func (d *Decoder) expect(k Kind) error {
 		return nil
 	}
 	if got == Invalid {
-		if d.pos >= len(d.data) {
+		if !d.more(1) {
 			return d.Errorf("unexpected end of input, expected %s", k)
 		}
 		return d.Errorf("invalid character %q, expected %s", d.data[d.pos], k)
@@ -124,7 +189,7 @@ func (d *Decoder) expect(k Kind) error {
 }
 
 func (d *Decoder) literal(word string) bool {
-	if len(d.data)-d.pos >= len(word) && string(d.data[d.pos:d.pos+len(word)]) == word {
+	if d.more(len(word)) && string(d.data[d.pos:d.pos+len(word)]) == word {
 		d.pos += len(word)
 		return true
 	}
@@ -140,7 +205,7 @@ func (d *Decoder) Object(fn func(key string) error) error {
 	d.pos++
 	seen := map[string]bool{}
 	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
+	if d.more(1) && d.data[d.pos] == '}' {
 		d.pos++
 		return nil
 	}
@@ -148,18 +213,17 @@ func (d *Decoder) Object(fn func(key string) error) error {
 		if d.Peek() != String {
 			return d.Errorf("expected a string key")
 		}
-		at := d.pos // Peek skipped the space before the key
 		key, err := d.String()
 		if err != nil {
 			return err
 		}
 		if seen[key] {
-			line, col := d.lineCol(at)
+			line, col := d.lineCol(d.tok) // the key's opening quote
 			return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf("duplicate key %q", key)}
 		}
 		seen[key] = true
 		d.space()
-		if d.pos >= len(d.data) || d.data[d.pos] != ':' {
+		if !d.more(1) || d.data[d.pos] != ':' {
 			return d.Errorf("expected ':' after key %q", key)
 		}
 		d.pos++
@@ -167,7 +231,7 @@ func (d *Decoder) Object(fn func(key string) error) error {
 			return err
 		}
 		d.space()
-		if d.pos >= len(d.data) {
+		if !d.more(1) {
 			return d.Errorf("unexpected end of input in object")
 		}
 		switch d.data[d.pos] {
@@ -189,7 +253,7 @@ func (d *Decoder) Array(fn func(index int) error) error {
 	}
 	d.pos++
 	d.space()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
+	if d.more(1) && d.data[d.pos] == ']' {
 		d.pos++
 		return nil
 	}
@@ -198,7 +262,7 @@ func (d *Decoder) Array(fn func(index int) error) error {
 			return err
 		}
 		d.space()
-		if d.pos >= len(d.data) {
+		if !d.more(1) {
 			return d.Errorf("unexpected end of input in array")
 		}
 		switch d.data[d.pos] {
@@ -219,6 +283,7 @@ func (d *Decoder) Float() (float64, error) {
 	if err := d.expect(Number); err != nil {
 		return 0, err
 	}
+	d.tok = d.pos // the window keeps the number from here: positions are tok-relative
 	switch {
 	case d.literal("NaN"):
 		return math.NaN(), nil
@@ -227,45 +292,45 @@ func (d *Decoder) Float() (float64, error) {
 	case d.literal("-Infinity"):
 		return math.Inf(-1), nil
 	}
-	start := d.pos
+	sign := 0
 	if d.data[d.pos] == '-' {
 		d.pos++
+		sign = 1
 	}
 	digits := func() int {
 		n := 0
-		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+		for d.more(1) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
 			d.pos++
 			n++
 		}
 		return n
 	}
-	intStart := d.pos
-	if n := digits(); n == 0 || (n > 1 && d.data[intStart] == '0') {
-		d.pos = start
+	if n := digits(); n == 0 || (n > 1 && d.data[d.tok+sign] == '0') {
+		d.pos = d.tok
 		return 0, d.Errorf("malformed number")
 	}
-	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+	if d.more(1) && d.data[d.pos] == '.' {
 		d.pos++
 		if digits() == 0 {
-			d.pos = start
+			d.pos = d.tok
 			return 0, d.Errorf("malformed number")
 		}
 	}
-	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+	if d.more(1) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
 		d.pos++
-		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+		if d.more(1) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
 			d.pos++
 		}
 		if digits() == 0 {
-			d.pos = start
+			d.pos = d.tok
 			return 0, d.Errorf("malformed number")
 		}
 	}
-	v, err := strconv.ParseFloat(string(d.data[start:d.pos]), 64)
+	v, err := strconv.ParseFloat(string(d.data[d.tok:d.pos]), 64)
 	if err != nil {
 		// Only range errors reach here: the syntax was checked above.
-		d.pos = start
-		return 0, d.Errorf("number %s out of range", d.data[start:d.pos])
+		d.pos = d.tok
+		return 0, d.Errorf("number %s out of range", d.data[d.tok:d.pos])
 	}
 	return v, nil
 }
@@ -274,26 +339,22 @@ func (d *Decoder) Float() (float64, error) {
 // as an integer (no fraction, no exponent): Python's json reads such a
 // number as an int and writes it back without ".0".
 func (d *Decoder) Number() (v float64, integer bool, err error) {
-	d.space()
-	start := d.pos
 	if v, err = d.Float(); err != nil {
 		return 0, false, err
 	}
-	literal := d.data[start:d.pos]
+	literal := d.data[d.tok:d.pos]
 	integer = !math.IsNaN(v) && !math.IsInf(v, 0) && !bytes.ContainsAny(literal, ".eE")
 	return v, integer, nil
 }
 
 // Int reads a number that must be an integer.
 func (d *Decoder) Int() (int, error) {
-	d.space()
-	at := d.pos
 	v, err := d.Float()
 	if err != nil {
 		return 0, err
 	}
 	if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-		line, col := d.lineCol(at)
+		line, col := d.lineCol(d.tok)
 		return 0, &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf("expected an integer, found %v", v)}
 	}
 	return int(v), nil
@@ -326,12 +387,12 @@ func (d *Decoder) String() (string, error) {
 	if err := d.expect(String); err != nil {
 		return "", err
 	}
-	start := d.pos
+	d.tok = d.pos // the window keeps the string from here
 	d.pos++
 	var out []byte
 	for {
-		if d.pos >= len(d.data) {
-			d.pos = start
+		if !d.more(1) {
+			d.pos = d.tok
 			return "", d.Errorf("unterminated string")
 		}
 		c := d.data[d.pos]
@@ -339,7 +400,7 @@ func (d *Decoder) String() (string, error) {
 		case c == '"':
 			d.pos++
 			if !utf8.Valid(out) {
-				d.pos = start
+				d.pos = d.tok
 				return "", d.Errorf("string is not valid UTF-8")
 			}
 			return string(out), nil
@@ -360,7 +421,7 @@ func (d *Decoder) String() (string, error) {
 
 func (d *Decoder) escape() (rune, error) {
 	d.pos++
-	if d.pos >= len(d.data) {
+	if !d.more(1) {
 		return 0, d.Errorf("unterminated escape")
 	}
 	c := d.data[d.pos]
@@ -399,7 +460,7 @@ func (d *Decoder) escape() (rune, error) {
 }
 
 func (d *Decoder) hex4() (rune, error) {
-	if len(d.data)-d.pos < 4 {
+	if !d.more(4) {
 		return 0, d.Errorf("short \\u escape")
 	}
 	v, err := strconv.ParseUint(string(d.data[d.pos:d.pos+4]), 16, 32)
@@ -431,7 +492,7 @@ func (d *Decoder) Skip() error {
 			return nil
 		}
 	}
-	if d.pos >= len(d.data) {
+	if !d.more(1) {
 		return d.Errorf("unexpected end of input, expected a value")
 	}
 	return d.Errorf("invalid character %q, expected a value", d.data[d.pos])
@@ -440,7 +501,7 @@ func (d *Decoder) Skip() error {
 // End checks that nothing but whitespace follows the document.
 func (d *Decoder) End() error {
 	d.space()
-	if d.pos != len(d.data) {
+	if d.more(1) {
 		return d.Errorf("unexpected data after the JSON document")
 	}
 	return nil
@@ -456,6 +517,29 @@ func ReadFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
 		return zero, err
 	}
 	v, err := parse(data)
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// ReadStream parses the file at path as ReadFile does, through a stream
+// Decoder (limits.OpenInput), so that a file of millions of numbers is
+// never held whole; a source that fails to read (a NUL byte, past the
+// input limit) is reported as ReadFile reports it, even where the
+// document fails to parse before that point.
+func ReadStream[T any](path string, parse func(*Decoder) (T, error)) (T, error) {
+	var zero T
+	f, err := limits.OpenInput(path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	d := NewStreamDecoder(f)
+	v, err := parse(d)
+	if rerr := d.drain(); rerr != nil {
+		return zero, rerr
+	}
 	if err != nil {
 		return v, fmt.Errorf("%s: %w", path, err)
 	}

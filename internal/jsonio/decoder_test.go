@@ -1,11 +1,16 @@
 package jsonio
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 func TestDecoderReadsInOrderAndRejectsDuplicates(t *testing.T) {
@@ -148,4 +153,133 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatalf("valid JSON rejected: %v", err)
 		}
 	})
+}
+
+// trace walks the next value and writes what it read: a stream decoder
+// must read every document as the decoder over its bytes does.
+func trace(d *Decoder, out *strings.Builder) error {
+	switch d.Peek() {
+	case Object:
+		out.WriteString("{")
+		return d.Object(func(k string) error {
+			fmt.Fprintf(out, "%q:", k)
+			return trace(d, out)
+		})
+	case Array:
+		out.WriteString("[")
+		return d.Array(func(i int) error {
+			fmt.Fprintf(out, "%d:", i)
+			return trace(d, out)
+		})
+	case String:
+		s, err := d.String()
+		fmt.Fprintf(out, "%q ", s)
+		return err
+	case Number:
+		v, integer, err := d.Number()
+		fmt.Fprintf(out, "%v/%v ", v, integer)
+		return err
+	}
+	return d.Skip()
+}
+
+func traceAll(d *Decoder) string {
+	var out strings.Builder
+	err := trace(d, &out)
+	if err == nil {
+		err = d.End()
+	}
+	if err != nil {
+		line, col := d.Where()
+		fmt.Fprintf(&out, "error %v, then at %d:%d", err, line, col)
+	}
+	return out.String()
+}
+
+func TestStreamDecoderKeepsAWindow(t *testing.T) {
+	var doc bytes.Buffer
+	doc.WriteString(`{"probs": [`)
+	for i := range 300_000 {
+		if i > 0 {
+			doc.WriteString(",\n ")
+		}
+		fmt.Fprintf(&doc, "0.%06d", i)
+	}
+	doc.WriteString(`], "x": 01}`)
+	data := doc.Bytes()
+	d := NewStreamDecoder(bytes.NewReader(data))
+	got := traceAll(d)
+	if want := traceAll(NewDecoder(data)); got != want {
+		t.Errorf("a %d-byte stream reads\n%.300s\nnot\n%.300s", len(data), got[len(got)-300:], want[len(want)-300:])
+	}
+	if !strings.HasSuffix(got, `error line 300000 col 18: malformed number, then at 300000:18`) {
+		t.Errorf("error at the end of a long stream: %s", got[len(got)-100:])
+	}
+	if cap(d.data) > 64<<10 {
+		t.Errorf("a %d-byte stream grew the window to %d bytes", len(data), cap(d.data))
+	}
+}
+
+func TestStreamDecoderReportsReadErrors(t *testing.T) {
+	broken := fmt.Errorf("disk on fire")
+	d := NewStreamDecoder(io.MultiReader(strings.NewReader(`[1, 2`), iotest.ErrReader(broken)))
+	err := d.Skip()
+	if err == nil || err.Error() != "line 1 col 6: unexpected end of input in array" || d.ReadErr() != broken {
+		t.Errorf("read error: parse %v, ReadErr %v", err, d.ReadErr())
+	}
+	// A document that fails early still reports the bad source behind it.
+	d = NewStreamDecoder(io.MultiReader(strings.NewReader(`[1, x`+strings.Repeat(" ", 100<<10)), iotest.ErrReader(broken)))
+	if err := d.Skip(); err == nil || d.drain() != broken {
+		t.Errorf("drain after %v: %v", err, d.drain())
+	}
+	if err := NewStreamDecoder(strings.NewReader(`[1]`)).drain(); err != nil {
+		t.Errorf("drain of a good stream: %v", err)
+	}
+}
+
+func FuzzStreamDecoder(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2, {"b": null}], "c": true}`, `[NaN, -Infinity]`, `"\ud800"`, "{\"a\":1,\n\"a\":2}", `[1e400]`, `{`, `[01]`, "[\"a\\u00e9\", -0.5e-3]  x"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := traceAll(NewDecoder(data))
+		for _, r := range []io.Reader{iotest.OneByteReader(bytes.NewReader(data)), iotest.HalfReader(bytes.NewReader(data))} {
+			if got := traceAll(NewStreamDecoder(r)); got != want {
+				t.Fatalf("stream reads\n%s\nbytes read\n%s", got, want)
+			}
+		}
+	})
+}
+
+// ReadStream reports what ReadFile reports, a bad source before a parse
+// error met ahead of it.
+func TestReadStreamReadsAsReadFile(t *testing.T) {
+	dir := t.TempDir()
+	parse := func(d *Decoder) (string, error) {
+		var out strings.Builder
+		err := trace(d, &out)
+		if err == nil {
+			err = d.End()
+		}
+		return out.String(), err
+	}
+	for name, text := range map[string]string{
+		"good":              `{"a": [1, 2.5, "x"]}`,
+		"syntax":            `{"a": [1, x]}`,
+		"syntax then NUL":   `{"a": [1, x]}` + strings.Repeat(" ", 100<<10) + "\x00",
+		"NUL in a value":    "[1, 2\x00]",
+		"trailing data":     `[1] [2]`,
+		"empty":             ``,
+		"string over reads": `["` + strings.Repeat("é", 50<<10) + `"]`,
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := ReadFile(path, func(data []byte) (string, error) { return parse(NewDecoder(data)) })
+		got, err := ReadStream(path, parse)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && got != want) {
+			t.Errorf("%s: ReadStream %.80q, %v; ReadFile %.80q, %v", name, got, err, want, wantErr)
+		}
+	}
 }

@@ -43,26 +43,44 @@ func TestReadRefusesWhatIsNotATextFileOfBoundedSize(t *testing.T) {
 }
 
 // A stream (a pipe) has no size to check first: it is read up to the limit
-// and refused past it.
+// and refused past it, whether read whole or in a stream decoder's reads
+// (a NUL byte past the limit is never reached).
 func TestReadStopsAStreamAtTheLimit(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	go func() {
-		defer w.Close()
-		chunk := []byte(strings.Repeat(" ", 4096))
-		for range 1 << 10 { // 4 MiB, then the reader has stopped
-			if _, err := w.Write(chunk); err != nil {
-				return
+	for _, whole := range []bool{true, false} {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			defer w.Close()
+			chunk := []byte(strings.Repeat(" ", 4096))
+			for i := range 1 << 10 { // 4 MiB, then the reader has stopped
+				chunk[0] = ' '
+				if i == 30 {
+					chunk[0] = 0 // at offset 122880, past the limit
+				}
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}()
+		path := "/dev/fd/" + strconv.Itoa(int(r.Fd()))
+		if whole {
+			_, err = readText(path, 100_000, "spec_bytes")
+		} else {
+			var tr *textReader
+			if tr, _, err = openText(path, 100_000, "spec_bytes"); err == nil {
+				buf := make([]byte, 64<<10)
+				for err == nil {
+					_, err = tr.Read(buf)
+				}
+				tr.Close()
 			}
 		}
-	}()
-	path := "/dev/fd/" + strconv.Itoa(int(r.Fd()))
-	_, err = readText(path, 100_000, "spec_bytes")
-	if want := path + ": more than 100000 bytes is over the limit of 100000 bytes (raise limits.spec_bytes in the config file or FLOORBENCH_LIMIT_SPEC_BYTES)"; err == nil || err.Error() != want {
-		t.Errorf("got %v\nwant %s", err, want)
+		r.Close()
+		if want := path + ": more than 100000 bytes is over the limit of 100000 bytes (raise limits.spec_bytes in the config file or FLOORBENCH_LIMIT_SPEC_BYTES)"; err == nil || err.Error() != want {
+			t.Errorf("read whole %v: got %v\nwant %s", whole, err, want)
+		}
 	}
 }
 

@@ -20,54 +20,97 @@ func ReadSpec(path string) ([]byte, error) {
 	return readText(path, Current().SpecBytes, "spec_bytes")
 }
 
-// readText reads a text file of at most max bytes. A regular file larger
-// than max is refused before it is read; anything else (a pipe, a device)
-// is read up to max bytes. A NUL byte, which no JSON or YAML text holds,
-// ends the read at once: `--gold /dev/zero` is one error, not a process
-// that fills its memory.
-func readText(path string, max int64, key string) ([]byte, error) {
+// OpenInput opens a JSON input for reading as a stream, with ReadInput's
+// checks: a regular file over InputBytes is refused at once, and reading
+// fails at a NUL byte or past the limit. Closing it closes the file.
+func OpenInput(path string) (io.ReadCloser, error) {
+	r, _, err := openText(path, Current().InputBytes, "input_bytes")
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// textReader reads a text file of at most max bytes. A NUL byte, which no
+// JSON or YAML text holds, ends the read at once: `--gold /dev/zero` is one
+// error, not a process that fills its memory.
+type textReader struct {
+	f         *os.File
+	path, key string
+	max, n    int64 // n: the bytes read so far
+}
+
+// openText opens path for a textReader and returns the size to expect:
+// a regular file's size (one larger than max is refused before it is
+// read), 64 KiB for anything else (a pipe, a device).
+func openText(path string, max int64, key string) (*textReader, int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		return nil, err
+		f.Close()
+		return nil, 0, err
 	}
 	if info.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a file", path)
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: is a directory, not a file", path)
 	}
 	size := int64(64 << 10)
 	if info.Mode().IsRegular() {
 		if info.Size() > max {
-			return nil, &OverError{Field: path, Value: fmt.Sprintf("a file of %d bytes", info.Size()), Key: key, Limit: fmt.Sprintf("%d bytes", max)}
+			f.Close()
+			return nil, 0, &OverError{Field: path, Value: fmt.Sprintf("a file of %d bytes", info.Size()), Key: key, Limit: fmt.Sprintf("%d bytes", max)}
 		}
-		size = info.Size() + 1 // +1: see the end of the file in one read
+		size = info.Size()
 	}
-	buf := make([]byte, 0, min(size, max+1))
+	return &textReader{f: f, path: path, key: key, max: max}, size, nil
+}
+
+// Read reads at most one byte past the limit, which is then an error.
+func (r *textReader) Read(p []byte) (int, error) {
+	if room := r.max + 1 - r.n; int64(len(p)) > room {
+		p = p[:room]
+	}
+	n, err := r.f.Read(p)
+	if i := bytes.IndexByte(p[:n], 0); i >= 0 {
+		return 0, fmt.Errorf("%s: not a text file (NUL byte at offset %d)", r.path, r.n+int64(i))
+	}
+	r.n += int64(n)
+	if r.n > r.max {
+		return 0, &OverError{Field: r.path, Value: fmt.Sprintf("more than %d bytes", r.max), Key: r.key, Limit: fmt.Sprintf("%d bytes", r.max)}
+	}
+	if err != nil && !errors.Is(err, io.EOF) {
+		return n, fmt.Errorf("%s: %w", r.path, err)
+	}
+	return n, err
+}
+
+func (r *textReader) Close() error { return r.f.Close() }
+
+// readText reads a whole text file of at most max bytes (see textReader),
+// in one read when it is a regular file.
+func readText(path string, max int64, key string) ([]byte, error) {
+	r, size, err := openText(path, max, key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, 0, min(size+1, max+1)) // +1: see the end of the file in one read
 	for {
 		if len(buf) == cap(buf) {
-			if int64(len(buf)) > max {
-				return nil, &OverError{Field: path, Value: fmt.Sprintf("more than %d bytes", max), Key: key, Limit: fmt.Sprintf("%d bytes", max)}
-			}
 			grown := make([]byte, len(buf), min(2*int64(cap(buf))+1, max+1))
 			copy(grown, buf)
 			buf = grown
 		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		if i := bytes.IndexByte(buf[len(buf):len(buf)+n], 0); i >= 0 {
-			return nil, fmt.Errorf("%s: not a text file (NUL byte at offset %d)", path, len(buf)+i)
-		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if errors.Is(err, io.EOF) {
-			if int64(len(buf)) > max {
-				return nil, &OverError{Field: path, Value: fmt.Sprintf("more than %d bytes", max), Key: key, Limit: fmt.Sprintf("%d bytes", max)}
-			}
 			return buf, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 	}
 }

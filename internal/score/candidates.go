@@ -61,15 +61,27 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 	slices.Sort(buckets)
 	buckets = slices.Compact(buckets)
 
-	batch := max(total/8, 1<<16)
+	// Batches of consecutive buckets, each as many scores as fit in an
+	// eighth of the pool (or one bucket), gathered in turn into one buffer
+	// the size of the largest.
+	limit := max(total/8, 1<<16)
+	var batches [][]int
+	largest, size, first := 0, 0, 0
+	for k, b := range buckets {
+		n := start[b+1] - start[b]
+		if size > 0 && size+n > limit {
+			batches = append(batches, buckets[first:k])
+			first, size = k, 0
+		}
+		size += n
+		largest = max(largest, size)
+	}
+	batches = append(batches, buckets[first:])
 	inBatch := make([]bool, 1<<(64-bucketShift))
-	var gathered []uint64
-	for len(buckets) > 0 {
-		size, k := 0, 0
-		for k < len(buckets) && (k == 0 || size+start[buckets[k]+1]-start[buckets[k]] <= batch) {
-			size += start[buckets[k]+1] - start[buckets[k]]
-			inBatch[buckets[k]] = true
-			k++
+	gathered := make([]uint64, 0, largest)
+	for _, batch := range batches {
+		for _, b := range batch {
+			inBatch[b] = true
 		}
 		gathered = gathered[:0]
 		for _, t := range tracks {
@@ -82,7 +94,7 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 		sortBits(gathered, 56)
 		// The gathered scores are the batch's buckets one after another.
 		offset := 0
-		for _, b := range buckets[:k] {
+		for _, b := range batch {
 			for r := range needed {
 				if r >= start[b] && r < start[b+1] {
 					needed[r] = math.Float64frombits(gathered[offset+r-start[b]])
@@ -91,7 +103,6 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 			offset += start[b+1] - start[b]
 			inBatch[b] = false
 		}
-		buckets = buckets[k:]
 	}
 	out := make([]float64, len(levels))
 	for i, q := range levels {

@@ -149,13 +149,25 @@ type DevSweep struct {
 // SweepDev sweeps probs over the candidate thresholds of its own scores and
 // picks the operating point within the dev budget.
 func SweepDev(gold *floor.GoldSet, probs *ProbsFile, p Params) (*DevSweep, error) {
+	return sweepDev(gold, probs, p, false)
+}
+
+// SweepDevTakingTracks sweeps as SweepDev does and takes probs' score
+// tracks: it drops each (probs keeps its conversations, without tracks)
+// once the track's edge rows exist, so that a process sweeping millions of
+// frames holds them or their edge rows, not both at once.
+func SweepDevTakingTracks(gold *floor.GoldSet, probs *ProbsFile, p Params) (*DevSweep, error) {
+	return sweepDev(gold, probs, p, true)
+}
+
+func sweepDev(gold *floor.GoldSet, probs *ProbsFile, p Params, take bool) (*DevSweep, error) {
 	var tracks [][]float64
 	for _, c := range probs.Conversations {
 		tracks = append(tracks, c.Speakers...)
 	}
 	thetas := Candidates(tracks, p.Candidates)
 	tracks = nil
-	rows, err := Sweep(gold, probs, thetas, p)
+	rows, err := sweep(gold, probs, thetas, p, take)
 	if err != nil {
 		return nil, err
 	}

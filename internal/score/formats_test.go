@@ -3,11 +3,15 @@ package score
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/jsonio"
 )
 
 func TestParseSubmissionErrors(t *testing.T) {
@@ -69,10 +73,17 @@ func TestParseProbsErrors(t *testing.T) {
 		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 50, "probs": [{"conversation_id": "a", "speaker_1": {"prob": [NaN]}}]}`:                                                   `probs[0] (conversation "a") speaker_1.prob[0]: probability must be finite and in [0, 1], got NaN`,
 		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 50, "probs": [{"conversation_id": "a", "speaker_1": {"prob": []}}, {"conversation_id": "a", "speaker_1": {"prob": []}}]}`: `probs[1]: conversation "a" appears twice`,
 	}
+	path := filepath.Join(t.TempDir(), "probs.json")
 	for in, want := range cases {
 		_, err := ParseProbs([]byte(in))
 		if err == nil || err.Error() != want {
 			t.Errorf("%s\n  error %v\n  want  %s", in, err, want)
+		}
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadProbs(path); err == nil || err.Error() != path+": "+want {
+			t.Errorf("ReadProbs of %s\n  error %v\n  want  %s: %s", in, err, path, want)
 		}
 	}
 }
@@ -112,6 +123,11 @@ func FuzzParseProbs(f *testing.F) {
 	f.Add([]byte(`{"schema_version": 1, "task": "int", "frame_rate_hz": 12.5, "probs": [{"conversation_id": "a", "speaker_1": {"prob": [0, 0.25, 1]}, "speaker_2": {"prob": [1, 0, 0]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseProbs(data)
+		// ReadProbs reads a file as a stream: it must read what the bytes hold.
+		streamed, serr := parseProbs(jsonio.NewStreamDecoder(iotest.OneByteReader(bytes.NewReader(data))))
+		if fmt.Sprint(err) != fmt.Sprint(serr) || !reflect.DeepEqual(streamed, p) {
+			t.Fatalf("streamed: %v\n%+v\nfrom bytes: %v\n%+v", serr, streamed, err, p)
+		}
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("an error must be one line: %q", err)

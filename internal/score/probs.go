@@ -61,13 +61,18 @@ func WriteProbs(w io.Writer, p *ProbsFile) error {
 // rate, every value finite and in [0, 1], no duplicate conversations and
 // speakers numbered 1..N without gaps. Coverage and frame counts against a
 // gold set are checked by CheckProbs.
+// The file is read as a stream: a sweep over millions of frames holds
+// their tracks, not also the text they were written as.
 func ReadProbs(path string) (*ProbsFile, error) {
-	return jsonio.ReadFile(path, ParseProbs)
+	return jsonio.ReadStream(path, parseProbs)
 }
 
 // ParseProbs parses a probability file's bytes (see ReadProbs).
 func ParseProbs(data []byte) (*ProbsFile, error) {
-	d := jsonio.NewDecoder(data)
+	return parseProbs(jsonio.NewDecoder(data))
+}
+
+func parseProbs(d *jsonio.Decoder) (*ProbsFile, error) {
 	p := &ProbsFile{}
 	seen := map[string]bool{}
 	var haveVersion, haveTask, haveRate, haveProbs bool

@@ -32,6 +32,12 @@ func (r SweepRow) FalseINTRate() float64 { return r.Backchannel.FPRate() }
 // switched on and off once as the thresholds ascend, and the refractory walk
 // jumps from one kept edge to the next through a bitset.
 func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([]SweepRow, error) {
+	return sweep(gold, probs, thetas, p, false)
+}
+
+// sweep is Sweep; take drops each track from probs once its edge rows exist
+// (SweepDevTakingTracks).
+func sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params, take bool) ([]SweepRow, error) {
 	if err := CheckProbs(probs, gold); err != nil {
 		return nil, err
 	}
@@ -51,14 +57,18 @@ func Sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params) ([
 		c := &convs[ci]
 		c.matcher = NewMatcher(g.Task(probs.Task), p.TauPre, p.TauMax)
 		c.backchannels = NewMatcher(&floor.TaskGold{Negatives: g.INT.Negatives, Excluded: g.INT.Excluded}, p.TauPre, p.TauMax)
-		for _, track := range byID[g.ID].Speakers {
+		speakers := byID[g.ID].Speakers
+		for k, track := range speakers {
 			c.tracks = append(c.tracks, newEdgeTrack(track, thetas, ranks))
+			if take {
+				speakers[k] = nil
+			}
 		}
 		c.predictions = make([][]float64, len(c.tracks))
 	}
 	// From here on the sweep reads only the edge rows: it keeps no
 	// reference to the score tracks, so a caller that drops them too frees
-	// them while the sweep runs.
+	// them while the sweep runs (take has freed them already).
 	byID, probs = nil, nil
 	rows := make([]SweepRow, len(thetas))
 	for j, theta := range thetas {

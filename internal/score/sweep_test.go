@@ -3,6 +3,7 @@ package score
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -85,6 +86,38 @@ func TestSweepEqualsCommitThenScore(t *testing.T) {
 			if !sameCounts(rows[j].Counts, want) {
 				t.Fatalf("trial %d theta %v: sweep %+v, direct %+v", trial, theta, rows[j].Counts, want)
 			}
+		}
+	}
+}
+
+// SweepDevTakingTracks sweeps as SweepDev does and leaves no track behind;
+// SweepDev leaves its input as it was.
+func TestSweepDevTakingTracks(t *testing.T) {
+	g, p := randomSplit(rand.New(rand.NewPCG(5, 6)), 4, 2, 50)
+	params := DefaultParams()
+	want, err := SweepDev(g, p, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, again := randomSplit(rand.New(rand.NewPCG(5, 6)), 4, 2, 50)
+	if !reflect.DeepEqual(p, again) {
+		t.Fatal("SweepDev changed its probabilities")
+	}
+	got, err := SweepDevTakingTracks(g, p, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.OP != want.OP || len(got.Rows) != len(want.Rows) {
+		t.Fatalf("taking tracks: %d rows, point %d; SweepDev: %d rows, point %d", len(got.Rows), got.OP, len(want.Rows), want.OP)
+	}
+	for j := range want.Rows {
+		if g, w := got.Rows[j], want.Rows[j]; g.Theta != w.Theta || !sameCounts(g.Counts, w.Counts) || !sameCounts(g.Backchannel, w.Backchannel) {
+			t.Fatalf("row %d: %+v, SweepDev %+v", j, g, w)
+		}
+	}
+	for _, c := range p.Conversations {
+		if len(c.Speakers) != 2 || c.Speakers[0] != nil || c.Speakers[1] != nil {
+			t.Fatalf("conversation %s keeps its tracks", c.ID)
 		}
 	}
 }
