@@ -74,7 +74,7 @@ queues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}
 	}
 	st := h.wait(ctx, submitted.ID, nil)
 
-	s3 := h.minio.Store(t, h.bucket)
+	s3 := h.bucketStore()
 	data, err := store.GetBytes(ctx, s3, keys.Bundle(st.BundleID, "results.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -79,6 +79,16 @@ type harness struct {
 	minio  *testenv.MinIO
 	bucket string
 	cfg    orchestrate.Config
+	s3     *store.S3 // the bucket, opened on first use
+}
+
+// bucketStore is the harness's bucket as a store.
+func (h *harness) bucketStore() *store.S3 {
+	h.t.Helper()
+	if h.s3 == nil {
+		h.s3 = h.minio.Store(h.t, h.bucket)
+	}
+	return h.s3
 }
 
 func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
@@ -227,7 +237,7 @@ func (h *harness) tracksDone(ctx context.Context, st orchestrate.Status) int {
 	if st.Progress.TracksInferred > 0 {
 		return st.Progress.TracksInferred
 	}
-	listed, err := h.minio.Store(h.t, h.bucket).List(ctx, "tracks/")
+	listed, err := h.bucketStore().List(ctx, "tracks/")
 	if err != nil {
 		return 0
 	}
@@ -239,7 +249,7 @@ func (h *harness) tracksDone(ctx context.Context, st orchestrate.Status) int {
 // bundle id.
 func (h *harness) contents(ctx context.Context, id string) (map[string]string, []byte) {
 	h.t.Helper()
-	st := h.minio.Store(h.t, h.bucket)
+	st := h.bucketStore()
 	listed, err := st.List(ctx, "")
 	if err != nil {
 		h.t.Fatal(err)
