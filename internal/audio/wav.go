@@ -108,10 +108,10 @@ type pcmStream struct {
 // read decodes the next interleaved samples into dst, scaled to [-1, 1),
 // and returns how many it decoded (0 at the end of the data chunk; a
 // trailing partial sample is dropped). go-audio parses the header
-// (openPCM); the samples are converted here in one loop per bit depth,
-// about 20 times faster than go-audio's PCMBuffer, which reads every
-// sample through a bytes.Reader and a function value (a quarter of a
-// sweep's CPU on the full corpus went there).
+// (openPCM); the samples are converted here in one loop per bit depth.
+// go-audio's PCMBuffer reads every sample through a bytes.Reader and a
+// function value: it took a quarter of a sweep's CPU, and a file reads 3
+// to 7 times faster this way (BenchmarkReadWAV, docs/performance.md#corpus-generation).
 func (h *pcmStream) read(dst []float32) (int, error) {
 	width := h.bits / 8
 	if want := len(dst) * width; len(h.raw) < want {
