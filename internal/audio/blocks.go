@@ -24,6 +24,7 @@ type Blocks struct {
 	// Frames is what the header declares (0 where a FLAC stream does not
 	// say); a file holding fewer fails when read.
 	Frames int64
+	held   int64 // frames the stream's bytes can hold (WAV only)
 	next   func() ([][]float32, error)
 	close  func() error
 }
@@ -136,7 +137,7 @@ func wavBlocks(r io.ReadSeeker, maxChannels int) (*Blocks, error) {
 		carry = append(carry[:0], carry[frames*nch:]...)
 		return out, nil
 	}
-	return &Blocks{Rate: h.rate, Channels: nch, Frames: h.samples / int64(nch), next: next}, nil
+	return &Blocks{Rate: h.rate, Channels: nch, Frames: h.samples / int64(nch), held: h.held / int64(nch), next: next}, nil
 }
 
 // flacBlocks decodes FLAC frame by frame with github.com/mewkiz/flac; a

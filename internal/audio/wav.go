@@ -210,50 +210,26 @@ func openPCM(r io.ReadSeeker, maxChannels int) (*pcmStream, error) {
 }
 
 func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {
-	h, err := openPCM(r, maxChannels)
+	b, err := wavBlocks(r, maxChannels)
 	if err != nil {
 		return nil, 0, err
 	}
-	nch, declared := h.channels, h.samples
-	channels = make([][]float32, nch)
+	channels = make([][]float32, b.Channels)
 	for k := range channels {
-		channels[k] = make([]float32, 0, h.held/int64(nch))
+		channels[k] = make([]float32, 0, b.held)
 	}
-	buf := make([]float32, nch<<15)
-	var read int64
 	for {
-		n, err := h.read(buf)
+		block, err := b.Next()
+		if errors.Is(err, io.EOF) {
+			return channels, b.Rate, nil
+		}
 		if err != nil {
-			return nil, 0, fmt.Errorf("reading samples: %w", err)
+			return nil, 0, err
 		}
-		if n == 0 {
-			break
-		}
-		if nch == 1 {
-			channels[0] = append(channels[0], buf[:n]...)
-		} else {
-			k := int(read % int64(nch))
-			for _, v := range buf[:n] {
-				channels[k] = append(channels[k], v)
-				if k++; k == nch {
-					k = 0
-				}
-			}
-		}
-		read += int64(n)
-		if read > maxWAVSamples {
-			return nil, 0, fmt.Errorf("more than %d samples", maxWAVSamples)
+		for k := range channels {
+			channels[k] = append(channels[k], block[k]...)
 		}
 	}
-	if read < declared {
-		return nil, 0, fmt.Errorf("truncated: data chunk declares %d samples, file holds %d", declared, read)
-	}
-	// A trailing partial frame (fewer samples than channels) is dropped.
-	frames := len(channels[nch-1])
-	for k := range channels {
-		channels[k] = channels[k][:frames]
-	}
-	return channels, h.rate, nil
 }
 
 // WriteWAV writes samples as a mono PCM16 WAV file. Values outside [-1, 1]
