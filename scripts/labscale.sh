@@ -15,12 +15,17 @@
 #   CHAOS=1           kill a random worker (SIGKILL) every 20-40 s and restart
 #                     it, and stop MinIO for 10 s once; results.json must be
 #                     byte-identical to the undisturbed run's
+#   INPROCESS=1       (default without CHAOS) then run the same sweep in one
+#                     process (submit --in-process) into a second bucket of
+#                     the same MinIO: Temporal's overhead at this size, and
+#                     results.json must be byte-identical
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-/tmp/floorbench-labscale}
 SYSTEMS=${SYSTEMS:-12}
 RESAMPLES=${RESAMPLES:-10000}
 CHAOS=${CHAOS:-0}
+INPROCESS=${INPROCESS:-$((1 - CHAOS))}
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1)
 export FLOORBENCH_TOOLS
@@ -30,7 +35,7 @@ fb="$W/floorbench"
 
 run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS"
 rm -rf "$run"
-mkdir -p "$run"/{submitter,worker-cpu,worker-synth,worker-gpu,minio}
+mkdir -p "$run"/{submitter,worker-cpu,worker-synth,worker-gpu,inprocess,minio}
 pids=()
 cleanup() {
 	for p in "${pids[@]}" ${chaos_pid:-} ${minio_pid:-}; do kill "$p" 2>/dev/null || true; done
@@ -96,6 +101,12 @@ end=$(date +%s.%N)
 [ -n "${chaos_pid:-}" ] && kill "$chaos_pid" 2>/dev/null || true
 bundle=$(sed -n 's/^  "bundle_id": *"\([^"]*\)".*/\1/p' "$run/status.json" | head -1)
 "$fb" bundle get "$bundle" --config "" --out "$run/bundle" >/dev/null
+# A process's user and system CPU seconds, from /proc/PID/stat (in ticks).
+cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%d", ($12 + $13) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# MinIO restarted by the chaos loop is that subshell's child: find it by
+# its command line.
+minio_now() { pgrep -f "bin/minio server $run/minio" | head -1; }
+temporal_cpu=$(cpu_s "${pids[0]}") minio_cpu=$(cpu_s "$(minio_now)")
 history_events() { "$FLOORBENCH_TOOLS/bin/temporal" workflow show --address 127.0.0.1:17233 -w "$1" -o json | grep -c '"eventId"'; }
 first=$(sed -n 's/^  - {name: \([^,]*\),.*/\1/p' "$run/submitter/spec.yaml" | head -1)
 events="sweep $(history_events "$id"), corpus $(history_events "$id/corpus-mptb"), evaluation of $first $(history_events "$id/eval-$first-mptb")"
@@ -108,6 +119,7 @@ sleep 3
 	for k in cpu synth gpu; do
 		awk -v k="$k" '/Maximum resident/ {m = ($6 > m ? $6 : m)} /User time/ {u += $4} /System time/ {s += $4} END {printf "worker %s: peak RSS %.0f MB, CPU %.0f s\n", k, m / 1024, u + s}' "$run/worker-$k.time"
 	done
+	echo "Temporal dev server CPU $temporal_cpu s, MinIO CPU $minio_cpu s (since its last start)"
 	echo "history events: $events (Temporal warns at 10,240)"
 	echo "objects in the bucket $(find "$run/minio/labscale" -name xl.meta | wc -l)"
 	echo "results.json sha256 $(sha256sum "$run/bundle/results.json" | cut -c1-16)"
@@ -115,3 +127,25 @@ sleep 3
 	# by their results without it.
 	echo "results.json without bundle_id sha256 $(grep -v '"bundle_id"' "$run/bundle/results.json" | sha256sum | cut -c1-16)"
 } | tee "$run/summary.txt"
+
+if [ "$INPROCESS" = 1 ]; then
+	# The same work in one process, no Temporal: the same spec uploaded
+	# from its own folder into an empty bucket of the same MinIO.
+	export FLOORBENCH_S3_BUCKET=labscale-inprocess
+	minio_before=$(cpu_s "$(minio_now)")
+	start_in=$(date +%s.%N)
+	(cd "$run/inprocess" && /usr/bin/time -v -o "$run/inprocess.time" "$fb" submit -f "$run/submitter/spec.yaml" --config "" --in-process -o json >"$run/inprocess.json")
+	end_in=$(date +%s.%N)
+	inbundle=$(sed -n 's/.*"bundle_id": *"\([^"]*\)".*/\1/p' "$run/inprocess.json")
+	"$fb" bundle get "$inbundle" --config "" --out "$run/inprocess/bundle" >/dev/null
+	same=no
+	cmp -s "$run/bundle/results.json" "$run/inprocess/bundle/results.json" && same=yes
+	{
+		printf 'in process (submit --in-process): wall %.0f s, ' "$(echo "$end_in - $start_in" | bc)"
+		awk '/Maximum resident/ {m = $6} /User time/ {u = $4} /System time/ {s = $4} END {printf "peak RSS %.0f MB, CPU %.0f s\n", m / 1024, u + s}' "$run/inprocess.time"
+		echo "MinIO CPU during it $(($(cpu_s "$(minio_now)") - minio_before)) s"
+		printf 'overhead of Temporal and three worker processes: %+.1f%%\n' "$(echo "100 * (($end - $start) - ($end_in - $start_in)) / ($end_in - $start_in)" | bc -l)"
+		echo "results.json identical to the Temporal run's: $same"
+	} | tee -a "$run/summary.txt"
+	[ "$same" = yes ]
+fi

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -20,9 +21,9 @@ func init() {
 
 func newSubmitCommand() *cobra.Command {
 	var file, output string
-	var wait, dryRun bool
+	var wait, dryRun, inProcess bool
 	cmd := &cobra.Command{
-		Use:   "submit [-f] spec.yaml [--wait | --dry-run]",
+		Use:   "submit [-f] spec.yaml [--wait | --dry-run | --in-process]",
 		Short: "Submit a sweep; the same spec always maps to the same run",
 		Long: `Submit validates the sweep spec and its systems and corpora, then starts the
 sweep workflow with an id derived from the normalised spec: submitting the
@@ -39,17 +40,27 @@ same spec already completed. -o json prints {"workflow_id", "run_id",
 --dry-run resolves the spec without Temporal and without uploading: it
 prints the workflow id, the content hashes of corpora and systems, and
 which corpora, evaluations and bundle the store already holds (what is
-not stored would be computed).`,
+not stored would be computed).
+
+--in-process runs the sweep's plan in this process instead, with no
+Temporal: the same activities, admitted as a worker admits them (slots
+per task queue, --memory-budget), and the same bundle bytes; it prints
+"bundle ID" (-o json: {"bundle_id"}). It has none of Temporal's durability: a crash loses
+the run, though not the outputs already stored, which a rerun reuses
+(docs/operations.md#one-machine).`,
 		Example: `  floorbench submit sweep.yaml
   floorbench submit sweep.yaml --dry-run -o json
-  id=$(floorbench submit -f sweep.yaml) && floorbench watch "$id"`,
+  id=$(floorbench submit -f sweep.yaml) && floorbench watch "$id"
+  floorbench submit sweep.yaml --in-process --store-dir ./store`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	config := configFlags(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "sweep spec (YAML); may also be given as the argument")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the bundle, showing progress on stderr")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resolve the spec and look up the store; contact no Temporal, upload nothing")
-	cmd.MarkFlagsMutuallyExclusive("wait", "dry-run")
+	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run the sweep in this process, without Temporal (see above)")
+	cmd.MarkFlagsMutuallyExclusive("wait", "dry-run", "in-process")
+	admission := admissionFlags(cmd)
 	outputFlag(cmd, &output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
 		file, err := specArgument(file, args)
@@ -81,6 +92,17 @@ not stored would be computed).`,
 		}
 		if err := orchestrate.Upload(cmd.Context(), storage, &in, rt); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
+		}
+		if inProcess {
+			ad, err := admission()
+			if err != nil {
+				return err
+			}
+			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt}, ad)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			return printSubmitted(cmd.OutOrStdout(), submitted{BundleID: bundle}, output)
 		}
 		cl, err := sv.Temporal()
 		if err != nil {
@@ -128,9 +150,10 @@ func specArgument(file string, args []string) (string, error) {
 }
 
 // submitted is what submit prints: the run and, when known, its bundle.
+// An in-process sweep has neither workflow nor run.
 type submitted struct {
-	WorkflowID string `json:"workflow_id"`
-	RunID      string `json:"run_id"`
+	WorkflowID string `json:"workflow_id,omitempty"`
+	RunID      string `json:"run_id,omitempty"`
 	BundleID   string `json:"bundle_id,omitempty"`
 }
 
@@ -138,7 +161,9 @@ func printSubmitted(w io.Writer, s submitted, output string) error {
 	if output == "json" {
 		return writeJSON(w, s)
 	}
-	fmt.Fprintln(w, s.WorkflowID)
+	if s.WorkflowID != "" {
+		fmt.Fprintln(w, s.WorkflowID)
+	}
 	if s.BundleID != "" {
 		fmt.Fprintf(w, "bundle %s\n", s.BundleID)
 	}

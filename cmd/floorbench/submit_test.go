@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -173,4 +176,75 @@ func TestSubmitDryRunOfLocalAndMissingCorpora(t *testing.T) {
 	missing := writeFile(t, tmp, "s3.yaml", "corpora: [{name: gone, s3: corpora/nothere}]\nsystems: [{name: r, builtin: rms}]\n")
 	stdout, stderr, code = run(t, append([]string{"submit", missing, "--dry-run"}, flags...)...)
 	oneErrorLine(t, stdout, stderr, code, "corpora[0] (gone): corpora/nothere/corpus.json is not in the store")
+}
+
+// submit --in-process runs the sweep without Temporal into the bundle a
+// workflow would produce (the one the dry run announces); run again, it
+// reuses every stored output and writes nothing.
+func TestSubmitInProcess(t *testing.T) {
+	tmp := t.TempDir()
+	if err := auditfixture.Write(filepath.Join(tmp, "corpus"), auditfixture.Shortcut(), 1); err != nil {
+		t.Fatal(err)
+	}
+	spec := writeFile(t, tmp, "sweep.yaml", "corpora: [{name: local, path: "+filepath.Join(tmp, "corpus")+"}]\n"+
+		"systems: [{name: r, builtin: rms}, {name: e, builtin: rms-endpointer}]\nbootstrap: {resamples: 20, seed: 1}\n")
+	storeDir := filepath.Join(tmp, "store")
+	flags := []string{"--config", "", "--store-dir", storeDir, "--temporal-address", "127.0.0.1:1"}
+	stdout, stderr, code := run(t, append([]string{"submit", spec, "--dry-run", "-o", "json"}, flags...)...)
+	var announced preview
+	decode(t, "submit --dry-run", stdout, &announced)
+	if code != 0 || announced.Bundle.Stored {
+		t.Fatalf("dry run: exit %d, %s, stderr %q", code, stdout, stderr)
+	}
+
+	stdout, stderr, code = run(t, append([]string{"submit", spec, "--in-process", "-o", "json"}, flags...)...)
+	if code != 0 {
+		t.Fatalf("submit --in-process: exit %d: %s", code, stderr)
+	}
+	var got map[string]string
+	decode(t, "submit --in-process -o json", stdout, &got)
+	if len(got) != 1 || got["bundle_id"] != announced.Bundle.ID {
+		t.Fatalf("submit --in-process printed %s; the dry run announced bundle %s", stdout, announced.Bundle.ID)
+	}
+	stdout, stderr, code = run(t, append([]string{"submit", spec, "--dry-run", "-o", "json"}, flags...)...)
+	var after preview
+	decode(t, "submit --dry-run", stdout, &after)
+	if code != 0 || !after.Bundle.Stored || !after.Evaluations[0].Stored || !after.Evaluations[1].Stored {
+		t.Fatalf("dry run after the in-process sweep: exit %d, %s", code, stdout)
+	}
+
+	before := storeFiles(t, storeDir)
+	stdout, stderr, code = run(t, append([]string{"submit", "-f", spec, "--in-process"}, flags...)...)
+	if want := "bundle " + announced.Bundle.ID + "\n"; code != 0 || stdout != want {
+		t.Fatalf("again: exit %d, stdout %q, stderr %q; want %q", code, stdout, stderr, want)
+	}
+	if again := storeFiles(t, storeDir); !maps.Equal(again, before) {
+		t.Errorf("running again changed the store: %d files before, %d after", len(before), len(again))
+	}
+
+	stdout, stderr, code = run(t, append([]string{"submit", spec, "--in-process", "--wait"}, flags...)...)
+	oneErrorLine(t, stdout, stderr, code, "in-process", "wait")
+	stdout, stderr, code = run(t, append([]string{"submit", spec, "--in-process", "--memory-budget", "lots"}, flags...)...)
+	oneErrorLine(t, stdout, stderr, code, "--memory-budget", "lots")
+}
+
+// storeFiles is every file under a local store with its modification
+// time.
+func storeFiles(t *testing.T, dir string) map[string]time.Time {
+	t.Helper()
+	files := map[string]time.Time{}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			files[path] = info.ModTime()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }

@@ -27,7 +27,7 @@ func init() { subcommands = append(subcommands, newWorkerCommand) }
 
 func newWorkerCommand() *cobra.Command {
 	var queues []string
-	var healthAddr, memory string
+	var healthAddr string
 	cmd := &cobra.Command{
 		Use:   "worker [--queues cpu,synth,gpu | --queues cpu=NAME,...]",
 		Short: "Run a Temporal worker for floorbench's task queues until interrupted",
@@ -41,8 +41,7 @@ of the machine that submitted the sweep.`,
 	config := configFlags(cmd)
 	cmd.Flags().StringSliceVar(&queues, "queues", []string{"cpu", "synth", "gpu"},
 		"queues to poll by kind (cpu, synth, gpu: the queues of those names) or KIND=QUEUE_NAME for the names a spec's queues: section sets")
-	cmd.Flags().StringVar(&memory, "memory-budget", os.Getenv("FLOORBENCH_MEMORY_BUDGET"),
-		"memory the worker's detection and evaluation steps may hold at once, e.g. 4GiB (env FLOORBENCH_MEMORY_BUDGET; default: half the container's or machine's memory)")
+	admission := admissionFlags(cmd)
 	cmd.Flags().StringVar(&healthAddr, "health-addr", os.Getenv("FLOORBENCH_HEALTH_ADDR"),
 		"serve /healthz and /readyz (ready: polling, and Temporal answers) on this address, e.g. :8080 (env FLOORBENCH_HEALTH_ADDR; empty: off)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -50,13 +49,10 @@ of the machine that submitted the sweep.`,
 		if err != nil {
 			return err
 		}
-		budgetBytes := activities.DefaultMemoryBytes()
-		if memory != "" {
-			if budgetBytes, err = activities.ParseBytes(memory); err != nil {
-				return fmt.Errorf("--memory-budget: %w", err)
-			}
+		admission, err := admission()
+		if err != nil {
+			return err
 		}
-		admission := orchestrate.Admission{Slots: orchestrate.ActivitySlots(), Memory: activities.NewMemoryBudget(budgetBytes)}
 		names, workflowQueue, err := orchestrate.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
 		if err != nil {
 			return err
@@ -106,6 +102,26 @@ of the machine that submitted the sweep.`,
 		return nil
 	}
 	return cmd
+}
+
+// admissionFlags adds --memory-budget to cmd and returns how the command
+// admits activities: a worker's slots per task queue and a memory budget
+// from the flag (docs/operations.md#workers). A worker and an in-process
+// sweep (submit --in-process) admit work the same way.
+func admissionFlags(cmd *cobra.Command) func() (orchestrate.Admission, error) {
+	var memory string
+	cmd.Flags().StringVar(&memory, "memory-budget", os.Getenv("FLOORBENCH_MEMORY_BUDGET"),
+		"memory detection and evaluation steps may hold at once, e.g. 4GiB (env FLOORBENCH_MEMORY_BUDGET; default: half the container's or machine's memory)")
+	return func() (orchestrate.Admission, error) {
+		budget := activities.DefaultMemoryBytes()
+		if memory != "" {
+			var err error
+			if budget, err = activities.ParseBytes(memory); err != nil {
+				return orchestrate.Admission{}, fmt.Errorf("--memory-budget: %w", err)
+			}
+		}
+		return orchestrate.Admission{Slots: orchestrate.ActivitySlots(), Memory: activities.NewMemoryBudget(budget)}, nil
+	}
 }
 
 // serveHealth serves the worker's probes on addr until the returned stop.
