@@ -108,7 +108,7 @@ cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%d", ($12 +
 minio_now() { pgrep -f "bin/minio server $run/minio" | head -1; }
 temporal_cpu=$(cpu_s "${pids[0]}") minio_cpu=$(cpu_s "$(minio_now)")
 history_events() { "$FLOORBENCH_TOOLS/bin/temporal" workflow show --address 127.0.0.1:17233 -w "$1" -o json | grep -c '"eventId"'; }
-first=$(sed -n 's/^  - {name: \([^,]*\),.*/\1/p' "$run/submitter/spec.yaml" | head -1)
+first=$(echo "${variants[0]}" | sed -n 's/^{name: \([^,]*\),.*/\1/p')
 events="sweep $(history_events "$id"), corpus $(history_events "$id/corpus-mptb"), evaluation of $first $(history_events "$id/eval-$first-mptb")"
 for k in cpu synth gpu; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)" 2>/dev/null || true; done
 sleep 3
