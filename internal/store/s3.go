@@ -62,7 +62,12 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	}
 	if !ok {
 		if err := client.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
-			return nil, fmt.Errorf("%s: create bucket: %w", s.Describe(), describeS3Error(err))
+			// Workers and a submitter starting together race to create
+			// the bucket; the losers are told it exists
+			// (BucketAlreadyOwnedByYou), which is what they wanted.
+			if exists, err2 := client.BucketExists(ctx, cfg.Bucket); err2 != nil || !exists {
+				return nil, fmt.Errorf("%s: create bucket: %w", s.Describe(), describeS3Error(err))
+			}
 		}
 	}
 	return s, nil

@@ -3,11 +3,13 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/store"
@@ -120,6 +122,26 @@ func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on f
 func TestS3StoreAgainstMinIO(t *testing.T) {
 	m := testenv.StartMinIO(t)
 	exercise(t, m.Store(t, "floorbench-test"))
+}
+
+// Processes starting together on a new bucket all open it: the ones that
+// lose the race to create it are not failed (labscale.sh's cpu worker
+// exited with "create bucket: Your previous request to create the named
+// bucket succeeded and you already own it").
+func TestS3ConcurrentOpensOfANewBucket(t *testing.T) {
+	m := testenv.StartMinIO(t)
+	for round := range 5 {
+		cfg := m.Config(fmt.Sprintf("race-%d", round))
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = store.NewS3(context.Background(), cfg) })
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
 }
 
 func TestS3WrongCredentialsIsOneClearError(t *testing.T) {
