@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"time"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/workflows"
@@ -15,3 +16,11 @@ func RunInProcessObserved(ctx context.Context, in workflows.SweepInput, a *activ
 
 // NewScheduled is the worker's resolver of scheduled specs over a.
 func NewScheduled(a *activities.Activities) Scheduled { return Scheduled{a} }
+
+// SetWatchWait makes Watch call wait instead of waiting; restore puts the
+// real wait back.
+func SetWatchWait(wait func(context.Context, time.Duration) error) (restore func()) {
+	old := watchWait
+	watchWait = wait
+	return func() { watchWait = old }
+}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -229,5 +231,86 @@ func TestStatusOfARunningSweep(t *testing.T) {
 	p := running.Progress
 	if running.State != "running" || p.Systems != 2 || p.SystemsTotal != 4 || p.Phase == "" || p.Phase == "waiting for a worker" || p.Running != nil {
 		t.Errorf("status %+v, want running with 2 systems on 2 corpora", running)
+	}
+}
+
+// runningSweep answers GetStatus for a sweep that runs for polls
+// describes, with children running evaluations, then fails.
+type runningSweep struct {
+	client.Client
+	id       string
+	children int
+	polls    int
+}
+
+func (r *runningSweep) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
+	status := enums.WORKFLOW_EXECUTION_STATUS_FAILED
+	if r.polls > 0 {
+		r.polls--
+		status = enums.WORKFLOW_EXECUTION_STATUS_RUNNING
+	}
+	return &workflowservice.DescribeWorkflowExecutionResponse{
+		WorkflowExecutionInfo: &workflowpb.WorkflowExecutionInfo{Status: status}}, nil
+}
+
+func (r *runningSweep) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
+	if id != r.id {
+		return encoded{workflows.ChildProgress{Total: 10, Done: 1}}, nil
+	}
+	p := workflows.Progress{Phase: "evaluation"}
+	for i := range r.children {
+		p.Running = append(p.Running, workflows.Child{ID: fmt.Sprintf("%s/eval-%d", r.id, i), Kind: workflows.ChildEvaluation})
+	}
+	return encoded{p}, nil
+}
+
+func (r *runningSweep) GetWorkflow(context.Context, string, string) client.WorkflowRun {
+	return failedRun{}
+}
+
+type failedRun struct{ client.WorkflowRun }
+
+func (failedRun) Get(context.Context, any) error { return errors.New("the sweep failed") }
+
+// encoded is a query's answer.
+type encoded struct{ v any }
+
+func (e encoded) HasValue() bool { return true }
+func (e encoded) Get(v any) error {
+	raw, err := json.Marshal(e.v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// Watch spaces its polls so that it asks at most four requests a second:
+// a poll of a sweep with 12 running evaluations makes 14 requests (a
+// describe, the sweep's query, one per child) and waits 3.5 s, not the
+// 500 ms asked; a poll with no child running waits the interval.
+func TestWatchSpacesItsQueries(t *testing.T) {
+	for _, tc := range []struct {
+		children int
+		want     time.Duration
+	}{{12, 3500 * time.Millisecond}, {0, 500 * time.Millisecond}} {
+		var waits []time.Duration
+		defer orchestrate.SetWatchWait(func(_ context.Context, d time.Duration) error {
+			waits = append(waits, d)
+			return nil
+		})()
+		cl := &runningSweep{id: "floorbench-sweep-x", children: tc.children, polls: 3}
+		var tracks []int
+		st, err := orchestrate.Watch(context.Background(), cl, cl.id, 500*time.Millisecond, func(s orchestrate.Status) {
+			tracks = append(tracks, s.Progress.TracksInferred)
+		})
+		if err != nil || st.State != "failed" || st.Error != "the sweep failed" {
+			t.Fatalf("%d children: Watch returned %+v, %v", tc.children, st, err)
+		}
+		if want := []time.Duration{tc.want, tc.want, tc.want}; !slices.Equal(waits, want) {
+			t.Errorf("%d children: waits %v, want %v", tc.children, waits, want)
+		}
+		if want := []int{tc.children, tc.children, tc.children, 0}; !slices.Equal(tracks, want) {
+			t.Errorf("%d children: tracks shown %v, want %v", tc.children, tracks, want)
+		}
 	}
 }
