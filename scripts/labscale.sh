@@ -26,6 +26,8 @@ SYSTEMS=${SYSTEMS:-12}
 RESAMPLES=${RESAMPLES:-10000}
 CHAOS=${CHAOS:-0}
 INPROCESS=${INPROCESS:-$((1 - CHAOS))}
+WATCH=${WATCH:-1}
+PROFILE=${PROFILE:-0}
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1)
 export FLOORBENCH_TOOLS
@@ -33,7 +35,7 @@ go build -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" 2>/dev/null; }
 
-run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS"
+run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH"
 rm -rf "$run"
 mkdir -p "$run"/{submitter,worker-cpu,worker-synth,worker-gpu,inprocess,minio}
 pids=()
@@ -56,8 +58,9 @@ export FLOORBENCH_TEMPORAL_ADDRESS=127.0.0.1:17233 FLOORBENCH_TEMPORAL_NAMESPACE
 	FLOORBENCH_S3_ACCESS_KEY=floorbench FLOORBENCH_S3_SECRET_KEY=floorbench-secret
 
 declare -A worker
+profile() { [ "$PROFILE" = 1 ] && echo "$run/$1.pprof" || true; }
 start_worker() { # kind
-	(cd "$run/worker-$1" && exec /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$1" >>"$run/worker-$1.log" 2>&1) &
+	(cd "$run/worker-$1" && FLOORBENCH_CPU_PROFILE=$(profile "worker-$1") exec /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$1" >>"$run/worker-$1.log" 2>&1) &
 	worker[$1]=$!
 }
 for k in cpu synth gpu; do start_worker "$k"; done
@@ -96,7 +99,12 @@ if [ "$CHAOS" = 1 ]; then
 	pids+=($!)
 fi
 
-"$fb" watch "$id" --config "" -o json >"$run/status.json"
+if [ "$WATCH" = 1 ]; then
+	"$fb" watch "$id" --config "" -o json >"$run/status.json"
+else
+	"$FLOORBENCH_TOOLS/bin/temporal" workflow result --address 127.0.0.1:17233 -w "$id" >/dev/null
+	"$fb" status "$id" --config "" -o json >"$run/status.json"
+fi
 end=$(date +%s.%N)
 [ -n "${chaos_pid:-}" ] && kill "$chaos_pid" 2>/dev/null || true
 bundle=$(sed -n 's/^  "bundle_id": *"\([^"]*\)".*/\1/p' "$run/status.json" | head -1)
@@ -114,7 +122,7 @@ for k in cpu synth gpu; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)"
 sleep 3
 
 {
-	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS"
+	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS, watch $WATCH"
 	printf 'wall %.0f s\n' "$(echo "$end - $start" | bc)"
 	for k in cpu synth gpu; do
 		awk -v k="$k" '/Maximum resident/ {m = ($6 > m ? $6 : m)} /User time/ {u += $4} /System time/ {s += $4} END {printf "worker %s: peak RSS %.0f MB, CPU %.0f s\n", k, m / 1024, u + s}' "$run/worker-$k.time"
@@ -134,7 +142,7 @@ if [ "$INPROCESS" = 1 ]; then
 	export FLOORBENCH_S3_BUCKET=labscale-inprocess
 	minio_before=$(cpu_s "$(minio_now)")
 	start_in=$(date +%s.%N)
-	(cd "$run/inprocess" && /usr/bin/time -v -o "$run/inprocess.time" "$fb" submit -f "$run/submitter/spec.yaml" --config "" --in-process -o json >"$run/inprocess.json")
+	(cd "$run/inprocess" && FLOORBENCH_CPU_PROFILE=$(profile inprocess) /usr/bin/time -v -o "$run/inprocess.time" "$fb" submit -f "$run/submitter/spec.yaml" --config "" --in-process -o json >"$run/inprocess.json")
 	end_in=$(date +%s.%N)
 	inbundle=$(sed -n 's/.*"bundle_id": *"\([^"]*\)".*/\1/p' "$run/inprocess.json")
 	"$fb" bundle get "$inbundle" --config "" --out "$run/inprocess/bundle" >/dev/null

@@ -13,7 +13,12 @@ import (
 )
 
 func main() {
-	if err := newRootCommand().Execute(); err != nil {
+	stopProfile, err := startCPUProfile(os.Getenv(cpuProfileEnv))
+	if err == nil {
+		err = newRootCommand().Execute()
+		err = errors.Join(err, stopProfile())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "floorbench:", oneLine(err.Error()))
 		code := 1
 		var e exitError
