@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,15 +125,18 @@ type Status struct {
 	Error    string             `json:"error,omitempty"`
 }
 
-// GetStatus describes a sweep; running ones are queried for progress.
+// GetStatus describes a sweep; running ones are queried for progress,
+// with every running child.
 func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error) {
-	st, _, err := getStatus(ctx, cl, id)
+	st, _, err := getStatus(ctx, cl, id, nil)
 	return st, err
 }
 
 // getStatus is GetStatus, also telling how many requests it made of the
-// server (a describe, a query of the sweep and one of each running child).
-func getStatus(ctx context.Context, cl client.Client, id string) (st Status, requests int, err error) {
+// server (a describe, a query of the sweep and one of each child queried).
+// With children, it queries only the children children picks and counts
+// the others as they last answered; without, it queries them all.
+func getStatus(ctx context.Context, cl client.Client, id string, children *childPolls) (st Status, requests int, err error) {
 	st = Status{ID: id}
 	desc, err := cl.DescribeWorkflowExecution(ctx, id, "")
 	requests++
@@ -143,7 +147,7 @@ func getStatus(ctx context.Context, cl client.Client, id string) (st Status, req
 	st.State = stateName(info.GetStatus())
 	if info.GetType().GetName() == nightlyWorkflowType {
 		var n int
-		st, n, err = nightlyStatus(ctx, cl, st)
+		st, n, err = nightlyStatus(ctx, cl, st, children)
 		return st, requests + n, err
 	}
 	switch info.GetStatus() {
@@ -159,8 +163,7 @@ func getStatus(ctx context.Context, cl client.Client, id string) (st Status, req
 			st.Progress.Phase = phaseNoWorker
 			break
 		}
-		requests += len(st.Progress.Running)
-		addRunning(qctx, cl, &st.Progress)
+		requests += addRunning(qctx, cl, &st.Progress, children)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
 		var res workflows.SweepResult
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
@@ -186,8 +189,8 @@ const nightlyWorkflowType = "NightlyWorkflow"
 // nightlyStatus describes a scheduled run by its sweep (the child
 // id/sweep): before the sweep starts the run is resolving its spec, after
 // it ends the run is judging the bundle; a finished run names its bundle.
-func nightlyStatus(ctx context.Context, cl client.Client, st Status) (Status, int, error) {
-	sweep, requests, err := getStatus(ctx, cl, st.ID+"/sweep")
+func nightlyStatus(ctx context.Context, cl client.Client, st Status, children *childPolls) (Status, int, error) {
+	sweep, requests, err := getStatus(ctx, cl, st.ID+"/sweep", children)
 	var missing *serviceerror.NotFound
 	switch {
 	case errors.As(err, &missing):
@@ -283,14 +286,26 @@ func FailureMessage(err error) string {
 }
 
 // addRunning adds what the sweep's running children report to the counts
-// of its finished ones. A child that does not answer (it just finished, or
-// has not started) adds nothing this time.
-func addRunning(ctx context.Context, cl client.Client, p *workflows.Progress) {
+// of its finished ones and returns how many it queried: every child, or
+// with children those it picks, counting the others as they last
+// answered. A child that does not answer (it just finished, or has not
+// started) adds what it last answered, or nothing.
+func addRunning(ctx context.Context, cl client.Client, p *workflows.Progress, children *childPolls) (queried int) {
+	ask := func(workflows.Child) bool { return true }
+	if children != nil {
+		ask = children.pick(p.Running)
+	}
 	for _, c := range p.Running {
-		v, err := cl.QueryWorkflow(ctx, c.ID, "", workflows.ProgressQuery)
 		var cp workflows.ChildProgress
-		if err != nil || v.Get(&cp) != nil {
-			continue
+		if ask(c) {
+			queried++
+			v, err := cl.QueryWorkflow(ctx, c.ID, "", workflows.ProgressQuery)
+			if err == nil && v.Get(&cp) == nil && children != nil {
+				children.last[c.ID] = cp
+			}
+		}
+		if children != nil {
+			cp = children.last[c.ID]
 		}
 		switch c.Kind {
 		case workflows.ChildCorpus:
@@ -302,6 +317,50 @@ func addRunning(ctx context.Context, cl client.Client, p *workflows.Progress) {
 		}
 	}
 	p.Running = nil
+	return queried
+}
+
+// childPolls is what Watch remembers of a sweep's running children
+// between polls: each one's last answer, and when it was last asked.
+type childPolls struct {
+	last  map[string]workflows.ChildProgress
+	asked map[string]int // the poll that last queried the child
+	poll  int
+}
+
+func newChildPolls() *childPolls {
+	return &childPolls{last: map[string]workflows.ChildProgress{}, asked: map[string]int{}}
+}
+
+// watchChildQueries is how many running children each of Watch's polls
+// queries: those never asked first, then those asked longest ago. A query
+// is work for the server and a worker (about 11 ms of CPU on the lab-scale
+// run's machine, docs/performance.md#lab-scale); querying every child in
+// every poll was 2.4% of a full-preset sweep's CPU.
+const watchChildQueries = 1
+
+// pick chooses this poll's children to query among running and forgets
+// those no longer running.
+func (c *childPolls) pick(running []workflows.Child) func(workflows.Child) bool {
+	c.poll++
+	live := map[string]bool{}
+	for _, r := range running {
+		live[r.ID] = true
+	}
+	for id := range c.asked {
+		if !live[id] {
+			delete(c.asked, id)
+			delete(c.last, id)
+		}
+	}
+	order := slices.Clone(running)
+	slices.SortStableFunc(order, func(a, b workflows.Child) int { return cmp.Compare(c.asked[a.ID], c.asked[b.ID]) })
+	chosen := map[string]bool{}
+	for _, r := range order[:min(len(order), watchChildQueries)] {
+		chosen[r.ID] = true
+		c.asked[r.ID] = c.poll
+	}
+	return func(r workflows.Child) bool { return chosen[r.ID] }
 }
 
 func stateName(s enums.WorkflowExecutionStatus) string {
@@ -328,8 +387,9 @@ func stateName(s enums.WorkflowExecutionStatus) string {
 // until it is no longer running; it returns the last status.
 func Watch(ctx context.Context, cl client.Client, id string, interval time.Duration, show func(Status)) (Status, error) {
 	var last Progress
+	children := newChildPolls()
 	for {
-		st, requests, err := getStatus(ctx, cl, id)
+		st, requests, err := getStatus(ctx, cl, id, children)
 		if err != nil {
 			return st, err
 		}
@@ -351,12 +411,14 @@ func Watch(ctx context.Context, cl client.Client, id string, interval time.Durat
 	}
 }
 
-// watchRequestGap spaces Watch's polls so that it asks at most four
-// requests a second of the server: each poll queries the sweep and every
-// running child, and each query is a task for the server and a worker. A
-// full-preset sweep of 12 systems, polled every 500 ms, had 13 queries in
-// every poll; the dev server burned 135 CPU-s (scripts/labscale.sh).
-const watchRequestGap = 250 * time.Millisecond
+// watchRequestGap spaces Watch's polls so that it asks at most one request
+// a second of the server: a poll describes the sweep, queries it and
+// queries watchChildQueries of its running children. Polled every 500 ms
+// and querying every child, a full-preset sweep of 12 systems asked 28
+// requests a second and the dev server burned 135 CPU-s; at four a second
+// the server and the workers still spent 2.4% of the sweep's CPU on them
+// (docs/performance.md#lab-scale).
+const watchRequestGap = time.Second
 
 // watchWait waits d or until ctx is done (a variable: tests record the
 // waits instead).

@@ -241,6 +241,7 @@ type runningSweep struct {
 	id       string
 	children int
 	polls    int
+	queried  []string // the children queried, in order
 }
 
 func (r *runningSweep) DescribeWorkflowExecution(_ context.Context, id, _ string) (*workflowservice.DescribeWorkflowExecutionResponse, error) {
@@ -255,6 +256,7 @@ func (r *runningSweep) DescribeWorkflowExecution(_ context.Context, id, _ string
 
 func (r *runningSweep) QueryWorkflow(_ context.Context, id, _, _ string, _ ...any) (converter.EncodedValue, error) {
 	if id != r.id {
+		r.queried = append(r.queried, id)
 		return encoded{workflows.ChildProgress{Total: 10, Done: 1}}, nil
 	}
 	p := workflows.Progress{Phase: "evaluation"}
@@ -284,21 +286,27 @@ func (e encoded) Get(v any) error {
 	return json.Unmarshal(raw, v)
 }
 
-// Watch spaces its polls so that it asks at most four requests a second:
-// a poll of a sweep with 12 running evaluations makes 14 requests (a
-// describe, the sweep's query, one per child) and waits 3.5 s, not the
-// 500 ms asked; a poll with no child running waits the interval.
+// Watch asks at most one request a second: a poll of a sweep with 12
+// running evaluations describes it, queries it and queries one child, the
+// one asked longest ago, and waits 3 s, not the 500 ms asked; the children
+// it did not query count as they last answered. A poll with no child
+// running makes two requests and waits 2 s.
 func TestWatchSpacesItsQueries(t *testing.T) {
 	for _, tc := range []struct {
-		children int
-		want     time.Duration
-	}{{12, 3500 * time.Millisecond}, {0, 500 * time.Millisecond}} {
+		children, polls int
+		want            time.Duration
+		tracks          []int
+		queried         []int
+	}{
+		{12, 14, 3 * time.Second, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 12, 12, 0}, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1}},
+		{0, 3, 2 * time.Second, []int{0, 0, 0, 0}, nil},
+	} {
 		var waits []time.Duration
 		defer orchestrate.SetWatchWait(func(_ context.Context, d time.Duration) error {
 			waits = append(waits, d)
 			return nil
 		})()
-		cl := &runningSweep{id: "floorbench-sweep-x", children: tc.children, polls: 3}
+		cl := &runningSweep{id: "floorbench-sweep-x", children: tc.children, polls: tc.polls}
 		var tracks []int
 		st, err := orchestrate.Watch(context.Background(), cl, cl.id, 500*time.Millisecond, func(s orchestrate.Status) {
 			tracks = append(tracks, s.Progress.TracksInferred)
@@ -306,11 +314,36 @@ func TestWatchSpacesItsQueries(t *testing.T) {
 		if err != nil || st.State != "failed" || st.Error != "the sweep failed" {
 			t.Fatalf("%d children: Watch returned %+v, %v", tc.children, st, err)
 		}
-		if want := []time.Duration{tc.want, tc.want, tc.want}; !slices.Equal(waits, want) {
+		if want := slices.Repeat([]time.Duration{tc.want}, tc.polls); !slices.Equal(waits, want) {
 			t.Errorf("%d children: waits %v, want %v", tc.children, waits, want)
 		}
-		if want := []int{tc.children, tc.children, tc.children, 0}; !slices.Equal(tracks, want) {
-			t.Errorf("%d children: tracks shown %v, want %v", tc.children, tracks, want)
+		if !slices.Equal(tracks, tc.tracks) {
+			t.Errorf("%d children: tracks shown %v, want %v", tc.children, tracks, tc.tracks)
 		}
+		var queried []int
+		for _, id := range cl.queried {
+			var i int
+			if _, err := fmt.Sscanf(id, cl.id+"/eval-%d", &i); err != nil {
+				t.Fatalf("queried %q", id)
+			}
+			queried = append(queried, i)
+		}
+		if !slices.Equal(queried, tc.queried) {
+			t.Errorf("%d children: queried children %v, want %v", tc.children, queried, tc.queried)
+		}
+	}
+}
+
+// status asks every running child, each time.
+func TestStatusQueriesEveryChild(t *testing.T) {
+	cl := &runningSweep{id: "floorbench-sweep-x", children: 12, polls: 2}
+	for range 2 {
+		st, err := orchestrate.GetStatus(context.Background(), cl, cl.id)
+		if err != nil || st.Progress.TracksInferred != 12 {
+			t.Fatalf("GetStatus returned %+v, %v; want 12 tracks", st, err)
+		}
+	}
+	if len(cl.queried) != 24 {
+		t.Errorf("two statuses queried %d children, want 24", len(cl.queried))
 	}
 }
