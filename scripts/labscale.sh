@@ -28,6 +28,12 @@ CHAOS=${CHAOS:-0}
 INPROCESS=${INPROCESS:-$((1 - CHAOS))}
 WATCH=${WATCH:-1}
 PROFILE=${PROFILE:-0}
+WORKERS=${WORKERS:-3}
+case "$WORKERS/$CHAOS" in
+3/*) kinds=(cpu synth gpu) ;;
+1/0) kinds=(all) ;;
+*) echo "WORKERS=$WORKERS: want 3, or 1 without CHAOS" >&2; exit 2 ;;
+esac
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1)
 export FLOORBENCH_TOOLS
@@ -35,9 +41,9 @@ go build -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" 2>/dev/null; }
 
-run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH"
+run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH-workers$WORKERS"
 rm -rf "$run"
-mkdir -p "$run"/{submitter,worker-cpu,worker-synth,worker-gpu,inprocess,minio}
+mkdir -p "$run"/{submitter,inprocess,minio} "${kinds[@]/#/$run/worker-}"
 pids=()
 cleanup() {
 	for p in "${pids[@]}" ${chaos_pid:-} ${minio_pid:-}; do kill "$p" 2>/dev/null || true; done
@@ -59,11 +65,13 @@ export FLOORBENCH_TEMPORAL_ADDRESS=127.0.0.1:17233 FLOORBENCH_TEMPORAL_NAMESPACE
 
 declare -A worker
 profile() { [ "$PROFILE" = 1 ] && echo "$run/$1.pprof" || true; }
-start_worker() { # kind
-	(cd "$run/worker-$1" && FLOORBENCH_CPU_PROFILE=$(profile "worker-$1") exec /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$1" >>"$run/worker-$1.log" 2>&1) &
+start_worker() { # kind, or all
+	local queues=$1
+	[ "$1" = all ] && queues=cpu,synth,gpu
+	(cd "$run/worker-$1" && FLOORBENCH_CPU_PROFILE=$(profile "worker-$1") exec /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$queues" >>"$run/worker-$1.log" 2>&1) &
 	worker[$1]=$!
 }
-for k in cpu synth gpu; do start_worker "$k"; done
+for k in "${kinds[@]}"; do start_worker "$k"; done
 
 mapfile -t variants < <(grep -v "^#" scripts/labscale-systems.txt)
 {
@@ -118,13 +126,13 @@ temporal_cpu=$(cpu_s "${pids[0]}") minio_cpu=$(cpu_s "$(minio_now)")
 history_events() { "$FLOORBENCH_TOOLS/bin/temporal" workflow show --address 127.0.0.1:17233 -w "$1" -o json | grep -c '"eventId"'; }
 first=$(echo "${variants[0]}" | sed -n 's/^{name: \([^,]*\),.*/\1/p')
 events="sweep $(history_events "$id"), corpus $(history_events "$id/corpus-mptb"), evaluation of $first $(history_events "$id/eval-$first-mptb")"
-for k in cpu synth gpu; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)" 2>/dev/null || true; done
+for k in "${kinds[@]}"; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)" 2>/dev/null || true; done
 sleep 3
 
 {
-	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS, watch $WATCH"
+	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS, watch $WATCH, worker processes $WORKERS"
 	printf 'wall %.0f s\n' "$(echo "$end - $start" | bc)"
-	for k in cpu synth gpu; do
+	for k in "${kinds[@]}"; do
 		awk -v k="$k" '/Maximum resident/ {m = ($6 > m ? $6 : m)} /User time/ {u += $4} /System time/ {s += $4} END {printf "worker %s: peak RSS %.0f MB, CPU %.0f s\n", k, m / 1024, u + s}' "$run/worker-$k.time"
 	done
 	echo "Temporal dev server CPU $temporal_cpu s, MinIO CPU $minio_cpu s (since its last start)"
@@ -152,7 +160,7 @@ if [ "$INPROCESS" = 1 ]; then
 		printf 'in process (submit --in-process): wall %.0f s, ' "$(echo "$end_in - $start_in" | bc)"
 		awk '/Maximum resident/ {m = $6} /User time/ {u = $4} /System time/ {s = $4} END {printf "peak RSS %.0f MB, CPU %.0f s\n", m / 1024, u + s}' "$run/inprocess.time"
 		echo "MinIO CPU during it $(($(cpu_s "$(minio_now)") - minio_before)) s"
-		printf 'overhead of Temporal and three worker processes: %+.1f%%\n' "$(echo "100 * (($end - $start) - ($end_in - $start_in)) / ($end_in - $start_in)" | bc -l)"
+		printf 'overhead of Temporal and %s worker process(es): %+.1f%%\n' "$WORKERS" "$(echo "100 * (($end - $start) - ($end_in - $start_in)) / ($end_in - $start_in)" | bc -l)"
 		echo "results.json identical to the Temporal run's: $same"
 	} | tee -a "$run/summary.txt"
 	[ "$same" = yes ]
