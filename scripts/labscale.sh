@@ -19,6 +19,12 @@
 #                     process (submit --in-process) into a second bucket of
 #                     the same MinIO: Temporal's overhead at this size, and
 #                     results.json must be byte-identical
+#   WATCH=0           wait for the result instead of following with watch
+#   PROFILE=1         write each process's CPU profile (FLOORBENCH_CPU_PROFILE)
+#   WORKERS=1         one worker process on every queue (not with CHAOS)
+#   WORKER_GOMAXPROCS=N  run each worker's Go code on at most N cores, as a
+#                     CPU limit of N does on a cluster (Go sizes GOMAXPROCS
+#                     from the container's limit)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-/tmp/floorbench-labscale}
@@ -29,6 +35,7 @@ INPROCESS=${INPROCESS:-$((1 - CHAOS))}
 WATCH=${WATCH:-1}
 PROFILE=${PROFILE:-0}
 WORKERS=${WORKERS:-3}
+WORKER_GOMAXPROCS=${WORKER_GOMAXPROCS:-}
 case "$WORKERS/$CHAOS" in
 3/*) kinds=(cpu synth gpu) ;;
 1/0) kinds=(all) ;;
@@ -41,7 +48,7 @@ go build -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" 2>/dev/null; }
 
-run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH-workers$WORKERS"
+run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH-workers$WORKERS${WORKER_GOMAXPROCS:+-procs$WORKER_GOMAXPROCS}"
 rm -rf "$run"
 mkdir -p "$run"/{submitter,inprocess,minio} "${kinds[@]/#/$run/worker-}"
 pids=()
@@ -68,7 +75,7 @@ profile() { [ "$PROFILE" = 1 ] && echo "$run/$1.pprof" || true; }
 start_worker() { # kind, or all
 	local queues=$1
 	[ "$1" = all ] && queues=cpu,synth,gpu
-	(cd "$run/worker-$1" && FLOORBENCH_CPU_PROFILE=$(profile "worker-$1") exec /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$queues" >>"$run/worker-$1.log" 2>&1) &
+	(cd "$run/worker-$1" && FLOORBENCH_CPU_PROFILE=$(profile "worker-$1") exec env ${WORKER_GOMAXPROCS:+GOMAXPROCS=$WORKER_GOMAXPROCS} /usr/bin/time -v -a -o "$run/worker-$1.time" "$fb" worker --config "" --queues "$queues" >>"$run/worker-$1.log" 2>&1) &
 	worker[$1]=$!
 }
 for k in "${kinds[@]}"; do start_worker "$k"; done
@@ -130,7 +137,7 @@ for k in "${kinds[@]}"; do kill -INT "$(pgrep -P "${worker[$k]}" -x floorbench)"
 sleep 3
 
 {
-	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS, watch $WATCH, worker processes $WORKERS"
+	echo "systems $SYSTEMS, resamples $RESAMPLES, chaos $CHAOS, watch $WATCH, worker processes $WORKERS${WORKER_GOMAXPROCS:+, GOMAXPROCS $WORKER_GOMAXPROCS each}"
 	printf 'wall %.0f s\n' "$(echo "$end - $start" | bc)"
 	for k in "${kinds[@]}"; do
 		awk -v k="$k" '/Maximum resident/ {m = ($6 > m ? $6 : m)} /User time/ {u += $4} /System time/ {s += $4} END {printf "worker %s: peak RSS %.0f MB, CPU %.0f s\n", k, m / 1024, u + s}' "$run/worker-$k.time"

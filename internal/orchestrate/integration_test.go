@@ -19,6 +19,7 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/floorbench/floorbench/internal/bundle"
@@ -200,7 +201,18 @@ func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.S
 	}
 	defer cl.Close()
 	show, fired := faultGuard(during)
-	st, err := orchestrate.Watch(ctx, cl, id, 300*time.Millisecond, show)
+	if during != nil {
+		h.bucketStore() // made here: the injector runs on its own goroutine
+	}
+	injecting, stopInjecting := context.WithCancel(ctx)
+	injected := make(chan struct{})
+	go func() {
+		defer close(injected)
+		injectFault(injecting, cl, id, show, fired)
+	}()
+	st, err := orchestrate.Watch(ctx, cl, id, 300*time.Millisecond, nil)
+	stopInjecting()
+	<-injected
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -213,9 +225,29 @@ func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.S
 	return st
 }
 
-// faultGuard wraps a fault injector for Watch: during is offered each
+// injectFault offers show the sweep's status every 100 ms until the fault
+// is injected or the sweep has ended. It polls on its own rather than
+// through Watch, which spaces its polls a second per request: a tiny sweep
+// can finish between two of them.
+func injectFault(ctx context.Context, cl client.Client, id string, show func(orchestrate.Status), fired func() bool) {
+	for !fired() {
+		if st, err := orchestrate.GetStatus(ctx, cl, id); err == nil {
+			show(st)
+			if st.State != "running" {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// faultGuard wraps a fault injector for injectFault: during is offered each
 // status of the running sweep until it injects its fault (returns true).
-// Watch hands over the final status too; a fault injected once the sweep
+// The poller hands over the final status too; a fault injected once the sweep
 // has completed would prove nothing, so statuses of a sweep that is not
 // running are never offered. fired reports whether the fault was injected
 // (always true without an injector).
@@ -394,7 +426,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 			}
 			h.temp.Crash()
 			if err := h.temp.Start(ctx); err != nil {
-				t.Fatal(err)
+				t.Error(err) // on the injector's goroutine: Fatal would stop only it
 			}
 			return true
 		})
