@@ -219,6 +219,14 @@ func TestWorkerPerQueue(t *testing.T) {
 		if !slices.Contains(c.Env, corev1.EnvVar{Name: "FLOORBENCH_DEVICE", Value: provider}) {
 			t.Errorf("%s worker: FLOORBENCH_DEVICE is not %s", queue, provider)
 		}
+		// Go code on the cores the worker requests, and its activity
+		// slots with it: workers sharing a node keep to their share.
+		if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
+			r := e.ValueFrom
+			return e.Name == "GOMAXPROCS" && r != nil && r.ResourceFieldRef != nil && r.ResourceFieldRef.Resource == "requests.cpu" && r.ResourceFieldRef.Divisor.String() == "1"
+		}) {
+			t.Errorf("%s worker: GOMAXPROCS is not its CPU request: env %v", queue, c.Env)
+		}
 	}
 	gpu := found["floorbench-worker-gpu"].Spec.Template.Spec
 	if got := gpu.Containers[0].Resources.Limits["nvidia.com/gpu"]; got.Value() != 1 {

@@ -27,13 +27,15 @@ func DefaultAdmission() Admission {
 }
 
 // ActivitySlots is how many activities one queue's worker runs at once:
-// twice the CPUs. floorbench's activities are CPU-bound (synthesis,
-// inference, scoring); with the SDK's default of 1,000, a full-preset sweep
-// at concurrency 64 ran 64 inference batches at once on two cores, each
-// too slow to heartbeat within its minute, so every one timed out and was
-// retried, and the sweep never finished. Activities beyond the slots wait
-// in the task queue, where no heartbeat is due.
-func ActivitySlots() int { return 2 * runtime.NumCPU() }
+// twice the cores the process's Go code runs on (GOMAXPROCS: the machine's
+// CPUs, a container's CPU limit, or what the chart sets from a worker's CPU
+// request, docs/operations.md#workers). floorbench's activities are
+// CPU-bound (synthesis, inference, scoring); with the SDK's default of
+// 1,000, a full-preset sweep at concurrency 64 ran 64 inference batches at
+// once on two cores, each too slow to heartbeat within its minute, so every
+// one timed out and was retried, and the sweep never finished. Activities
+// beyond the slots wait in the task queue, where no heartbeat is due.
+func ActivitySlots() int { return 2 * runtime.GOMAXPROCS(0) }
 
 func (ad Admission) slots() int {
 	if ad.Slots > 0 {

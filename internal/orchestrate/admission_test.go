@@ -2,6 +2,7 @@ package orchestrate
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
@@ -62,5 +63,20 @@ func TestAdmissionDefaults(t *testing.T) {
 	}
 	if d := DefaultAdmission(); d.Slots != ActivitySlots() || d.Memory == nil || d.Memory.Bytes() != max(activities.DefaultMemoryBytes(), 64<<20) {
 		t.Errorf("default admission %+v", d)
+	}
+}
+
+// A worker's slots follow the cores its Go code runs on, not the machine's:
+// the chart sets GOMAXPROCS from each worker's CPU request, so a worker
+// requesting one core on a 64-core node runs two activities per queue
+// rather than 128, each of which would have to heartbeat within its minute.
+func TestActivitySlotsFollowGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	if got := ActivitySlots(); got != 2 {
+		t.Errorf("GOMAXPROCS 1: %d activity slots, want 2", got)
+	}
+	runtime.GOMAXPROCS(3)
+	if got, d := ActivitySlots(), DefaultAdmission(); got != 6 || d.Slots != 6 {
+		t.Errorf("GOMAXPROCS 3: %d activity slots, default admission %d; want 6", got, d.Slots)
 	}
 }
