@@ -219,8 +219,8 @@ func TestWorkerPerQueue(t *testing.T) {
 		if !slices.Contains(c.Env, corev1.EnvVar{Name: "FLOORBENCH_DEVICE", Value: provider}) {
 			t.Errorf("%s worker: FLOORBENCH_DEVICE is not %s", queue, provider)
 		}
-		// Go code on the cores the worker requests, and its activity
-		// slots with it: workers sharing a node keep to their share.
+		// Go code on the cores the worker requests: workers sharing a
+		// node keep their Go code to their share.
 		if !slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool {
 			r := e.ValueFrom
 			return e.Name == "GOMAXPROCS" && r != nil && r.ResourceFieldRef != nil && r.ResourceFieldRef.Resource == "requests.cpu" && r.ResourceFieldRef.Divisor.String() == "1"

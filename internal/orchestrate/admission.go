@@ -27,15 +27,18 @@ func DefaultAdmission() Admission {
 }
 
 // ActivitySlots is how many activities one queue's worker runs at once:
-// twice the cores the process's Go code runs on (GOMAXPROCS: the machine's
-// CPUs, a container's CPU limit, or what the chart sets from a worker's CPU
-// request, docs/operations.md#workers). floorbench's activities are
+// twice the machine's CPUs, even where GOMAXPROCS is lower (the chart sets
+// it from a worker's CPU request): inference and the VADs run in C threads
+// that GOMAXPROCS does not bound, and three workers sharing two cores at
+// GOMAXPROCS 1 ran the full lab-scale sweep in 581 s with four slots each
+// but 630 s with two, the cores idle between one queue's work and the
+// next (docs/performance.md#lab-scale). floorbench's activities are
 // CPU-bound (synthesis, inference, scoring); with the SDK's default of
 // 1,000, a full-preset sweep at concurrency 64 ran 64 inference batches at
 // once on two cores, each too slow to heartbeat within its minute, so every
 // one timed out and was retried, and the sweep never finished. Activities
 // beyond the slots wait in the task queue, where no heartbeat is due.
-func ActivitySlots() int { return 2 * runtime.GOMAXPROCS(0) }
+func ActivitySlots() int { return 2 * runtime.NumCPU() }
 
 func (ad Admission) slots() int {
 	if ad.Slots > 0 {
