@@ -22,9 +22,8 @@
 #   WATCH=0           wait for the result instead of following with watch
 #   PROFILE=1         write each process's CPU profile (FLOORBENCH_CPU_PROFILE)
 #   WORKERS=1         one worker process on every queue (not with CHAOS)
-#   WORKER_GOMAXPROCS=N  run each worker's Go code on at most N cores, as a
-#                     CPU limit of N does on a cluster (Go sizes GOMAXPROCS
-#                     from the container's limit)
+#   WORKER_GOMAXPROCS=N  run each worker's Go code on at most N cores, as the
+#                     chart does from a worker's CPU request of N
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-/tmp/floorbench-labscale}
