@@ -156,7 +156,7 @@ func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err 
 	}
 	defer keepAlive(ctx, "finalizing")()
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: in.Plan.Preset, Seed: in.Plan.Seed,
-		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
+		CodeVersion: generate.CodeVersion(), SampleRate: corpus.SampleRate}
 	for _, id := range in.Plan.Conversations {
 		data, err := store.GetBytes(ctx, a.Store, keys.Entry(in.Plan.Prefix, id))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 func TestCorpusGenerateRejectsBadInputWithOneLine(t *testing.T) {
@@ -107,7 +108,9 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 		t.Fatalf("export --force left %v", entries)
 	}
 	// Generating over another corpus's folder needs --force, and the same
-	// seed with other jobs gives the same bytes.
+	// seed with other jobs, by another build of the code (another stamped
+	// revision), gives the same bytes: the manifest names the generator's
+	// version, not the binary's, so the corpus hash is the same too.
 	again := copyCorpus(t, dir)
 	if _, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", again, "--jobs", "1"); code != 1 || !strings.Contains(stderr, "--force") {
 		t.Fatalf("generate over a corpus without --force: exit %d, %q", code, stderr)
@@ -116,12 +119,13 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 		t.Log("-short: the second generation (--force, --jobs 1) is left to the full run")
 		return
 	}
-	if _, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", again, "--jobs", "1", "--force"); code != 0 {
-		t.Fatalf("generate --force: exit %d: %s", code, stderr)
+	if out, err := exec.Command(anotherBuild(t), "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", again, "--jobs", "1", "--force").CombinedOutput(); err != nil {
+		t.Fatalf("generate --force by another build: %v: %s", err, out)
 	}
+	// The manifest holds the sha256 of every file.
 	before, _ := os.ReadFile(filepath.Join(dir, "corpus.json"))
 	if after, _ := os.ReadFile(filepath.Join(again, "corpus.json")); len(before) == 0 || string(after) != string(before) {
-		t.Fatal("the same seed gave a different manifest")
+		t.Fatalf("the same seed gave a different manifest:\n%.300s\nagainst\n%.300s", after, before)
 	}
 }
 
@@ -131,4 +135,19 @@ func TestCorpusCheckFailsOnAFolderWithoutManifest(t *testing.T) {
 	if code != 1 || strings.TrimSpace(stderr) != "floorbench: "+dir+": no corpus.json: not a floorbench corpus (or its generation did not finish)" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
+}
+
+// anotherBuild is floorbench built with another stamped revision: what a
+// corpus records must not change with it.
+func anotherBuild(t *testing.T) string {
+	t.Helper()
+	bin, err := testenv.Build(".", "-ldflags", "-X github.com/floorbench/floorbench/internal/version.Revision=another-build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := exec.Command(bin, "--version").Output()
+	if first, _, _ := run(t, "--version"); err != nil || !strings.Contains(string(v), "another-build") || string(v) == first {
+		t.Fatalf("the second build's version %q (the first's %q): %v", v, first, err)
+	}
+	return bin
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,6 +31,18 @@ func TestIngestTurnBenchThenGoldThenScore(t *testing.T) {
 	stdout, stderr, code = run(t, "corpus", "check", out)
 	if !strings.HasPrefix(stdout, out+": 3 conversations ok (") || code != 0 {
 		t.Errorf("check: exit %d stdout %q stderr %q", code, stdout, stderr)
+	}
+	// Another build of the code ingests the same bytes, so the corpus keeps
+	// its hash and everything keyed by it.
+	if !testing.Short() {
+		again := filepath.Join(dir, "again")
+		if msg, err := exec.Command(anotherBuild(t), "corpus", "ingest", "turnbench", "--parquet", dev, "--parquet", test, "--out", again).CombinedOutput(); err != nil {
+			t.Fatalf("ingest by another build: %v: %s", err, msg)
+		}
+		first, _ := os.ReadFile(filepath.Join(out, "corpus.json"))
+		if second, _ := os.ReadFile(filepath.Join(again, "corpus.json")); len(first) == 0 || !bytes.Equal(first, second) {
+			t.Errorf("another build ingested another manifest:\n%.300s\nagainst\n%.300s", second, first)
+		}
 	}
 	stdout, stderr, code = run(t, "corpus", "stats", out)
 	if code != 0 || !strings.Contains(stdout, "turnbench: 3 conversations (1 unlabelled)") || !strings.Contains(stdout, "split test") || !strings.Contains(stdout, "type debate") {

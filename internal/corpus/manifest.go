@@ -13,12 +13,17 @@ import (
 
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/limits"
-	"github.com/floorbench/floorbench/internal/version"
 )
 
-// CodeVersion is what manifests record as the code that wrote them
-// (version.Code): never "(devel)".
-func CodeVersion() string { return version.Code() }
+// Writer is what a manifest records as the code that wrote it: the
+// component (the generator, an ingester) and its own version, bumped with
+// any change that changes a byte it writes. Never the binary's revision
+// (version.Code): the same preset and seed, or the same source files, give
+// the same corpus.json, hence the same corpus hash, in every build
+// (docs/architecture.md#identities-and-versions).
+func Writer(component string, version int) string {
+	return fmt.Sprintf("floorbench %s %d", component, version)
+}
 
 // Format constants of the native corpus.
 const (

@@ -8,6 +8,11 @@ import (
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
+// CodeVersion is what a generated corpus's manifest records as the code
+// that wrote it: the generator and synth.GeneratorVersion, the same in
+// every build of the same generator, locally and in the store.
+func CodeVersion() string { return corpus.Writer("mptb-generator", synth.GeneratorVersion) }
+
 // Options is what `corpus generate` asks for.
 type Options struct {
 	Preset string
@@ -40,7 +45,7 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 		return nil, err
 	}
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: preset.Name, Seed: o.Seed,
-		CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate,
+		CodeVersion: CodeVersion(), SampleRate: corpus.SampleRate,
 		Conversations: make([]corpus.Conversation, len(preset.Conversations))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -11,18 +11,16 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/version"
 	"github.com/floorbench/floorbench/workflows"
 )
-
-// CodeVersion is recorded in bundles.
-func CodeVersion() string { return corpus.CodeVersion() }
 
 // Resolve turns a parsed spec into the sweep workflow's input: systems are
 // checked and hashed (unknown families and bad parameters fail here, before
 // anything is submitted), local corpora are opened and replaced in the
 // run's identity by the hash of their manifest.
 func Resolve(s *spec.Sweep, rt detect.Runtime) (workflows.SweepInput, error) {
-	in := workflows.SweepInput{CodeVersion: CodeVersion()}
+	in := workflows.SweepInput{CodeVersion: version.Code()} // recorded in the bundle
 	for i := range s.Corpora {
 		c := &s.Corpora[i]
 		src := workflows.CorpusSource{Name: c.Name, Generate: c.Generate}

@@ -66,6 +66,12 @@ type Report struct {
 	Total    Counts          `json:"total"`
 }
 
+// IngestVersion is the version of this ingester: bump it with any change
+// that changes a byte of an ingested corpus, and only then. The manifest
+// records it (corpus.Writer), so the corpus's hash, and with it every
+// track and evaluation keyed by that hash, changes exactly when it does.
+const IngestVersion = 1
+
 // meetingID is what a meeting list may name: AMI ids such as ES2002a or
 // IB4001, never a path.
 var meetingID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
@@ -150,7 +156,7 @@ func Ingest(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer st.Discard()
-	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindAMI, CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
+	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindAMI, CodeVersion: corpus.Writer("ami-ingest", IngestVersion), SampleRate: corpus.SampleRate}
 	report := &Report{}
 	var sources []string
 	for _, e := range list {

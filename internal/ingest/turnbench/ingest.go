@@ -14,6 +14,12 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
+// IngestVersion is the version of this ingester: bump it with any change
+// that changes a byte of an ingested corpus, and only then. The manifest
+// records it (corpus.Writer), so the corpus's hash, and with it every
+// track and evaluation keyed by that hash, changes exactly when it does.
+const IngestVersion = 1
+
 // Channels are the source names of a TurnBench conversation's
 // speakers, in speaker order.
 var Channels = []string{"speaker_1", "speaker_2"}
@@ -48,7 +54,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 		return nil, err
 	}
 	defer st.Discard()
-	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindTurnBench, CodeVersion: corpus.CodeVersion(), SampleRate: corpus.SampleRate}
+	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindTurnBench, CodeVersion: corpus.Writer("turnbench-ingest", IngestVersion), SampleRate: corpus.SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
 		sum, err := digest.FileSHA256(path)
