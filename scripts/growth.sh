@@ -22,7 +22,7 @@ RUNS=${RUNS:-2}
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal | tail -1)
 export FLOORBENCH_TOOLS
-go build -o "$W/floorbench" ./cmd/floorbench
+go build -buildvcs=auto -o "$W/floorbench" ./cmd/floorbench
 go test -c -o "$W/orchestrate.test" ./internal/orchestrate
 go build -o "$W/corpussubset" ./scripts/corpussubset
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$W/floorbench" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" >/dev/null; }

@@ -43,7 +43,7 @@ esac
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1)
 export FLOORBENCH_TOOLS
-go build -o "$W/floorbench" ./cmd/floorbench
+go build -buildvcs=auto -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" 2>/dev/null; }
 

@@ -12,7 +12,7 @@ W=${1:-/tmp/floorbench-validity}
 mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart)
 export FLOORBENCH_TOOLS
-go build -o "$W/floorbench" ./cmd/floorbench
+go build -buildvcs=auto -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; /usr/bin/time -v "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs 2 2> >(grep -v generating >&2); }
 "$fb" corpus stats "$W/mptb" | tee "$W/stats.txt"
