@@ -49,8 +49,10 @@ func newFramer(frame, hop int) *framer {
 
 // add appends samples heard, first dropping those no window needs any more.
 func (f *framer) add(samples []float32) {
-	n := copy(f.buf, f.buf[f.start:])
-	f.buf, f.start = append(f.buf[:n], samples...), 0
+	if f.start > 0 {
+		f.buf, f.start = f.buf[:copy(f.buf, f.buf[f.start:])], 0
+	}
+	f.buf = append(f.buf, samples...)
 }
 
 // window returns the next window if all its samples have been added; it is
