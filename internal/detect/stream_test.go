@@ -326,3 +326,26 @@ func BenchmarkStreamPush(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOpenStream is the cost of opening and closing a two-speaker
+// stream: for the model families, an ONNX Runtime session and its tensors.
+func BenchmarkOpenStream(b *testing.B) {
+	for _, family := range []string{"rms", "webrtcvad", "silero"} {
+		b.Run(family, func(b *testing.B) {
+			s, err := Builtin(family)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rt := runtimeFor(b, family)
+			for b.Loop() {
+				st, err := s.OpenStream(rt, 2)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := st.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
