@@ -26,7 +26,7 @@ func (s *System) openAudio(rt Runtime) (*audioDetector, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.family.model(s, rt)
+	m, err := s.family.openModel(s, rt)
 	if err != nil {
 		return nil, err
 	}

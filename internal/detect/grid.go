@@ -16,12 +16,12 @@ type grid struct {
 	// first on: the earlier ones no frame reads any more.
 	pending [][][]float32
 	first   int
-	placed  int // the value index the last frame read; -1 before any
+	placed  int // the value index the last frame read: no later frame reads an earlier one
 	values  [][]float64
 }
 
 func newGrid(out modelOutputs, speakers int, fps float64) *grid {
-	g := &grid{fps: fps, hop: out.hop, placed: -1}
+	g := &grid{fps: fps, hop: out.hop}
 	for range out.roles {
 		g.pending = append(g.pending, make([][]float32, speakers))
 		g.values = append(g.values, make([]float64, speakers))

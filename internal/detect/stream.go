@@ -28,7 +28,7 @@ func (s *System) OpenStream(rt Runtime, speakers int) (Stream, error) {
 	if err := s.checkRequired(); err != nil {
 		return nil, err
 	}
-	if s.family.model == nil {
+	if s.family.openModel == nil {
 		return nil, fmt.Errorf("family %s cannot stream: its scores are read from files made elsewhere, not computed from audio", s.family.Name)
 	}
 	if speakers < 1 {

@@ -258,7 +258,7 @@ func (s *System) Open(rt Runtime) (Detector, error) {
 	if err := s.checkRequired(); err != nil {
 		return nil, err
 	}
-	if s.family.model == nil {
+	if s.family.openModel == nil {
 		return s.family.open(s, rt)
 	}
 	d, err := s.openAudio(rt)
