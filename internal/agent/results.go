@@ -78,6 +78,7 @@ type ConditionResult struct {
 	Errors     int              `json:"errors"`
 	NoStimulus int              `json:"no_stimulus"`
 	NotTalking int              `json:"not_talking"`
+	Truncated  int              `json:"truncated"`
 	LatencyMS  report.LatencyMS `json:"latency_ms"` // of the trials that acted
 	// Scenarios decided more than once, those whose repeats all agree,
 	// and the share.
@@ -252,6 +253,8 @@ func scoreCondition(trials []Trial, c Condition) ConditionResult {
 			r.NoStimulus++
 		case NotTalking:
 			r.NotTalking++
+		case Truncated:
+			r.Truncated++
 		case Decided:
 			r.Decided++
 			if d.Acted {
