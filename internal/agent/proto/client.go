@@ -2,10 +2,7 @@ package proto
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -225,12 +222,8 @@ func (s *session) read() (websocket.MessageType, []byte, error) {
 
 // readError says why reading from the agent failed.
 func (s *session) readError(err error) error {
-	var ce websocket.CloseError
-	switch {
-	case errors.As(err, &ce):
-		return fmt.Errorf("%w: the %s closed the connection (status %d %q)", ErrProtocol, s.ep.where(), int(ce.Code), clean(ce.Reason))
-	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
-		return fmt.Errorf("%w: the %s dropped the connection", ErrProtocol, s.ep.where())
+	if why := closedBecause(err); why != "" {
+		return fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why)
 	}
 	return fmt.Errorf("reading from the %s: %s", s.ep.where(), s.ep.scrub(err.Error()))
 }

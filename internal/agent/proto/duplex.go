@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 
 	"github.com/coder/websocket"
 )
@@ -192,15 +194,27 @@ func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]
 	return conn, nil
 }
 
+// closedBecause says how the agent ended the connection, "" if err is not
+// about that.
+func closedBecause(err error) string {
+	var ce websocket.CloseError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), clean(ce.Reason))
+	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
+		return "dropped the connection"
+	}
+	return ""
+}
+
 // handshakeError says which step of opening a session failed, and names
 // the timeout when it ran out.
 func handshakeError(ctx context.Context, ep Endpoint, step string, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s: no answer within %v of session time", step, ep.HandshakeTimeout)
 	}
-	var ce websocket.CloseError
-	if errors.As(err, &ce) {
-		return fmt.Errorf("%w: %s: the agent closed the connection (status %d %q)", ErrProtocol, step, int(ce.Code), clean(ce.Reason))
+	if why := closedBecause(err); why != "" {
+		return fmt.Errorf("%w: %s: the agent %s", ErrProtocol, step, why)
 	}
 	return fmt.Errorf("%s: %s", step, ep.scrub(err.Error()))
 }

@@ -78,9 +78,10 @@ func (r recording) event(t *testing.T, kind EventKind) Event {
 }
 
 // run plays n frames of input to the session, then silence until the
-// agent has ended a response (a loaded machine may serve slower than the
-// playback rate), records every output, and closes the session.
-func run(t *testing.T, s Session, n int, input func(k int) []float32) recording {
+// recording satisfies until (nil: at once; a loaded machine may serve
+// slower than the playback rate), records every output, and closes the
+// session.
+func run(t *testing.T, s Session, n int, input func(k int) []float32, until func(*recording) bool) recording {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -104,7 +105,12 @@ func run(t *testing.T, s Session, n int, input func(k int) []float32) recording 
 		}
 	}()
 	silence := make([]float32, FrameSamples)
-	for k := 0; k < n || !finished(&mu, &rec); k++ {
+	waiting := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return until != nil && !until(&rec)
+	}
+	for k := 0; k < n || waiting(); k++ {
 		x := silence
 		if k < n {
 			x = input(k)
@@ -122,10 +128,8 @@ func run(t *testing.T, s Session, n int, input func(k int) []float32) recording 
 	return rec
 }
 
-// finished reports whether a response has ended and been heard.
-func finished(mu *sync.Mutex, rec *recording) bool {
-	mu.Lock()
-	defer mu.Unlock()
+// responseHeard reports whether a response has ended and been heard.
+func responseHeard(rec *recording) bool {
 	for _, o := range rec.events {
 		if o.Event.Kind == ResponseDone {
 			// Its audio plays at most the lead after the event.

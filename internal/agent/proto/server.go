@@ -2,10 +2,13 @@ package proto
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/coder/websocket"
@@ -70,7 +73,7 @@ type NewAgent func() (Agent, error)
 
 // NewHandler serves the named protocol to WebSocket clients, one Agent per
 // connection.
-func NewHandler(protocol string, newAgent NewAgent, opt ServerOptions) (http.Handler, error) {
+func NewHandler(protocol string, newAgent NewAgent, opt ServerOptions) (*Handler, error) {
 	if err := CheckProtocol(protocol); err != nil {
 		return nil, err
 	}
@@ -94,23 +97,28 @@ func NewHandler(protocol string, newAgent NewAgent, opt ServerOptions) (http.Han
 	if protocol == RealtimeName {
 		serve = serveRealtime
 	}
-	return &handler{serve: serve, newAgent: newAgent, opt: opt, clock: clock, slots: make(chan struct{}, opt.MaxSessions)}, nil
+	return &Handler{serve: serve, newAgent: newAgent, opt: opt, clock: clock, slots: make(chan struct{}, opt.MaxSessions)}, nil
 }
 
-// handler accepts connections up to its slots and runs one protocol
-// server on each, in the request's goroutine.
-type handler struct {
+// Handler accepts WebSocket connections up to its slots and runs one
+// protocol server on each, in the request's goroutine. A session ends when
+// its client goes, when a wait runs out, or when the request's context
+// ends (Serve ends them all).
+type Handler struct {
 	serve    func(*serverConn) error
 	newAgent NewAgent
 	opt      ServerOptions
 	clock    *Clock // converts timeouts to wall time
 	slots    chan struct{}
+	sessions sync.WaitGroup
 }
 
-func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves one connection.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	select {
 	case h.slots <- struct{}{}:
-		defer func() { <-h.slots }()
+		h.sessions.Add(1)
+		defer func() { <-h.slots; h.sessions.Done() }()
 	default:
 		http.Error(w, fmt.Sprintf("the agent is serving %d sessions, its most", h.opt.MaxSessions), http.StatusServiceUnavailable)
 		return
@@ -135,10 +143,33 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.logf("%s: session closed", r.RemoteAddr)
 }
 
-func (h *handler) logf(format string, args ...any) {
+func (h *Handler) logf(format string, args ...any) {
 	if h.opt.Log != nil {
 		h.opt.Log.Printf(format, args...)
 	}
+}
+
+// Serve serves h on l until ctx ends, then ends every session and returns
+// once their handlers have returned.
+func Serve(ctx context.Context, l net.Listener, h *Handler) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: h.clock.Wall(h.opt.HandshakeTimeout),
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		<-ctx.Done()
+		srv.Close()
+	}()
+	err := srv.Serve(l)
+	cancel()
+	<-stopped
+	h.sessions.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
 }
 
 // serverConn is one connection on the server side.

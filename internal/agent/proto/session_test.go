@@ -14,7 +14,7 @@ func TestAnUtteranceIsHeardWhole(t *testing.T) {
 			utt := constant(0.25, 7*FrameSamples+100)
 			agent := &scripted{sayAt: 5, utt: utt}
 			url := serve(t, protocol, func() (Agent, error) { return agent, nil })
-			rec := run(t, dial(t, protocol, url), 40, level(0, 0, 0))
+			rec := run(t, dial(t, protocol, url), 40, level(0, 0, 0), responseHeard)
 			if got := count(rec.heard, 0.25); got != len(utt) {
 				t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
 			}
@@ -46,7 +46,7 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 			url := serve(t, protocol, func() (Agent, error) {
 				return &scripted{sayAt: 5, utt: utt, stopOnLoud: true}, nil
 			})
-			rec := run(t, dial(t, protocol, url), 60, level(0.5, 20, 30))
+			rec := run(t, dial(t, protocol, url), 60, level(0.5, 20, 30), responseHeard)
 			heard := count(rec.heard, 0.25)
 			if heard == 0 || heard >= len(utt) {
 				t.Fatalf("heard %d samples of a %d-sample utterance cut by a stop", heard, len(utt))
