@@ -59,10 +59,10 @@ func frameRate(s *detect.System) (float64, error) {
 // detectorPolicy is the cascaded agent: a detector's streamed scores,
 // committed as the offline protocol commits them.
 type detectorPolicy struct {
-	cfg      DetectorConfig
-	stream   detect.Stream
+	cfg              DetectorConfig
+	stream           detect.Stream
 	eotRule, intRule *score.Committer
-	silence  []float32 // speaker 1's channel while the agent is silent
+	silence          []float32 // speaker 1's channel while the agent is silent
 }
 
 func newDetectorPolicy(cfg DetectorConfig) (*detectorPolicy, error) {
