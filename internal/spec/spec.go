@@ -27,9 +27,12 @@ import (
 
 // Sweep is one sweep spec.
 type Sweep struct {
-	Name      string    `yaml:"name" json:"name"`
-	Corpora   []Corpus  `yaml:"corpora" json:"corpora"`
-	Systems   []System  `yaml:"systems" json:"systems"`
+	Name    string   `yaml:"name" json:"name"`
+	Corpora []Corpus `yaml:"corpora" json:"corpora"`
+	Systems []System `yaml:"systems" json:"systems"`
+	// Agents are voice agents evaluated on interactive scenarios beside
+	// the systems (docs/agents.md#in-sweeps).
+	Agents    []Agent   `yaml:"agents,omitempty" json:"agents,omitempty"`
 	Protocol  Protocol  `yaml:"protocol" json:"protocol"`
 	Bootstrap Bootstrap `yaml:"bootstrap" json:"bootstrap"`
 	Queues    Queues    `yaml:"queues" json:"queues"`
@@ -159,11 +162,13 @@ func (s *Sweep) Resamples() int {
 }
 
 func (s *Sweep) validate() error {
-	if len(s.Corpora) == 0 {
-		return fmt.Errorf("corpora: at least one corpus is needed")
-	}
-	if len(s.Systems) == 0 {
-		return fmt.Errorf("systems: at least one system is needed")
+	switch {
+	case len(s.Corpora) == 0 && len(s.Agents) == 0:
+		return fmt.Errorf("corpora: at least one corpus is needed (or an agent, under agents)")
+	case len(s.Corpora) > 0 && len(s.Systems) == 0:
+		return fmt.Errorf("systems: at least one system is needed to evaluate on the corpora")
+	case len(s.Corpora) == 0 && len(s.Systems) > 0:
+		return fmt.Errorf("corpora: at least one corpus is needed to evaluate the systems on")
 	}
 	names := map[string]string{}
 	for i, c := range s.Corpora {
@@ -241,6 +246,9 @@ func (s *Sweep) Check() error {
 			return err
 		}
 	}
+	if err := checkAgents(s.Agents); err != nil {
+		return err
+	}
 	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
 		if q.name != "" && !validQueue.MatchString(q.name) {
 			return fmt.Errorf("%s: %q is not a task queue name (1-63 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, q.name)
@@ -287,6 +295,15 @@ func (s *Sweep) Normalise() {
 	}
 	if s.Concurrency == 0 {
 		s.Concurrency = DefaultConcurrency
+	}
+	for i := range s.Agents {
+		s.Agents[i].normalise()
+	}
+	if s.Corpora == nil { // a spec of agents only: [] and absent are one run
+		s.Corpora = []Corpus{}
+	}
+	if s.Systems == nil {
+		s.Systems = []System{}
 	}
 }
 

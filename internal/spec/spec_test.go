@@ -65,7 +65,7 @@ func mustCanonical(s *Sweep) string {
 func TestSpecErrorsNameTheField(t *testing.T) {
 	cases := map[string]string{
 		"":                         "s.yaml: empty spec",
-		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed",
+		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed (or an agent, under agents)",
 		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
 		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                            `s.yaml: corpora[0].name: "../a" must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
 		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":        `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
@@ -85,6 +85,7 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(example))
+	f.Add([]byte(agentExample))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("f.yaml", data)
 		if err != nil {

@@ -1,0 +1,30 @@
+package keys
+
+import "testing"
+
+// Agent evaluations follow the store layout, and a scenario set is named
+// by preset, seed and both versions, each of which changes the name.
+func TestAgentKeysFollowTheStoreLayout(t *testing.T) {
+	identity := struct{ V int }{3}
+	idHash := Hash([]byte(`{"V":3}`))
+	for _, c := range []struct{ got, want string }{
+		{ScenarioSetPrefix("s0"), "scenarios/s0"},
+		{Agent(identity), idHash},
+		{Trial("a1", "c2", 2, "h3"), "trials/a1/c2/r2-h3"},
+		{AgentResult("a1", "s0", identity), "agent-results/a1/s0/" + idHash + ".json"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+	base := ScenarioSet("mptb-agent", 1, 1, 4)
+	if base != Hash([]byte("agent-scenarios\x00mptb-agent\x001\x001\x004")) {
+		t.Errorf("ScenarioSet %s is not the hash of its identity", base)
+	}
+	for _, other := range []string{ScenarioSet("tiny-agent", 1, 1, 4), ScenarioSet("mptb-agent", 2, 1, 4),
+		ScenarioSet("mptb-agent", 1, 2, 4), ScenarioSet("mptb-agent", 1, 1, 5)} {
+		if other == base {
+			t.Errorf("a different preset, seed or version keeps the hash %s", base)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package spec
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+)
+
+// Agent is one voice agent to evaluate on an interactive scenario set
+// (docs/agents.md#in-sweeps): where it listens, how to talk to it, and
+// which trials to play it. The credential itself is never in a spec:
+// CredentialEnv names the variable a worker reads it from.
+type Agent struct {
+	Name     string `yaml:"name" json:"name"`
+	Protocol string `yaml:"protocol" json:"protocol"`
+	Endpoint string `yaml:"endpoint" json:"endpoint"`
+	// Model is recorded with every trial; over realtime it is asked for.
+	Model string `yaml:"model,omitempty" json:"model,omitempty"`
+	// Voice, Instructions, TurnDetection and RealtimeAPI configure a
+	// realtime session (proto.RealtimeOptions).
+	Voice         string `yaml:"voice,omitempty" json:"voice,omitempty"`
+	Instructions  string `yaml:"instructions,omitempty" json:"instructions,omitempty"`
+	TurnDetection string `yaml:"turn_detection,omitempty" json:"turn_detection,omitempty"`
+	RealtimeAPI   string `yaml:"realtime_api,omitempty" json:"realtime_api,omitempty"`
+	// Concurrency bounds the sessions open at once: the endpoint's limit.
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency"`
+	// CredentialEnv names the environment variable (or config file entry)
+	// holding the credential; AuthHeader the header it is sent in.
+	CredentialEnv string `yaml:"credential_env,omitempty" json:"credential_env,omitempty"`
+	AuthHeader    string `yaml:"auth_header,omitempty" json:"auth_header,omitempty"`
+	// Rate is the playback rate: 1 is real time (the default); faster
+	// only for agents that keep time by the audio they hear.
+	Rate      float64        `yaml:"rate,omitempty" json:"rate"`
+	Scenarios AgentScenarios `yaml:"scenarios" json:"scenarios"`
+	// Repeats is how often each scenario is played (MPTB: 3).
+	Repeats int `yaml:"repeats,omitempty" json:"repeats"`
+}
+
+// AgentScenarios names a generated scenario set.
+type AgentScenarios struct {
+	Preset string `yaml:"preset" json:"preset"`
+	Seed   uint64 `yaml:"seed" json:"seed"`
+}
+
+// AgentIdentity is what decides an agent's behaviour in a trial: the
+// content keys of its recordings hash it. The credential, the concurrency
+// and the agent's name in this spec are how a run runs, not what it
+// records.
+type AgentIdentity struct {
+	Protocol      string  `json:"protocol"`
+	Endpoint      string  `json:"endpoint"`
+	Model         string  `json:"model"`
+	Voice         string  `json:"voice"`
+	Instructions  string  `json:"instructions"`
+	TurnDetection string  `json:"turn_detection"`
+	RealtimeAPI   string  `json:"realtime_api"`
+	Rate          float64 `json:"rate"`
+}
+
+// Identity is a's identity, defaults filled.
+func (a Agent) Identity() AgentIdentity {
+	return AgentIdentity{Protocol: a.Protocol, Endpoint: a.Endpoint, Model: a.Model, Voice: a.Voice,
+		Instructions: a.Instructions, TurnDetection: a.TurnDetection, RealtimeAPI: a.RealtimeAPI, Rate: a.rate()}
+}
+
+// ProtoEndpoint is how a harness reaches a, without its credential (a worker
+// adds it from CredentialEnv).
+func (a Agent) ProtoEndpoint() proto.Endpoint {
+	return proto.Endpoint{Protocol: a.Protocol, URL: a.Endpoint, AuthHeader: a.AuthHeader, Rate: a.rate(),
+		Realtime: proto.RealtimeOptions{Model: a.Model, Voice: a.Voice, Instructions: a.Instructions,
+			TurnDetection: a.TurnDetection, API: a.RealtimeAPI}}
+}
+
+// The agents' defaults: real time, four sessions at once (what most
+// hosted realtime APIs allow a project), MPTB's three repeats.
+const (
+	DefaultAgentRate        = 1.0
+	DefaultAgentConcurrency = 4
+	DefaultAgentRepeats     = agent.DefaultRepeats
+)
+
+// Bounds of an agent's settings.
+const (
+	maxAgentConcurrency = 256
+	maxAgentRepeats     = 100
+	maxInstructions     = 16 << 10
+	maxSetting          = 200
+)
+
+func (a Agent) rate() float64 {
+	if a.Rate == 0 {
+		return DefaultAgentRate
+	}
+	return a.Rate
+}
+
+// normalise fills a's defaults.
+func (a *Agent) normalise() {
+	a.Rate = a.rate()
+	if a.Concurrency == 0 {
+		a.Concurrency = DefaultAgentConcurrency
+	}
+	if a.Repeats == 0 {
+		a.Repeats = DefaultAgentRepeats
+	}
+}
+
+// checkAgents checks every agent: unique names and every setting, each
+// error naming the field and its value.
+func checkAgents(agents []Agent) error {
+	names := map[string]string{}
+	for i, a := range agents {
+		where := fmt.Sprintf("agents[%d]", i)
+		if err := checkName(where, a.Name, names); err != nil {
+			return err
+		}
+		if err := a.check(); err != nil {
+			return fmt.Errorf("%s (%s).%w", where, a.Name, err)
+		}
+	}
+	return nil
+}
+
+// fieldError names a field of an agent and what is wrong with its value.
+func fieldError(field, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...))
+}
+
+// check checks one agent's settings; the error starts with the field.
+func (a Agent) check() error {
+	if err := proto.CheckProtocol(a.Protocol); err != nil {
+		return fieldError("protocol", "%v", err)
+	}
+	if err := checkEndpoint(a.Endpoint); err != nil {
+		return fieldError("endpoint", "%v", err)
+	}
+	if a.Protocol != proto.RealtimeName {
+		for _, f := range []struct{ name, value string }{{"voice", a.Voice}, {"instructions", a.Instructions},
+			{"turn_detection", a.TurnDetection}, {"realtime_api", a.RealtimeAPI}} {
+			if f.value != "" {
+				return fieldError(f.name, "only the realtime protocol takes it, not %s", a.Protocol)
+			}
+		}
+	}
+	if err := proto.CheckRealtimeOptions(proto.RealtimeOptions{TurnDetection: a.TurnDetection}); err != nil {
+		return fieldError("turn_detection", "%v", err)
+	}
+	if err := proto.CheckRealtimeOptions(proto.RealtimeOptions{API: a.RealtimeAPI}); err != nil {
+		return fieldError("realtime_api", "%v", err)
+	}
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{{"model", a.Model, maxSetting}, {"voice", a.Voice, maxSetting}, {"instructions", a.Instructions, maxInstructions}} {
+		if len(f.value) > f.max {
+			return fieldError(f.name, "%d bytes (at most %d)", len(f.value), f.max)
+		}
+	}
+	if err := proto.CheckRate(a.rate()); err != nil {
+		return fieldError("rate", "%v", err)
+	}
+	if a.Concurrency < 0 || a.Concurrency > maxAgentConcurrency {
+		return fieldError("concurrency", "%d (want 1 to %d; 0 is %d)", a.Concurrency, maxAgentConcurrency, DefaultAgentConcurrency)
+	}
+	if a.Repeats < 0 || a.Repeats > maxAgentRepeats {
+		return fieldError("repeats", "%d (want 1 to %d; 0 is %d)", a.Repeats, maxAgentRepeats, DefaultAgentRepeats)
+	}
+	if a.CredentialEnv != "" && !envName.MatchString(a.CredentialEnv) {
+		return fieldError("credential_env", "%q is not an environment variable name (letters, digits and _, not starting with a digit)", a.CredentialEnv)
+	}
+	if a.AuthHeader != "" && !headerName.MatchString(a.AuthHeader) {
+		return fieldError("auth_header", "%q is not an HTTP header name", a.AuthHeader)
+	}
+	if !slices.Contains(agent.ScenarioPresetNames, a.Scenarios.Preset) {
+		return fieldError("scenarios.preset", "%q (want one of %s)", a.Scenarios.Preset, strings.Join(agent.ScenarioPresetNames, ", "))
+	}
+	return nil
+}
+
+var (
+	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+	headerName = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+.^_|~-]{1,128}$`)
+)
+
+// checkEndpoint accepts a ws:// or wss:// URL with a host and without
+// user information (a credential goes in credential_env, never in the
+// spec); the error quotes the URL without its query.
+func checkEndpoint(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("missing (want a ws:// or wss:// URL)")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || len(raw) > 2048 {
+		return fmt.Errorf("not a URL (want ws://HOST[:PORT]/PATH or wss://...)")
+	}
+	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
+	switch {
+	case u.Scheme != "ws" && u.Scheme != "wss":
+		return fmt.Errorf("%q: want a ws:// or wss:// URL", shown)
+	case u.Host == "":
+		return fmt.Errorf("%q: no host", shown)
+	case u.User != nil:
+		return fmt.Errorf("%q: has user information; give the credential with credential_env instead", shown)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package spec
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+const agentExample = `
+name: agents
+agents:
+  - name: ref
+    protocol: duplex
+    endpoint: ws://127.0.0.1:8765/
+    scenarios: {preset: tiny-agent, seed: 1}
+  - name: rt
+    protocol: realtime
+    endpoint: wss://agent.example/v1/realtime
+    model: gpt-realtime
+    voice: alloy
+    instructions: Be brief.
+    turn_detection: semantic_vad
+    credential_env: AGENT_KEY
+    concurrency: 8
+    rate: 1
+    repeats: 2
+    scenarios: {preset: mptb-agent, seed: 7}
+`
+
+// A spec may hold agents only; their defaults are filled on normalising
+// and travel in the canonical spec.
+func TestAgentsParseAndNormalise(t *testing.T) {
+	s, err := Parse("a.yaml", []byte(agentExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Normalise()
+	ref, rt := s.Agents[0], s.Agents[1]
+	if ref.Rate != 1 || ref.Concurrency != DefaultAgentConcurrency || ref.Repeats != 3 {
+		t.Errorf("defaults: rate %v, concurrency %d, repeats %d", ref.Rate, ref.Concurrency, ref.Repeats)
+	}
+	if rt.Concurrency != 8 || rt.Repeats != 2 || rt.Scenarios != (AgentScenarios{"mptb-agent", 7}) {
+		t.Errorf("given settings lost: %+v", rt)
+	}
+	canonical := mustCanonical(s)
+	if !strings.Contains(canonical, `"credential_env":"AGENT_KEY"`) || !strings.Contains(canonical, `"concurrency":4`) {
+		t.Errorf("canonical spec %s", canonical)
+	}
+}
+
+// An agent's identity covers what can change what it does in a trial and
+// nothing else: not its name, its concurrency or its credential.
+func TestAgentIdentity(t *testing.T) {
+	s, err := Parse("a.yaml", []byte(agentExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := s.Agents[1]
+	same := base
+	same.Name, same.Concurrency, same.CredentialEnv, same.AuthHeader = "other", 1, "OTHER_KEY", "X-Key"
+	if same.Identity() != base.Identity() {
+		t.Errorf("name, concurrency or credential changed the identity")
+	}
+	for _, change := range []func(a *Agent){
+		func(a *Agent) { a.Protocol = "duplex" },
+		func(a *Agent) { a.Endpoint += "x" },
+		func(a *Agent) { a.Model = "m2" },
+		func(a *Agent) { a.Voice = "echo" },
+		func(a *Agent) { a.Instructions = "Be long." },
+		func(a *Agent) { a.TurnDetection = "server_vad" },
+		func(a *Agent) { a.RealtimeAPI = "ga" },
+		func(a *Agent) { a.Rate = 2 },
+	} {
+		other := base
+		change(&other)
+		if other.Identity() == base.Identity() {
+			t.Errorf("%+v has the identity of %+v", other.Identity(), base.Identity())
+		}
+	}
+	zero := base
+	zero.Rate = 0
+	if zero.Identity() != base.Identity() {
+		t.Error("rate 0 (the default) and rate 1 are different identities")
+	}
+}
+
+// Every bad agent setting is one line naming the agent, the field and the
+// value, before anything runs.
+func TestAgentErrorsNameTheField(t *testing.T) {
+	const head = "agents:\n  - name: bot\n    scenarios: {preset: tiny-agent}\n"
+	cases := map[string]string{
+		"    protocol: sip\n    endpoint: ws://h/":                             `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, realtime)`,
+		"    protocol: duplex":                                                 `agents[0] (bot).endpoint: missing (want a ws:// or wss:// URL)`,
+		"    protocol: duplex\n    endpoint: http://h/x?key=secret":            `agents[0] (bot).endpoint: "http://h/x": want a ws:// or wss:// URL`,
+		"    protocol: duplex\n    endpoint: ws://user:pw@h/":                  `agents[0] (bot).endpoint: "ws://h/": has user information; give the credential with credential_env instead`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    voice: alloy":        `agents[0] (bot).voice: only the realtime protocol takes it, not duplex`,
+		"    protocol: realtime\n    endpoint: ws://h/\n    turn_detection: x": `agents[0] (bot).turn_detection: realtime turn_detection "x": want server_vad, semantic_vad or none`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    rate: 100":           `agents[0] (bot).rate: playback rate 100: must be above 0 and at most 50`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    concurrency: -1":     `agents[0] (bot).concurrency: -1 (want 1 to 256; 0 is 4)`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    repeats: 1000":       `agents[0] (bot).repeats: 1000 (want 1 to 100; 0 is 3)`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    credential_env: A-B": `agents[0] (bot).credential_env: "A-B" is not an environment variable name (letters, digits and _, not starting with a digit)`,
+	}
+	for body, want := range cases {
+		if _, err := Parse("s.yaml", []byte(head+body)); err == nil || err.Error() != "s.yaml: "+want {
+			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", body, err, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"agents:\n  - {name: bot, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: huge}}":                                                                                            `agents[0] (bot).scenarios.preset: "huge" (want one of mptb-agent, tiny-agent)`,
+		"agents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}": `agents[1].name: "a" is also the name of agents[0]`,
+		"systems: [{name: r, builtin: rms}]\nagents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}":                                                    "corpora: at least one corpus is needed to evaluate the systems on",
+	} {
+		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != "s.yaml: "+want {
+			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", in, err, want)
+		}
+	}
+}
+
+// The spec never holds a credential: the variable's value is not read
+// here, so a spec parses the same with or without it set.
+func TestAgentCredentialIsOnlyNamed(t *testing.T) {
+	t.Setenv("AGENT_KEY", "sk-secret-value")
+	s, err := Parse("a.yaml", []byte(agentExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Normalise()
+	if strings.Contains(mustCanonical(s), "sk-secret-value") {
+		t.Error("the credential's value is in the canonical spec")
+	}
+	os.Unsetenv("AGENT_KEY")
+	if _, err := Parse("a.yaml", []byte(agentExample)); err != nil {
+		t.Errorf("without the variable: %v", err)
+	}
+}
