@@ -81,6 +81,11 @@ var examples = map[string]string{
   floorbench corpus ingest turnbench --parquet shard.parquet --split dev --out tb -o json`,
 	"corpus ingest ami": `  floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami
   floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami --split test -o json`,
+	"agent scenarios": `  floorbench agent scenarios --preset tiny-agent --seed 1 --out tiny-agent/
+  floorbench agent scenarios --preset mptb-agent --seed 1 --out mptb-agent/ --jobs 8 -o json`,
+	"agent score": `  floorbench agent score --recordings runs/agent-1/
+  floorbench agent score --recordings runs/agent-1/ --yield-window 1.5 --stop-silence 0.8 -o json
+  floorbench agent score --recordings runs/agent-1/ --bootstrap 0 -o md`,
 }
 
 // addExamples sets the Example of every command under root that has
