@@ -116,7 +116,7 @@ func newBareSilero(b *testing.B, rt Runtime, c *Conversation) *bareSilero {
 	}
 	rows := int64(len(c.Channels))
 	const width = sileroContext + sileroHop
-	bs := &bareSilero{steps: steps(c.heardSamples(), sileroHop, sileroHop)}
+	bs := &bareSilero{steps: c.heardSamples() / sileroHop}
 	bs.windows = make([]float32, bs.steps*int(rows)*width)
 	for k, ch := range c.timeline() {
 		for j := 0; j < bs.steps; j++ {
@@ -165,4 +165,17 @@ func (bs *bareSilero) run(b *testing.B) {
 	if speech == 0 {
 		b.Fatalf("the bare session found no speech in %d steps", bs.steps)
 	}
+}
+
+// fillWindow copies the len(dst) samples of ch that end at sample end into
+// dst, with zeros for samples before the start of the channel: a model's
+// window as the framer defines it, written out directly.
+func fillWindow(dst, ch []float32, end int) {
+	start := end - len(dst)
+	if start >= 0 {
+		copy(dst, ch[start:end])
+		return
+	}
+	clear(dst[:-start])
+	copy(dst[-start:], ch[:end])
 }

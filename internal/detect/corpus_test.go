@@ -59,7 +59,7 @@ func TestSileroAgreesWithTheTinyCorpusEventLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	vad := d.(*acousticDetector).vad
+	m := d.(*audioDetector).model
 	const fps = 50
 	agree, total := 0, 0
 	for _, entry := range c.Manifest.Conversations {
@@ -72,12 +72,12 @@ func TestSileroAgreesWithTheTinyCorpusEventLog(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		act, err := vad.activity(context.Background(), conv.timeline())
+		grid, err := activityOnGrid(context.Background(), m, conv, fps)
 		if err != nil {
 			t.Fatal(err)
 		}
 		a, n := 0, 0
-		for k, track := range act.onGrid(frameCount(conv.Duration, fps), fps) {
+		for k, track := range grid {
 			if entry.Noise[k] == "babble" {
 				continue
 			}

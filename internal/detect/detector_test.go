@@ -175,19 +175,15 @@ func TestVoiceActivityAgreesWithPlacedSpeech(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer d.Close()
-			var vad voiceActivity
-			switch a := d.(type) {
-			case *acousticDetector:
-				vad = a.vad
-			default:
-				t.Fatalf("%s is not an acoustic detector", family)
+			a, ok := d.(*audioDetector)
+			if !ok {
+				t.Fatalf("%s is not an audio detector", family)
 			}
-			act, err := vad.activity(context.Background(), c.timeline())
+			const fps = 50
+			grid, err := activityOnGrid(context.Background(), a.model, c, fps)
 			if err != nil {
 				t.Fatal(err)
 			}
-			const fps = 50
-			grid := act.onGrid(frameCount(c.Duration, fps), fps)
 			agree, total := 0, 0
 			for k := range grid {
 				for i, a := range grid[k] {

@@ -89,6 +89,45 @@
 // onnx models may instead output EOT or INT scores directly (roles eot and
 // int); those are placed on the grid the same way and used as they are.
 //
+// # Streaming
+//
+// Every family that scores audio runs one incremental path, whole-file or
+// streamed; there is no second implementation. Its three stages:
+//
+//   - the model consumes samples as they arrive and emits its values per
+//     hop, keeping what carries between steps: the samples of a window not
+//     yet complete (window j holds the frame samples that end at sample
+//     (j+1)·hop, zeros before the start, so Silero's 64 context samples
+//     are the previous step's last 64), Silero's and an onnx model's
+//     recurrent state, each WebRTC VAD's own state, the rms noise floor.
+//     Silero and onnx models run all channels of a conversation as one
+//     batch, one session call per step;
+//   - the grid places the values on the output grid as samples are heard,
+//     by the rule above: frame i is complete once the samples before
+//     (i+1)/fps have all been heard;
+//   - the floor mapping steps one frame at a time (FloorMapping.Start,
+//     FloorState.Step); Apply is that loop over whole tracks.
+//
+// Detect pushes a conversation through them about a second at a time.
+// System.OpenStream opens a Stream, the same path for a conversation of n
+// speaker channels at 16 kHz: Push takes the next samples of every channel
+// (equal lengths, any count; 320 is 20 ms) and returns every frame those
+// samples complete, in the push that completes it, with the scores Detect
+// gives that frame of the same audio, bit for bit. A frame therefore
+// arrives at its commit time (i+1)/fps, and shows voice activity up to one
+// model hop old (Silero's hop is 32 ms). After the floor(D·16000) samples
+// of a conversation of duration D a stream has given Detect's floor(D·fps)
+// frames, except where D falls within a sample of a frame's end: then the
+// two differ by that last frame.
+//
+// A push with the wrong number of channels or unequal lengths is refused
+// and changes nothing; a push that fails in the model leaves the stream
+// broken, and every later push returns that error. Opening a stream of a
+// model family opens its own ONNX Runtime session (a fraction of a second,
+// so open it before the conversation starts); streams are independent, and
+// each is used by one goroutine at a time. The external family reads
+// scores made elsewhere and cannot stream.
+//
 // # Running
 //
 // Runtime says where ONNX Runtime's library and the setup's models are

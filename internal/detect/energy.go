@@ -15,13 +15,9 @@ func EnergyActivity(ctx context.Context, c *Conversation, fps float64) ([][]floa
 	if err != nil {
 		return nil, err
 	}
-	vad, err := newRMSActivity(s.values)
+	m, err := newRMSModel(s.values)
 	if err != nil {
 		return nil, err
 	}
-	act, err := vad.activity(ctx, c.timeline())
-	if err != nil {
-		return nil, err
-	}
-	return act.onGrid(frameCount(c.Duration, fps), fps), nil
+	return activityOnGrid(ctx, m, c, fps)
 }

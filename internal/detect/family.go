@@ -17,7 +17,10 @@ type Family struct {
 	// any change that changes the family's scores (shared code such as the
 	// floor mappings belongs to every family that uses it).
 	Version int `json:"version"`
-	open    func(s *System, rt Runtime) (Detector, error)
+	// openModel opens the model of a family that scores audio; open
+	// opens a detector of the others (external).
+	openModel func(s *System, rt Runtime) (model, error)
+	open      func(s *System, rt Runtime) (Detector, error)
 	// mapping makes the floor mapping of families that score voice
 	// activity.
 	mapping func(v values) (FloorMapping, error)
@@ -32,19 +35,19 @@ type Family struct {
 func Families() []Family {
 	return []Family{
 		{Name: "rms", Version: 1, Doc: "energy voice activity against an adaptive noise floor, with hangover, as an instantaneous gate",
-			Params: slices.Concat(gridParams, rmsParams, gateParams), open: openRMS, mapping: gate},
+			Params: slices.Concat(gridParams, rmsParams, gateParams), openModel: openRMSModel, mapping: gate},
 		{Name: "rms-endpointer", Version: 1, Doc: "the rms voice activity as a silence-timeout endpointer",
-			Params: slices.Concat(gridParams, rmsParams, endpointerParams), open: openRMS, mapping: endpointer},
+			Params: slices.Concat(gridParams, rmsParams, endpointerParams), openModel: openRMSModel, mapping: endpointer},
 		{Name: "webrtcvad", Version: 1, Doc: "the WebRTC voice activity detector (modes 0-3) as an instantaneous gate",
-			Params: slices.Concat(gridParams, webrtcParams, gateParams), open: openWebRTC, mapping: gate},
+			Params: slices.Concat(gridParams, webrtcParams, gateParams), openModel: openWebRTCModel, mapping: gate},
 		{Name: "webrtcvad-endpointer", Version: 1, Doc: "the WebRTC voice activity detector as a silence-timeout endpointer",
-			Params: slices.Concat(gridParams, webrtcParams, endpointerParams), open: openWebRTC, mapping: endpointer},
+			Params: slices.Concat(gridParams, webrtcParams, endpointerParams), openModel: openWebRTCModel, mapping: endpointer},
 		{Name: "silero", Version: 1, Doc: "Silero VAD v5 on ONNX Runtime, channels batched per step, as an instantaneous gate",
-			Params: slices.Concat(gridParams, gateParams), Model: true, open: openSilero, mapping: gate, silero: true},
+			Params: slices.Concat(gridParams, gateParams), Model: true, openModel: openSileroModel, mapping: gate, silero: true},
 		{Name: "silero-endpointer", Version: 1, Doc: "Silero VAD v5 as a silence-timeout endpointer",
-			Params: slices.Concat(gridParams, endpointerParams), Model: true, open: openSilero, mapping: endpointer, silero: true},
+			Params: slices.Concat(gridParams, endpointerParams), Model: true, openModel: openSileroModel, mapping: endpointer, silero: true},
 		{Name: "onnx", Version: 1, Doc: "any ONNX model described by the spec's onnx section",
-			Params: slices.Concat(gridParams, ruleParams), Model: true, open: openONNX, mapping: ruleMapping},
+			Params: slices.Concat(gridParams, ruleParams), Model: true, openModel: openONNXModel, mapping: ruleMapping},
 		{Name: "external", Version: 1, Doc: "probs-eot.json and probs-int.json made elsewhere",
 			Params: externalParams, open: openExternal},
 	}
@@ -72,35 +75,30 @@ func (f Family) param(name string) (Param, bool) {
 	return f.Params[i], true
 }
 
-func openRMS(s *System, _ Runtime) (Detector, error) {
-	vad, err := newRMSActivity(s.values)
+func openRMSModel(s *System, _ Runtime) (model, error) {
+	m, err := newRMSModel(s.values)
 	if err != nil {
 		return nil, err
 	}
-	return newAcousticDetector(vad, s)
+	return m, nil
 }
 
-func openWebRTC(s *System, _ Runtime) (Detector, error) {
-	vad, err := newWebRTCActivity(s.values)
+func openWebRTCModel(s *System, _ Runtime) (model, error) {
+	m, err := newWebRTCModel(s.values)
 	if err != nil {
 		return nil, err
 	}
-	return newAcousticDetector(vad, s)
+	return m, nil
 }
 
-func openSilero(s *System, rt Runtime) (Detector, error) {
-	model, err := s.modelFile(rt)
+func openSileroModel(s *System, rt Runtime) (model, error) {
+	path, err := s.modelFile(rt)
 	if err != nil {
 		return nil, err
 	}
-	vad, err := newSileroActivity(rt, model)
+	m, err := newSileroModel(rt, path)
 	if err != nil {
 		return nil, err
 	}
-	d, err := newAcousticDetector(vad, s)
-	if err != nil {
-		vad.close()
-		return nil, err
-	}
-	return d, nil
+	return m, nil
 }

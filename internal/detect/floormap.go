@@ -8,9 +8,36 @@ import (
 // FloorMapping turns per-speaker voice activity on the output grid into EOT
 // and INT score tracks: activity[k][i] is speaker k's activity on frame i,
 // and frame i's scores use frames 0..i only. Gate and Endpointer are the two
-// mappings; the package documentation says what each score means.
+// mappings; the package documentation says what each score means. Apply
+// maps whole tracks; Start steps the same rule frame by frame, as a stream
+// does, and Apply is that loop.
 type FloorMapping interface {
 	Apply(activity [][]float64, fps float64) (eot, intr [][]float64)
+	Start(speakers int, fps float64) FloorState
+}
+
+// FloorState is a floor mapping part way through a conversation.
+type FloorState interface {
+	// Step scores the next frame: activity[k] is speaker k's activity on
+	// it, and Step writes speaker k's scores to eot[k] and intr[k].
+	Step(activity, eot, intr []float64)
+}
+
+// applySteps steps st over whole activity tracks: every mapping's Apply.
+func applySteps(st FloorState, activity [][]float64) (eot, intr [][]float64) {
+	n := len(activity)
+	eot, intr = newTracks(n, frameCountOf(activity))
+	a, e, in := make([]float64, n), make([]float64, n), make([]float64, n)
+	for i := range frameCountOf(activity) {
+		for k := range activity {
+			a[k] = activity[k][i]
+		}
+		st.Step(a, e, in)
+		for k := range activity {
+			eot[k][i], intr[k][i] = e[k], in[k]
+		}
+	}
+	return eot, intr
 }
 
 // The floor rules a system's floor_rule parameter chooses between.
@@ -76,11 +103,12 @@ func othersSpokeSince(voices []voice, k, from int) bool {
 	return false
 }
 
-// newTracks allocates zeroed EOT and INT tracks shaped like activity.
-func newTracks(activity [][]float64) (eot, intr [][]float64) {
-	eot, intr = make([][]float64, len(activity)), make([][]float64, len(activity))
-	for k, a := range activity {
-		eot[k], intr[k] = make([]float64, len(a)), make([]float64, len(a))
+// newTracks allocates zeroed EOT and INT tracks of frames frames for each
+// of n speakers.
+func newTracks(n, frames int) (eot, intr [][]float64) {
+	eot, intr = make([][]float64, n), make([][]float64, n)
+	for k := range n {
+		eot[k], intr[k] = make([]float64, frames), make([]float64, frames)
 	}
 	return eot, intr
 }
@@ -122,25 +150,39 @@ func (g Gate) check() error {
 
 // Apply derives the EOT and INT tracks; frame i's scores use frames 0..i.
 func (g Gate) Apply(activity [][]float64, fps float64) (eot, intr [][]float64) {
-	eot, intr = newTracks(activity)
-	voices := newVoices(len(activity))
-	lookback := int(math.Round(g.INTGateLookback * fps))
-	for i := range frameCountOf(activity) {
-		// Every speaker hears the frame first, so that the INT gate sees
-		// the other speakers' state on this frame.
-		for k := range voices {
-			voices[k].hear(g.Hysteresis, activity[k][i], i)
-		}
-		for k, v := range voices {
-			switch {
-			case !v.speaking && v.lastSpoke >= 0:
-				eot[k][i] = 1
-			case v.speaking && (!g.INTGate || othersSpokeSince(voices, k, i-lookback)):
-				intr[k][i] = 1
-			}
+	return applySteps(g.Start(len(activity), fps), activity)
+}
+
+// Start begins a conversation of the given number of speakers.
+func (g Gate) Start(speakers int, fps float64) FloorState {
+	return &gateState{gate: g, voices: newVoices(speakers), lookback: int(math.Round(g.INTGateLookback * fps))}
+}
+
+// gateState is a Gate part way through a conversation; frame is the next
+// frame's index.
+type gateState struct {
+	gate            Gate
+	voices          []voice
+	lookback, frame int
+}
+
+func (s *gateState) Step(activity, eot, intr []float64) {
+	i := s.frame
+	s.frame++
+	// Every speaker hears the frame first, so that the INT gate sees the
+	// other speakers' state on this frame.
+	for k := range s.voices {
+		s.voices[k].hear(s.gate.Hysteresis, activity[k], i)
+	}
+	for k, v := range s.voices {
+		eot[k], intr[k] = 0, 0
+		switch {
+		case !v.speaking && v.lastSpoke >= 0:
+			eot[k] = 1
+		case v.speaking && (!s.gate.INTGate || othersSpokeSince(s.voices, k, i-s.lookback)):
+			intr[k] = 1
 		}
 	}
-	return eot, intr
 }
 
 // Endpointer is the silence-timeout rule: EOT rises over EOTRamp of silence
@@ -171,36 +213,51 @@ func (e Endpointer) check() error {
 
 // Apply derives the EOT and INT tracks; frame i's scores use frames 0..i.
 func (e Endpointer) Apply(activity [][]float64, fps float64) (eot, intr [][]float64) {
-	n := len(activity)
-	eot, intr = newTracks(activity)
-	voices := newVoices(n)
+	return applySteps(e.Start(len(activity), fps), activity)
+}
+
+// Start begins a conversation of the given number of speakers.
+func (e Endpointer) Start(speakers int, fps float64) FloorState {
+	return &endpointerState{
+		rule: e, fps: fps, voices: newVoices(speakers),
+		armed: make([]bool, speakers), claim: make([]bool, speakers), began: make([]bool, speakers),
+		lookback: int(math.Round(e.INTGateLookback * fps)), minSpeech: e.EOTMinSpeech * fps,
+	}
+}
+
+// endpointerState is an Endpointer part way through a conversation; frame
+// is the next frame's index.
+type endpointerState struct {
+	rule   Endpointer
+	fps    float64
+	voices []voice
 	// armed: the speaker's last run was long enough to end a turn; claim:
 	// the current run began while another speaker spoke.
-	armed, claim, began := make([]bool, n), make([]bool, n), make([]bool, n)
-	lookback := int(math.Round(e.INTGateLookback * fps))
-	minSpeech := e.EOTMinSpeech * fps
-	for i := range frameCountOf(activity) {
-		for k := range voices {
-			var ended bool
-			began[k], ended = voices[k].hear(e.Hysteresis, activity[k][i], i)
-			if ended {
-				armed[k] = float64(i-voices[k].onset) >= minSpeech
-			}
-		}
-		for k, v := range voices {
-			if began[k] {
-				claim[k] = !e.INTGate || othersSpokeSince(voices, k, i-lookback)
-			}
-			if v.speaking {
-				if claim[k] {
-					intr[k][i] = math.Min(1, float64(i+1-v.onset)/fps/e.INTRamp)
-				}
-				continue
-			}
-			if armed[k] {
-				eot[k][i] = math.Min(1, float64(i+1-v.silentSince)/fps/e.EOTRamp)
-			}
+	armed, claim, began []bool
+	lookback, frame     int
+	minSpeech           float64 // frames
+}
+
+func (s *endpointerState) Step(activity, eot, intr []float64) {
+	i, e := s.frame, s.rule
+	s.frame++
+	for k := range s.voices {
+		var ended bool
+		s.began[k], ended = s.voices[k].hear(e.Hysteresis, activity[k], i)
+		if ended {
+			s.armed[k] = float64(i-s.voices[k].onset) >= s.minSpeech
 		}
 	}
-	return eot, intr
+	for k, v := range s.voices {
+		eot[k], intr[k] = 0, 0
+		if s.began[k] {
+			s.claim[k] = !e.INTGate || othersSpokeSince(s.voices, k, i-s.lookback)
+		}
+		switch {
+		case v.speaking && s.claim[k]:
+			intr[k] = math.Min(1, float64(i+1-v.onset)/s.fps/e.INTRamp)
+		case !v.speaking && s.armed[k]:
+			eot[k] = math.Min(1, float64(i+1-v.silentSince)/s.fps/e.EOTRamp)
+		}
+	}
 }

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,60 +14,61 @@ import (
 // 1 GiB), so a mistyped shape is an error rather than an allocation failure.
 const maxTensorElements = 1 << 28
 
-// onnxDetector runs a model described by an OnnxSpec (the onnx family).
-type onnxDetector struct {
+// onnxModel runs a model described by an OnnxSpec (the onnx family).
+type onnxModel struct {
 	spec    *OnnxSpec
 	session *ort.DynamicAdvancedSession
 	// scoreOutputs are the distinct outputs the scores read, in spec order;
 	// the session's outputs are scoreOutputs then the state outputs.
 	scoreOutputs []string
-	mapping      FloorMapping
-	fps          float64
 }
 
-func openONNX(s *System, rt Runtime) (Detector, error) {
-	fps, err := s.values.frameRate()
-	if err != nil {
-		return nil, err
-	}
-	mapping, err := s.family.mapping(s.values)
-	if err != nil {
-		return nil, err
-	}
-	model, err := s.modelFile(rt)
+func openONNXModel(s *System, rt Runtime) (model, error) {
+	path, err := s.modelFile(rt)
 	if err != nil {
 		return nil, err
 	}
 	if err := rt.initONNXRuntime(); err != nil {
 		return nil, err
 	}
-	ins, outs, err := ort.GetInputOutputInfo(model)
+	ins, outs, err := ort.GetInputOutputInfo(path)
 	if err != nil {
-		return nil, fmt.Errorf("onnx: read model %s: %w", model, err)
+		return nil, fmt.Errorf("onnx: read model %s: %w", path, err)
 	}
 	spec := s.onnx
 	if err := spec.matchModel(ins, outs); err != nil {
-		return nil, fmt.Errorf("onnx: spec does not match model %s: %w", model, err)
+		return nil, fmt.Errorf("onnx: spec does not match model %s: %w", path, err)
 	}
-	d := &onnxDetector{spec: spec, mapping: mapping, fps: fps}
+	m := &onnxModel{spec: spec}
 	for _, sc := range spec.Scores {
-		if !slices.Contains(d.scoreOutputs, sc.Output) {
-			d.scoreOutputs = append(d.scoreOutputs, sc.Output)
+		if !slices.Contains(m.scoreOutputs, sc.Output) {
+			m.scoreOutputs = append(m.scoreOutputs, sc.Output)
 		}
 	}
 	inputs := []string{spec.Audio.Name}
-	outputs := slices.Clone(d.scoreOutputs)
+	outputs := slices.Clone(m.scoreOutputs)
 	for _, st := range spec.State {
 		inputs, outputs = append(inputs, st.Input), append(outputs, st.Output)
 	}
 	for _, c := range spec.Constants {
 		inputs = append(inputs, c.Name)
 	}
-	if d.session, err = rt.newSession(model, inputs, outputs); err != nil {
+	if m.session, err = rt.newSession(path, inputs, outputs); err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)
 	}
-	return d, nil
+	return m, nil
 }
+
+// outputs are the spec's scores in spec order: each role appears once.
+func (m *onnxModel) outputs() modelOutputs {
+	roles := make([]string, len(m.spec.Scores))
+	for t, sc := range m.spec.Scores {
+		roles[t] = sc.Role
+	}
+	return modelOutputs{hop: m.spec.Hop, roles: roles}
+}
+
+func (m *onnxModel) close() error { return m.session.Destroy() }
 
 // matchModel checks the spec against the model's inputs and outputs: every
 // tensor the spec names exists with the right element type and fixed sizes,
@@ -177,11 +177,11 @@ type onnxBatch struct {
 	inputs []ort.Value
 }
 
-func (d *onnxDetector) newBatch(rows int) (*onnxBatch, error) {
+func (m *onnxModel) newBatch(rows int) (*onnxBatch, error) {
 	b := &onnxBatch{}
-	c := d.spec.channels()
+	c := m.spec.channels()
 	tensor := func(shape []string) (*ort.Tensor[float32], error) {
-		dims, err := resolveShape(shape, rows, c, d.spec.Frame)
+		dims, err := resolveShape(shape, rows, c, m.spec.Frame)
 		if err != nil {
 			return nil, err
 		}
@@ -195,14 +195,14 @@ func (d *onnxDetector) newBatch(rows int) (*onnxBatch, error) {
 		return t, err
 	}
 	var err error
-	if b.audio, err = tensor(d.spec.Audio.Shape); err != nil {
+	if b.audio, err = tensor(m.spec.Audio.Shape); err != nil {
 		return nil, fmt.Errorf("audio: %w", err)
 	}
-	if got, want := len(b.audio.GetData()), rows*c*d.spec.Frame; got != want {
+	if got, want := len(b.audio.GetData()), rows*c*m.spec.Frame; got != want {
 		b.destroy()
-		return nil, fmt.Errorf("audio shape %v holds %d samples, the layout needs %d", d.spec.Audio.Shape, got, want)
+		return nil, fmt.Errorf("audio shape %v holds %d samples, the layout needs %d", m.spec.Audio.Shape, got, want)
 	}
-	for _, st := range d.spec.State {
+	for _, st := range m.spec.State {
 		t, err := tensor(st.Shape)
 		if err != nil {
 			b.destroy()
@@ -210,8 +210,8 @@ func (d *onnxDetector) newBatch(rows int) (*onnxBatch, error) {
 		}
 		b.states = append(b.states, t)
 	}
-	for _, k := range d.spec.Constants {
-		v, err := newConstant(k, rows, c, d.spec.Frame)
+	for _, k := range m.spec.Constants {
+		v, err := newConstant(k, rows, c, m.spec.Frame)
 		if err != nil {
 			b.destroy()
 			return nil, fmt.Errorf("constant %s: %w", k.Name, err)
@@ -248,55 +248,49 @@ func (b *onnxBatch) destroy() {
 	}
 }
 
-func (d *onnxDetector) Detect(ctx context.Context, c *Conversation) (*Scores, error) {
-	if err := c.check(); err != nil {
-		return nil, err
+func (m *onnxModel) start(rows int) (modelRun, error) {
+	if m.spec.ChannelLayout == LayoutSpeakerVsRest && rows < 2 {
+		return nil, fmt.Errorf("layout %s needs at least 2 speakers, got %d", LayoutSpeakerVsRest, rows)
 	}
-	rows := len(c.Channels)
-	if d.spec.ChannelLayout == LayoutSpeakerVsRest && rows < 2 {
-		return nil, fmt.Errorf("conversation %q: layout %s needs at least 2 speakers, got %d", c.ID, LayoutSpeakerVsRest, rows)
-	}
-	views := d.rowChannels(c.timeline())
-	b, err := d.newBatch(rows)
+	b, err := m.newBatch(rows)
 	if err != nil {
 		return nil, fmt.Errorf("onnx: %w", err)
 	}
-	defer b.destroy()
-	tracks := map[string]*activity{}
-	for _, sc := range d.spec.Scores {
-		tracks[sc.Role] = newActivity(rows, d.spec.Hop, d.spec.Hop)
-	}
-	n := steps(c.heardSamples(), d.spec.Hop, d.spec.Hop)
-	for _, t := range tracks {
-		for k := range t.values {
-			t.values[k] = make([]float32, n)
-		}
-	}
-	for j := 0; j < n; j++ {
-		if j%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if err := d.step(b, views, j, tracks); err != nil {
-			return nil, fmt.Errorf("onnx: conversation %q step %d: %w", c.ID, j, err)
-		}
-	}
-	return d.scores(tracks, frameCount(c.Duration, d.fps)), nil
+	return &onnxRun{model: m, batch: b, framers: framers(rows*m.spec.channels(), m.spec.Frame, m.spec.Hop)}, nil
 }
 
-// rowChannels returns, per row, the channels the layout feeds it.
-func (d *onnxDetector) rowChannels(timeline [][]float32) [][][]float32 {
-	views := make([][][]float32, len(timeline))
-	for k, ch := range timeline {
-		views[k] = [][]float32{ch}
-	}
-	if d.spec.ChannelLayout == LayoutSpeakerVsRest {
-		for k := range timeline {
-			views[k] = append(views[k], rest(timeline, k))
+// onnxRun is a conversation part way through: the windows of every row's
+// channels (row k's channel c at k·channels + c), and in the batch the
+// recurrent state of step steps.
+type onnxRun struct {
+	model   *onnxModel
+	batch   *onnxBatch
+	framers []*framer
+	steps   int
+}
+
+func (r *onnxRun) push(channels [][]float32, out [][][]float32) error {
+	perRow := r.model.spec.channels()
+	for k, ch := range channels {
+		r.framers[k*perRow].add(ch)
+		if perRow == 2 {
+			r.framers[k*perRow+1].add(rest(channels, k))
 		}
 	}
-	return views
+	for r.ready() {
+		if err := r.step(out); err != nil {
+			return fmt.Errorf("onnx: step %d: %w", r.steps, err)
+		}
+		r.steps++
+	}
+	return nil
+}
+
+// ready reports whether every row has its next window: channels hear the
+// same number of samples, so the first speaks for all.
+func (r *onnxRun) ready() bool {
+	_, ok := r.framers[0].window()
+	return ok
 }
 
 // rest is the sum of every channel but k, clipped to [-1, 1].
@@ -316,16 +310,16 @@ func rest(timeline [][]float32, k int) []float32 {
 	return out
 }
 
-// step runs the model once for every row and records its scores.
-func (d *onnxDetector) step(b *onnxBatch, views [][][]float32, j int, tracks map[string]*activity) error {
-	frame, audio := d.spec.Frame, b.audio.GetData()
-	for k, chans := range views {
-		for ci, ch := range chans {
-			off := (k*len(chans) + ci) * frame
-			fillWindow(audio[off:off+frame], ch, (j+1)*d.spec.Hop)
-		}
+// step runs the model once for every row and appends its scores to out.
+func (r *onnxRun) step(out [][][]float32) error {
+	m, b := r.model, r.batch
+	audio, frame := b.audio.GetData(), m.spec.Frame
+	for i, f := range r.framers {
+		w, _ := f.window()
+		copy(audio[i*frame:(i+1)*frame], w)
+		f.advance()
 	}
-	outputs := make([]ort.Value, len(d.scoreOutputs)+len(b.states))
+	outputs := make([]ort.Value, len(m.scoreOutputs)+len(b.states))
 	defer func() {
 		for _, v := range outputs {
 			if v != nil {
@@ -333,37 +327,36 @@ func (d *onnxDetector) step(b *onnxBatch, views [][][]float32, j int, tracks map
 			}
 		}
 	}()
-	if err := d.session.Run(b.inputs, outputs); err != nil {
+	if err := m.session.Run(b.inputs, outputs); err != nil {
 		return err
 	}
-	for _, sc := range d.spec.Scores {
-		out := outputs[slices.Index(d.scoreOutputs, sc.Output)]
-		if err := readScore(out, sc, tracks[sc.Role], j); err != nil {
+	for t, sc := range m.spec.Scores {
+		if err := readScore(outputs[slices.Index(m.scoreOutputs, sc.Output)], sc, out[t]); err != nil {
 			return err
 		}
 	}
 	for i, st := range b.states {
-		out, ok := outputs[len(d.scoreOutputs)+i].(*ort.Tensor[float32])
-		if !ok || len(out.GetData()) != len(st.GetData()) {
-			return fmt.Errorf("state output %s does not match its input's type and size", d.spec.State[i].Output)
+		o, ok := outputs[len(m.scoreOutputs)+i].(*ort.Tensor[float32])
+		if !ok || len(o.GetData()) != len(st.GetData()) {
+			return fmt.Errorf("state output %s does not match its input's type and size", m.spec.State[i].Output)
 		}
-		copy(st.GetData(), out.GetData())
+		copy(st.GetData(), o.GetData())
 	}
 	return nil
 }
 
-// readScore stores each row's value of output out as step j of track.
-func readScore(out ort.Value, sc ScoreSpec, track *activity, j int) error {
+// readScore appends each row's value of output out to its track.
+func readScore(out ort.Value, sc ScoreSpec, tracks [][]float32) error {
 	t, ok := out.(*ort.Tensor[float32])
 	if !ok {
 		return fmt.Errorf("output %s is not a float32 tensor", sc.Output)
 	}
-	data, rows := t.GetData(), len(track.values)
+	data, rows := t.GetData(), len(tracks)
 	if len(data)%rows != 0 || sc.Index >= len(data)/rows {
 		return fmt.Errorf("output %s has shape %v: no index %d for each of %d rows", sc.Output, t.GetShape(), sc.Index, rows)
 	}
 	per := len(data) / rows
-	for k := range track.values {
+	for k := range tracks {
 		v := float64(data[k*per+sc.Index])
 		if sc.Sigmoid {
 			v = 1 / (1 + math.Exp(-v))
@@ -371,25 +364,12 @@ func readScore(out ort.Value, sc ScoreSpec, track *activity, j int) error {
 		if !(v >= 0 && v <= 1) {
 			return fmt.Errorf("output %s gave %v for row %d, outside [0, 1] (set sigmoid: true for logits)", sc.Output, v, k)
 		}
-		track.values[k][j] = float32(v)
+		tracks[k] = append(tracks[k], float32(v))
 	}
 	return nil
 }
 
-// scores places the model's tracks on the grid: direct eot and int outputs
-// as they are, the rest derived from activity by the floor mapping.
-func (d *onnxDetector) scores(tracks map[string]*activity, frames int) *Scores {
-	s := &Scores{FrameRate: d.fps}
-	if act, ok := tracks[RoleActivity]; ok {
-		s.EOT, s.INT = d.mapping.Apply(act.onGrid(frames, d.fps), d.fps)
-	}
-	if t, ok := tracks[RoleEOT]; ok {
-		s.EOT = t.onGrid(frames, d.fps)
-	}
-	if t, ok := tracks[RoleINT]; ok {
-		s.INT = t.onGrid(frames, d.fps)
-	}
-	return s
+func (r *onnxRun) close() error {
+	r.batch.destroy()
+	return nil
 }
-
-func (d *onnxDetector) Close() error { return d.session.Destroy() }

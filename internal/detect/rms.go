@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"context"
 	"fmt"
 	"math"
 )
@@ -14,18 +13,18 @@ var rmsParams = []Param{
 	{Name: "hangover_s", Kind: KindFloat, Default: 0.2, Doc: "speech is held this long after the last loud window"},
 }
 
-// rmsActivity is an energy voice-activity detector: a window is loud when its
+// rmsModel is an energy voice-activity detector: a window is loud when its
 // energy exceeds both threshold_db and the noise floor plus margin_db; the
 // floor follows the quietest windows down at once and rises slowly, so it
 // tracks the channel's noise rather than its speech. Activity is 1 while
 // loud and for hangover_s after, else 0.
-type rmsActivity struct {
+type rmsModel struct {
 	window                      int
 	threshold, margin, riseStep float64
 	hangover                    int
 }
 
-func newRMSActivity(v values) (*rmsActivity, error) {
+func newRMSModel(v values) (*rmsModel, error) {
 	window := int(math.Round(v.float("window_s") * SampleRate))
 	if window < 1 {
 		return nil, fmt.Errorf("rms: window_s must be at least one sample, got %v", v.float("window_s"))
@@ -33,7 +32,7 @@ func newRMSActivity(v values) (*rmsActivity, error) {
 	if v.float("hangover_s") < 0 || v.float("floor_rise_db_per_s") < 0 {
 		return nil, fmt.Errorf("rms: hangover_s and floor_rise_db_per_s must be >= 0")
 	}
-	return &rmsActivity{
+	return &rmsModel{
 		window:    window,
 		threshold: v.float("threshold_db"),
 		margin:    v.float("margin_db"),
@@ -42,34 +41,58 @@ func newRMSActivity(v values) (*rmsActivity, error) {
 	}, nil
 }
 
-func (r *rmsActivity) activity(ctx context.Context, channels [][]float32) (*activity, error) {
-	act := newActivity(len(channels), r.window, r.window)
-	for k, ch := range channels {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		n := steps(len(ch), r.window, r.window)
-		values := make([]float32, n)
-		noiseFloor, sinceLoud := math.Inf(1), r.hangover+1
-		for j := range values {
-			e := energyDB(ch[j*r.window : (j+1)*r.window])
-			if e < noiseFloor {
-				noiseFloor = e
-			} else {
-				noiseFloor += r.riseStep
-			}
-			if e > r.threshold && e > noiseFloor+r.margin {
-				sinceLoud = 0
-			} else {
-				sinceLoud++
-			}
-			if sinceLoud <= r.hangover {
-				values[j] = 1
-			}
-		}
-		act.values[k] = values
+func (r *rmsModel) outputs() modelOutputs { return modelOutputs{hop: r.window, roles: activityOnly} }
+
+func (r *rmsModel) start(speakers int) (modelRun, error) {
+	run := &rmsRun{model: r, channels: make([]rmsChannel, speakers)}
+	for k := range run.channels {
+		run.channels[k] = rmsChannel{framer: newFramer(r.window, r.window), noiseFloor: math.Inf(1), sinceLoud: r.hangover + 1}
 	}
-	return act, nil
+	return run, nil
+}
+
+func (r *rmsModel) close() error { return nil }
+
+// rmsRun is the rms detector part way through a conversation.
+type rmsRun struct {
+	model    *rmsModel
+	channels []rmsChannel
+}
+
+// rmsChannel is one channel's state: its tracked noise floor and the
+// windows since it was last loud.
+type rmsChannel struct {
+	*framer
+	noiseFloor float64
+	sinceLoud  int
+}
+
+func (r *rmsRun) push(channels [][]float32, out [][][]float32) error {
+	m := r.model
+	for k, ch := range channels {
+		c := &r.channels[k]
+		c.add(ch)
+		for w, ok := c.window(); ok; w, ok = c.window() {
+			c.advance()
+			e := energyDB(w)
+			if e < c.noiseFloor {
+				c.noiseFloor = e
+			} else {
+				c.noiseFloor += m.riseStep
+			}
+			if e > m.threshold && e > c.noiseFloor+m.margin {
+				c.sinceLoud = 0
+			} else {
+				c.sinceLoud++
+			}
+			var a float32
+			if c.sinceLoud <= m.hangover {
+				a = 1
+			}
+			out[0][k] = append(out[0][k], a)
+		}
+	}
+	return nil
 }
 
 // energyDB is the mean power of x in dB relative to full scale.
@@ -81,4 +104,4 @@ func energyDB(x []float32) float64 {
 	return 10 * math.Log10(sum/float64(len(x))+1e-12)
 }
 
-func (r *rmsActivity) close() error { return nil }
+func (r *rmsRun) close() error { return nil }

@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -17,19 +16,25 @@ const (
 	sileroState   = 128
 )
 
-// sileroActivity runs Silero VAD v5 with every channel of a conversation as
+// sileroModel runs Silero VAD v5 with every channel of a conversation as
 // one row of a batch, so one session call serves all speakers per step.
-type sileroActivity struct {
+type sileroModel struct {
 	session *ort.DynamicAdvancedSession
 }
 
-func newSileroActivity(rt Runtime, model string) (*sileroActivity, error) {
+func newSileroModel(rt Runtime, model string) (*sileroModel, error) {
 	s, err := rt.newSession(model, []string{"input", "state", "sr"}, []string{"output", "stateN"})
 	if err != nil {
 		return nil, fmt.Errorf("silero: %w", err)
 	}
-	return &sileroActivity{session: s}, nil
+	return &sileroModel{session: s}, nil
 }
+
+func (s *sileroModel) outputs() modelOutputs {
+	return modelOutputs{hop: sileroHop, roles: activityOnly}
+}
+
+func (s *sileroModel) close() error { return s.session.Destroy() }
 
 // sileroBatch holds the tensors of one conversation's steps. The two state
 // tensors swap roles each step, so the new state is never copied.
@@ -65,50 +70,57 @@ func (b *sileroBatch) destroy() {
 	}
 }
 
-func (s *sileroActivity) activity(ctx context.Context, channels [][]float32) (*activity, error) {
-	rows := len(channels)
+func (s *sileroModel) start(rows int) (modelRun, error) {
 	b, err := newSileroBatch(rows)
 	if err != nil {
 		return nil, fmt.Errorf("silero: %w", err)
 	}
-	defer b.destroy()
-	act := newActivity(rows, sileroHop, sileroHop)
-	n := steps(len(channels[0]), sileroHop, sileroHop)
-	for k := range act.values {
-		act.values[k] = make([]float32, n)
+	return &sileroRun{session: s.session, batch: b, framers: framers(rows, sileroContext+sileroHop, sileroHop)}, nil
+}
+
+// sileroRun is a conversation part way through: its rows' windows, and in
+// the batch the recurrent state of step steps.
+type sileroRun struct {
+	session *ort.DynamicAdvancedSession
+	batch   *sileroBatch
+	framers []*framer
+	steps   int
+}
+
+func (r *sileroRun) push(channels [][]float32, out [][][]float32) error {
+	for k, ch := range channels {
+		r.framers[k].add(ch)
 	}
-	in, out := b.input.GetData(), b.output.GetData()
+	b := r.batch
+	in, res := b.input.GetData(), b.output.GetData()
 	const width = sileroContext + sileroHop
-	for j := 0; j < n; j++ {
-		if j%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+	for r.ready() {
+		for k, f := range r.framers {
+			w, _ := f.window()
+			copy(in[k*width:(k+1)*width], w)
+			f.advance()
 		}
-		for k, ch := range channels {
-			fillWindow(in[k*width:(k+1)*width], ch, (j+1)*sileroHop)
-		}
+		j := r.steps
 		cur, next := b.state[j%2], b.state[(j+1)%2]
-		if err := s.session.Run([]ort.Value{b.input, cur, b.sr}, []ort.Value{b.output, next}); err != nil {
-			return nil, fmt.Errorf("silero: step %d: %w", j, err)
+		if err := r.session.Run([]ort.Value{b.input, cur, b.sr}, []ort.Value{b.output, next}); err != nil {
+			return fmt.Errorf("silero: step %d: %w", j, err)
 		}
-		for k := range act.values {
-			act.values[k][j] = out[k]
+		for k := range out[0] {
+			out[0][k] = append(out[0][k], res[k])
 		}
+		r.steps++
 	}
-	return act, nil
+	return nil
 }
 
-// fillWindow copies the len(dst) samples of ch that end at sample end into
-// dst, with zeros for samples before the start of the channel.
-func fillWindow(dst, ch []float32, end int) {
-	start := end - len(dst)
-	if start >= 0 {
-		copy(dst, ch[start:end])
-		return
-	}
-	clear(dst[:-start])
-	copy(dst[-start:], ch[:end])
+// ready reports whether every row has its next window: rows hear the same
+// number of samples, so the first row speaks for all.
+func (r *sileroRun) ready() bool {
+	_, ok := r.framers[0].window()
+	return ok
 }
 
-func (s *sileroActivity) close() error { return s.session.Destroy() }
+func (r *sileroRun) close() error {
+	r.batch.destroy()
+	return nil
+}

@@ -258,7 +258,14 @@ func (s *System) Open(rt Runtime) (Detector, error) {
 	if err := s.checkRequired(); err != nil {
 		return nil, err
 	}
-	return s.family.open(s, rt)
+	if s.family.openModel == nil {
+		return s.family.open(s, rt)
+	}
+	d, err := s.openAudio(rt)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // normalised is the content a system's hash covers: everything that changes

@@ -1,0 +1,145 @@
+package detect
+
+import "context"
+
+// grid places a model's values on the output grid as samples are heard
+// (package documentation, "From voice activity to floor scores"): frame i
+// is complete once heardBy(i) samples have been heard, and takes, per output
+// and speaker, the latest value whose samples had all been heard by then;
+// 0 before the first one.
+type grid struct {
+	fps   float64
+	hop   int
+	heard int // samples heard
+	frame int // the next frame's index
+	// pending[t][k] holds output t's values for speaker k from value index
+	// first on: the earlier ones no frame reads any more.
+	pending [][][]float32
+	first   int
+	placed  int // the value index the last frame read: no later frame reads an earlier one
+	values  [][]float64
+}
+
+func newGrid(out modelOutputs, speakers int, fps float64) *grid {
+	g := &grid{fps: fps, hop: out.hop}
+	for range out.roles {
+		g.pending = append(g.pending, make([][]float32, speakers))
+		g.values = append(g.values, make([]float64, speakers))
+	}
+	return g
+}
+
+// hear pushes the next samples of every channel through run and keeps the
+// values they complete.
+func (g *grid) hear(run modelRun, channels [][]float32) error {
+	if drop := g.placed - g.first; drop > 0 {
+		for _, out := range g.pending {
+			for k, v := range out {
+				out[k] = v[:copy(v, v[drop:])]
+			}
+		}
+		g.first = g.placed
+	}
+	if err := run.push(channels, g.pending); err != nil {
+		return err
+	}
+	g.heard += len(channels[0])
+	return nil
+}
+
+// next places the next frame if all its samples have been heard. The
+// values, [output][speaker], are valid until the next call.
+func (g *grid) next() ([][]float64, bool) {
+	end := heardBy(g.frame, g.fps)
+	if end > g.heard {
+		return nil, false
+	}
+	return g.place(end/g.hop - 1), true
+}
+
+// complete is how many frames the samples heard complete that next has not
+// placed yet.
+func (g *grid) complete() int {
+	n := 0
+	for heardBy(g.frame+n, g.fps) <= g.heard {
+		n++
+	}
+	return n
+}
+
+// pastEnd places the next frame although its end lies past the samples
+// heard: a conversation's floor(duration·fps) frames can end a rounding
+// error past its floor(duration·SampleRate) samples, and such a last frame
+// keeps the last value.
+func (g *grid) pastEnd() [][]float64 {
+	return g.place(min(heardBy(g.frame, g.fps), g.heard)/g.hop - 1)
+}
+
+func (g *grid) place(j int) [][]float64 {
+	for t, out := range g.pending {
+		for k, v := range out {
+			g.values[t][k] = 0
+			if j >= 0 {
+				g.values[t][k] = float64(v[j-g.first])
+			}
+		}
+	}
+	g.placed = max(j, 0)
+	g.frame++
+	return g.values
+}
+
+// fileChunk is how many samples per channel the whole-file path pushes at
+// a time, about a second: a context is checked between pushes.
+const fileChunk = 1 << 14
+
+// hearConversation pushes a conversation's timeline through run in chunks
+// and calls frame for each of its frameCount(Duration, fps) frames with
+// the frame's values on g: the whole-file loop over the incremental
+// pieces.
+func hearConversation(ctx context.Context, c *Conversation, run modelRun, g *grid, frame func(i int, values [][]float64)) error {
+	timeline, frames := c.timeline(), frameCount(c.Duration, g.fps)
+	chunk := make([][]float32, len(timeline))
+	i := 0
+	for at := 0; at < c.heardSamples(); at += fileChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		end := min(at+fileChunk, c.heardSamples())
+		for k, ch := range timeline {
+			chunk[k] = ch[at:end]
+		}
+		if err := g.hear(run, chunk); err != nil {
+			return err
+		}
+		for ; i < frames; i++ {
+			values, ok := g.next()
+			if !ok {
+				break
+			}
+			frame(i, values)
+		}
+	}
+	for ; i < frames; i++ {
+		frame(i, g.pastEnd())
+	}
+	return nil
+}
+
+// activityOnGrid is a voice activity model's only output, per speaker, on
+// the grid of fps frames per second for a whole conversation.
+func activityOnGrid(ctx context.Context, m model, c *Conversation, fps float64) ([][]float64, error) {
+	run, err := m.start(len(c.Channels))
+	if err != nil {
+		return nil, err
+	}
+	defer run.close()
+	out, _ := newTracks(len(c.Channels), frameCount(c.Duration, fps))
+	g := newGrid(m.outputs(), len(c.Channels), fps)
+	err = hearConversation(ctx, c, run, g, func(i int, values [][]float64) {
+		for k, a := range values[0] {
+			out[k][i] = a
+		}
+	})
+	return out, err
+}
