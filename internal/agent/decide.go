@@ -71,6 +71,9 @@ const (
 	// NotTalking: a STOP trial whose agent was silent when the stimulus
 	// started: there was nothing to yield.
 	NotTalking Outcome = "not-talking"
+	// Truncated: the recording ends before the decision could be made
+	// (RecordUntil says how long a harness must record).
+	Truncated Outcome = "truncated"
 )
 
 // Decision is what a trial shows, read off the agent's output audio.
@@ -91,44 +94,64 @@ type Decision struct {
 	BargeInWithoutStop bool `json:"barge_in_without_stop"`
 }
 
-// DecideStart decides a START trial from the agent's speech segments: it
-// entered when a segment overlaps the closed window [cue - EntryPre,
-// min(cue + Entry, validUntil)] (a segment ending exactly at the window's
-// start does not). The latency is the first such segment's onset minus
-// the cue, negative for speech already under way.
-func DecideStart(segs []Segment, cue, validUntil float64, w Windows) Decision {
+// DecideStart decides a START trial from the agent's speech segments in a
+// recording of end seconds: it entered when a segment overlaps the closed
+// window [cue - EntryPre, min(cue + Entry, validUntil)] (a segment ending
+// exactly at the window's start does not). The latency is the first such
+// segment's onset minus the cue, negative for speech already under way.
+// A recording that ends before the window without an entry is Truncated.
+func DecideStart(segs []Segment, cue, validUntil, end float64, w Windows) Decision {
 	lo, hi := cue-w.EntryPre, min(cue+w.Entry, validUntil)
 	for _, s := range segs {
 		if s.Onset <= hi && s.Offset > lo {
 			return Decision{Outcome: Decided, Acted: true, Latency: s.Onset - cue}
 		}
 	}
+	if end < hi {
+		return Decision{Outcome: Truncated, Latency: math.NaN()}
+	}
 	return Decision{Outcome: Decided, Latency: math.NaN()}
 }
 
-// DecideStop decides a STOP trial whose stimulus started at stim: the
-// agent must be talking then (a segment with onset <= stim < offset). It
-// yielded when a segment from that one on ends by stim + Yield and is
-// followed by at least StopSilence of silence (or by the end of the
-// recording); the latency is that offset minus stim. events are the
-// provider's events, for the barge-in instrumentation (MPTB §G.3).
-func DecideStop(segs []Segment, stim float64, events []ProviderEvent, w Windows) Decision {
+// DecideStop decides a STOP trial whose stimulus started at stim, in a
+// recording of end seconds: the agent must be talking then (a segment
+// with onset <= stim < offset). It yielded when a segment from that one on
+// ends by stim + Yield and the recording then holds at least StopSilence
+// of silence; the latency is that offset minus stim. A recording that ends
+// before that silence is over is Truncated. events are the provider's
+// events, for the barge-in instrumentation (MPTB §G.3).
+func DecideStop(segs []Segment, stim, end float64, events []ProviderEvent, w Windows) Decision {
 	first := slices.IndexFunc(segs, func(s Segment) bool { return s.Onset <= stim && stim < s.Offset })
 	if first < 0 {
 		return Decision{Outcome: NotTalking, Latency: math.NaN()}
 	}
 	d := Decision{Outcome: Decided, Latency: math.NaN()}
 	for i := first; i < len(segs) && segs[i].Offset <= stim+w.Yield; i++ {
-		if i+1 < len(segs) && segs[i+1].Onset-segs[i].Offset < w.StopSilence {
+		off := segs[i].Offset
+		if i+1 < len(segs) && segs[i+1].Onset-off < w.StopSilence {
 			d.Reclaimed = true
 			continue
 		}
-		d.Acted, d.Reclaimed, d.Latency = true, false, segs[i].Offset-stim
-		d.BargeIn = hasEvent(events, w.BargeInKinds, stim, segs[i].Offset+w.BargeIn)
+		if i+1 == len(segs) && end-off < w.StopSilence {
+			return Decision{Outcome: Truncated, Latency: math.NaN()}
+		}
+		d.Acted, d.Reclaimed, d.Latency = true, false, off-stim
+		d.BargeIn = hasEvent(events, w.BargeInKinds, stim, off+w.BargeIn)
 		return d
 	}
 	d.BargeInWithoutStop = hasEvent(events, w.BargeInKinds, stim, stim+w.Yield)
 	return d
+}
+
+// RecordUntil is how long a harness must record a trial for it to be
+// decided under w: a START trial to the end of its entry window, a STOP
+// trial until yield window and stop silence are over after the stimulus
+// starts at stim.
+func (w Windows) RecordUntil(c Condition, cue, validUntil, stim float64) float64 {
+	if c.Stop() {
+		return stim + w.Yield + w.StopSilence
+	}
+	return min(cue+w.Entry, validUntil)
 }
 
 // hasEvent reports whether an event of one of kinds lies in [from, to].

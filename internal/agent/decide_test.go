@@ -29,7 +29,7 @@ func TestDecideStartAtEveryBoundary(t *testing.T) {
 		{"hold: onset after valid_until", []Segment{{12.01, 13}}, 12, false, math.NaN()},
 	}
 	for _, c := range cases {
-		d := DecideStart(c.segs, 10, c.validUntil, w)
+		d := DecideStart(c.segs, 10, c.validUntil, 30, w)
 		if d.Outcome != Decided || d.Acted != c.acted || !sameLatency(d.Latency, c.latency) {
 			t.Errorf("%s: %+v, want acted %v latency %g", c.name, d, c.acted, c.latency)
 		}
@@ -63,7 +63,7 @@ func TestDecideStopAtEveryBoundary(t *testing.T) {
 		{"silent throughout", nil, NotTalking, false, math.NaN(), false},
 	}
 	for _, c := range cases {
-		d := DecideStop(c.segs, 20, nil, w)
+		d := DecideStop(c.segs, 20, 30, nil, w)
 		if d.Outcome != c.outcome || d.Acted != c.acted || !sameLatency(d.Latency, c.latency) || d.Reclaimed != c.reclaimed {
 			t.Errorf("%s: %+v, want %s acted %v latency %g reclaimed %v", c.name, d, c.outcome, c.acted, c.latency, c.reclaimed)
 		}
@@ -87,14 +87,46 @@ func TestDecideStopBargeIn(t *testing.T) {
 		{ProviderEvent{Kind: EventResponseDone, Time: 21.5}, false},
 	}
 	for _, c := range cases {
-		if d := DecideStop(stop, 20, []ProviderEvent{c.event}, w); d.BargeIn != c.bargeIn || !d.Acted {
+		if d := DecideStop(stop, 20, 30, []ProviderEvent{c.event}, w); d.BargeIn != c.bargeIn || !d.Acted {
 			t.Errorf("%+v: %+v, want barge-in %v", c.event, d, c.bargeIn)
 		}
 	}
 	// The provider says it was interrupted, the audio goes on.
-	d := DecideStop([]Segment{{15, 30}}, 20, []ProviderEvent{{Kind: EventInterrupted, Time: 21}}, w)
+	d := DecideStop([]Segment{{15, 30}}, 20, 30, []ProviderEvent{{Kind: EventInterrupted, Time: 21}}, w)
 	if d.Acted || !d.BargeInWithoutStop {
 		t.Errorf("an event without a stop: %+v", d)
+	}
+}
+
+// A recording that ends before its decision is made decides nothing: a
+// START trial without an entry before its window closes, a STOP trial
+// whose agent went quiet but not for stop_silence_s before the end. An
+// entry, or speech that outlasts the yield window, decides early.
+func TestDecideTruncatedRecordings(t *testing.T) {
+	w := DefaultWindows()
+	for _, c := range []struct {
+		name    string
+		d       Decision
+		outcome Outcome
+		acted   bool
+	}{
+		{"START, no entry, ends inside the window", DecideStart(nil, 10, 20, 12.99, w), Truncated, false},
+		{"START, no entry, ends with the window", DecideStart(nil, 10, 20, 13, w), Decided, false},
+		{"START, entry, ends inside the window", DecideStart([]Segment{{11, 12}}, 10, 20, 12, w), Decided, true},
+		{"STOP, quiet 0.99 s before the end", DecideStop([]Segment{{15, 21}}, 20, 21.99, nil, w), Truncated, false},
+		{"STOP, quiet 1 s before the end", DecideStop([]Segment{{15, 21}}, 20, 22, nil, w), Decided, true},
+		{"STOP, still talking at the end", DecideStop([]Segment{{15, 21.5}}, 20, 21.5, nil, w), Truncated, false},
+		{"STOP, talking past the window", DecideStop([]Segment{{15, 22.5}}, 20, 22.5, nil, w), Decided, false},
+	} {
+		if c.d.Outcome != c.outcome || c.d.Acted != c.acted {
+			t.Errorf("%s: %+v, want %s acted %v", c.name, c.d, c.outcome, c.acted)
+		}
+	}
+	if got := w.RecordUntil(StopOnBackchannel, 5, 30, 20); got != 23 {
+		t.Errorf("STOP record until %g, want 23", got)
+	}
+	if got := w.RecordUntil(StartDuringHold, 10, 12, 0); got != 12 {
+		t.Errorf("hold record until %g, want 12", got)
 	}
 }
 

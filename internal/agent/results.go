@@ -78,6 +78,7 @@ type ConditionResult struct {
 	Errors     int              `json:"errors"`
 	NoStimulus int              `json:"no_stimulus"`
 	NotTalking int              `json:"not_talking"`
+	Truncated  int              `json:"truncated"`
 	LatencyMS  report.LatencyMS `json:"latency_ms"` // of the trials that acted
 	// Scenarios decided more than once, those whose repeats all agree,
 	// and the share.
@@ -170,7 +171,7 @@ func Score(trials []Trial, p ScoreParams) Results {
 func trialResult(t Trial) TrialResult {
 	d := t.Decision
 	return TrialResult{Agent: t.Agent, Protocol: t.Protocol, ScenarioID: t.ScenarioID, Condition: t.Condition,
-		Speakers: t.Speakers, Repeat: t.Repeat, Outcome: d.Outcome, Acted: d.Acted, LatencyMS: report.Num(d.Latency * 1000),
+		Speakers: t.Speakers, Repeat: t.Repeat, Outcome: d.Outcome, Acted: d.Acted, LatencyMS: report.Num(ms(d.Latency)),
 		Reclaimed: d.Reclaimed, BargeIn: d.BargeIn, BargeInWithoutStop: d.BargeInWithoutStop, Error: t.Error}
 }
 
@@ -252,11 +253,13 @@ func scoreCondition(trials []Trial, c Condition) ConditionResult {
 			r.NoStimulus++
 		case NotTalking:
 			r.NotTalking++
+		case Truncated:
+			r.Truncated++
 		case Decided:
 			r.Decided++
 			if d.Acted {
 				r.Acted++
-				lat = append(lat, d.Latency*1000)
+				lat = append(lat, ms(d.Latency))
 			}
 			if d.Reclaimed {
 				r.Reclaimed++
@@ -324,7 +327,7 @@ func scoreAxis(trials []Trial, pos, neg Condition, p ScoreParams) AxisResult {
 	var lat []float64
 	for _, t := range trials {
 		if t.Condition == pos && t.Decision.Outcome == Decided && t.Decision.Acted {
-			lat = append(lat, t.Decision.Latency*1000)
+			lat = append(lat, ms(t.Decision.Latency))
 		}
 	}
 	r.LatencyMS = latencyMS(lat)
@@ -354,6 +357,11 @@ func latencyMS(v []float64) report.LatencyMS {
 	l := score.Counts{LatenciesMS: v}.Latency()
 	return report.LatencyMS{P10: report.Num(l.P10), P50: report.Num(l.P50), P90: report.Num(l.P90)}
 }
+
+// ms converts a latency to milliseconds, rounded to the microsecond: the
+// times it comes from are frame times on a 16 kHz clock, and the rounding
+// keeps 0.6 s from printing as 599.9999999999997 ms.
+func ms(seconds float64) float64 { return math.Round(seconds*1e6) / 1e3 }
 
 func ratio(a, b int) float64 {
 	if b == 0 {

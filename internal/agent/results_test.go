@@ -98,9 +98,9 @@ func TestRescoringWithOtherWindows(t *testing.T) {
 	for _, tr := range trials {
 		i := slices.IndexFunc(preset.Designs, func(d Design) bool { return d.ID == tr.ScenarioID })
 		r, _, _, segs := simulate(alwaysYield, i, preset.Designs[i], tr.Repeat)
-		want := DecideStart(segs, r.Cue, r.ValidUntil, p.Windows)
+		want := DecideStart(segs, r.Cue, r.ValidUntil, r.Duration, p.Windows)
 		if r.Condition.Stop() {
-			want = DecideStop(segs, *r.Stimulus.Start, r.Events, p.Windows)
+			want = DecideStop(segs, *r.Stimulus.Start, r.Duration, r.Events, p.Windows)
 		}
 		if tr.Decision.Acted != want.Acted || !sameLatency(tr.Decision.Latency, want.Latency) {
 			t.Errorf("%s r%d: %+v, want %+v", tr.ScenarioID, tr.Repeat, tr.Decision, want)

@@ -264,3 +264,29 @@ func TestGenerateLeavesNothingOnError(t *testing.T) {
 		t.Fatalf("a non-empty output folder: err = %v", err)
 	}
 }
+
+// The VAD's defaults on real synthetic speech: a stimulus clip is speech
+// trimmed to its first and last sounding 2 ms (synth.TrimSpeech) and
+// levelled to -24 to -18 dBFS, as an agent's TTS output is; the VAD finds
+// it from its first to its last 10 ms frame, give or take a frame.
+func TestVADFindsRenderedSpeech(t *testing.T) {
+	dir := tinySet(t)
+	m, err := ReadSet(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Scenarios {
+		if s.Stimulus == nil {
+			continue
+		}
+		a, err := LoadAudio(dir, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs := DefaultVAD().Segments(a.Stimulus)
+		d := s.Stimulus.Duration()
+		if len(segs) == 0 || segs[0].Onset > 0.02 || segs[len(segs)-1].Offset < d-0.03 {
+			t.Errorf("%s: %s %q (%.3f s): segments %v", s.ID, s.Stimulus.Kind, s.Stimulus.Text, d, segs)
+		}
+	}
+}

@@ -53,11 +53,12 @@ func FamilyTable(r Results) *report.Table {
 			t.Rows = append(t.Rows, []string{a.Agent, a.Protocol, f.name,
 				fmt.Sprintf("%d %s", c.Acted, f.acted), fmt.Sprintf("%d %s", c.Decided-c.Acted, f.notActed),
 				report.Rate(float64(c.Rate)), fmt.Sprintf("%d/%d", c.Consistent, c.Repeated),
-				fmt.Sprint(c.NoStimulus + c.NotTalking), fmt.Sprint(c.Errors),
+				fmt.Sprint(c.NoStimulus + c.NotTalking + c.Truncated), fmt.Sprint(c.Errors),
 				latencies(c.LatencyMS), reclaimed, bargeIn})
 		}
 	}
-	t.Caption = "undecided: STOP trials without a stimulus (the agent was not heard to start) or whose agent was silent when it started. " +
+	t.Caption = "undecided: STOP trials without a stimulus (the agent was not heard to start) or whose agent was silent when it started, " +
+		"and trials whose recording ends before their decision. " +
 		"consistent: scenarios decided more than once whose repeats agree. barge-in stops: stops a provider interruption event coincides with."
 	return t
 }

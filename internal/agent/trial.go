@@ -65,11 +65,11 @@ func DecideTrial(r *Recording, output []float32, p ScoreParams) Trial {
 	t.Speech = p.VAD.Segments(output)
 	switch {
 	case !r.Condition.Stop():
-		t.Decision = DecideStart(t.Speech, r.Cue, r.ValidUntil, p.Windows)
+		t.Decision = DecideStart(t.Speech, r.Cue, r.ValidUntil, r.Duration, p.Windows)
 	case r.Stimulus.Start == nil:
 		t.Decision = Decision{Outcome: NoStimulus, Latency: math.NaN()}
 	default:
-		t.Decision = DecideStop(t.Speech, *r.Stimulus.Start, r.Events, p.Windows)
+		t.Decision = DecideStop(t.Speech, *r.Stimulus.Start, r.Duration, r.Events, p.Windows)
 	}
 	return t
 }

@@ -2,7 +2,9 @@ package proto
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -108,8 +110,13 @@ func (s *session) write(ctx context.Context, m message) error {
 	stop := context.AfterFunc(s.ctx, cancel)
 	defer stop()
 	if err := s.conn.Write(ctx, m.typ, m.data); err != nil {
-		if s.ctx.Err() != nil {
+		// A connection closed on this side (the reader's idle timeout,
+		// Close) fails the session through the reader, which knows why.
+		if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 			return s.failure()
+		}
+		if why := closedBecause(err); why != "" {
+			return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
 		}
 		return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 
 	"github.com/coder/websocket"
 )
@@ -201,7 +202,8 @@ func closedBecause(err error) string {
 	switch {
 	case errors.As(err, &ce):
 		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), clean(ce.Reason))
-	case errors.Is(err, io.EOF), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "dropped the connection"
 	}
 	return ""

@@ -11,13 +11,11 @@ import (
 	"time"
 )
 
-// testRate is the playback rate of these tests: ten times real time.
-const testRate = 10
-
-// testLead is how far ahead the tests' realtime servers send audio: longer
-// than the tests' utterances, so that however slowly a loaded machine
-// serves, the client holds audio that a barge-in must drop.
-const testLead = 2 * time.Second
+// testLead is how far ahead the tests' realtime servers send audio: long,
+// so that even when a loaded machine serves slower than the playback rate
+// (the server's decisions then reach the client late) the client still
+// holds audio that a barge-in must drop.
+const testLead = 4 * time.Second
 
 // serve starts a real protocol server on 127.0.0.1 and returns its URL.
 func serve(t *testing.T, protocol string, newAgent NewAgent) string {
@@ -128,15 +126,25 @@ func run(t *testing.T, s Session, n int, input func(k int) []float32, until func
 	return rec
 }
 
-// responseHeard reports whether a response has ended and been heard.
-func responseHeard(rec *recording) bool {
-	for _, o := range rec.events {
-		if o.Event.Kind == ResponseDone {
-			// Its audio plays at most the lead after the event.
-			return rec.heard != nil && timeOf(int64(len(rec.heard))) > o.At+testLead+2*FrameDuration
+// responseHeard reports whether a response has ended and its audio, sent
+// up to lead ahead, has been heard.
+func responseHeard(lead time.Duration) func(*recording) bool {
+	return func(rec *recording) bool {
+		for _, o := range rec.events {
+			if o.Event.Kind == ResponseDone {
+				return timeOf(int64(len(rec.heard))) > o.At+lead+2*FrameDuration
+			}
 		}
+		return false
 	}
-	return false
+}
+
+// leadOf is how far ahead a test server of protocol sends audio.
+func leadOf(protocol string) time.Duration {
+	if protocol == RealtimeName {
+		return testLead
+	}
+	return 0
 }
 
 // level makes frames: value v for frames in [from, to), silence elsewhere.

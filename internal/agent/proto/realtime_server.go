@@ -17,9 +17,6 @@ import (
 // barge-in, not just stop receiving.
 const DefaultRealtimeLead = 500 * time.Millisecond
 
-// frame24 is one 20 ms frame at 24 kHz.
-const frame24 = realtimeRate / 50
-
 // serveRealtime is the server side of the realtime protocol, the subset
 // docs/agents.md#realtime lists: session.created first, then input audio
 // in any piece sizes, cut into 20 ms frames for the agent; its decisions
@@ -62,11 +59,13 @@ type realtimeServer struct {
 	talk    talk
 	own     []float32 // the frame being said during the next input frame
 	events  int       // server events sent
-	// The response in progress: its number, its audio at 24 kHz, how many
-	// frames of it were sent, whether response.done went out.
+	// The response in progress: its number, the resampler of its audio
+	// to 24 kHz, how many frames of it and how many 24 kHz samples were
+	// sent, whether response.done went out.
 	resp      int
-	resp24    []float32
+	out       *audio.Resampler
 	sentFrame int
+	sent24    int
 	done      bool
 	speech    int // input speech items announced
 	lead      int // frames of audio sent ahead of what is said
@@ -170,20 +169,33 @@ func (s *realtimeServer) step(in []float32) error {
 func (s *realtimeServer) begin(utt []float32) error {
 	s.talk = talk{utt: utt}
 	s.resp++
-	s.resp24 = audio.Resample(utt, SampleRate, realtimeRate)
-	s.sentFrame, s.done = 0, false
+	s.out = audio.NewResampler(SampleRate, realtimeRate)
+	s.sentFrame, s.sent24, s.done = 0, 0, false
 	return s.send(rtEvent{Type: "response.created", Response: &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: "in_progress"}})
 }
 
+// deltaFrames is the most audio one delta carries: 100 ms.
+const deltaFrames = 5
+
 // topUp sends the response's audio up to the lead ahead of what has
-// been said, then, once all of it is sent, response.done.
+// been said, in deltas of at most deltaFrames frames, then, once all of
+// it is sent, response.done.
 func (s *realtimeServer) topUp() error {
 	if s.resp == 0 || s.done {
 		return nil
 	}
-	total := (len(s.resp24) + frame24 - 1) / frame24
-	for ; s.sentFrame < min(total, s.talk.said+s.lead); s.sentFrame++ {
-		x := s.resp24[s.sentFrame*frame24 : min((s.sentFrame+1)*frame24, len(s.resp24))]
+	total := s.talk.frames()
+	for s.sentFrame < min(total, s.talk.said+s.lead) {
+		var x []float32
+		for n := 0; n < deltaFrames && s.sentFrame < min(total, s.talk.said+s.lead); n++ {
+			u := s.talk.utt[s.sentFrame*FrameSamples : min((s.sentFrame+1)*FrameSamples, len(s.talk.utt))]
+			x = append(x, s.out.Push(u)...)
+			s.sentFrame++
+		}
+		if s.sentFrame == total {
+			x = append(x, s.out.Flush()...)
+		}
+		s.sent24 += len(x)
 		if err := s.send(s.audioEvent("delta", encodeAudio(x))); err != nil {
 			return err
 		}
@@ -235,10 +247,7 @@ func (s *realtimeServer) truncate(e rtEvent) error {
 	if !ok || err != nil || n < 1 || n > s.resp {
 		return s.sendError("item_not_found", fmt.Sprintf("no output item %q in this session", clean(e.ItemID)))
 	}
-	sentMs := int64(len(s.resp24)) * 1000 / realtimeRate
-	if n == s.resp {
-		sentMs = int64(min(s.sentFrame*frame24, len(s.resp24))) * 1000 / realtimeRate
-	}
+	sentMs := int64(s.sent24) * 1000 / realtimeRate
 	if e.AudioEndMs == nil || *e.AudioEndMs < 0 || (n == s.resp && *e.AudioEndMs > sentMs) {
 		return s.sendError("invalid_audio_end_ms", fmt.Sprintf("audio_end_ms must be between 0 and the %d ms of audio sent", sentMs))
 	}

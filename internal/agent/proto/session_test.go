@@ -14,7 +14,7 @@ func TestAnUtteranceIsHeardWhole(t *testing.T) {
 			utt := constant(0.25, 7*FrameSamples+100)
 			agent := &scripted{sayAt: 5, utt: utt}
 			url := serve(t, protocol, func() (Agent, error) { return agent, nil })
-			rec := run(t, dial(t, protocol, url), 40, level(0, 0, 0), responseHeard)
+			rec := run(t, dial(t, protocol, url), 40, level(0, 0, 0), responseHeard(leadOf(protocol)))
 			if got := count(rec.heard, 0.25); got != len(utt) {
 				t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
 			}
@@ -42,11 +42,11 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 	stops := map[string]Event{}
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			utt := constant(0.25, 50*FrameSamples)
+			utt := constant(0.25, 10*SampleRate)
 			url := serve(t, protocol, func() (Agent, error) {
 				return &scripted{sayAt: 5, utt: utt, stopOnLoud: true}, nil
 			})
-			rec := run(t, dial(t, protocol, url), 60, level(0.5, 20, 30), responseHeard)
+			rec := run(t, dial(t, protocol, url), 60, level(0.5, 20, 30), responseHeard(leadOf(protocol)))
 			heard := count(rec.heard, 0.25)
 			if heard == 0 || heard >= len(utt) {
 				t.Fatalf("heard %d samples of a %d-sample utterance cut by a stop", heard, len(utt))
