@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -36,7 +37,11 @@ type Activities struct {
 	// Memory admits detection and evaluation steps against the worker's
 	// memory budget (nil: unbounded).
 	Memory *MemoryBudget
-	Log    *slog.Logger
+	// Credentials finds an agent's credential by the name its spec gives
+	// (credential_env); nil reads the environment. Errors name the
+	// variable, never a value.
+	Credentials func(name string) (proto.Secret, error)
+	Log         *slog.Logger
 }
 
 func (a *Activities) logger() *slog.Logger {

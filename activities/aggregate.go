@@ -17,6 +17,8 @@ type AggregateInput struct {
 	Meta        bundle.Meta
 	Evaluations []string // keys
 	Audits      []AuditRef
+	// Agents are the keys of the agents' stored results (ScoreAgent).
+	Agents []string
 }
 
 // AuditRef is a stored corpus audit and the corpus it is of.
@@ -62,7 +64,11 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 		}
 		audits[ref.Corpus] = &r
 	}
-	files, _, err := bundle.Build(in.Meta, evals, audits, time.Now().UTC().Format(time.RFC3339))
+	agents, err := a.agentResults(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	files, _, err := bundle.Build(in.Meta, evals, audits, agents, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -21,8 +23,24 @@ type Progress struct {
 	// Systems is the number of systems, so that a running corpus's planned
 	// conversations can be counted as tracks to infer.
 	Systems int `json:"systems"`
-	// Running are the running children: corpus and evaluation workflows.
+	// Running are the running children: corpus, evaluation and agent
+	// workflows.
 	Running []Child `json:"running,omitempty"`
+	// Agents are the sweep's agent evaluations.
+	Agents []AgentProgress `json:"agents,omitempty"`
+}
+
+// AgentProgress is one agent evaluation: its trials played (or found
+// stored, or failed) of the total, and how long all of them take at the
+// agent's concurrency (0 until its scenario set is planned).
+type AgentProgress struct {
+	Name        string `json:"name"`
+	WorkflowID  string `json:"workflow_id"`
+	Concurrency int    `json:"concurrency"`
+	Trials      int    `json:"trials"`
+	Done        int    `json:"done"`
+	// EstimateS is in seconds of wall time.
+	EstimateS float64 `json:"estimate_s"`
 }
 
 // Child is a running child workflow whose progress the client queries.
@@ -35,14 +53,18 @@ type Child struct {
 const (
 	ChildCorpus     = "corpus"
 	ChildEvaluation = "evaluation"
+	ChildAgent      = "agent"
 )
 
 // ChildProgress is what a child's "progress" query reports: of Total
 // conversations (0 while a corpus is being planned), Done are generated or
-// inferred.
+// inferred; of an agent evaluation's Total trials, Done are finished.
 type ChildProgress struct {
 	Total int `json:"total"`
 	Done  int `json:"done"`
+	// Estimate is, for an agent evaluation, how long all its trials take
+	// at its concurrency.
+	Estimate time.Duration `json:"estimate_ns,omitempty"`
 }
 
 // Query and signal names.

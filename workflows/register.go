@@ -10,4 +10,5 @@ func Register(w worker.Registry) {
 	w.RegisterWorkflow(CorpusWorkflow)
 	w.RegisterWorkflow(EvaluationWorkflow)
 	w.RegisterWorkflow(NightlyWorkflow)
+	w.RegisterWorkflow(AgentWorkflow)
 }

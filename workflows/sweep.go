@@ -75,6 +75,7 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	if err := s.checkSpec(ctx); err != nil {
 		return SweepResult{}, err
 	}
+	agents := s.startAgents(ctx)
 	plans, err := s.resolveCorpora(ctx)
 	if err != nil {
 		return SweepResult{}, err
@@ -95,7 +96,11 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	if err != nil {
 		return SweepResult{}, err
 	}
-	return s.aggregate(ctx, activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Audits: refs})
+	agentKeys, err := s.waitAgents(ctx, agents)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	return s.aggregate(ctx, activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Audits: refs, Agents: agentKeys})
 }
 
 // sweep is a running SweepWorkflow: its input, its workflow id (the

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
@@ -67,6 +68,9 @@ type Results struct {
 	Corpora       []CorpusInfo        `json:"corpora"`
 	Leaderboards  []CorpusLeaderboard `json:"leaderboards"`
 	Evaluations   []Evaluation        `json:"evaluations"`
+	// Agents are the sweep's voice agents scored on their scenario sets
+	// (docs/agents.md#in-sweeps); absent when it has none.
+	Agents *agent.Results `json:"agents,omitempty"`
 }
 
 // CorpusLeaderboard is one corpus and task's leaderboard.
@@ -81,17 +85,18 @@ type File struct {
 	Data []byte
 }
 
-// Build assembles a bundle from evaluations (any order) and the audits of
-// its corpora by corpus name (any subset): results.json, report.md,
-// events.csv, figures (SVG), predictions, and manifest.json stamped
-// created.
-func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, created string) ([]File, *Results, error) {
+// Build assembles a bundle from evaluations (any order), the audits of
+// its corpora by corpus name (any subset) and its agents' results (nil:
+// none): results.json, report.md, events.csv, figures (SVG), predictions,
+// and manifest.json stamped created.
+func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, agents *agent.Results, created string) ([]File, *Results, error) {
 	id := ID(meta)
 	evals = slices.Clone(evals)
 	slices.SortFunc(evals, func(a, b Evaluation) int {
 		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))
 	})
-	res := &Results{SchemaVersion: SchemaVersion, BundleID: id, Protocol: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed, Evaluations: evals}
+	res := &Results{SchemaVersion: SchemaVersion, BundleID: id, Protocol: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed,
+		Evaluations: evals, Agents: agents}
 	for i := range evals {
 		if info := evals[i].CorpusInfo; info != nil && (len(res.Corpora) == 0 || res.Corpora[len(res.Corpora)-1].Name != info.Name) {
 			res.Corpora = append(res.Corpora, *info)

@@ -59,9 +59,11 @@ func Report(res *Results, meta Meta) []byte {
 			fmt.Fprintf(&b, "![%s](%s)\n\n", f.Title, FigureFile(f.Name, "svg"))
 		}
 	}
-	b.WriteString("## Operating points\n\n")
-	_ = OperatingPointsTable(res.Evaluations).Markdown(&b)
-	b.WriteString("\n")
+	if len(res.Evaluations) > 0 {
+		b.WriteString("## Operating points\n\n")
+		_ = OperatingPointsTable(res.Evaluations).Markdown(&b)
+		b.WriteString("\n")
+	}
 	for _, e := range res.Evaluations {
 		for _, t := range e.Tasks {
 			for _, bd := range t.Breakdowns {
@@ -74,6 +76,7 @@ func Report(res *Results, meta Meta) []byte {
 			}
 		}
 	}
+	agentSection(&b, res.Agents)
 	return b.Bytes()
 }
 
@@ -101,9 +104,11 @@ func ReportTables(res *Results) []*report.Table {
 			out = append(out, lb.PairedTable())
 		}
 	}
-	ops := OperatingPointsTable(res.Evaluations)
-	ops.Title = "Operating points"
-	out = append(out, ops)
+	if len(res.Evaluations) > 0 {
+		ops := OperatingPointsTable(res.Evaluations)
+		ops.Title = "Operating points"
+		out = append(out, ops)
+	}
 	for _, e := range res.Evaluations {
 		for _, t := range e.Tasks {
 			for _, bd := range t.Breakdowns {
@@ -114,7 +119,7 @@ func ReportTables(res *Results) []*report.Table {
 			}
 		}
 	}
-	return out
+	return append(out, AgentTables(res.Agents)...)
 }
 
 // leaderboardTable is a leaderboard titled with its task and corpus.

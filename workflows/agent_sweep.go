@@ -1,0 +1,61 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/spec"
+)
+
+// agentEvaluations is the version of the sweep that evaluates the spec's
+// agents (AgentWorkflow) beside its systems and puts their table in the
+// bundle. Sweeps without agents record no marker for it.
+const agentEvaluations = "agent-evaluations"
+
+// startAgents starts one AgentWorkflow per agent of the spec, all at once
+// and before the corpora: trials take real time and depend on nothing
+// else of the sweep.
+func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture {
+	if len(s.in.Spec.Agents) == 0 ||
+		workflow.GetVersion(ctx, agentEvaluations, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	params := AgentScoreParams(s.in.Spec)
+	var children []workflow.ChildWorkflowFuture
+	for _, a := range s.in.Spec.Agents {
+		name := "agent-" + a.Name
+		id := s.self + "/" + name
+		s.progress.started(id, ChildAgent)
+		s.progress.Agents = append(s.progress.Agents, AgentProgress{Name: a.Name, WorkflowID: id, Concurrency: a.Concurrency})
+		children = append(children, workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, name), AgentWorkflow,
+			AgentInput{Agent: a, Queues: s.in.Spec.Queues, Params: params, Parent: s.self}))
+	}
+	return children
+}
+
+// waitAgents waits for the agent evaluations in the spec's order and
+// returns their stored results' keys.
+func (s *sweep) waitAgents(ctx workflow.Context, children []workflow.ChildWorkflowFuture) ([]string, error) {
+	var keys []string
+	for i, f := range children {
+		p := &s.progress.Agents[i]
+		var out AgentOutcome
+		if err := f.Get(ctx, &out); err != nil {
+			return nil, fmt.Errorf("agent %s: %w", p.Name, err)
+		}
+		s.progress.finished(p.WorkflowID)
+		p.Trials, p.Done = out.Trials, out.Trials
+		keys = append(keys, out.Key)
+	}
+	return keys, nil
+}
+
+// AgentScoreParams are the scoring parameters of a sweep's agents: the
+// published windows and VAD, intervals from the sweep's bootstrap.
+func AgentScoreParams(s spec.Sweep) agent.ScoreParams {
+	p := agent.DefaultScoreParams()
+	p.Bootstrap, p.Seed = s.Resamples(), s.Bootstrap.Seed
+	return p
+}
