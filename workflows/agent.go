@@ -29,8 +29,8 @@ type AgentInput struct {
 // AgentOutcome is what an agent's evaluation did: its stored results'
 // key and how many trials were played, found stored, or failed for good.
 type AgentOutcome struct {
-	Name                             string
-	Key                              string
+	Name                            string
+	Key                             string
 	Trials, Played, Resumed, Failed int
 }
 

@@ -39,7 +39,9 @@ type trialRecorder struct {
 	recordedFailures map[string]string
 }
 
-func trialName(t activities.AgentTrialInput) string { return fmt.Sprintf("%s-r%d", t.Scenario.ID, t.Repeat) }
+func trialName(t activities.AgentTrialInput) string {
+	return fmt.Sprintf("%s-r%d", t.Scenario.ID, t.Repeat)
+}
 
 func (r *trialRecorder) play(_ context.Context, t activities.AgentTrialInput) (activities.AgentTrialOutcome, error) {
 	name := trialName(t)
