@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -36,10 +37,10 @@ type AgentOutcome struct {
 
 // Trial timing of the agent evaluations (docs/agents.md#in-sweeps).
 const (
-	// trialAttempts is how often a trial's session is tried: a dropped
+	// TrialAttempts is how often a trial's session is tried: a dropped
 	// connection or a restarted agent is retried, an agent that fails
 	// every time is recorded as failed.
-	trialAttempts = 3
+	TrialAttempts = 3
 	// trialTimeout bounds one attempt; the harness's own deadline (the
 	// trial's longest length and the handshake) ends it well before.
 	trialTimeout = 15 * time.Minute
@@ -128,7 +129,7 @@ func playTrial(ctx workflow.Context, queue string, t activities.AgentTrialInput,
 		if err != nil && ctx.Err() == nil {
 			rec := workflow.WithActivityOptions(ctx, activityOptions(queue, 5*time.Minute))
 			err = workflow.ExecuteActivity(rec, (*activities.Activities).RecordFailedTrial,
-				activities.FailedTrialInput{Trial: t, Error: trialError(err)}).Get(ctx, out)
+				activities.FailedTrialInput{Trial: t, Error: TrialError(err)}).Get(ctx, out)
 		}
 		settle.Set(nil, err)
 	})
@@ -141,21 +142,21 @@ func playTrial(ctx workflow.Context, queue string, t activities.AgentTrialInput,
 func trialOptions(queue string) workflow.ActivityOptions {
 	o := activityOptions(queue, trialTimeout)
 	o.RetryPolicy = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-		MaximumInterval: 10 * time.Second, MaximumAttempts: trialAttempts}
+		MaximumInterval: 10 * time.Second, MaximumAttempts: TrialAttempts}
 	return o
 }
 
-// trialError is what a failed trial records: the deepest cause of the
-// activity's failure, which its own message names (an application
-// error's message, else the timeout or cancellation).
-func trialError(err error) string {
+// TrialError is what a failed trial records: the message of the last
+// attempt's error (an activity's error reaches the workflow as an
+// application error with its message), or the timeout that ended it.
+func TrialError(err error) string {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		return app.Message()
 	}
-	deepest := err
-	for u := errors.Unwrap(deepest); u != nil; u = errors.Unwrap(deepest) {
-		deepest = u
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return fmt.Sprintf("the trial's activity timed out (%s)", timeout.TimeoutType())
 	}
-	return "the trial's activity: " + deepest.Error()
+	return err.Error()
 }

@@ -81,7 +81,7 @@ func newTrialRecorder() *trialRecorder {
 
 // Every scenario is played Repeats times, at most the agent's concurrency
 // at once, then scored; a trial whose every attempt fails is tried
-// trialAttempts times and recorded as failed with its error, and the
+// TrialAttempts times and recorded as failed with its error, and the
 // evaluation goes on; trials found stored count as resumed.
 func TestAgentWorkflowPlaysEveryTrialBounded(t *testing.T) {
 	r := newTrialRecorder()
@@ -106,8 +106,8 @@ func TestAgentWorkflowPlaysEveryTrialBounded(t *testing.T) {
 	if out != want {
 		t.Errorf("outcome %+v, want %+v", out, want)
 	}
-	if len(r.attempts) != 6 || r.attempts["b-r1"] != trialAttempts || r.attempts["a-r0"] != 1 {
-		t.Errorf("attempts %v: want every trial once, the failing one %d times", r.attempts, trialAttempts)
+	if len(r.attempts) != 6 || r.attempts["b-r1"] != TrialAttempts || r.attempts["a-r0"] != 1 {
+		t.Errorf("attempts %v: want every trial once, the failing one %d times", r.attempts, TrialAttempts)
 	}
 	if r.most > 2 {
 		t.Errorf("%d trials in flight at once, concurrency 2", r.most)

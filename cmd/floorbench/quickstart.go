@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -16,12 +17,13 @@ import (
 func init() { subcommands = append(subcommands, newQuickstartCommand) }
 
 // quickstartResult is the JSON shape of `quickstart -o json`: the bundle
-// written, where, and the corpora and leaderboards it holds.
+// written, where, and the corpora, leaderboards and agents it holds.
 type quickstartResult struct {
 	BundleID     string                     `json:"bundle_id"`
 	Location     string                     `json:"location"`
 	Corpora      []bundle.CorpusInfo        `json:"corpora"`
 	Leaderboards []bundle.CorpusLeaderboard `json:"leaderboards"`
+	Agents       *agent.Results             `json:"agents,omitempty"`
 }
 
 func newQuickstartCommand() *cobra.Command {
@@ -74,13 +76,19 @@ may also be given as the argument.`,
 		}
 		out := cmd.OutOrStdout()
 		if output == "json" {
-			return writeJSON(out, quickstartResult{res.BundleID, where, res.Corpora, res.Leaderboards})
+			return writeJSON(out, quickstartResult{res.BundleID, where, res.Corpora, res.Leaderboards, res.Agents})
 		}
 		for i := range res.Leaderboards {
 			lb := &res.Leaderboards[i]
 			t := lb.Table()
 			t.Title = fmt.Sprintf("%s on %s (test, frozen dev thresholds)", t.Title, lb.Corpus)
 			if err := t.Text(out); err != nil {
+				return err
+			}
+			fmt.Fprintln(out)
+		}
+		if res.Agents != nil {
+			if err := agent.AgentTable(*res.Agents).Text(out); err != nil {
 				return err
 			}
 			fmt.Fprintln(out)

@@ -67,7 +67,8 @@ the run, though not the outputs already stored, which a rerun reuses
 		if err != nil {
 			return err
 		}
-		if _, err := sv.Config(); err != nil {
+		cfg, err := sv.Config()
+		if err != nil {
 			return err
 		}
 		s, err := spec.Load(file)
@@ -76,6 +77,9 @@ the run, though not the outputs already stored, which a rerun reuses
 		}
 		rt := detect.RuntimeFromEnv()
 		in, err := orchestrate.Resolve(s, rt)
+		if err == nil {
+			err = orchestrate.CheckAgentCredentials(&in.Spec, cfg.Credentials())
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
@@ -98,7 +102,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err != nil {
 				return err
 			}
-			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt}, ad)
+			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials()}, ad)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
@@ -193,8 +197,22 @@ func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
 	for _, e := range pv.Evaluations {
 		fmt.Fprintf(w, "evaluation %s on %s: %s\n", e.System, e.Corpus, stored[e.Stored])
 	}
+	for _, a := range pv.Agents {
+		fmt.Fprintln(w, agentPreviewLine(a))
+	}
 	fmt.Fprintf(w, "bundle %s: %s\n", pv.Bundle.ID, stored[pv.Bundle.Stored])
 	return nil
+}
+
+// agentPreviewLine says what an agent's evaluation would play and how
+// long it takes.
+func agentPreviewLine(a orchestrate.AgentPreview) string {
+	line := fmt.Sprintf("agent %s over %s: %d trials (%d scenarios of %s seed %d x %d repeats), %d recorded; ",
+		a.Name, a.Protocol, a.Trials, a.Scenarios, a.Preset, a.Seed, a.Repeats, a.Recorded)
+	if !a.SetStored {
+		return line + "scenario set to generate (its length, hence the trials' time, is known once it is; status shows it)"
+	}
+	return line + fmt.Sprintf("all trials take at most %s at concurrency %d, rate %g", a.Estimate().Round(time.Second), a.Concurrency, a.Rate)
 }
 
 // sweepCommand is a command about one existing sweep: it reads the
@@ -276,6 +294,9 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 		fmt.Fprintf(w, "phase %s; conversations %d/%d, tracks %d/%d, systems scored %d/%d\n",
 			p.Phase, p.ConversationsGenerated, p.ConversationsTotal, p.TracksInferred, p.TracksTotal, p.SystemsScored, p.SystemsTotal)
 	}
+	for _, a := range p.Agents {
+		fmt.Fprintln(w, agentStatusLine(a))
+	}
 	if st.BundleID != "" {
 		fmt.Fprintf(w, "bundle %s\n", st.BundleID)
 	}
@@ -283,4 +304,14 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 		fmt.Fprintf(w, "error: %s\n", st.Error)
 	}
 	return nil
+}
+
+// agentStatusLine is an agent evaluation's progress and, once its
+// scenario set is planned, how long all its trials take.
+func agentStatusLine(a orchestrate.AgentProgress) string {
+	line := fmt.Sprintf("agent %s: trials %d/%d", a.Name, a.Done, a.Trials)
+	if a.EstimateS > 0 {
+		line += fmt.Sprintf("; all take at most %s at concurrency %d", time.Duration(a.EstimateS*float64(time.Second)).Round(time.Second), a.Concurrency)
+	}
+	return line
 }

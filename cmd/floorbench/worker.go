@@ -90,7 +90,7 @@ of the machine that submitted the sweep.`,
 			}
 			defer stopHealth()
 		}
-		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity}
+		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, Credentials: cfg.Credentials()}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err

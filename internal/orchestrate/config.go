@@ -33,6 +33,10 @@ type Config struct {
 	// Limits bound what this process accepts (package limits); the file's
 	// limits section raises them, FLOORBENCH_LIMIT_* over it.
 	Limits limits.Limits `yaml:"limits"`
+	// AgentCredentials are agents' credentials by the name a sweep spec's
+	// credential_env gives; the environment variable of that name, when
+	// set, overrides the entry. Never printed.
+	AgentCredentials map[string]string `yaml:"agent_credentials,omitempty"`
 }
 
 // DefaultConfig is a Temporal dev server and a local store on this machine.
@@ -67,6 +71,9 @@ func LoadConfig(path string, required bool) (Config, error) {
 			}
 			if err := c.Limits.Validate(); err != nil {
 				return c, fmt.Errorf("config %s: %w", path, err)
+			}
+			if len(c.AgentCredentials) == 0 {
+				c.AgentCredentials = nil // an empty section sets nothing
 			}
 		case required || !errors.Is(err, os.ErrNotExist):
 			return c, fmt.Errorf("config: %w", err)

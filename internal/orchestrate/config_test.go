@@ -3,6 +3,7 @@ package orchestrate
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -30,6 +31,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"bool secret", "temporal_tls: " + secret + "\n", "line 1: temporal_tls: want true or false"},
 		{"secret as a list", "s3_secret_key: [" + secret + "]\n", "line 1: s3_secret_key: want a string"},
 		{"limit not a number", "limits: {resamples: " + secret + "}\n", "line 1: limits.resamples: want an integer"},
+		{"credentials as a list", "agent_credentials: [" + secret + "]\n", "line 1: agent_credentials: want a mapping of names to strings"},
 		{"limit zero", "limits: {resamples: 0}\n", "limits.resamples: must be > 0"},
 		{"key twice", "store_dir: a\nstore_dir: b\n", `line 2: key "store_dir" given twice`},
 		{"not a mapping", "- a\n- b\n", "line 1: want a mapping of keys to values"},
@@ -72,7 +74,7 @@ func TestDevServerConfigDropsRemoteCredentials(t *testing.T) {
 	remote := Config{TemporalAddress: "ns.tmprl.cloud:7233", Namespace: "ns", APIKey: "key", TLS: true, StoreDir: "/s"}
 	got := remote.DevServer("127.0.0.1:7777")
 	want := Config{TemporalAddress: "127.0.0.1:7777", Namespace: "default", StoreDir: "/s"}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 }

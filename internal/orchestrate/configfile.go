@@ -92,6 +92,8 @@ func kindName(k reflect.Kind) string {
 		return "an integer"
 	case reflect.Float64:
 		return "a number"
+	case reflect.Map:
+		return "a mapping of names to strings"
 	}
 	return "a string"
 }

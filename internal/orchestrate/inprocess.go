@@ -34,6 +34,12 @@ type inProcess struct {
 }
 
 func (r *inProcess) run(ctx context.Context) (string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	agentsDone := r.startAgents(ctx)
+	defer func() {
+		cancel()
+		_, _ = agentsDone() // what failed first is returned; the agents stop with it
+	}()
 	plans, err := r.resolveCorpora(ctx)
 	if err != nil {
 		return "", err
@@ -59,7 +65,11 @@ func (r *inProcess) run(ctx context.Context) (string, error) {
 	if err := g.Wait(); err != nil {
 		return "", err
 	}
-	agg := activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations}
+	agents, err := agentsDone()
+	if err != nil {
+		return "", err
+	}
+	agg := activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Agents: agents}
 	for i, audit := range plan.Audits {
 		agg.Audits = append(agg.Audits, activities.AuditRef{Corpus: audit.Corpus.Name, Key: auditKeys[i]})
 	}

@@ -22,6 +22,7 @@ type Preview struct {
 	Corpora     []CorpusPreview     `json:"corpora"`
 	Systems     []SystemPreview     `json:"systems"`
 	Evaluations []EvaluationPreview `json:"evaluations"`
+	Agents      []AgentPreview      `json:"agents,omitempty"`
 	Bundle      BundlePreview       `json:"bundle"`
 }
 
@@ -84,6 +85,13 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 			return pv, err
 		}
 		pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: in.Systems[e.System].Name, Corpus: plans[e.Corpus].Name, Key: e.Key, Stored: stored})
+	}
+	for i, a := range in.Spec.Agents {
+		ap, err := previewAgent(ctx, st, a)
+		if err != nil {
+			return pv, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
+		}
+		pv.Agents = append(pv.Agents, ap)
 	}
 	pv.Bundle.ID = bundle.ID(plan.Meta)
 	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))

@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -62,6 +63,9 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if err != nil {
 		return nil, "", err
 	}
+	if err := PreflightAgents(ctx, &in.Spec, o.Config.Credentials()); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", cmp.Or(o.SpecFile, "quickstart spec"), err)
+	}
 	st, err := o.Config.OpenStore(ctx)
 	if err != nil {
 		return nil, "", err
@@ -92,7 +96,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	}
 	defer cl.Close()
 	queues := []string{in.Spec.Queues.CPU, in.Spec.Queues.Synth, in.Spec.Queues.GPU}
-	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, queues, in.Spec.Queues.CPU, DefaultAdmission())
+	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Credentials: o.Config.Credentials()}, queues, in.Spec.Queues.CPU, DefaultAdmission())
 	if err != nil {
 		return nil, "", err
 	}

@@ -113,6 +113,9 @@ func Submit(ctx context.Context, cl client.Client, in workflows.SweepInput) (cli
 // Progress is the sweep workflow's progress report.
 type Progress = workflows.Progress
 
+// AgentProgress is one agent evaluation's progress in a sweep's.
+type AgentProgress = workflows.AgentProgress
+
 // phaseNoWorker is shown when no worker answered the progress query.
 const phaseNoWorker = "waiting for a worker"
 
@@ -244,8 +247,15 @@ func finalProgress(ctx context.Context, cl client.Client, id string) (Progress, 
 				return p, fmt.Errorf("history: sweep input: %w", err)
 			}
 			p.Systems, corpora = len(in.Systems), len(in.Corpora)
+			p.Agents = agentsOf(in.Spec)
 		case enums.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED:
 			a := ev.GetChildWorkflowExecutionCompletedEventAttributes()
+			if a.GetWorkflowType().GetName() == agentWorkflowType {
+				if err := agentDone(&p, dc, a.GetResult()); err != nil {
+					return p, fmt.Errorf("history: agent %s: %w", a.GetWorkflowExecution().GetWorkflowId(), err)
+				}
+				continue
+			}
 			if a.GetWorkflowType().GetName() != corpusWorkflowType {
 				continue
 			}
@@ -314,6 +324,8 @@ func addRunning(ctx context.Context, cl client.Client, p *workflows.Progress, ch
 			p.TracksTotal += cp.Total * p.Systems
 		case workflows.ChildEvaluation:
 			p.TracksInferred += cp.Done
+		case workflows.ChildAgent:
+			addAgent(p, c.ID, cp)
 		}
 	}
 	p.Running = nil
