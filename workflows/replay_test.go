@@ -19,7 +19,9 @@ import (
 // the sweep executes a Plan and its transfer-ready signal carries the
 // stored key, transferByKey); and two nightly runs (cmd/floorbench's
 // schedule tests with -record-nightly), one that regressed and one whose
-// system spec was gone. A change to a workflow that would break running
+// system spec was gone; and a sweep of one agent, the reference
+// never-yield over duplex on tiny-agent (v5-agent-, internal/orchestrate's
+// TestAgentSweepsThroughTemporal with -record-histories). A change to a workflow that would break running
 // sweeps fails here.
 func TestReplayRecordedHistories(t *testing.T) {
 	data, err := os.ReadFile("testdata/histories.json")
@@ -35,6 +37,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflow(CorpusWorkflow)
 	r.RegisterWorkflow(EvaluationWorkflow)
 	r.RegisterWorkflow(NightlyWorkflow)
+	r.RegisterWorkflow(AgentWorkflow)
 	for file, id := range index {
 		f, err := os.Open(filepath.Join("testdata", file))
 		if err != nil {

@@ -138,6 +138,9 @@ type agentSweeps struct {
 	t  *testing.T
 	cl client.Client
 	st *store.Local
+	// recorded: the first sweep's histories are written (with
+	// -record-histories) for the replay test.
+	recorded bool
 }
 
 func newAgentSweeps(t *testing.T) *agentSweeps {
@@ -216,8 +219,13 @@ func (h *agentSweeps) sweep(specYAML string, after func()) (*bundle.Results, wor
 		h.t.Errorf("status of the finished sweep: agents %+v", st.Progress.Agents)
 	}
 	var out workflows.AgentOutcome
-	if err := h.cl.GetWorkflow(ctx, run.GetID()+"/agent-"+s.Agents[0].Name, "").Get(ctx, &out); err != nil {
+	child := run.GetID() + "/agent-" + s.Agents[0].Name
+	if err := h.cl.GetWorkflow(ctx, child, "").Get(ctx, &out); err != nil {
 		h.t.Fatal(err)
+	}
+	if *recordHistories != "" && !h.recorded {
+		writeHistories(ctx, h.t, h.cl, []string{run.GetID(), child}, []string{"agent-sweep", "agent"})
+		h.recorded = true
 	}
 	data, err := store.GetBytes(ctx, h.st, keys.Bundle(st.BundleID, "results.json"))
 	if err != nil {

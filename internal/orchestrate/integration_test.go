@@ -454,12 +454,19 @@ func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalC
 		h.t.Fatal(err)
 	}
 	defer cl.Close()
-	ids := []string{sweepID, sweepID + "/" + corpusChild, sweepID + "/" + evalChild}
-	names := []string{"sweep", "corpus", "evaluation"}
+	writeHistories(ctx, h.t, cl, []string{sweepID, sweepID + "/" + corpusChild, sweepID + "/" + evalChild},
+		[]string{"sweep", "corpus", "evaluation"})
+}
+
+// writeHistories writes the histories of the workflows ids into the
+// -record-histories folder as <prefix><name>-history.json and adds them
+// to its histories.json.
+func writeHistories(ctx context.Context, t *testing.T, cl client.Client, ids, names []string) {
+	t.Helper()
 	index := map[string]string{}
 	if data, err := os.ReadFile(filepath.Join(*recordHistories, "histories.json")); err == nil {
 		if err := json.Unmarshal(data, &index); err != nil {
-			h.t.Fatal(err)
+			t.Fatal(err)
 		}
 	}
 	for i, id := range ids {
@@ -470,24 +477,24 @@ func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalC
 		for it.HasNext() {
 			e, err := it.Next()
 			if err != nil {
-				h.t.Fatal(err)
+				t.Fatal(err)
 			}
 			events = append(events, e)
 		}
 		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
 		if err != nil {
-			h.t.Fatal(err)
+			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(*recordHistories, file), data, 0o644); err != nil {
-			h.t.Fatal(err)
+			t.Fatal(err)
 		}
 	}
 	// The replayer needs each history's workflow id: child ids derive from it.
 	data, err := json.MarshalIndent(index, "", "  ")
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(*recordHistories, "histories.json"), data, 0o644); err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 }
