@@ -77,16 +77,34 @@ func CI95(values []float64) Interval {
 	return Interval{Percentile(finite, 2.5), Percentile(finite, 97.5)}
 }
 
-// RateCIs are the bootstrap intervals of one task's recall and fp_rate.
+// RateCIs are the bootstrap intervals of one task's recall and fp_rate,
+// and of its fp_rate under each negative window.
 type RateCIs struct {
-	Recall Interval
-	FPRate Interval
+	Recall  Interval
+	FPRate  Interval
+	Windows WindowIntervals
 }
 
-// CIs bootstraps perConv's recall and fp_rate.
+// WindowIntervals are fp_rate intervals under each negative window.
+type WindowIntervals struct{ Span, Anchored Interval }
+
+// Under returns the interval under w.
+func (w WindowIntervals) Under(nw NegativeWindow) Interval {
+	if nw == AnchoredWindow {
+		return w.Anchored
+	}
+	return w.Span
+}
+
+// CIs bootstraps perConv's recall and fp_rate, and its fp_rate under
+// each negative window.
 func (r *Resamples) CIs(perConv []Counts) RateCIs {
 	recall, fp := r.Rates(perConv)
-	return RateCIs{CI95(recall), CI95(fp)}
+	under := func(w NegativeWindow) Interval {
+		_, fp := r.Rates(MapCounts(perConv, func(c Counts) Counts { return c.UnderWindow(w) }))
+		return CI95(fp)
+	}
+	return RateCIs{CI95(recall), CI95(fp), WindowIntervals{under(SpanWindow), under(AnchoredWindow)}}
 }
 
 // Difference is a paired comparison of one rate between systems A and B.
@@ -106,6 +124,15 @@ func (r *Resamples) Paired(a, b []Counts) (recall, fpRate Difference) {
 	recall = difference(ra, rb, sa.Recall()-sb.Recall())
 	fpRate = difference(fa, fb, sa.FPRate()-sb.FPRate())
 	return recall, fpRate
+}
+
+// PairedWithin compares the recall within a latency budget of systems a
+// and b (docs/protocol.md#recall-within-a-latency-budget) on the same
+// resamples.
+func (r *Resamples) PairedWithin(a, b []Counts, budgetMS int) Difference {
+	within := func(c Counts) Counts { return c.WithinLatency(budgetMS) }
+	recall, _ := r.Paired(MapCounts(a, within), MapCounts(b, within))
+	return recall
 }
 
 func difference(a, b []float64, delta float64) Difference {
