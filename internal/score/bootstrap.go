@@ -36,10 +36,20 @@ func NewResamples(n, b int, seed uint64) *Resamples {
 // per conversation, in the order the resamples were drawn for), recomputed
 // from the summed counts.
 func (r *Resamples) Rates(perConv []Counts) (recall, fpRate []float64) {
-	recall = make([]float64, r.B)
-	fpRate = make([]float64, r.B)
+	rates := r.rates(perConv)
+	return rates[0], rates[1]
+}
+
+// rates returns, for every resample of perConv, recall, fp_rate, and
+// fp_rate under the span and the anchored window, in one pass.
+func (r *Resamples) rates(perConv []Counts) [4][]float64 {
+	var out [4][]float64
+	for k := range out {
+		out[k] = make([]float64, r.B)
+	}
 	for i := 0; i < r.B; i++ {
 		var tp, fn, fp, tn int
+		var span, anchored NegativeCounts
 		for j, m := range r.mult[i*r.N : (i+1)*r.N] {
 			if m == 0 {
 				continue
@@ -50,11 +60,15 @@ func (r *Resamples) Rates(perConv []Counts) (recall, fpRate []float64) {
 			fn += w * c.FN
 			fp += w * c.FP
 			tn += w * c.TN
+			span.FP += w * c.Windows.Span.FP
+			span.TN += w * c.Windows.Span.TN
+			anchored.FP += w * c.Windows.Anchored.FP
+			anchored.TN += w * c.Windows.Anchored.TN
 		}
-		recall[i] = ratio(tp, tp+fn)
-		fpRate[i] = ratio(fp, fp+tn)
+		out[0][i], out[1][i] = ratio(tp, tp+fn), ratio(fp, fp+tn)
+		out[2][i], out[3][i] = span.FPRate(), anchored.FPRate()
 	}
-	return recall, fpRate
+	return out
 }
 
 // Interval is a confidence interval; NaN bounds when undefined.
@@ -99,12 +113,8 @@ func (w WindowIntervals) Under(nw NegativeWindow) Interval {
 // CIs bootstraps perConv's recall and fp_rate, and its fp_rate under
 // each negative window.
 func (r *Resamples) CIs(perConv []Counts) RateCIs {
-	recall, fp := r.Rates(perConv)
-	under := func(w NegativeWindow) Interval {
-		_, fp := r.Rates(MapCounts(perConv, func(c Counts) Counts { return c.UnderWindow(w) }))
-		return CI95(fp)
-	}
-	return RateCIs{CI95(recall), CI95(fp), WindowIntervals{under(SpanWindow), under(AnchoredWindow)}}
+	rates := r.rates(perConv)
+	return RateCIs{CI95(rates[0]), CI95(rates[1]), WindowIntervals{CI95(rates[2]), CI95(rates[3])}}
 }
 
 // Difference is a paired comparison of one rate between systems A and B.
