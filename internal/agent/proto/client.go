@@ -103,24 +103,31 @@ func (s *session) wait(ctx context.Context, t time.Duration) error {
 	return nil
 }
 
-// write sends one message; its wait is bounded by ctx and by the session.
-func (s *session) write(ctx context.Context, m message) error {
-	ctx, cancel := context.WithCancel(ctx)
+// write sends one message. Its wait is bounded by ctx, by the session and
+// by the handshake timeout: an agent that takes no audio for that long has
+// stopped listening.
+func (s *session) write(parent context.Context, m message) error {
+	ctx, cancel := s.clock.WithTimeout(parent, s.ep.HandshakeTimeout)
 	defer cancel()
 	stop := context.AfterFunc(s.ctx, cancel)
 	defer stop()
-	if err := s.conn.Write(ctx, m.typ, m.data); err != nil {
+	err := s.conn.Write(ctx, m.typ, m.data)
+	switch {
+	case err == nil:
+		return nil
+	case s.ctx.Err() != nil || errors.Is(err, net.ErrClosed):
 		// A connection closed on this side (the reader's idle timeout,
 		// Close) fails the session through the reader, which knows why.
-		if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-			return s.failure()
-		}
-		if why := closedBecause(err); why != "" {
-			return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
-		}
-		return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
+		return s.failure()
+	case parent.Err() != nil:
+		return s.fail(fmt.Errorf("sending to the %s: %w", s.ep.where(), parent.Err()))
+	case ctx.Err() != nil:
+		return s.fail(fmt.Errorf("the %s took nothing sent to it for %v of session time", s.ep.where(), s.ep.HandshakeTimeout))
 	}
-	return nil
+	if why := closedBecause(err); why != "" {
+		return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
+	}
+	return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
 }
 
 // Recv returns the next output; once the session has failed, the outputs
