@@ -54,6 +54,9 @@ var examples = map[string]string{
   floorbench bundle get BUNDLE_ID --out results/ --force`,
 	"bundle figures": `  floorbench bundle figures BUNDLE_ID --out figures/
   floorbench bundle figures latest --out figures/ --format png --force`,
+	"agent serve": `  floorbench agent serve --protocol duplex --policy always-yield
+  floorbench agent serve --protocol realtime --addr 127.0.0.1:9000 --policy never-yield
+  floorbench agent serve --protocol duplex --policy detector --system rms-endpointer --threshold 0.3 --speak-at-commit`,
 	"serve": `  floorbench serve
   floorbench serve --addr 127.0.0.1:9090 --store-dir /data/floorbench
   floorbench serve --s3-endpoint localhost:9000 --s3-bucket floorbench`,

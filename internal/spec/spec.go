@@ -82,6 +82,11 @@ type Protocol struct {
 	FPBudgetTest *float64 `yaml:"fp_budget_test" json:"fp_budget_test"`
 	Candidates   *int     `yaml:"n_quantiles" json:"n_quantiles"`
 	Refractory   *float64 `yaml:"refractory_s" json:"refractory_s"`
+	// NegativeWindow is span or anchored (docs/protocol.md#negative-window).
+	NegativeWindow *score.NegativeWindow `yaml:"negative_window" json:"negative_window"`
+	// LatencyBudgetsMS are the budgets of recall within a latency budget;
+	// an empty list reports none.
+	LatencyBudgetsMS *[]int `yaml:"latency_budgets_ms" json:"latency_budgets_ms"`
 }
 
 // Bootstrap sets the conversation bootstrap.
@@ -149,6 +154,12 @@ func (s *Sweep) Params() score.Params {
 	set(&p.Refractory, s.Protocol.Refractory)
 	if s.Protocol.Candidates != nil {
 		p.Candidates = *s.Protocol.Candidates
+	}
+	if s.Protocol.NegativeWindow != nil {
+		p.NegativeWindow = *s.Protocol.NegativeWindow
+	}
+	if s.Protocol.LatencyBudgetsMS != nil {
+		p.LatencyBudgetsMS = slices.Clone(*s.Protocol.LatencyBudgetsMS)
 	}
 	return p
 }
@@ -281,7 +292,7 @@ func checkName(where, name string, seen map[string]string) error {
 // that two specs that mean the same run hash the same.
 func (s *Sweep) Normalise() {
 	p := s.Params()
-	s.Protocol = Protocol{&p.TauPre, &p.TauMax, &p.FPBudgetDev, &p.FPBudgetTest, &p.Candidates, &p.Refractory}
+	s.Protocol = Protocol{&p.TauPre, &p.TauMax, &p.FPBudgetDev, &p.FPBudgetTest, &p.Candidates, &p.Refractory, &p.NegativeWindow, &p.LatencyBudgetsMS}
 	b := s.Resamples()
 	s.Bootstrap.Resamples = &b
 	if s.Queues.CPU == "" {
