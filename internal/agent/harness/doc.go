@@ -9,7 +9,10 @@
 // nothing else. A STOP trial is reactive: after the tape (which ends with a
 // question to the agent) the harness plays silence and listens to the
 // agent's output with the scorer's own voice activity detector
-// (agent.VADStream); once it hears the agent start, it waits the
+// (agent.VADStream); once it hears the agent talking after the prompt's
+// end (the onset is that of the speech going on then, however early it
+// began; what the agent said and stopped during the tape does not count),
+// it waits the
 // scenario's stimulus delay and plays the stimulus (the interruption or
 // backchannel) into the mix, then records long enough for the scoring
 // windows. An agent that does not start within Options.OnsetWait leaves a

@@ -19,7 +19,7 @@ import (
 
 // testRate is the playback rate of these tests: both sides keep time by
 // the audio, so a faster clock changes no decision (docs/agents.md#harness).
-const testRate = 4
+const testRate = 2
 
 var (
 	setOnce sync.Once

@@ -69,7 +69,7 @@ func Play(ctx context.Context, sess proto.Session, t Trial, o Options) (*agent.R
 		}
 		sent <- r
 	}()
-	l := listener{vad: o.VAD.Stream(), onset: p.onset}
+	l := listener{vad: o.VAD.Stream(), onset: p.onset, cue: sc.Cue}
 	recvErr := l.receive(ctx, sess, p.done)
 	if recvErr != nil {
 		cancel()
@@ -212,8 +212,12 @@ func within(events []agent.ProviderEvent, end float64) []agent.ProviderEvent {
 // listener is the receiving side of one trial: what was heard, the
 // events, and the onset the sender waits for.
 type listener struct {
-	vad    *agent.VADStream
-	onset  chan<- float64
+	vad   *agent.VADStream
+	onset chan<- float64
+	// cue is the end of the prompt: the onset the sender waits for is that
+	// of the speech the agent is making once the prompt is over, not of
+	// anything it said earlier and stopped.
+	cue    float64
 	told   bool
 	heard  []float32
 	frames int
@@ -265,7 +269,10 @@ func (l *listener) take(out proto.Output) {
 func (l *listener) hear(frame []float32) {
 	l.heard = append(l.heard, frame...)
 	l.vad.Push(frame)
-	if on, ok := l.vad.Onset(); ok && !l.told {
+	if l.told || l.vad.Heard() <= l.cue {
+		return
+	}
+	if on, ok := l.vad.Speaking(); ok {
 		l.told = true
 		l.onset <- on
 	}
