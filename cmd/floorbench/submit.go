@@ -40,7 +40,9 @@ same spec already completed. -o json prints {"workflow_id", "run_id",
 --dry-run resolves the spec without Temporal and without uploading: it
 prints the workflow id, the content hashes of corpora and systems, and
 which corpora, evaluations and bundle the store already holds (what is
-not stored would be computed).
+not stored would be computed); for each agent, how many trials it would
+play, how many are recorded, and how long all of them take at its
+concurrency once its scenario set is stored.
 
 --in-process runs the sweep's plan in this process instead, with no
 Temporal: the same activities, admitted as a worker admits them (slots
