@@ -245,6 +245,34 @@ func (h *agentSweeps) sweep(specYAML string, after func()) (*bundle.Results, wor
 	return &res, out
 }
 
+// inProcess runs a spec with orchestrate.RunInProcess on the same store
+// and returns its bundle's results.
+func (h *agentSweeps) inProcess(specYAML string) *bundle.Results {
+	h.t.Helper()
+	s, err := spec.Parse("agents.yaml", []byte(specYAML))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx := context.Background()
+	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: h.st, Scratch: h.t.TempDir()}, orchestrate.Admission{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	data, err := store.GetBytes(ctx, h.st, keys.Bundle(id, "results.json"))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var res bundle.Results
+	if err := json.Unmarshal(data, &res); err != nil {
+		h.t.Fatal(err)
+	}
+	return &res
+}
+
 // decisions are a run's trials by scenario: outcome and whether it acted.
 func decisions(r *bundle.Results) map[string]string {
 	out := map[string]string{}
@@ -257,7 +285,8 @@ func decisions(r *bundle.Results) map[string]string {
 // A sweep with the reference never-yield agent over duplex: the bundle's
 // agent table gives its known answer (STOP recall 0, FPR 0, action bias
 // -1; every turn end entered); a second sweep of the same agent
-// at another concurrency (not part of its identity) plays no trial again;
+// at another concurrency (not part of its identity), and the same run in
+// process, play no trial again and give the same agent results;
 // an agent killed mid-trial and started again gives the undisturbed
 // decisions; an endpoint that never answers gives a failed trial with its
 // error for every scenario, and the sweep completes.
@@ -273,6 +302,10 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 		t.Errorf("never-yield: START recall %v, STOP recall %v FPR %v bias %v", a.Start.Recall, a.Stop.Recall, a.Stop.FPRate, a.Stop.ActionBias)
 	}
 	undisturbed := decisions(res)
+	trials, err := h.st.List(context.Background(), keys.Trials)
+	if err != nil || len(trials) != 3*8 {
+		t.Fatalf("the store holds %d trial objects, want recording.json, input.wav and output.wav of 8 trials: %v", len(trials), err)
+	}
 
 	sessions := ref.sessions.Load()
 	again, out := h.sweep(agentSpec("never-yield", ref.url(), 2), nil)
@@ -283,6 +316,13 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 	second, _ := json.Marshal(again.Agents)
 	if string(first) != string(second) {
 		t.Errorf("the second sweep's agent results differ:\n%s\n%s", first, second)
+	}
+	if after, err := h.st.List(context.Background(), keys.Trials); err != nil || fmt.Sprint(after) != fmt.Sprint(trials) {
+		t.Errorf("the second sweep changed the stored trials: %d objects, %v", len(after), err)
+	}
+	inProcess := h.inProcess(agentSpec("never-yield", ref.url(), 3))
+	if got, _ := json.Marshal(inProcess.Agents); string(got) != string(first) || ref.sessions.Load() != sessions {
+		t.Errorf("the sweep run in process: %d sessions after %d, agent results\n%s\nwant\n%s", ref.sessions.Load(), sessions, got, first)
 	}
 
 	killed := serveAgent(t, refagent.NeverYield) // another endpoint: another identity, so its trials are played
