@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
@@ -12,11 +13,6 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/refagent"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
-
-// sweepAgentRate is the playback rate of the agent sweeps here: the
-// reference agent and the harness keep time by the audio on the same
-// clock (docs/agents.md#in-sweeps).
-const sweepAgentRate = 4
 
 // serveNeverYield serves the reference never-yield agent over duplex on
 // 127.0.0.1 and returns its URL.
@@ -50,7 +46,7 @@ agents:
   - name: never-yield
     protocol: duplex
     endpoint: ` + url + `
-    rate: 4
+    rate: ` + fmt.Sprint(sweepAgentRate) + `
     repeats: 1
     scenarios: {preset: tiny-agent, seed: 1}
 ` + extra + `bootstrap: {resamples: 1000, seed: 1}
@@ -80,7 +76,7 @@ func TestQuickstartWithAnAgent(t *testing.T) {
 		t.Errorf("no agent table with never-yield's STOP BA 0.500 and bias -1 in\n%s", stdout)
 	}
 	stdout, stderr, code = run(t, "submit", "--dry-run", spec, "--store-dir", store)
-	after := regexp.MustCompile(`agent never-yield over duplex: 8 trials \(.*\), 8 recorded; all trials take at most \d+(m\d+)?s at concurrency 4, rate 4`)
+	after := regexp.MustCompile(`agent never-yield over duplex: 8 trials \(.*\), 8 recorded; all trials take at most \d+(m\d+)?s at concurrency 4, rate ` + fmt.Sprint(sweepAgentRate))
 	if code != 0 || !after.MatchString(stdout) {
 		t.Errorf("dry run after: exit %d\n%s\n%s", code, stdout, stderr)
 	}

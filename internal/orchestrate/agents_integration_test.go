@@ -28,11 +28,6 @@ import (
 	"github.com/floorbench/floorbench/workflows"
 )
 
-// agentRate is the playback rate of these sweeps: the reference agent and
-// the harness keep time by the audio on the same clock, so a faster clock
-// changes no decision (docs/agents.md#in-sweeps).
-const agentRate = 4
-
 // agentServer is the reference agent served on 127.0.0.1 at a fixed
 // address, which can be killed (every session dropped) and started again,
 // and which counts the sessions it opened (from its log).
