@@ -126,3 +126,9 @@ func (a *Activities) agentResults(ctx context.Context, in AggregateInput) (*agen
 	r := agent.Combine(parts[0].Params, parts...)
 	return &r, nil
 }
+
+// encodeResults is results as stored: indented JSON with a final newline.
+func encodeResults(v any) ([]byte, error) {
+	data, err := json.MarshalIndent(v, "", " ")
+	return append(data, '\n'), err
+}

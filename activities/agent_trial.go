@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -205,10 +204,4 @@ func (a *Activities) readRecording(ctx context.Context, key, dir string) (*agent
 		return nil, nil, corrupt(ok, err)
 	}
 	return r, output, nil
-}
-
-// encodeResults is results as stored: indented JSON with a final newline.
-func encodeResults(v any) ([]byte, error) {
-	data, err := json.MarshalIndent(v, "", " ")
-	return append(data, '\n'), err
 }

@@ -88,8 +88,10 @@ const (
 const (
 	maxAgentConcurrency = 256
 	maxAgentRepeats     = 100
-	maxInstructions     = 16 << 10
-	maxSetting          = 200
+	// maxInstructions keeps every trial's activity input small: each
+	// carries the agent's settings.
+	maxInstructions = 4 << 10
+	maxSetting      = 200
 )
 
 func (a Agent) rate() float64 {
