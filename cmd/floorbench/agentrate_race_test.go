@@ -2,8 +2,7 @@
 
 package main
 
-// sweepAgentRate is the playback rate of the agent sweeps here, under the race
-// detector: the reference agent and the harness keep time by the audio on
-// the same clock, so a faster clock changes no decision
-// (docs/agents.md#in-sweeps), but the race detector slows both sides.
-const sweepAgentRate = 2
+// sweepAgentRate is the playback rate of the agent sweeps here under the
+// race detector: real time, since the race detector slows both the agent
+// and the harness.
+const sweepAgentRate = 1

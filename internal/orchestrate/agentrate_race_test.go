@@ -2,8 +2,11 @@
 
 package orchestrate_test
 
-// agentRate is the playback rate of the agent sweeps here, under the race
-// detector: the reference agent and the harness keep time by the audio on
-// the same clock, so a faster clock changes no decision
-// (docs/agents.md#in-sweeps), but the race detector slows both sides.
-const agentRate = 2
+// The reference agent's sweeps under the race detector run in real time
+// and two sessions at once: the race detector slows both the agent and
+// the harness, and on a loaded machine a faster clock left the agent's
+// answers late for their windows.
+const (
+	agentRate        = 1
+	agentConcurrency = 2
+)

@@ -288,7 +288,7 @@ func decisions(r *bundle.Results) map[string]string {
 func TestAgentSweepsThroughTemporal(t *testing.T) {
 	h := newAgentSweeps(t)
 	ref := serveAgent(t, refagent.NeverYield)
-	res, out := h.sweep(agentSpec("never-yield", ref.url(), 4), nil)
+	res, out := h.sweep(agentSpec("never-yield", ref.url(), agentConcurrency), nil)
 	a := res.Agents.Agents[0]
 	if a.Trials != 8 || a.Errors != 0 || out.Played != 8 || out.Failed != 0 {
 		t.Fatalf("first sweep: %d trials, %d errors; outcome %+v", a.Trials, a.Errors, out)
@@ -303,7 +303,7 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 	}
 
 	sessions := ref.sessions.Load()
-	again, out := h.sweep(agentSpec("never-yield", ref.url(), 2), nil)
+	again, out := h.sweep(agentSpec("never-yield", ref.url(), agentConcurrency+1), nil)
 	if out.Played != 0 || out.Resumed != 8 || ref.sessions.Load() != sessions {
 		t.Errorf("second sweep played trials again: outcome %+v, %d sessions after %d", out, ref.sessions.Load(), sessions)
 	}
@@ -315,13 +315,13 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 	if after, err := h.st.List(context.Background(), keys.Trials); err != nil || fmt.Sprint(after) != fmt.Sprint(trials) {
 		t.Errorf("the second sweep changed the stored trials: %d objects, %v", len(after), err)
 	}
-	inProcess := h.inProcess(agentSpec("never-yield", ref.url(), 3))
+	inProcess := h.inProcess(agentSpec("never-yield", ref.url(), agentConcurrency+2))
 	if got, _ := json.Marshal(inProcess.Agents); string(got) != string(first) || ref.sessions.Load() != sessions {
 		t.Errorf("the sweep run in process: %d sessions after %d, agent results\n%s\nwant\n%s", ref.sessions.Load(), sessions, got, first)
 	}
 
 	killed := serveAgent(t, refagent.NeverYield) // another endpoint: another identity, so its trials are played
-	res, out = h.sweep(agentSpec("restarted", killed.url(), 4), func() {
+	res, out = h.sweep(agentSpec("restarted", killed.url(), agentConcurrency), func() {
 		select {
 		case <-killed.started:
 		case <-time.After(5 * time.Minute):
@@ -337,7 +337,7 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 		t.Errorf("killed mid-trial and restarted: decisions\n%v\nundisturbed\n%v", got, undisturbed)
 	}
 
-	res, out = h.sweep(agentSpec("silent", silentEndpoint(t), 4), nil)
+	res, out = h.sweep(agentSpec("silent", silentEndpoint(t), 8), nil)
 	if a := res.Agents.Agents[0]; a.Errors != 8 || out.Failed != 8 {
 		t.Fatalf("an endpoint that never answers: %d errors, outcome %+v", a.Errors, out)
 	}
