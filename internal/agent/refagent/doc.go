@@ -7,7 +7,8 @@
 // # Policies
 //
 // always-yield enters once the other side has spoken and then been silent
-// for EntrySilence, and stops at once when anyone speaks over it.
+// for EntrySilence, and stops at once when anyone speaks over it; after
+// such a yield it waits ReentrySilence (1.5 s) before it enters again.
 // never-yield enters the same way and never stops before its utterance
 // ends. Both hear through SpeechDetector, a causal energy detector with
 // hysteresis. detector is the cascaded agent: a floorbench detector system

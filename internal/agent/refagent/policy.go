@@ -55,12 +55,23 @@ func CheckPolicy(name string) error {
 // silencePolicy is always-yield and never-yield: enter once the other
 // side has spoken and then been silent for the entry silence (counted
 // while the agent itself is silent too); stop at once when anyone speaks
-// over it (always-yield) or never (never-yield).
+// over it (always-yield) or never (never-yield). After a yield it waits
+// the longer re-entry silence: it gave the floor away and takes it back
+// only once the other side is done, not in the breath after a "yeah".
 type silencePolicy struct {
-	yield bool
-	entry int  // frames of silence before entering
-	heard bool // speech heard since the agent last entered
-	quiet int  // frames of silence on both sides
+	yield   bool
+	entry   int  // frames of silence before entering
+	reentry int  // frames of silence before entering after a yield
+	heard   bool // speech heard since the agent last entered
+	yielded bool // the agent's last utterance ended in a yield
+	quiet   int  // frames of silence on both sides
+}
+
+func (p *silencePolicy) entryFrames() int {
+	if p.yielded {
+		return p.reentry
+	}
+	return p.entry
 }
 
 func (p *silencePolicy) Step(f Frame) (Act, error) {
@@ -75,9 +86,10 @@ func (p *silencePolicy) Step(f Frame) (Act, error) {
 	}
 	switch {
 	case talking && f.Speech && p.yield:
+		p.yielded = true
 		return Yield, nil
-	case !talking && p.heard && p.quiet >= p.entry:
-		p.heard = false
+	case !talking && p.heard && p.quiet >= p.entryFrames():
+		p.heard, p.yielded = false, false
 		return Speak, nil
 	}
 	return Hold, nil

@@ -19,6 +19,10 @@ type Config struct {
 	// EntrySilence is how long always-yield and never-yield wait, after
 	// the other side's speech has ended, before entering.
 	EntrySilence time.Duration `json:"entry_silence"`
+	// ReentrySilence is how long always-yield waits after a yield before
+	// it enters again: longer than the scorer's stop silence
+	// (docs/agents.md#scoring), so a yield is scored as one.
+	ReentrySilence time.Duration `json:"reentry_silence"`
 	// Detector configures the detector policy.
 	Detector DetectorConfig `json:"detector"`
 	// Voice speaks the agent's utterances.
@@ -31,7 +35,8 @@ var DefaultVoice = synth.Voice{ID: "espeak-ng:en-us+m3", Engine: synth.EngineEsp
 // DefaultConfig is the published setting of policy.
 func DefaultConfig(policy string) Config {
 	return Config{Policy: policy, Speech: DefaultSpeech(), EntrySilence: 200 * time.Millisecond,
-		Detector: DefaultDetector(), Voice: DefaultVoice}
+		ReentrySilence: 1500 * time.Millisecond,
+		Detector:       DefaultDetector(), Voice: DefaultVoice}
 }
 
 // Utterances are what the agent says when it enters the floor, in turn:
@@ -63,8 +68,8 @@ func New(ctx context.Context, cfg Config, tts synth.TTS) (*Reference, error) {
 	if err := cfg.Speech.check(); err != nil {
 		return nil, err
 	}
-	if cfg.EntrySilence < 0 {
-		return nil, fmt.Errorf("entry silence %v: must be >= 0", cfg.EntrySilence)
+	if cfg.EntrySilence < 0 || cfg.ReentrySilence < 0 {
+		return nil, fmt.Errorf("entry silence %v, re-entry silence %v: must be >= 0", cfg.EntrySilence, cfg.ReentrySilence)
 	}
 	if cfg.Policy == Detector {
 		if err := cfg.Detector.check(); err != nil {
@@ -117,7 +122,7 @@ func (r *Reference) NewAgent() (proto.Agent, error) {
 	var policy Policy
 	switch r.cfg.Policy {
 	case AlwaysYield, NeverYield:
-		policy = &silencePolicy{yield: r.cfg.Policy == AlwaysYield, entry: frames(r.cfg.EntrySilence)}
+		policy = &silencePolicy{yield: r.cfg.Policy == AlwaysYield, entry: frames(r.cfg.EntrySilence), reentry: frames(r.cfg.ReentrySilence)}
 	case Detector:
 		if policy, err = newDetectorPolicy(r.cfg.Detector); err != nil {
 			return nil, err
