@@ -45,13 +45,14 @@ func TestPresetTimingMatchesSwitchboard(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var offsets, pauses []float64
+	var offsets, pauses, reactions []float64
 	var claims, shortClaims, negatives, longNegatives, pastWindow int
 	for _, spec := range preset.Conversations {
 		s := WriteScript(spec, StreamFor(1, spec.ID, StageScript))
 		tl := plannedTimeline(t, PlanFloor(s, StreamFor(1, spec.ID, StageFloor)))
 		g := floor.DeriveMPTB(spec.ID, tl.Duration(), tl.Events, floor.DefaultInterruptedGuard)
 		offsets = append(offsets, floor.HandoverOffsets(floor.EventFloorSegments(tl.Events))...)
+		reactions = append(reactions, floor.HolderReactions(floor.EventFloorSegments(tl.Events))...)
 		pauses = append(pauses, floor.HoldPauses(g)...)
 		for _, e := range tl.Events {
 			switch e.Kind {
@@ -71,9 +72,9 @@ func TestPresetTimingMatchesSwitchboard(t *testing.T) {
 			}
 		}
 	}
-	c := floor.CheckTiming(offsets, pauses)
-	t.Logf("handovers n=%d KS %.3f; holds n=%d KS %.3f; claims %d (%d of 1-3 words); negatives %d (%d of 4+ words, %d past 3 s)",
-		c.Handovers, c.HandoverKS, c.Pauses, c.PauseKS, claims, shortClaims, negatives, longNegatives, pastWindow)
+	c := floor.CheckTiming(offsets, pauses, reactions)
+	t.Logf("handovers n=%d KS %.3f; holds n=%d KS %.3f; holder reactions n=%d median %.3f KS %.3f; claims %d (%d of 1-3 words); negatives %d (%d of 4+ words, %d past 3 s)",
+		c.Handovers, c.HandoverKS, c.Pauses, c.PauseKS, c.Reaction.N, c.Reaction.Median, c.Reaction.KS, claims, shortClaims, negatives, longNegatives, pastWindow)
 	if c.HandoverKS > 0.10 || c.PauseKS > 0.10 {
 		t.Errorf("KS against Switchboard: handover offsets %.3f, hold pauses %.3f (want ≤ 0.10)", c.HandoverKS, c.PauseKS)
 	}
