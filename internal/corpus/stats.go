@@ -161,13 +161,18 @@ func ratio(a, b int) float64 {
 }
 
 // speaking reports whether event e's speaker is vocalising at time t (in
-// its extent and not in one of its holds).
+// its extent and not in one of its holds or restarts).
 func speaking(e floor.Event, t float64) bool {
 	if t < e.Start || t >= e.End {
 		return false
 	}
 	for _, h := range e.Holds {
 		if t >= h.Start && t < h.End {
+			return false
+		}
+	}
+	for _, r := range e.Restarts {
+		if t >= r.Start && t < r.End {
 			return false
 		}
 	}
