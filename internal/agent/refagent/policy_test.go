@@ -12,16 +12,19 @@ func TestSilencePolicies(t *testing.T) {
 	own := make([]float32, 1)
 	// Silence, speech, silence twice (enter), talking, talking over
 	// speech, then silence: the speech heard over it brings the agent in
-	// again after the entry silence.
+	// again after the entry silence, or after a yield the re-entry
+	// silence.
 	frames := []Frame{{}, {Speech: true}, {}, {}, {Own: own}, {Own: own, Speech: true}, {}, {}, {}, {}}
 	for _, c := range []struct {
-		yield bool
-		want  []Act
+		yield   bool
+		reentry int
+		want    []Act
 	}{
-		{true, []Act{Hold, Hold, Hold, Speak, Hold, Yield, Hold, Speak, Hold, Hold}},
-		{false, []Act{Hold, Hold, Hold, Speak, Hold, Hold, Hold, Speak, Hold, Hold}},
+		{true, 2, []Act{Hold, Hold, Hold, Speak, Hold, Yield, Hold, Speak, Hold, Hold}},
+		{true, 3, []Act{Hold, Hold, Hold, Speak, Hold, Yield, Hold, Hold, Speak, Hold}},
+		{false, 3, []Act{Hold, Hold, Hold, Speak, Hold, Hold, Hold, Speak, Hold, Hold}},
 	} {
-		p := &silencePolicy{yield: c.yield, entry: 2}
+		p := &silencePolicy{yield: c.yield, entry: 2, reentry: c.reentry}
 		var got []Act
 		for _, f := range frames {
 			a, err := p.Step(f)
@@ -31,7 +34,7 @@ func TestSilencePolicies(t *testing.T) {
 			got = append(got, a)
 		}
 		if !slices.Equal(got, c.want) {
-			t.Errorf("yield %v: acts %v, want %v", c.yield, got, c.want)
+			t.Errorf("yield %v, re-entry %d: acts %v, want %v", c.yield, c.reentry, got, c.want)
 		}
 	}
 }
