@@ -22,6 +22,8 @@ func FuzzLoadConfig(f *testing.F) {
 	f.Add([]byte("temporal_address: temporal.example:7233\nnamespace: lab\ntemporal_tls: true\ns3_endpoint: minio:9000\ns3_bucket: runs\nstore_dir: /srv/store\n"))
 	f.Add([]byte("temporal_tls: maybe\n"))
 	f.Add([]byte("s3_secret_key: [1, 2]\n"))
+	f.Add([]byte("agent_credentials: {HOSTED_KEY: sk-1, OTHER: 2}\n"))
+	f.Add([]byte("agent_credentials: {}\n"))
 	f.Add([]byte("temporal_address: 127.0.0.1:7233\nlimits: {resamples: 5}\n"))
 	f.Add([]byte("limits: [1, 2]\n"))
 	f.Add([]byte("a: &x [*x]\n"))
