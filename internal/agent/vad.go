@@ -150,6 +150,16 @@ func (s *VADStream) seconds(frame int) float64 {
 // first speech. A harness plays a STOP stimulus its delay after it.
 func (s *VADStream) Onset() (float64, bool) { return s.seconds(s.onset), s.heard }
 
+// Speaking reports whether the agent is talking now (a segment that has
+// lasted MinSpeechMS is open, silences shorter than MinSilenceMS bridged)
+// and when that speech began.
+func (s *VADStream) Speaking() (float64, bool) {
+	if s.open && s.framesMS(s.lastEnd-s.start) >= s.v.MinSpeechMS {
+		return s.seconds(s.start), true
+	}
+	return 0, false
+}
+
 // Heard is the time of the frames pushed so far, in seconds.
 func (s *VADStream) Heard() float64 { return s.seconds(s.frames) }
 
