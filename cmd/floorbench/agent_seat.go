@@ -172,4 +172,3 @@ func predictionsTable(res *seated.Result) *report.Table {
 	}
 	return t
 }
-
