@@ -22,6 +22,9 @@ required=(
 	internal/ingest/ami:FuzzParseNXTSegments
 	internal/ingest/ami:FuzzParseNXTDialogueActs
 	internal/detect:FuzzParseSystem
+	internal/agent/proto:FuzzParseDuplex        # duplex hello and events
+	internal/agent/proto:FuzzParseRealtime      # realtime events and sessions
+	internal/agent/proto:FuzzPCM16RoundTrip     # audio frames of both protocols
 )
 ran=()
 for pkg in $(go list ./...); do

@@ -58,14 +58,14 @@ func newAgentRunCommand() *cobra.Command {
 }
 
 func (f *agentRunFlags) run(cmd *cobra.Command) error {
-	set, err := agent.ReadSet(f.scenarios)
-	if err != nil {
-		return err
-	}
 	ro := &f.ro
 	ro.Protocol, ro.Endpoint.Realtime.Model = ro.Endpoint.Protocol, ro.Model
 	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, harness.DefaultBackoff
 	if err := f.check(); err != nil {
+		return err
+	}
+	set, err := agent.ReadSet(f.scenarios)
+	if err != nil {
 		return err
 	}
 	w := cmd.OutOrStdout()

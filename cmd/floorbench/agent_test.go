@@ -143,3 +143,33 @@ func TestAgentScoreBadInput(t *testing.T) {
 		}
 	}
 }
+
+// `agent run` refuses an unknown protocol, a missing credential and an
+// endpoint that refuses in one line, before any trial, leaving nothing.
+func TestAgentRunBadInput(t *testing.T) {
+	testenv.Program(t, "espeak-ng", "speech")
+	testenv.Program(t, "flite", "speech")
+	set := filepath.Join(t.TempDir(), "set")
+	if _, stderr, code := run(t, "agent", "scenarios", "--preset", "tiny-agent", "--seed", "2", "--out", set); code != 0 {
+		t.Fatal(stderr)
+	}
+	out := filepath.Join(t.TempDir(), "runs")
+	refused := "ws://" + testenv.Addr(testenv.FreePort(t)) + "/"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--protocol", "carrier-pigeon", "--endpoint", refused}, `unknown agent protocol "carrier-pigeon"`},
+		{[]string{"--protocol", "realtime", "--endpoint", refused, "--credential-env", "FLOORBENCH_TEST_UNSET_KEY"}, "FLOORBENCH_TEST_UNSET_KEY is not set"},
+		{[]string{"--protocol", "duplex", "--endpoint", refused}, "agent a:"},
+	} {
+		args := append([]string{"agent", "run", "--scenarios", set, "--agent", "a", "--out", out}, c.args...)
+		stdout, stderr, code := run(t, args...)
+		if code == 0 || stdout != "" || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args, code, stdout, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v left %s behind", c.args, out)
+		}
+	}
+}

@@ -60,8 +60,8 @@ func TestParseAndNormalise(t *testing.T) {
 }
 
 // The negative window and the latency budgets are protocol constants of
-// the spec: defaults filled by normalisation, given ones kept, and each
-// changes the run's identity.
+// the spec: defaults left out by normalisation (earlier sweeps keep their
+// ids), given ones kept, and each changes the run's identity.
 func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
 	s, err := Parse("s.yaml", []byte(example))
 	if err != nil {
@@ -71,10 +71,19 @@ func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
 		t.Errorf("defaults %+v", p)
 	}
 	s.Normalise()
-	if !strings.Contains(mustCanonical(s), `"negative_window":"span","latency_budgets_ms":[250,500,1000]`) {
-		t.Errorf("normalised spec %s", mustCanonical(s))
+	if c := mustCanonical(s); strings.Contains(c, "negative_window") || strings.Contains(c, "latency_budgets_ms") {
+		t.Errorf("normalised spec %s: the defaults must stay out, so that earlier sweeps keep their ids", c)
 	}
 	h, _ := s.Hash()
+	explicit := strings.Replace(example, "bootstrap:", "protocol: {negative_window: span, latency_budgets_ms: [250, 500, 1000]}\nbootstrap:", 1)
+	s1, err := Parse("s1.yaml", []byte(explicit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.Normalise()
+	if h1, _ := s1.Hash(); h1 != h {
+		t.Error("the defaults written out must hash as the defaults left out")
+	}
 	given := strings.Replace(example, "bootstrap:", "protocol: {negative_window: anchored, latency_budgets_ms: [100, 300]}\nbootstrap:", 1)
 	s2, err := Parse("s2.yaml", []byte(given))
 	if err != nil {

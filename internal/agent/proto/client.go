@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -103,24 +105,31 @@ func (s *session) wait(ctx context.Context, t time.Duration) error {
 	return nil
 }
 
-// write sends one message; its wait is bounded by ctx and by the session.
-func (s *session) write(ctx context.Context, m message) error {
-	ctx, cancel := context.WithCancel(ctx)
+// write sends one message. Its wait is bounded by ctx, by the session and
+// by the handshake timeout: an agent that takes no audio for that long has
+// stopped listening.
+func (s *session) write(parent context.Context, m message) error {
+	ctx, cancel := s.clock.WithTimeout(parent, s.ep.HandshakeTimeout)
 	defer cancel()
 	stop := context.AfterFunc(s.ctx, cancel)
 	defer stop()
-	if err := s.conn.Write(ctx, m.typ, m.data); err != nil {
+	err := s.conn.Write(ctx, m.typ, m.data)
+	switch {
+	case err == nil:
+		return nil
+	case s.ctx.Err() != nil || errors.Is(err, net.ErrClosed):
 		// A connection closed on this side (the reader's idle timeout,
 		// Close) fails the session through the reader, which knows why.
-		if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
-			return s.failure()
-		}
-		if why := closedBecause(err); why != "" {
-			return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
-		}
-		return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
+		return s.failure()
+	case parent.Err() != nil:
+		return s.fail(fmt.Errorf("sending to the %s: %w", s.ep.where(), parent.Err()))
+	case ctx.Err() != nil:
+		return s.fail(fmt.Errorf("the %s took nothing sent to it for %v of session time", s.ep.where(), s.ep.HandshakeTimeout))
 	}
-	return nil
+	if why := closedBecause(err); why != "" {
+		return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
+	}
+	return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
 }
 
 // Recv returns the next output; once the session has failed, the outputs
@@ -247,4 +256,41 @@ func (s *session) playLoop() {
 		x := s.spk.render((k + 1) * FrameSamples)
 		s.emit(Output{At: time.Duration(k) * FrameDuration, Audio: x})
 	}
+}
+
+// connect opens the WebSocket within the handshake timeout.
+func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
+	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra)})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
+	}
+	return conn, nil
+}
+
+// closedBecause says how the agent ended the connection, "" if err is not
+// about that.
+func closedBecause(err error) string {
+	var ce websocket.CloseError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), clean(ce.Reason))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "dropped the connection"
+	}
+	return ""
+}
+
+// handshakeError says which step of opening a session failed, and names
+// the timeout when it ran out.
+func handshakeError(ctx context.Context, ep Endpoint, step string, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: no answer within %v of session time", step, ep.HandshakeTimeout)
+	}
+	if why := closedBecause(err); why != "" {
+		return fmt.Errorf("%w: %s: the agent %s", ErrProtocol, step, why)
+	}
+	return fmt.Errorf("%s: %s", step, ep.scrub(err.Error()))
 }

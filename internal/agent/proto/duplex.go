@@ -3,11 +3,7 @@ package proto
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"syscall"
 
 	"github.com/coder/websocket"
 )
@@ -182,41 +178,4 @@ func duplexEvent(m duplexMessage) (Event, bool) {
 		return Event{}, false
 	}
 	return e, true
-}
-
-// connect opens the WebSocket within the handshake timeout.
-func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
-	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
-	defer cancel()
-	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra)})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
-	}
-	return conn, nil
-}
-
-// closedBecause says how the agent ended the connection, "" if err is not
-// about that.
-func closedBecause(err error) string {
-	var ce websocket.CloseError
-	switch {
-	case errors.As(err, &ce):
-		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), clean(ce.Reason))
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return "dropped the connection"
-	}
-	return ""
-}
-
-// handshakeError says which step of opening a session failed, and names
-// the timeout when it ran out.
-func handshakeError(ctx context.Context, ep Endpoint, step string, err error) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("%s: no answer within %v of session time", step, ep.HandshakeTimeout)
-	}
-	if why := closedBecause(err); why != "" {
-		return fmt.Errorf("%w: %s: the agent %s", ErrProtocol, step, why)
-	}
-	return fmt.Errorf("%s: %s", step, ep.scrub(err.Error()))
 }

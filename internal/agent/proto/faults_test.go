@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -317,5 +319,41 @@ func openAndReceiveOn(s Session) error {
 		if _, err := s.Recv(ctx); err != nil {
 			return err
 		}
+	}
+}
+
+// Sessions leave nothing running: after many sessions over both
+// protocols, closed by the client or failed by the agent, the goroutines
+// of the clients and of the server are gone.
+func TestSessionsLeaveNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for _, protocol := range Protocols() {
+		h, err := NewHandler(protocol, func() (Agent, error) {
+			return &scripted{sayAt: 2, utt: constant(0.25, 3*FrameSamples)}, nil
+		}, ServerOptions{Rate: testRate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(h)
+		url := "ws" + strings.TrimPrefix(srv.URL, "http")
+		for range 5 {
+			run(t, dial(t, protocol, url), 5, level(0, 0, 0), nil)
+		}
+		gone := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if c, err := websocket.Accept(w, r, nil); err == nil {
+				c.CloseNow() // an agent that closes at once
+			}
+		}))
+		openAndReceive(protocol, "ws"+strings.TrimPrefix(gone.URL, "http"))
+		gone.Close()
+		srv.Close()
+	}
+	deadline := time.Now().Add(time.Minute)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines before the sessions, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }

@@ -3,6 +3,7 @@ package proto
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -205,4 +206,13 @@ func (a *scripted) Hear(in, own []float32) (Decision, error) {
 	}
 	a.k++
 	return d, nil
+}
+
+// mustListen listens on a free port of 127.0.0.1.
+func mustListen() net.Listener {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	return l
 }

@@ -93,7 +93,8 @@ type Endpoint struct {
 	// Rate is the playback rate (0 means 1): see Clock.
 	Rate float64
 	// HandshakeTimeout bounds, in session time, each step of opening the
-	// session (0 means DefaultHandshakeTimeout).
+	// session and each message sent in it (0 means
+	// DefaultHandshakeTimeout).
 	HandshakeTimeout time.Duration
 	// IdleTimeout ends a duplex session whose agent sends nothing for this
 	// long, in session time (0 means DefaultIdleTimeout). Realtime agents

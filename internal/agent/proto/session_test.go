@@ -1,8 +1,10 @@
 package proto
 
 import (
+	"context"
 	"slices"
 	"testing"
+	"time"
 )
 
 // The agent's audio is heard whole and in order over both protocols: the
@@ -78,5 +80,24 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 	}
 	if stops[DuplexName] != stops[RealtimeName] {
 		t.Errorf("the same agent on the same input stopped differently: duplex %+v, realtime %+v", stops[DuplexName], stops[RealtimeName])
+	}
+}
+
+// The realtime client and server speak the GA shape too (type realtime,
+// formats under audio, response.output_audio.* events): the utterance is
+// heard whole.
+func TestRealtimeInTheGAShape(t *testing.T) {
+	utt := constant(0.25, 7*FrameSamples+100)
+	url := serve(t, RealtimeName, func() (Agent, error) { return &scripted{sayAt: 5, utt: utt}, nil })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Dial(ctx, Endpoint{Protocol: RealtimeName, URL: url, Rate: testRate,
+		Realtime: RealtimeOptions{API: "ga", Model: "m", Voice: "v", Instructions: "be brief"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := run(t, s, 40, level(0, 0, 0), responseHeard(testLead))
+	if got := count(rec.heard, 0.25); got != len(utt) {
+		t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
 	}
 }

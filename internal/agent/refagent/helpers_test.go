@@ -39,10 +39,17 @@ func say(t *testing.T, tts synth.TTS, text string) []float32 {
 	return x
 }
 
+// testLead is how far ahead the tests' realtime servers send audio: long
+// enough that, even when a loaded machine serves slower than the playback
+// rate, the client holds audio that a barge-in must drop; shorter than
+// the agent's utterances, so a stopped one is cancelled before it is all
+// sent.
+const testLead = 3 * time.Second
+
 // serve starts the reference agent over protocol on 127.0.0.1.
 func serve(t *testing.T, ref *Reference, protocol string) string {
 	t.Helper()
-	h, err := ref.Handler(protocol, proto.ServerOptions{Rate: testRate})
+	h, err := ref.Handler(protocol, proto.ServerOptions{Rate: testRate, RealtimeLead: testLead})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +87,9 @@ func (tr trial) agentTimes(kind proto.EventKind) []int64 {
 	return out
 }
 
-// next gives the frame to send after k frames, knowing what has been
-// heard; it returns nil to end the session.
-type next func(k int, heard []float32) []float32
+// next gives the frame to send after k frames, knowing what the session
+// has heard and seen so far; it returns nil to end the session.
+type next func(k int, tr *trial) []float32
 
 // drive runs one session over protocol: frames from next, every output
 // recorded, then Close. Waits are bounded by a wall-clock minute.
@@ -115,7 +122,7 @@ func drive(t *testing.T, url, protocol string, nx next) trial {
 	}()
 	for k := 0; ; k++ {
 		mu.Lock()
-		x := nx(k, tr.heard)
+		x := nx(k, &tr)
 		mu.Unlock()
 		if x == nil {
 			break
@@ -175,25 +182,49 @@ func firstRun(x []float32) int {
 	return last - first + 1
 }
 
+// tail is how long a trial goes on after its last line and after the
+// agent's first response has ended: long enough for the audio a realtime
+// server sent ahead to be heard.
+const tail = 150
+
+// maxFrames ends a trial whose agent never answers (the test then says
+// so): 60 s.
+const maxFrames = 3000
+
+// responded is the frame count at which tr saw the agent's first
+// response end, or -1.
+func responded(tr *trial, k int) int {
+	for _, e := range tr.events {
+		if e.Kind == proto.ResponseDone {
+			return k
+		}
+	}
+	return -1
+}
+
 // talkOver is the talk-over trial: the user says a from 0.2 s; once the
 // listener has heard the agent for half a second, the user says b over
-// it; the session ends 3 s after b.
+// it; the session ends tail frames after b and after the agent's first
+// response has ended.
 func talkOver(a, b []float32) next {
-	bAt := -1
-	return func(k int, heard []float32) []float32 {
+	bAt, doneAt := -1, -1
+	return func(k int, tr *trial) []float32 {
 		const aAt = 10
 		talked := 0
-		for _, l := range loudFrames(heard) {
+		for _, l := range loudFrames(tr.heard) {
 			if l {
 				talked++
 			}
 		}
+		if doneAt < 0 {
+			doneAt = responded(tr, k)
+		}
 		switch {
+		case k > maxFrames:
+			return nil
 		case bAt < 0 && talked >= 25:
 			bAt = k
-		case bAt < 0 && k > 2000:
-			return nil // the agent never spoke: the test says so
-		case bAt >= 0 && k >= bAt+len(b)/proto.FrameSamples+150:
+		case bAt >= 0 && doneAt >= 0 && k >= max(bAt+len(b)/proto.FrameSamples, doneAt)+tail:
 			return nil
 		}
 		if bAt >= 0 && k >= bAt {
@@ -203,12 +234,18 @@ func talkOver(a, b []float32) next {
 	}
 }
 
-// tapeOf replays a recorded tape.
+// tapeOf replays a recorded tape, then silence until tail frames after
+// the agent's first response has ended.
 func tapeOf(tape []float32) next {
-	return func(k int, _ []float32) []float32 {
-		if (k+1)*proto.FrameSamples > len(tape) {
+	doneAt := -1
+	return func(k int, tr *trial) []float32 {
+		if doneAt < 0 {
+			doneAt = responded(tr, k)
+		}
+		n := len(tape) / proto.FrameSamples
+		if k > maxFrames || (k >= n && doneAt >= 0 && k >= doneAt+tail) {
 			return nil
 		}
-		return tape[k*proto.FrameSamples : (k+1)*proto.FrameSamples]
+		return frameOf(tape, k)
 	}
 }

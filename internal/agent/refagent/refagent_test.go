@@ -91,7 +91,7 @@ func TestTheExtremePoliciesOverBothProtocols(t *testing.T) {
 // detectorSystem is rms-endpointer with both ramps at 2 s: at threshold
 // 0.25 it commits an EOT after 0.5 s of silence and an INT after 0.5 s of
 // overlap.
-func detectorSystem(t *testing.T) *detect.System {
+func detectorSystem(t testing.TB) *detect.System {
 	t.Helper()
 	sys, err := detect.Builtin("rms-endpointer")
 	if err != nil {
@@ -105,7 +105,7 @@ func detectorSystem(t *testing.T) *detect.System {
 	return sys
 }
 
-func detectorConfig(t *testing.T, speakAtCommit bool) Config {
+func detectorConfig(t testing.TB, speakAtCommit bool) Config {
 	cfg := DefaultConfig(Detector)
 	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Threshold = detectorSystem(t), "rms-endpointer", 0.25
 	cfg.Detector.Runtime, cfg.Detector.SpeakAtCommit = detect.RuntimeFromEnv(), speakAtCommit
