@@ -97,6 +97,10 @@ type TaskEvaluation struct {
 	// operating point, whatever their dev fp_rate: Theta is NaN and
 	// Candidates 0.
 	HasOperatingPoint bool
+	// OperatingPoint says how a submission's operating point came about
+	// when it is not a threshold: a seated agent's is "as it behaves"
+	// (docs/agents.md#seated-agents). Empty for a swept system.
+	OperatingPoint string
 	// Unsupported is true when a submission makes no prediction at all
 	// for the task on test: TurnBench reports such a task as not
 	// supported rather than as recall 0. Nothing else is set then.

@@ -1,6 +1,7 @@
 package seated
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,6 +66,26 @@ const ResultName = "seated.json"
 
 // PredictionsName is the file name of a split's submission.
 func PredictionsName(split string) string { return "predictions-" + split + ".json" }
+
+// ReadResult reads dir/seated.json, the result of a seated run whose
+// predictions lie beside it.
+func ReadResult(dir string) (*Result, error) {
+	path := filepath.Join(dir, ResultName)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	var r Result
+	if err := d.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if r.SchemaVersion != 1 || r.OperatingPoint != OperatingPoint {
+		return nil, fmt.Errorf("%s: schema_version %d, operating_point %q: not a seated run's result", path, r.SchemaVersion, r.OperatingPoint)
+	}
+	return &r, nil
+}
 
 // ErrFailedSessions is wrapped by Run's error when a session failed after
 // every retry: the other recordings are kept for the next run, and no
