@@ -87,7 +87,7 @@ func (f *agentSeatFlags) run(cmd *cobra.Command) error {
 	}
 	w := cmd.OutOrStdout()
 	if f.dryRun {
-		return f.estimate(w, seats)
+		return f.estimate(w, job, seats)
 	}
 	if f.out == "" {
 		return fmt.Errorf("--out is required unless --dry-run")
@@ -149,18 +149,26 @@ func (f *agentSeatFlags) job() (seated.Job, error) {
 	return seated.Job{Corpus: c, Split: split, Speakers: speakers, Options: f.o, Params: f.p, Out: f.out}, nil
 }
 
-// estimate prints how many sessions the job has and how long they take.
-func (f *agentSeatFlags) estimate(w io.Writer, seats []seated.Seat) error {
+// estimate prints how many sessions the job has, how many --out holds
+// already, and how long the others take.
+func (f *agentSeatFlags) estimate(w io.Writer, job seated.Job, seats []seated.Seat) error {
 	convs := map[string]bool{}
 	for _, s := range seats {
 		convs[s.Conversation.ID] = true
+	}
+	pending := seats
+	if f.out != "" {
+		var err error
+		if pending, err = seated.Pending(job.Corpus, seats, job.Options, f.out); err != nil {
+			return err
+		}
 	}
 	rate := f.o.Endpoint.Rate
 	if rate == 0 {
 		rate = 1
 	}
-	_, err := fmt.Fprintf(w, "%d sessions (%d conversations) to %s over %s: at most %s at concurrency %d and rate %g\n",
-		len(seats), len(convs), f.o.Agent, f.o.Endpoint.Protocol, seated.Estimate(seats, f.o), f.o.Concurrency, rate)
+	_, err := fmt.Fprintf(w, "%d sessions (%d conversations) to %s over %s, %d recorded already: at most %s at concurrency %d and rate %g\n",
+		len(seats), len(convs), f.o.Agent, f.o.Endpoint.Protocol, len(seats)-len(pending), seated.Estimate(pending, f.o), f.o.Concurrency, rate)
 	return err
 }
 

@@ -162,6 +162,17 @@ func playAll(ctx context.Context, c *corpus.Corpus, pending []Seat, o Options, c
 	return sum, nil
 }
 
+// Pending lists the seats that out does not hold a usable recording of,
+// which Run would play; out holding another agent's or corpus's sessions
+// is an error.
+func Pending(c *corpus.Corpus, seats []Seat, o Options, out string) ([]Seat, error) {
+	corpusSHA, err := digest.FileSHA256(filepath.Join(c.Dir, corpus.ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	return pendingSeats(filepath.Join(out, SessionsDir), seats, o, corpusSHA)
+}
+
 // pendingSeats are the seats without a usable recording in dir. A
 // recording of another corpus, agent, protocol or model is an error:
 // out belongs to one agent on one corpus.
