@@ -65,7 +65,8 @@ supported: listed as such, never scored as recall 0.
 
 --agent NAME=DIR ranks a seated agent (floorbench agent seat --out DIR) on
 DIR/predictions-dev.json and predictions-test.json as a submission: it has
-no threshold, and its θ column says "as it behaves".
+no threshold, and its θ column says "as it behaves"; a task it made no
+prediction for (it never barged in) is scored, not "not supported".
 
 --baselines DIR ranks every DIR/NAME/predictions-dev.json with its
 predictions-test.json as system NAME (TurnBench's baselines/ layout).
@@ -287,11 +288,10 @@ func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Pa
 		if err := score.CheckSubmission(test.Submission, testGold); err != nil {
 			return nil, fmt.Errorf("%s: %w", sf.test, err)
 		}
-		evals, err := score.EvaluateSubmissions(sf.name, devGold, testGold, dev.Submission, test.Submission, p)
-		for _, e := range evals {
-			e.OperatingPoint = sf.operatingPoint
+		if sf.operatingPoint != "" {
+			return score.EvaluateAgent(sf.name, devGold, testGold, dev.Submission, test.Submission, p, sf.operatingPoint)
 		}
-		return evals, err
+		return score.EvaluateSubmissions(sf.name, devGold, testGold, dev.Submission, test.Submission, p)
 	}
 	return nil, fmt.Errorf("--system %s: %s is %s and %s is %s; give two of one kind", sf.name, sf.dev, fileKind(dev), sf.test, fileKind(test))
 }

@@ -349,6 +349,22 @@ func Evaluate(system string, devGold, testGold *floor.GoldSet, dev, test *ProbsF
 // as for a swept system. A task the test submission makes no prediction
 // for is Unsupported.
 func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params) ([]*TaskEvaluation, error) {
+	return evaluateSubmissions(system, devGold, testGold, dev, test, p, "")
+}
+
+// EvaluateAgent scores a seated agent's submissions
+// (docs/agents.md#seated-agents) as EvaluateSubmissions does, with its
+// operating point described as operatingPoint on both tasks. Every task
+// is supported: an agent's onsets are its EOT predictions and its
+// barge-ins its INT ones, so an agent that never barged in has INT recall
+// 0, not "not supported".
+func EvaluateAgent(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params, operatingPoint string) ([]*TaskEvaluation, error) {
+	return evaluateSubmissions(system, devGold, testGold, dev, test, p, operatingPoint)
+}
+
+// evaluateSubmissions scores submissions; a non-empty operatingPoint
+// marks a seated agent's.
+func evaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params, operatingPoint string) ([]*TaskEvaluation, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -362,9 +378,9 @@ func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, t
 	}
 	var out []*TaskEvaluation
 	for _, t := range floor.Tasks {
-		e := &TaskEvaluation{System: system, Task: t, Theta: math.NaN()}
+		e := &TaskEvaluation{System: system, Task: t, Theta: math.NaN(), OperatingPoint: operatingPoint}
 		out = append(out, e)
-		if test.Predictions(t) == 0 {
+		if operatingPoint == "" && test.Predictions(t) == 0 {
 			e.Unsupported = true
 			continue
 		}
