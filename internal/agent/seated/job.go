@@ -59,6 +59,10 @@ type PredictionsFile struct {
 	INT           int    `json:"int_predictions"`
 }
 
+// ResultSchemaVersion is the version of seated.json this code writes and
+// reads.
+const ResultSchemaVersion = 1
+
 // ResultName is the run's summary in Out; PredictionsName the submission
 // of a split, named as TurnBench's baselines/ name theirs, so that
 // `floorbench leaderboard --baselines` reads a folder of seated runs.
@@ -81,7 +85,7 @@ func ReadResult(dir string) (*Result, error) {
 	if err := d.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if r.SchemaVersion != 1 || r.OperatingPoint != OperatingPoint {
+	if r.SchemaVersion != ResultSchemaVersion || r.OperatingPoint != OperatingPoint {
 		return nil, fmt.Errorf("%s: schema_version %d, operating_point %q: not a seated run's result", path, r.SchemaVersion, r.OperatingPoint)
 	}
 	return &r, nil
@@ -146,7 +150,7 @@ func (j Job) result(seats []Seat, sum Summary) (*Result, error) {
 		return nil, err
 	}
 	o := j.Options
-	return &Result{SchemaVersion: 1, CorpusSHA256: sha, Agent: o.Agent, Protocol: o.Endpoint.Protocol, Model: o.Model,
+	return &Result{SchemaVersion: ResultSchemaVersion, CorpusSHA256: sha, Agent: o.Agent, Protocol: o.Endpoint.Protocol, Model: o.Model,
 		Rate: o.rate(), OperatingPoint: OperatingPoint, Params: j.Params, Seats: len(seats), Summary: sum,
 		Predictions: []PredictionsFile{}}, nil
 }

@@ -95,7 +95,7 @@ type Summary struct {
 
 // Run plays every seat's session to the agent at o.Endpoint and writes
 // each recording into out/sessions/<seat>. A seat already recorded there
-// (same corpus, agent, protocol, model and length, no error) is kept and
+// (same corpus, agent, protocol, model, rate and length, no error) is kept and
 // not played; a session that fails is retried, and one that still fails is
 // recorded with its error and listed in the summary, and the run goes on.
 // Unless every seat is recorded already, one session is opened and closed
@@ -197,13 +197,14 @@ func pendingSeats(dir string, seats []Seat, o Options, corpusSHA string) ([]Seat
 	return pending, nil
 }
 
-// sameRun reports a recording made by another run than o's.
+// sameRun reports a recording made by another run than o's: another
+// corpus, agent, protocol, model or playback rate.
 func sameRun(r *Recording, o Options, corpusSHA string) error {
 	switch {
 	case r.CorpusSHA256 != corpusSHA:
 		return fmt.Errorf("a session of another corpus (corpus.json sha256 %s)", r.CorpusSHA256)
-	case r.Agent != o.Agent || r.Protocol != o.Endpoint.Protocol || r.Model != o.Model:
-		return fmt.Errorf("a session of agent %s over %s (model %q)", r.Agent, r.Protocol, r.Model)
+	case r.Agent != o.Agent || r.Protocol != o.Endpoint.Protocol || r.Model != o.Model || r.Rate != o.rate():
+		return fmt.Errorf("a session of agent %s over %s (model %q, rate %g)", r.Agent, r.Protocol, r.Model, r.Rate)
 	}
 	return nil
 }
@@ -256,9 +257,18 @@ func playOnce(ctx context.Context, input []float32, o Options) ([]float32, []age
 	if err != nil {
 		return nil, nil, err
 	}
-	length := time.Duration(len(input)/proto.FrameSamples) * proto.FrameDuration
-	ctx, cancel := clock.WithTimeout(ctx, length+handshakeAllowance)
+	deadline := time.Duration(len(input)/proto.FrameSamples)*proto.FrameDuration + handshakeAllowance
+	sctx, cancel := clock.WithTimeout(ctx, deadline)
 	defer cancel()
+	heard, events, err := dialAndPlay(sctx, input, o)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return nil, nil, fmt.Errorf("the session ran past its deadline of %v of session time (its length and %v to open it): %w", deadline, handshakeAllowance, err)
+	}
+	return heard, events, err
+}
+
+// dialAndPlay opens a session and plays input over it.
+func dialAndPlay(ctx context.Context, input []float32, o Options) ([]float32, []agent.ProviderEvent, error) {
 	sess, err := proto.Dial(ctx, o.Endpoint)
 	if err != nil {
 		return nil, nil, err

@@ -323,3 +323,43 @@ func TestEstimateSpreadsSessionsOverTheConcurrency(t *testing.T) {
 		t.Errorf("Estimate = %v, want %v", got, want)
 	}
 }
+
+// stuck is an agent that stops answering after its first frames: it
+// blocks until released.
+type stuck struct {
+	k       int
+	release <-chan struct{}
+}
+
+func (a *stuck) Hear(in, own []float32) (proto.Decision, error) {
+	if a.k++; a.k == 10 {
+		<-a.release
+	}
+	return proto.Decision{}, nil
+}
+
+// An agent that stops answering never hangs a run: over realtime (which
+// has no idle timeout) the session runs into its deadline, and the seat is
+// recorded with an error that says so.
+func TestRunSeatOfAnAgentThatStopsAnswering(t *testing.T) {
+	c := smallCorpus(t)
+	release := make(chan struct{})
+	h, err := proto.NewHandler(proto.RealtimeName, func() (proto.Agent, error) { return &stuck{release: release}, nil },
+		proto.ServerOptions{Rate: faultRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer close(release) // before the server closes: its handlers are blocked in the agent
+	job := faultJob(c, "stuck", "ws"+strings.TrimPrefix(srv.URL, "http"), filepath.Join(t.TempDir(), "run"))
+	job.Options.Endpoint.Protocol, job.Options.Retries = proto.RealtimeName, 0
+	job.Split, job.Speakers = "dev", Speakers{1}
+	res, err := job.Run(context.Background())
+	if !errors.Is(err, ErrFailedSessions) || len(res.Failed) != 1 {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+	if msg := res.Failed[0].Error; !strings.Contains(msg, "ran past its deadline") {
+		t.Errorf("failure %q does not say the session ran past its deadline", msg)
+	}
+}
