@@ -60,8 +60,8 @@ func TestCorpusCommandsOnTheTinyPreset(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"by_speakers", "by_type", "contested_hold_share", "conversations", "dev", "eot_positives", "hold_negatives", "hours",
-		"int_excluded", "int_negatives", "int_positives", "overlap_events", "overlap_realised", "test", "voices"}
+	want := []string{"by_speakers", "by_type", "claim_pauses", "contested_hold_share", "conversations", "dev", "eot_positives", "hold_negatives", "hours",
+		"int_excluded", "int_negatives", "int_positives", "listener_in_pauses", "overlap_events", "overlap_realised", "restart_share", "restarts", "test", "voices"}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("stats fields %v, want %v", keys, want)
 	}

@@ -24,8 +24,11 @@ included. Negative offsets are starts in overlap. Where the corpus has hold
 pauses it also compares its timing with real conversation: the two-sample
 Kolmogorov–Smirnov distance of its handover offsets (at every change of
 speaker between floor-holding stretches, taken in order of onset) from
-Switchboard's floor-transfer offsets, and of its hold pauses of 0.2 s or more
-from Switchboard's pauses (package internal/swbd).`,
+Switchboard's floor-transfer offsets, of its hold pauses of 0.2 s or more
+from Switchboard's pauses, and, where it has interruptions, of the holder's
+reaction to them (claim onset to the end of the holder's speech) from how
+long Switchboard's speakers talk on into the overlap at a floor transfer
+(package internal/swbd).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := corpus.Timing(args[0], split)
@@ -53,11 +56,16 @@ func timingParts(t floor.Timing) []resultPart {
 		tablePart(report.TimingTable(t)),
 	}
 	if sw := t.Switchboard; sw != nil {
-		parts = append(parts, linesPart("against Switchboard (Kolmogorov–Smirnov distance; 0 is identical):",
+		lines := []string{"against Switchboard (Kolmogorov–Smirnov distance; 0 is identical):",
 			fmt.Sprintf("  handover offsets  n=%d  median %s ms (Switchboard %s)  KS %s",
 				sw.Handovers, report.Signed(sw.HandoverMedian*1000, 0), report.Signed(swbd.Offsets().At(0.5)*1000, 0), report.Fixed(sw.HandoverKS, 3)),
 			fmt.Sprintf("  hold pauses ≥ %s s  n=%d  median %s ms (Switchboard %s)  KS %s",
-				report.Fixed(floor.MinPause, 1), sw.Pauses, report.Fixed(sw.PauseMedian*1000, 0), report.Fixed(swbd.Pauses().At(0.5)*1000, 0), report.Fixed(sw.PauseKS, 3))))
+				report.Fixed(floor.MinPause, 1), sw.Pauses, report.Fixed(sw.PauseMedian*1000, 0), report.Fixed(swbd.Pauses().At(0.5)*1000, 0), report.Fixed(sw.PauseKS, 3))}
+		if r := sw.Reaction; r != nil {
+			lines = append(lines, fmt.Sprintf("  holder reaction (claim onset → holder's end)  n=%d  median %s ms (Switchboard's overlaps %s)  KS %s",
+				r.N, report.Fixed(r.Median*1000, 0), report.Fixed(swbd.Overlaps().At(0.5)*1000, 0), report.Fixed(r.KS, 3)))
+		}
+		parts = append(parts, linesPart(lines...))
 	}
 	return parts
 }

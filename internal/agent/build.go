@@ -67,7 +67,8 @@ const babbleSentences = 3
 // TTS, the generator's acoustics. Every draw comes from streams seeded by
 // (seed, d.ID), so the result depends on nothing else.
 func Build(ctx context.Context, seed uint64, d Design, engines map[string]synth.TTS) (Built, error) {
-	spec := synth.ConversationSpec{ID: d.ID, Split: dialogue.Test, Type: d.Type, Speakers: d.Speakers, Seconds: d.LeadSeconds}
+	spec := synth.ConversationSpec{ID: d.ID, Split: dialogue.Test, Type: d.Type, Speakers: d.Speakers, Seconds: d.LeadSeconds,
+		Overlap: synth.PresetOverlap()}
 	if err := spec.Validate(); err != nil {
 		return Built{}, err
 	}
@@ -132,7 +133,7 @@ func planLeadIn(seed uint64, d Design, script *synth.Script, seat int, src sourc
 		addressEOT(cueLine, name, src, rng)
 	}
 	script.Lines = lines
-	plan := synth.PlanFloor(*script, synth.StreamFor(seed, d.ID, synth.StageFloor))
+	plan := synth.PlanFloor(*script, synth.StreamFor(seed, d.ID, synth.StageFloor), synth.StreamFor(seed, d.ID, synth.StageOverlap))
 	plan, err := withoutOverlays(plan, func(a synth.Act) bool { return a.Speaker == seat })
 	if err != nil {
 		return synth.FloorPlan{}, err

@@ -185,7 +185,12 @@ func TestTinyAgentCuesMatchTheAudio(t *testing.T) {
 			t.Errorf("%s: nobody talks in the 250 ms before the cue", s.ID)
 		}
 		if s.Condition == StartDuringHold {
-			if resumed, floor := speechRMS(a.Mix, s.Resume, s.Resume+0.25), noiseFloor(a.Mix); resumed < floor+20 {
+			// The lowest SNR is 20 dB on the speaker's own channel; the
+			// mix adds the other channels' noise (6 dB more with four),
+			// and the first 250 ms of speech can sit a few dB under its
+			// speaker's level. 15 dB over the mix's floor is speech,
+			// never noise.
+			if resumed, floor := speechRMS(a.Mix, s.Resume, s.Resume+0.25), noiseFloor(a.Mix); resumed < floor+15 {
 				t.Errorf("%s: %.1f dBFS after resume_s, noise floor %.1f", s.ID, resumed, floor)
 			}
 			if s.Resume-s.Cue < holdMin-1e-9 || s.Resume-s.Cue > holdMax+1e-9 {

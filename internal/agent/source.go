@@ -38,7 +38,8 @@ func newSource(seed uint64, spec synth.ConversationSpec, agentName string) (sour
 	long.Seconds = sourceSeconds
 	for k := range sourceAttempts {
 		script := synth.WriteScript(long, synth.StreamFor(seed, spec.ID, synth.Stage(fmt.Sprintf("agent-source-script-%d", k))))
-		plan := synth.PlanFloor(script, synth.StreamFor(seed, spec.ID, synth.Stage(fmt.Sprintf("agent-source-floor-%d", k))))
+		plan := synth.PlanFloor(script, synth.StreamFor(seed, spec.ID, synth.Stage(fmt.Sprintf("agent-source-floor-%d", k))),
+			synth.StreamFor(seed, spec.ID, synth.Stage(fmt.Sprintf("agent-source-overlap-%d", k))))
 		var s source
 		for _, l := range script.Lines {
 			for _, st := range l.Sentences {

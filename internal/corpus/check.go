@@ -199,7 +199,7 @@ func eventsOf(events []floor.Event, speaker int) []floor.Event {
 }
 
 // checkBoundaries compares every onset and offset of a speaker's events
-// (turn starts and ends, hold edges) with the channel's speech energy:
+// (turn starts and ends, hold and restart edges) with the channel's speech energy:
 // speech must be present in the 10 ms inside each boundary and absent from
 // 10 to 30 ms outside it, so speech that starts or ends more than
 // BoundaryTolerance away from the log fails.
@@ -225,6 +225,10 @@ func checkBoundaries(x []float32, own []floor.Event, count *int) []string {
 		for _, h := range e.Holds {
 			check(e, h.Start, "hold start", false)
 			check(e, h.End, "hold end", true)
+		}
+		for _, r := range e.Restarts {
+			check(e, r.Start, "cut-off", false)
+			check(e, r.End, "restart", true)
 		}
 		check(e, e.End, "end", false)
 	}

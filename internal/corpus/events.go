@@ -83,21 +83,42 @@ func (l *EventLog) Validate() error {
 			return fmt.Errorf("%s: %d words", where, e.Words)
 		}
 		if e.Kind != floor.Turn {
-			if e.Ending != "" || len(e.Holds) > 0 {
-				return fmt.Errorf("%s: only TURN events have an ending and holds", where)
+			if e.Ending != "" || len(e.Holds) > 0 || len(e.Restarts) > 0 {
+				return fmt.Errorf("%s: only TURN events have an ending, holds and restarts", where)
 			}
 			continue
 		}
 		if e.Ending != floor.Yielded && e.Ending != floor.Interrupted {
 			return fmt.Errorf("%s: ending %q (want yielded or interrupted)", where, e.Ending)
 		}
-		prev := e.Start
-		for j, h := range e.Holds {
-			if !(h.Start > prev && h.End > h.Start && h.End < e.End) {
-				return fmt.Errorf("%s: hold %d [%v, %v] not inside the turn in order", where, j, h.Start, h.End)
-			}
-			prev = h.End
+		if err := checkSilences(e); err != nil {
+			return fmt.Errorf("%s: %w", where, err)
 		}
+	}
+	return nil
+}
+
+// checkSilences checks that a turn's holds, and its restarts, lie inside
+// it in order, and that no restart meets a hold.
+func checkSilences(e floor.Event) error {
+	prev := e.Start
+	for j, h := range e.Holds {
+		if !(h.Start > prev && h.End > h.Start && h.End < e.End) {
+			return fmt.Errorf("hold %d [%v, %v] not inside the turn in order", j, h.Start, h.End)
+		}
+		prev = h.End
+	}
+	prev = e.Start
+	for j, r := range e.Restarts {
+		if !(r.Start > prev && r.End > r.Start && r.End < e.End) {
+			return fmt.Errorf("restart %d [%v, %v] not inside the turn in order", j, r.Start, r.End)
+		}
+		for _, h := range e.Holds {
+			if r.Start <= h.End && h.Start <= r.End {
+				return fmt.Errorf("restart %d [%v, %v] meets hold [%v, %v]", j, r.Start, r.End, h.Start, h.End)
+			}
+		}
+		prev = r.End
 	}
 	return nil
 }

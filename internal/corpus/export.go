@@ -2,6 +2,7 @@ package corpus
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,9 +19,9 @@ const (
 )
 
 // Export writes one file per conversation into out: RTTM speaker activity
-// (<id>.rttm: every stretch of speech, holds left out) or a Praat TextGrid
-// (<id>.TextGrid: one interval tier per speaker labelled with event kinds,
-// holds as HOLD intervals). It returns how many files it wrote.
+// (<id>.rttm: every stretch of speech, holds and restarts left out) or a
+// Praat TextGrid (<id>.TextGrid: one interval tier per speaker labelled
+// with event kinds, holds as HOLD and restarts as RESTART intervals). It returns how many files it wrote.
 func Export(dir, format, out string) (int, error) {
 	var write func(string, Conversation, *EventLog) error
 	switch format {
@@ -69,9 +70,9 @@ func speakerIntervals(events []floor.Event, k int) []interval {
 			label += " (" + string(e.Ending) + ")"
 		}
 		s := e.Start
-		for _, h := range e.Holds {
-			out = append(out, interval{s, h.Start, label}, interval{h.Start, h.End, "HOLD"})
-			s = h.End
+		for _, q := range silencesOf(e) {
+			out = append(out, interval{s, q.start, label}, q)
+			s = q.end
 		}
 		out = append(out, interval{s, e.End, label})
 	}
@@ -87,13 +88,33 @@ func speakerIntervals(events []floor.Event, k int) []interval {
 	return out
 }
 
+// silencesOf are a turn's holds (HOLD) and restarts (RESTART) in time
+// order: the stretches inside it where its speaker is silent.
+func silencesOf(e floor.Event) []interval {
+	var out []interval
+	for _, h := range e.Holds {
+		out = append(out, interval{h.Start, h.End, labelHold})
+	}
+	for _, r := range e.Restarts {
+		out = append(out, interval{r.Start, r.End, labelRestart})
+	}
+	slices.SortFunc(out, func(a, b interval) int { return cmp.Compare(a.start, b.start) })
+	return out
+}
+
+// The labels of a turn's silences in exports.
+const (
+	labelHold    = "HOLD"
+	labelRestart = "RESTART"
+)
+
 // writeRTTM writes NIST RTTM SPEAKER lines: file, channel 1, onset,
 // duration, speaker.
 func writeRTTM(out string, conv Conversation, log *EventLog) error {
 	return writeFile(filepath.Join(out, conv.ID+".rttm"), func(w *bufio.Writer) {
 		for k := 1; k <= conv.Speakers; k++ {
 			for _, iv := range speakerIntervals(log.Events, k) {
-				if iv.label == "HOLD" {
+				if iv.label == labelHold || iv.label == labelRestart {
 					continue
 				}
 				fmt.Fprintf(w, "SPEAKER %s 1 %.4f %.4f <NA> <NA> speaker_%d <NA> <NA>\n", conv.ID, iv.start, iv.end-iv.start, k)

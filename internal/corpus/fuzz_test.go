@@ -17,7 +17,7 @@ const manifestSeed = `{"schema_version":1,"kind":"mptb","preset":"tiny","seed":1
 const sha = "0000000000000000000000000000000000000000000000000000000000000000"
 
 const eventsSeed = `{"schema_version":1,"conversation_id":"c1","duration_s":10,"speakers":2,"events":[
-{"kind":"TURN","speaker":1,"start":0.5,"end":4,"text":"a b","words":2,"ending":"yielded","holds":[{"start":1,"end":2,"after_question":true}],"floor_before":0,"floor_after":0},
+{"kind":"TURN","speaker":1,"start":0.5,"end":4,"text":"a b","words":2,"ending":"yielded","holds":[{"start":1,"end":2,"after_question":true}],"restarts":[{"start":2.5,"end":2.9}],"floor_before":0,"floor_after":0},
 {"kind":"BACKCHANNEL","speaker":2,"start":1.2,"end":1.5,"words":1,"floor_before":1,"floor_after":1}]}`
 
 func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
@@ -47,12 +47,15 @@ func TestParseEventsValidates(t *testing.T) {
 		t.Fatalf("seed events: %v", err)
 	}
 	cases := map[string]struct{ from, to, want string }{
-		"speaker":  {`"speaker":2`, `"speaker":3`, "speaker 3 of 2"},
-		"kind":     {`"BACKCHANNEL"`, `"LAUGH"`, `unknown kind "LAUGH"`},
-		"outside":  {`"end":4`, `"end":11`, "not a span inside"},
-		"hold":     {`"start":1,"end":2`, `"start":1,"end":5`, "hold 0"},
-		"ending":   {`"yielded"`, `"stolen"`, `ending "stolen"`},
-		"bc holds": {`"floor_before":1,"floor_after":1}`, `"floor_before":1,"floor_after":1,"ending":"yielded"}`, "only TURN"},
+		"speaker":           {`"speaker":2`, `"speaker":3`, "speaker 3 of 2"},
+		"kind":              {`"BACKCHANNEL"`, `"LAUGH"`, `unknown kind "LAUGH"`},
+		"outside":           {`"end":4`, `"end":11`, "not a span inside"},
+		"hold":              {`"start":1,"end":2`, `"start":1,"end":5`, "hold 0"},
+		"ending":            {`"yielded"`, `"stolen"`, `ending "stolen"`},
+		"bc holds":          {`"floor_before":1,"floor_after":1}`, `"floor_before":1,"floor_after":1,"ending":"yielded"}`, "only TURN"},
+		"restart outside":   {`"start":2.5,"end":2.9`, `"start":2.5,"end":4.5`, "restart 0"},
+		"restart in a hold": {`"start":2.5,"end":2.9`, `"start":1.5,"end":2.9`, "meets hold"},
+		"bc restarts":       {`"floor_before":1,"floor_after":1}`, `"floor_before":1,"floor_after":1,"restarts":[{"start":1.3,"end":1.4}]}`, "only TURN"},
 	}
 	for name, c := range cases {
 		_, err := ParseEvents([]byte(strings.Replace(eventsSeed, c.from, c.to, 1)))
@@ -97,6 +100,11 @@ func FuzzParseEvents(f *testing.F) {
 		for _, e := range l.Events {
 			if !(e.Start >= 0 && e.End <= l.Duration && e.Start < e.End) || e.Speaker < 1 || e.Speaker > l.Speakers {
 				t.Fatalf("accepted event %+v in a %v s, %d-speaker log", e, l.Duration, l.Speakers)
+			}
+			for _, r := range e.Restarts {
+				if !(r.Start > e.Start && r.Start < r.End && r.End < e.End) {
+					t.Fatalf("accepted restart %+v outside its turn %+v", r, e)
+				}
 			}
 		}
 	})

@@ -97,8 +97,8 @@ func Timing(dir, split string) (floor.Timing, error) {
 		return floor.Timing{}, err
 	}
 	var (
-		transfers       []floor.Transfer
-		offsets, pauses []float64
+		transfers                  []floor.Transfer
+		offsets, pauses, reactions []float64
 	)
 	for _, conv := range convs {
 		if conv.Unlabelled {
@@ -111,8 +111,9 @@ func Timing(dir, split string) (floor.Timing, error) {
 		transfers = append(transfers, floor.Transfers(l.Floor)...)
 		offsets = append(offsets, floor.HandoverOffsets(l.Floor)...)
 		pauses = append(pauses, floor.HoldPauses(l.Gold)...)
+		reactions = append(reactions, floor.HolderReactions(l.Floor)...)
 	}
 	t := floor.NewTiming(transfers)
-	t.Switchboard = floor.CheckTiming(offsets, pauses)
+	t.Switchboard = floor.CheckTiming(offsets, pauses, reactions)
 	return t, nil
 }

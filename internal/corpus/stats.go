@@ -12,21 +12,31 @@ import (
 // Stats is a corpus's composition, the fields of `corpus stats -o json`
 // (issue 3). Counts are those of the MPTB gold (docs/protocol.md#mptb-generated).
 type Stats struct {
-	Conversations      int                    `json:"conversations"`
-	Dev                int                    `json:"dev"`
-	Test               int                    `json:"test"`
-	Hours              float64                `json:"hours"`
-	EOTPositives       int                    `json:"eot_positives"`
-	HoldNegatives      int                    `json:"hold_negatives"`
-	INTPositives       int                    `json:"int_positives"`
-	INTNegatives       int                    `json:"int_negatives"`
-	INTExcluded        int                    `json:"int_excluded"`
-	OverlapEvents      int                    `json:"overlap_events"`
-	OverlapRealised    float64                `json:"overlap_realised"`
-	ContestedHoldShare float64                `json:"contested_hold_share"`
-	Voices             map[string][]string    `json:"voices"`
-	ByType             map[string]*GroupStats `json:"by_type"`
-	BySpeakers         map[string]*GroupStats `json:"by_speakers"`
+	Conversations      int     `json:"conversations"`
+	Dev                int     `json:"dev"`
+	Test               int     `json:"test"`
+	Hours              float64 `json:"hours"`
+	EOTPositives       int     `json:"eot_positives"`
+	HoldNegatives      int     `json:"hold_negatives"`
+	INTPositives       int     `json:"int_positives"`
+	INTNegatives       int     `json:"int_negatives"`
+	INTExcluded        int     `json:"int_excluded"`
+	OverlapEvents      int     `json:"overlap_events"`
+	OverlapRealised    float64 `json:"overlap_realised"`
+	ContestedHoldShare float64 `json:"contested_hold_share"`
+	// How holders and listeners react to overlap (docs/corpora.md#timing-and-hard-cases),
+	// measured on the audio: the share of BACKCHANNEL and NON_CONTENT
+	// events that start while their holder (floor_before) is silent, the
+	// turns' restarts, and per non-floor-taking event that starts over its
+	// holder's speech, the share its holder restarts at; the share of
+	// INTERRUPTION events the claimer's turn follows after a pause.
+	ListenerInPauses float64                `json:"listener_in_pauses"`
+	Restarts         int                    `json:"restarts"`
+	RestartShare     float64                `json:"restart_share"`
+	ClaimPauses      float64                `json:"claim_pauses"`
+	Voices           map[string][]string    `json:"voices"`
+	ByType           map[string]*GroupStats `json:"by_type"`
+	BySpeakers       map[string]*GroupStats `json:"by_speakers"`
 }
 
 // GroupStats describes the conversations of one interaction type or one
@@ -61,6 +71,7 @@ func ComputeStats(dir string) (*Stats, error) {
 	}
 	s := &Stats{Voices: map[string][]string{"dev": {}, "test": {}}, ByType: map[string]*GroupStats{}, BySpeakers: map[string]*GroupStats{}}
 	var holds, contested, realised int
+	var r reactionCounts
 	for _, conv := range c.Manifest.Conversations {
 		log, err := c.Events(conv)
 		if err != nil {
@@ -93,13 +104,12 @@ func ComputeStats(dir string) (*Stats, error) {
 		holds, contested = holds+h, contested+ct
 		overlaps := overlapEvents(log.Events)
 		s.OverlapEvents += len(overlaps)
-		if len(overlaps) > 0 {
-			n, err := c.realisedOverlaps(conv, log.Events, overlaps)
-			if err != nil {
-				return nil, err
-			}
-			realised += n
+		ch, err := c.noisyChannels(conv, log.Events)
+		if err != nil {
+			return nil, err
 		}
+		realised += ch.realisedOverlaps(log.Events, overlaps)
+		r.add(log.Events, ch)
 	}
 	for _, v := range s.Voices {
 		slices.Sort(v)
@@ -111,6 +121,9 @@ func ComputeStats(dir string) (*Stats, error) {
 	}
 	s.OverlapRealised = ratio(realised, s.OverlapEvents)
 	s.ContestedHoldShare = ratio(contested, holds)
+	s.ListenerInPauses = ratio(r.listenerInPauses, r.listener)
+	s.Restarts, s.RestartShare = r.restarts, ratio(r.restarts, r.overSpeech)
+	s.ClaimPauses = ratio(r.claimPauses, r.claims)
 	return s, nil
 }
 
@@ -161,13 +174,18 @@ func ratio(a, b int) float64 {
 }
 
 // speaking reports whether event e's speaker is vocalising at time t (in
-// its extent and not in one of its holds).
+// its extent and not in one of its holds or restarts).
 func speaking(e floor.Event, t float64) bool {
 	if t < e.Start || t >= e.End {
 		return false
 	}
 	for _, h := range e.Holds {
 		if t >= h.Start && t < h.End {
+			return false
+		}
+	}
+	for _, r := range e.Restarts {
+		if t >= r.Start && t < r.End {
 			return false
 		}
 	}
@@ -212,31 +230,100 @@ func contestedHolds(events []floor.Event) (holds, contested int) {
 // at least this far (6 dB) above their noise.
 const overlapFactor = 2.0
 
-// realisedOverlaps counts the overlaps with simultaneous speech energy.
-func (c *Corpus) realisedOverlaps(conv Conversation, events []floor.Event, ov []overlap) (int, error) {
-	xs := make([][]float32, conv.Speakers)
-	noise := make([]channelNoise, conv.Speakers)
+// noisyChannels are a conversation's channels with their noise levels.
+type noisyChannels struct {
+	xs    [][]float32
+	noise []channelNoise
+}
+
+func (c *Corpus) noisyChannels(conv Conversation, events []floor.Event) (noisyChannels, error) {
+	ch := noisyChannels{xs: make([][]float32, conv.Speakers), noise: make([]channelNoise, conv.Speakers)}
 	for k := range conv.Speakers {
 		x, err := c.ReadChannel16k(conv, k+1)
 		if err != nil {
-			return 0, err
+			return ch, err
 		}
-		xs[k], noise[k] = x, measureNoise(x, eventsOf(events, k+1))
+		ch.xs[k], ch.noise[k] = x, measureNoise(x, eventsOf(events, k+1))
 	}
-	loud := func(k int, t float64) bool {
-		return windowRMS(xs[k], t, t+0.01) > overlapFactor*noise[k].median10
-	}
+	return ch, nil
+}
+
+func (ch noisyChannels) loud(speaker int, t float64) bool {
+	return windowRMS(ch.xs[speaker-1], t, t+0.01) > overlapFactor*ch.noise[speaker-1].median10
+}
+
+// realisedOverlaps counts the overlaps with simultaneous speech energy.
+func (ch noisyChannels) realisedOverlaps(events []floor.Event, ov []overlap) int {
 	n := 0
 	for _, o := range ov {
 		e, other := events[o.event], events[o.other]
 		for t := e.Start; t+0.01 <= min(e.End, other.End); t += 0.005 {
-			if loud(e.Speaker-1, t) && loud(other.Speaker-1, t) {
+			if ch.loud(e.Speaker, t) && ch.loud(other.Speaker, t) {
 				n++
 				break
 			}
 		}
 	}
-	return n, nil
+	return n
+}
+
+// onsetLook is how long after a vocalisation's onset its holder's channel
+// is read to tell speech from a pause: a pause the generator puts speech
+// into is at least 0.2 s long, and the speech starts at most half way in.
+const onsetLook = 0.05
+
+// reactionCounts are the counts behind Stats' reactions to overlap.
+type reactionCounts struct {
+	listener, listenerInPauses int // backchannels and non-content; those starting in their holder's silence
+	overSpeech, restarts       int // non-floor-taking events starting over their holder's speech; restarts
+	claims, claimPauses        int // interruptions; those the claimer's turn follows after a pause
+}
+
+func (r *reactionCounts) add(events []floor.Event, ch noisyChannels) {
+	speaking := func(speaker int, t0 float64) bool {
+		for t := t0; t < t0+onsetLook; t += 0.01 {
+			if ch.loud(speaker, t) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, e := range events {
+		switch e.Kind {
+		case floor.Turn:
+			r.restarts += len(e.Restarts)
+		case floor.Interruption:
+			r.claims++
+			if gap, ok := claimerGap(e, events); ok && gap >= floor.MinPause {
+				r.claimPauses++
+			}
+		case floor.Backchannel, floor.NonContent, floor.NonFloorTakingInterruption:
+			if e.FloorBefore == 0 || e.FloorBefore == e.Speaker {
+				continue
+			}
+			over := speaking(e.FloorBefore, e.Start)
+			if over {
+				r.overSpeech++
+			}
+			if e.Kind != floor.NonFloorTakingInterruption {
+				r.listener++
+				if !over {
+					r.listenerInPauses++
+				}
+			}
+		}
+	}
+}
+
+// claimerGap is the silence between a claim and the claimer's next turn.
+func claimerGap(claim floor.Event, events []floor.Event) (float64, bool) {
+	gap, found := 0.0, false
+	for _, e := range events {
+		if e.Kind == floor.Turn && e.Speaker == claim.Speaker && e.Start >= claim.End && (!found || e.Start-claim.End < gap) {
+			gap, found = e.Start-claim.End, true
+		}
+	}
+	return gap, found
 }
 
 // Summary is the corpus's totals, one sentence each.
@@ -246,6 +333,8 @@ func (s *Stats) Summary() []string {
 		fmt.Sprintf("EOT: %d positives, %d hold negatives (%.1f%% contested)", s.EOTPositives, s.HoldNegatives, 100*s.ContestedHoldShare),
 		fmt.Sprintf("INT: %d positives, %d negatives, %d excluded", s.INTPositives, s.INTNegatives, s.INTExcluded),
 		fmt.Sprintf("overlap events %d, %.1f%% realised as simultaneous speech", s.OverlapEvents, 100*s.OverlapRealised),
+		fmt.Sprintf("reactions: %.1f%% of backchannels and non-content start in the holder's silence; %d restarts (%.1f%% of non-floor-taking speech over a holder's speech); %.1f%% of claims followed by a pause",
+			100*s.ListenerInPauses, s.Restarts, 100*s.RestartShare, 100*s.ClaimPauses),
 		fmt.Sprintf("voices: %d dev, %d test", len(s.Voices["dev"]), len(s.Voices["test"])),
 	}
 }

@@ -35,6 +35,14 @@ type Hold struct {
 	AfterQuestion bool `json:"after_question"`
 }
 
+// Restart is a silence inside a turn where its speaker, overlapped by
+// someone's non-floor-taking speech, cut off and then restarted the same
+// turn (overlap resolution): neither a turn end nor a hold.
+type Restart struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+}
+
 // Event is one entry of a generator's event log, with exact times.
 type Event struct {
 	Kind    EventKind `json:"kind"`
@@ -43,9 +51,10 @@ type Event struct {
 	End     float64   `json:"end"`
 	Text    string    `json:"text,omitempty"`
 	Words   int       `json:"words"`
-	// Ending and Holds are set for TURN events only.
-	Ending TurnEnding `json:"ending,omitempty"`
-	Holds  []Hold     `json:"holds,omitempty"`
+	// Ending, Holds and Restarts are set for TURN events only.
+	Ending   TurnEnding `json:"ending,omitempty"`
+	Holds    []Hold     `json:"holds,omitempty"`
+	Restarts []Restart  `json:"restarts,omitempty"`
 	// FloorBefore and FloorAfter are the floor holder's speaker number just
 	// before and just after the event (0: nobody holds the floor).
 	FloorBefore int `json:"floor_before"`

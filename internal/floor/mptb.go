@@ -17,7 +17,9 @@ const DefaultInterruptedGuard = 1.0
 //   - EOT excluded: the end of every TURN that ends interrupted, from the
 //     onset of the interruption that ended it (its end if none is logged) to
 //     guard seconds after the end: the speaker stops because they were
-//     overtaken, which is neither a turn end nor a hold.
+//     overtaken, which is neither a turn end nor a hold. Likewise every
+//     restart of a TURN, from where its speaker cut off to where they
+//     restarted: they stopped because someone spoke over them.
 //   - INT positives: the onset of every INTERRUPTION, on the interrupter.
 //   - INT negatives: the extents of BACKCHANNEL, NON_FLOOR_TAKING_INTERRUPTION
 //     and NON_CONTENT events.
@@ -32,6 +34,9 @@ func DeriveMPTB(id string, duration float64, events []Event, guard float64) Conv
 		case Turn:
 			for _, h := range e.Holds {
 				g.EOT.Negatives = append(g.EOT.Negatives, Span{Speaker: e.Speaker, Start: h.Start, End: h.End})
+			}
+			for _, r := range e.Restarts {
+				g.EOT.Excluded = append(g.EOT.Excluded, Span{Speaker: e.Speaker, Start: r.Start, End: r.End})
 			}
 			switch e.Ending {
 			case Yielded:

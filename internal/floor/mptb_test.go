@@ -14,14 +14,16 @@ func TestDeriveMPTB(t *testing.T) {
 		{Kind: InterruptionAttempt, Speaker: 1, Start: 6, End: 6.5},
 		{Kind: NonFloorTakingInterruption, Speaker: 1, Start: 10, End: 10.8},
 		{Kind: NonContent, Speaker: 2, Start: 11, End: 11.2},
-		{Kind: Turn, Speaker: 3, Start: 8.2, End: 12, Ending: Yielded},
+		// Speaker 3 cuts off in speaker 1's aside and restarts: excluded
+		// from EOT, neither a turn end nor a hold.
+		{Kind: Turn, Speaker: 3, Start: 8.2, End: 12, Ending: Yielded, Restarts: []Restart{{Start: 10.3, End: 10.7}}},
 	}
 	g := DeriveMPTB("c", 13, events, DefaultInterruptedGuard)
 	want := ConversationGold{ID: "c", Duration: 13,
 		EOT: TaskGold{
 			Positives: []Anchor{{Speaker: 1, Time: 4}, {Speaker: 3, Time: 12}},
 			Negatives: []Span{{Speaker: 1, Start: 1.5, End: 2.1}},
-			Excluded:  []Span{{Speaker: 2, Start: 8.2, End: 10}},
+			Excluded:  []Span{{Speaker: 2, Start: 8.2, End: 10}, {Speaker: 3, Start: 10.3, End: 10.7}},
 		},
 		INT: TaskGold{
 			Positives: []Anchor{{Speaker: 3, Time: 8.2}},

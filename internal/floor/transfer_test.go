@@ -71,3 +71,37 @@ func TestTimingWithoutTransfersIsNull(t *testing.T) {
 		t.Errorf("json %s\nwant %s", b, want)
 	}
 }
+
+// The holder's reaction is measured from the claim's onset to the end of
+// the holder's speech, whether or not the claim outlasts it: 2's claim at
+// 3.9 s leaves 1 talking to 4.4 s; 3's one-word claim at 20.5 s ends inside
+// 2's turn, which runs on to 21.7 s; 1's claim in 3's silence (after 3's
+// turn ended) is no reaction at all.
+func TestHolderReactionsRunFromTheClaimToTheHoldersEnd(t *testing.T) {
+	events := []Event{
+		{Kind: Turn, Speaker: 1, Start: 0.9, End: 4.4, Ending: Interrupted},
+		{Kind: Interruption, Speaker: 2, Start: 3.9, End: 6.0},
+		{Kind: Turn, Speaker: 2, Start: 6.2, End: 21.7, Ending: Interrupted},
+		{Kind: Turn, Speaker: 1, Start: 6.0, End: 7.0, Ending: Yielded},
+		{Kind: Interruption, Speaker: 3, Start: 20.5, End: 20.9},
+		{Kind: Turn, Speaker: 3, Start: 21.3, End: 25, Ending: Yielded},
+		{Kind: Interruption, Speaker: 1, Start: 25.5, End: 26},
+	}
+	got := HolderReactions(EventFloorSegments(events))
+	want := []float64{0.5, 1.2}
+	if len(got) != len(want) {
+		t.Fatalf("reactions %v, want %v", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i]-want[i]) > 1e-9 {
+			t.Errorf("reaction %d = %v, want %v", i, got[i], want[i])
+		}
+	}
+	c := CheckTiming([]float64{0.1}, []float64{0.5}, got)
+	if c.Reaction == nil || c.Reaction.N != 2 || math.Abs(c.Reaction.Median-0.85) > 1e-9 || !(c.Reaction.KS > 0 && c.Reaction.KS < 1) {
+		t.Errorf("reaction check %+v", c.Reaction)
+	}
+	if c := CheckTiming([]float64{0.1}, []float64{0.5}, nil); c.Reaction != nil {
+		t.Errorf("no reactions, check %+v", c.Reaction)
+	}
+}

@@ -22,7 +22,7 @@ func TestExportRTTMAndTextGrid(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	speech := 0
 	for _, e := range log.Events {
-		speech += 1 + len(e.Holds)
+		speech += 1 + len(e.Holds) + len(e.Restarts)
 	}
 	if len(lines) != speech || !strings.HasPrefix(lines[0], "SPEAKER "+conv.ID+" 1 ") {
 		t.Fatalf("%d RTTM lines for %d speech stretches; first %q", len(lines), speech, lines[0])

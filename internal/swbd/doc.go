@@ -20,14 +20,19 @@
 //   - Pauses: the same speaker resumes after silence and nobody claimed the
 //     floor in between; at least 0.2 s by construction. Median 0.512 s,
 //     P(> 1 s) 14.0%, P(> 2 s) 1.8%.
+//   - Overlaps: the magnitudes of the negative offsets (6,013 values): at a
+//     floor transfer in overlap, how long the previous speaker talked on
+//     after the next one started. Median 0.449 s; 10/25/75/90th percentiles
+//     0.073/0.192/1.035/2.228 s; 25.9% over 1 s.
 //
 // Gaps and pauses overlap heavily: silence length alone is weak evidence of
 // a turn end, which is what a benchmark of end-of-turn detection needs.
 //
 // # Use
 //
-// Offsets and Pauses are the samples as sorted distributions; Distribution.At
-// is their quantile function (linear between order statistics), which the
-// generator draws through, and KS is the two-sample Kolmogorov–Smirnov
+// Offsets, Pauses and Overlaps are the samples as sorted distributions;
+// Distribution.At is their quantile function (linear between order
+// statistics), which the generator draws through, Distribution.Share their
+// distribution function, and KS is the two-sample Kolmogorov–Smirnov
 // distance a corpus's timing is checked with (`floorbench corpus timing`).
 package swbd

@@ -24,13 +24,20 @@ type Distribution struct {
 }
 
 var (
-	offsets, pauses Distribution
-	loadOnce        sync.Once
+	offsets, pauses, overlaps Distribution
+	loadOnce                  sync.Once
 )
 
 func load() {
 	offsets = mustParse("fto", ftoText)
 	pauses = mustParse("pause", pauseText)
+	overlaps = Distribution{Name: "overlap"}
+	for _, x := range offsets.Values {
+		if x < 0 {
+			overlaps.Values = append(overlaps.Values, -x)
+		}
+	}
+	slices.Sort(overlaps.Values)
 }
 
 // mustParse reads an embedded sample; a malformed line is a build defect.
@@ -54,11 +61,26 @@ func Offsets() Distribution { loadOnce.Do(load); return offsets }
 // Pauses are Switchboard's within-speaker pauses in seconds (at least 0.2).
 func Pauses() Distribution { loadOnce.Do(load); return pauses }
 
+// Overlaps are the magnitudes of Switchboard's negative floor-transfer
+// offsets, in seconds: at a floor transfer in overlap, how long the
+// previous speaker went on talking after the next one started.
+func Overlaps() Distribution { loadOnce.Do(load); return overlaps }
+
 // At is the distribution's quantile function: the value below which a
 // share u of the sample lies, interpolated linearly between order
 // statistics (numpy's default percentile). u is clamped to [0, 1].
 func (d Distribution) At(u float64) float64 {
 	return Quantile(d.Values, u)
+}
+
+// Share is the distribution's empirical distribution function: the share
+// of the sample at or below x.
+func (d Distribution) Share(x float64) float64 {
+	if len(d.Values) == 0 {
+		return math.NaN()
+	}
+	n, _ := slices.BinarySearch(d.Values, math.Nextafter(x, math.Inf(1)))
+	return float64(n) / float64(len(d.Values))
 }
 
 // Quantile is the u-quantile of sorted, linear between order statistics.

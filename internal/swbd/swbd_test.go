@@ -18,6 +18,7 @@ func TestSamplesMatchPublishedQuantiles(t *testing.T) {
 	}{
 		{Offsets(), 14436, 0.108, 0.03, -1.077, 1.044, 0.1},
 		{Pauses(), 14996, 0.512, 0.01, 0.256, 1.142, 0.03},
+		{Overlaps(), 6013, 0.449, 0.03, 0.073, 2.228, 0.1},
 	} {
 		if len(c.d.Values) != c.n {
 			t.Errorf("%s: %d values, want %d", c.d.Name, len(c.d.Values), c.n)
@@ -34,6 +35,34 @@ func TestSamplesMatchPublishedQuantiles(t *testing.T) {
 	}
 	if p := Pauses().Values[0]; p < 0.2 {
 		t.Errorf("shortest pause %.3f s, below the 0.2 s merge threshold", p)
+	}
+}
+
+// Overlaps are the negative offsets turned positive: as many as Offsets
+// has below zero, the largest the most negative offset.
+func TestOverlapsAreTheNegativeOffsets(t *testing.T) {
+	o, off := Overlaps().Values, Offsets().Values
+	if got, want := float64(len(o))/float64(len(off)), Offsets().Share(-1e-9); got != want {
+		t.Errorf("%d overlaps of %d offsets (share %.4f), want the negative share %.4f", len(o), len(off), got, want)
+	}
+	if o[0] <= 0 || o[len(o)-1] != -off[0] {
+		t.Errorf("overlaps run from %v to %v; offsets from %v", o[0], o[len(o)-1], off[0])
+	}
+}
+
+func TestShareIsTheDistributionFunction(t *testing.T) {
+	d := Distribution{Values: []float64{1, 2, 2, 4}}
+	for _, c := range []struct{ x, want float64 }{{0.5, 0}, {1, 0.25}, {2, 0.75}, {3, 0.75}, {4, 1}, {9, 1}} {
+		if got := d.Share(c.x); got != c.want {
+			t.Errorf("Share(%v) = %v, want %v", c.x, got, c.want)
+		}
+	}
+	if !math.IsNaN(Distribution{}.Share(1)) {
+		t.Error("an empty sample should give NaN")
+	}
+	// Share undoes At (to the ties of a sample rounded to the millisecond).
+	if got := Pauses().Share(Pauses().At(0.3)); math.Abs(got-0.3) > 0.01 {
+		t.Errorf("Share(At(0.3)) = %v", got)
 	}
 }
 

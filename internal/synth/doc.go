@@ -31,18 +31,33 @@
 //     in the next turn after 12% of handovers, so silence after a turn end
 //     is likely, not certain.
 //   - Listener speech comes in every length from one shared vocabulary
-//     (listenerText): successful claims (27% of 1–3 words, after which the
-//     holder stops at once; over longer ones the holder talks on for up to
-//     1.5 s), failed claims from "but" to several seconds of talking over
-//     the holder, and non-floor-taking asides of 2 to 16 words, moved
-//     earlier when needed so that the holder talks through them. A claim is
-//     its own vocalisation: the claimer's turn follows after a pause drawn
-//     like any within-speaker pause.
+//     (listenerText): successful claims (27% of 1–3 words), failed claims
+//     from "but" to several seconds of talking over the holder, and
+//     non-floor-taking asides of 2 to 16 words, moved earlier when needed
+//     so that the holder talks through them. A claim is its own
+//     vocalisation; the claimer's turn follows it after a pause drawn like
+//     any within-speaker pause, or runs straight on (OverlapShares).
+//   - Holders react to overlap as people do. After a claim the holder
+//     talks on for a time drawn from Switchboard's overlaps at floor
+//     transfers (swbd.Overlaps), whatever the claim's length, the claim
+//     placed early enough in the turn for the holder to have the words
+//     (claimTiming, claimStart). A share of backchannels and non-content
+//     vocalisations go into a pause of the holder's rendered speech
+//     (speechPauses) rather than over it, and at a share of the
+//     non-floor-taking speech over it the holder cuts off, stays silent a
+//     few hundred milliseconds and restarts the same turn (a Restart in the
+//     plan, logged as the turn's restarts): the holder going quiet is
+//     evidence of a floor change, not proof. The shares are the preset's
+//     (OverlapShares; their sources are in docs/corpora.md) and are drawn
+//     from a stream of their own, so changing them leaves the rest of the
+//     plan as it was.
 //
 // `go test -run TestPresetTimingMatchesSwitchboard ./internal/synth/` lays
 // out the whole mptb preset and checks its timing against Switchboard.
 //
 // Every random draw comes from a stream seeded by (corpus seed,
 // conversation id, stage), so conversations can be generated in any order
-// and in parallel with byte-identical results (Generate).
+// and in parallel with byte-identical results (Generate). The floor plan
+// draws from two: StageFloor and, for the reactions OverlapShares govern,
+// StageOverlap.
 package synth

@@ -42,9 +42,27 @@ type Act struct {
 	At        float64
 	InHold    int
 
+	// BACKCHANNEL and NON_CONTENT: spoken into the pause of the host's
+	// speech nearest to At (a silence inside one of its utterances),
+	// PauseAt of the way into it, rather than over speech.
+	InPause bool
+	PauseAt float64
+
+	// Non-floor-taking speech over the host's speech: the host cuts off
+	// and restarts (zero: it talks through).
+	Restart Restart
+
 	// INTERRUPTION: seconds the host keeps talking after the claim's
 	// onset before it gives up the floor.
 	Keep float64
+}
+
+// Restart is a holder's reaction to being overlapped by non-floor-taking
+// speech: it stops After seconds into the overlap, is silent for Silence
+// seconds and restarts the same turn, saying the last Recycle seconds
+// before the cut again.
+type Restart struct {
+	After, Silence, Recycle float64
 }
 
 // FloorPlan is stage 2's output.
@@ -74,100 +92,122 @@ const attemptInHold = 0.5
 // not handing over the floor, which makes the pause a hard EOT negative.
 var holdQuestions = []string{"you know what I mean?", "how do I put this?", "where was I?", "what is the word?", "right?", "and guess what?"}
 
-// PlanFloor decides the event log of a scripted conversation.
-func PlanFloor(s Script, rng *rand.Rand) FloorPlan {
-	st := StyleOf(s.Spec.Type)
-	w := writer{rng: rng, typ: s.Spec.Type, topic: s.topic, personas: s.Personas}
-	p := FloorPlan{Spec: s.Spec, Lead: 0.5 + 0.5*rng.Float64(), Tail: 0.6 + 0.6*rng.Float64()}
+// PlanFloor decides the event log of a scripted conversation. The
+// reactions to overlap that OverlapShares govern (backchannels in pauses,
+// restarts, pauses after claims) are drawn from their own stream, ov, so
+// that changing a share changes those reactions and nothing else.
+func PlanFloor(s Script, rng, ov *rand.Rand) FloorPlan {
+	pl := planner{s: s, st: StyleOf(s.Spec.Type), rng: rng, ov: ov,
+		w: writer{rng: rng, typ: s.Spec.Type, topic: s.topic, personas: s.Personas}}
+	pl.p = FloorPlan{Spec: s.Spec, Lead: 0.5 + 0.5*rng.Float64(), Tail: 0.6 + 0.6*rng.Float64()}
 	follows, afterClaim := -1, false
-	for i, line := range s.Lines {
-		turn := Act{Kind: floor.Turn, Speaker: line.Speaker, Ending: floor.Yielded, Follows: follows}
-		switch {
-		case follows < 0:
-		case afterClaim:
-			// The claim is its own vocalisation; the claimer's turn follows
-			// after a pause like any within-speaker pause.
-			turn.Gap = pausePlan(st, rng)
-		default:
-			turn.Gap = handoverOffset(st, lastSegmentSeconds(p.Acts[follows]), rng)
-		}
-		turn.Segments, turn.Holds = segment(line, st, s.Spec.holdScale(), w)
-		cycle := float64(line.Words())/WordsPerSecond + st.GapMean
-		p.Acts = append(p.Acts, turn)
-		host := len(p.Acts) - 1
+	for i := range s.Lines {
+		follows, afterClaim = pl.turn(i, follows, afterClaim)
+	}
+	return pl.p
+}
 
-		// A successful interruption needs a next line by someone else and
-		// a turn without holds (a claim inside a hold would be a handover).
-		claimAt := 1.0 // where the claim starts, as a fraction of the turn (1: no claim)
-		var next *Line
-		if i+1 < len(s.Lines) {
-			next = &s.Lines[i+1]
+// planner holds what PlanFloor draws with and the plan so far.
+type planner struct {
+	s       Script
+	st      Style
+	rng, ov *rand.Rand
+	w       writer
+	p       FloorPlan
+}
+
+// turn plans line i, following act follows (a claim if afterClaim), with
+// what is said over it, and returns the act the next line follows.
+func (pl *planner) turn(i, follows int, afterClaim bool) (int, bool) {
+	line, rng := pl.s.Lines[i], pl.rng
+	t := Act{Kind: floor.Turn, Speaker: line.Speaker, Ending: floor.Yielded, Follows: follows}
+	switch {
+	case follows < 0:
+	case afterClaim:
+		t.Gap = claimContinuation(pl.st, pl.s.Spec.Overlap, rng, pl.ov)
+	default:
+		t.Gap = handoverOffset(pl.st, lastSegmentSeconds(pl.p.Acts[follows]), rng)
+	}
+	t.Segments, t.Holds = segment(line, pl.st, pl.s.Spec.holdScale(), pl.w)
+	cycle := float64(line.Words())/WordsPerSecond + pl.st.GapMean
+	pl.p.Acts = append(pl.p.Acts, t)
+	host := len(pl.p.Acts) - 1
+
+	// A successful interruption needs a next line by someone else and
+	// a turn without holds (a claim inside a hold would be a handover).
+	claimAt, keep := 1.0, 0.0 // where the claim starts, as a fraction of the turn (1: no claim)
+	interrupted := i+1 < len(pl.s.Lines) && len(t.Holds) == 0 && cycle > 2 &&
+		rng.Float64() < pl.st.Interruptions*cycle/60*interruptBoost
+	if interrupted {
+		keep, claimAt = claimTiming(float64(line.Words())/WordsPerSecond, rng)
+	}
+	r := pl.reactionsTo(i, !interrupted)
+	pl.overlays(host, line.Words(), cycle, claimAt, r)
+	if yielder := yielderOf(pl.p.Acts, follows, afterClaim); yielder > 0 && rng.Float64() < yielderBackchannel {
+		// Seconds into this turn, as a share of its planned length.
+		at := (0.3 + 1.2*rng.Float64()) / max(cycle, 1)
+		kind := floor.Backchannel
+		if rng.Float64() < 0.2 {
+			kind = floor.NonFloorTakingInterruption
 		}
-		interrupted := next != nil && len(turn.Holds) == 0 && cycle > 2 &&
-			rng.Float64() < st.Interruptions*cycle/60*interruptBoost
-		if interrupted {
-			claimAt = 0.35 + 0.35*rng.Float64()
-		}
-		listeners := others(s.Spec.Speakers, line.Speaker)
-		hostWords := line.Words()
-		overlay := func(kind floor.EventKind, perMin float64) {
-			for range poisson(rng, perMin*cycle/60) {
-				at := 0.15 + 0.65*rng.Float64()
-				if at > claimAt-0.12 {
-					continue // listeners do not talk over the claim
-				}
-				who := listeners[rng.IntN(len(listeners))]
-				a := Act{Kind: kind, Speaker: who, Host: host, At: at}
-				if kind == floor.InterruptionAttempt && len(turn.Holds) > 0 && rng.Float64() < attemptInHold {
-					a.InHold, a.At = 1+rng.IntN(len(turn.Holds)), 0.1+0.5*rng.Float64()
-				}
-				a.Utterance = Utterance{Speaker: who, Text: listenerUtterance(w, kind, hostWords)}
-				p.Acts = append(p.Acts, a)
-			}
-		}
-		overlay(floor.Backchannel, st.Backchannels)
-		overlay(floor.NonFloorTakingInterruption, st.Interjections)
-		overlay(floor.NonContent, st.NonContent)
-		overlay(floor.InterruptionAttempt, st.Attempts)
-		for h := range turn.Holds {
-			if rng.Float64() < contestedShare {
-				who := listeners[rng.IntN(len(listeners))]
-				kind := floor.Backchannel
-				if rng.Float64() < 0.3 {
-					kind = floor.NonContent
-				}
-				p.Acts = append(p.Acts, Act{Kind: kind, Speaker: who, Host: host, InHold: h + 1, At: 0.15 + 0.35*rng.Float64(),
-					Utterance: Utterance{Speaker: who, Text: listenerUtterance(w, kind, hostWords)}})
-			}
-		}
-		if yielder := yielderOf(p.Acts, follows, afterClaim); yielder > 0 && rng.Float64() < yielderBackchannel {
-			// Seconds into this turn, as a share of its planned length.
-			at := (0.3 + 1.2*rng.Float64()) / max(cycle, 1)
-			kind := floor.Backchannel
-			if rng.Float64() < 0.2 {
-				kind = floor.NonFloorTakingInterruption
-			}
-			if at < min(0.8, claimAt-0.12) {
-				p.Acts = append(p.Acts, Act{Kind: kind, Speaker: yielder, Host: host, At: at,
-					Utterance: Utterance{Speaker: yielder, Text: listenerUtterance(w, kind, hostWords)}})
-			}
-		}
-		follows, afterClaim = host, false
-		if interrupted {
-			p.Acts[host].Ending = floor.Interrupted
-			words := claimWords.draw(rng)
-			// A short claim ("wait—") stops the holder at once; over a
-			// longer one the holder may talk on for up to 1.5 s.
-			keep := 0.05 + 0.3*rng.Float64()
-			if words > 3 {
-				keep = 0.1 + 1.4*rng.Float64()
-			}
-			p.Acts = append(p.Acts, Act{Kind: floor.Interruption, Speaker: next.Speaker, Host: host, At: claimAt,
-				Keep: keep, Utterance: Utterance{Speaker: next.Speaker, Text: listenerText(w, words)}})
-			follows, afterClaim = len(p.Acts)-1, true
+		if at < min(0.8, claimAt-0.12) {
+			pl.overlay(Act{Kind: kind, Speaker: yielder, Host: host, At: at}, line.Words(), r)
 		}
 	}
-	return p
+	if !interrupted {
+		return host, false
+	}
+	pl.p.Acts[host].Ending = floor.Interrupted
+	next := pl.s.Lines[i+1].Speaker
+	words := claimWords.draw(rng)
+	pl.p.Acts = append(pl.p.Acts, Act{Kind: floor.Interruption, Speaker: next, Host: host, At: claimAt,
+		Keep: keep, Utterance: Utterance{Speaker: next, Text: listenerText(pl.w, words)}})
+	return len(pl.p.Acts) - 1, true
+}
+
+// overlays plans the listeners' speech over turn host, a line of
+// hostWords words (up to the claim at claimAt, if any), at the interaction
+// type's rates, and the vocalisations that contest its holds.
+func (pl *planner) overlays(host, hostWords int, cycle, claimAt float64, r *reactions) {
+	rng, t := pl.rng, pl.p.Acts[host]
+	listeners := others(pl.s.Spec.Speakers, t.Speaker)
+	for _, k := range []struct {
+		kind   floor.EventKind
+		perMin float64
+	}{{floor.Backchannel, pl.st.Backchannels}, {floor.NonFloorTakingInterruption, pl.st.Interjections},
+		{floor.NonContent, pl.st.NonContent}, {floor.InterruptionAttempt, pl.st.Attempts}} {
+		for range poisson(rng, k.perMin*cycle/60) {
+			at := 0.15 + 0.65*rng.Float64()
+			if at > claimAt-0.12 {
+				continue // listeners do not talk over the claim
+			}
+			a := Act{Kind: k.kind, Speaker: listeners[rng.IntN(len(listeners))], Host: host, At: at}
+			if k.kind == floor.InterruptionAttempt && len(t.Holds) > 0 && rng.Float64() < attemptInHold {
+				a.InHold, a.At = 1+rng.IntN(len(t.Holds)), 0.1+0.5*rng.Float64()
+			}
+			pl.overlay(a, hostWords, r)
+		}
+	}
+	for h := range t.Holds {
+		if rng.Float64() < contestedShare {
+			kind := floor.Backchannel
+			who := listeners[rng.IntN(len(listeners))]
+			if rng.Float64() < 0.3 {
+				kind = floor.NonContent
+			}
+			pl.overlay(Act{Kind: kind, Speaker: who, Host: host, InHold: h + 1, At: 0.15 + 0.35*rng.Float64()}, hostWords, nil)
+		}
+	}
+}
+
+// overlay adds a listener's act over its host (a line of hostWords words)
+// with its words and, unless r is nil, the host's reaction to it.
+func (pl *planner) overlay(a Act, hostWords int, r *reactions) {
+	if r != nil {
+		r.react(&a)
+	}
+	a.Utterance = Utterance{Speaker: a.Speaker, Text: listenerUtterance(pl.w, a.Kind, hostWords)}
+	pl.p.Acts = append(pl.p.Acts, a)
 }
 
 // yielderOf is the speaker who yielded the floor to the turn that follows

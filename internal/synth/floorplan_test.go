@@ -14,7 +14,7 @@ func plansFor(typ dialogue.InteractionType, speakers, n int) []FloorPlan {
 	for i := range n {
 		spec := ConversationSpec{ID: fmt.Sprintf("p%d", i), Split: dialogue.Test, Type: typ, Speakers: speakers, Seconds: 100}
 		s := WriteScript(spec, StreamFor(1, spec.ID, StageScript))
-		out = append(out, PlanFloor(s, StreamFor(1, spec.ID, StageFloor)))
+		out = append(out, PlanFloor(s, StreamFor(1, spec.ID, StageFloor), StreamFor(1, spec.ID, StageOverlap)))
 	}
 	return out
 }

@@ -28,6 +28,34 @@ func PresetByName(name string, seed uint64) (Preset, error) {
 	return Preset{}, fmt.Errorf("unknown preset %q (want one of %v)", name, PresetNames)
 }
 
+// OverlapShares say how often speakers react to overlap as people do
+// (docs/corpora.md#timing-and-hard-cases gives each value's source or
+// states it as an assumption). They are preset parameters: a spec carries
+// them to the floor planner.
+type OverlapShares struct {
+	// BackchannelsInPauses is the share of backchannels and non-content
+	// vocalisations spoken into a pause of the holder's speech (a silence
+	// inside one of its utterances, where the holder resumes as rendered)
+	// rather than over its speech.
+	BackchannelsInPauses float64
+	// Restarts is the share of non-floor-taking vocalisations spoken over
+	// a holder's speech at which the holder cuts off, stays silent a few
+	// hundred milliseconds and restarts the same turn.
+	Restarts float64
+	// ClaimPauses is the share of successful claims after which the
+	// claimer pauses before going on with the turn; after the others the
+	// claimer runs straight on.
+	ClaimPauses float64
+}
+
+// presetOverlap are the shares of both presets.
+var presetOverlap = OverlapShares{BackchannelsInPauses: 0.4, Restarts: 0.15, ClaimPauses: 0.9}
+
+// PresetOverlap returns the presets' shares, for conversations the
+// generator's stages are run on outside a preset (an agent scenario's
+// lead-in).
+func PresetOverlap() OverlapShares { return presetOverlap }
+
 // mptbSeconds is the mean planned length of an mptb conversation: the
 // paper's 6.89 h over 240 conversations is 103.35 s; the rendered
 // conversation adds lead and tail silence and the planner's overlaps.
@@ -48,7 +76,7 @@ func mptbPreset(seed uint64) Preset {
 				}
 				rng := StreamFor(seed, id, "length")
 				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
-					Seconds: mptbSeconds * lengthFactor(rng)})
+					Seconds: mptbSeconds * lengthFactor(rng), Overlap: presetOverlap})
 			}
 		}
 	}
@@ -76,7 +104,7 @@ func tinyPreset() Preset {
 			split = dialogue.Dev
 		}
 		p.Conversations = append(p.Conversations, ConversationSpec{ID: fmt.Sprintf("tiny-%02d-%dp-%s", i, n, typ),
-			Split: split, Type: typ, Speakers: n, Seconds: 20, HoldScale: tinyHoldScale})
+			Split: split, Type: typ, Speakers: n, Seconds: 20, HoldScale: tinyHoldScale, Overlap: presetOverlap})
 	}
 	return p
 }

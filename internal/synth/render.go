@@ -164,6 +164,35 @@ func CutSpeech(x []float32, n int) ([]float32, bool) {
 	return out, true
 }
 
+// resumePoint is where a speaker who cut off restarts in clip x, about
+// target samples in: the first frame that opens speech after the quietest
+// frame within 0.1 s of target (most often a syllable or word boundary).
+func resumePoint(x []float32, target int) int {
+	fr, thr := speechFrames(x)
+	span := audio.Rate / 10 / boundaryFrame
+	at := min(max(target/boundaryFrame, 0), len(fr)-1)
+	q := at
+	for i := max(0, at-span); i <= min(len(fr)-1, at+span); i++ {
+		if fr[i] < fr[q] {
+			q = i
+		}
+	}
+	for i := q; i < len(fr); i++ {
+		if opens(fr, thr, i, 1) {
+			return i * boundaryFrame
+		}
+	}
+	return q * boundaryFrame
+}
+
+// fadeIn fades the first frame in (raised cosine), as ramp does.
+func fadeIn(x []float32) {
+	n := min(boundaryFrame, len(x)/2)
+	for i := range n {
+		x[i] *= float32(0.5 - 0.5*math.Cos(math.Pi*float64(i+1)/float64(n+1)))
+	}
+}
+
 // ramp fades the first and last frame in and out (raised cosine).
 func ramp(x []float32) {
 	n := min(boundaryFrame, len(x)/2)

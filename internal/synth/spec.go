@@ -24,6 +24,9 @@ type ConversationSpec struct {
 	// short dev conversations still hold EOT negatives to sweep against;
 	// the mptb preset keeps the calibrated rates.
 	HoldScale float64
+	// Overlap says how speakers react to overlap (the preset's shares;
+	// zero shares: never).
+	Overlap OverlapShares
 }
 
 // Validate checks a spec before any work is spent on it.
@@ -43,6 +46,14 @@ func (s ConversationSpec) Validate() error {
 	if !(s.Seconds >= 5 && s.Seconds <= 3600) {
 		return fmt.Errorf("conversation %s: %g seconds (want 5 to 3600)", s.ID, s.Seconds)
 	}
+	for _, sh := range []struct {
+		name string
+		v    float64
+	}{{"backchannels in pauses", s.Overlap.BackchannelsInPauses}, {"restarts", s.Overlap.Restarts}, {"claim pauses", s.Overlap.ClaimPauses}} {
+		if !(sh.v >= 0 && sh.v <= 1) {
+			return fmt.Errorf("conversation %s: share of %s %g (want 0 to 1)", s.ID, sh.name, sh.v)
+		}
+	}
 	return nil
 }
 
@@ -54,6 +65,7 @@ type Stage string
 const (
 	StageScript    Stage = "script"
 	StageFloor     Stage = "floor"
+	StageOverlap   Stage = "overlap" // the floor plan's reactions to overlap
 	StageVoices    Stage = "voices"
 	StageAcoustics Stage = "acoustics"
 )

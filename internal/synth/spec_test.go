@@ -1,6 +1,7 @@
 package synth
 
 import (
+	"math"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/dialogue"
@@ -54,5 +55,19 @@ func TestPresetsHaveTheirDesign(t *testing.T) {
 	}
 	if _, err := PresetByName("huge", 1); err == nil {
 		t.Fatal("unknown preset accepted")
+	}
+}
+
+func TestSpecRejectsSharesOutsideZeroToOne(t *testing.T) {
+	ok := ConversationSpec{ID: "s", Split: dialogue.Test, Type: dialogue.Casual, Speakers: 2, Seconds: 10, Overlap: presetOverlap}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []OverlapShares{{Restarts: 1.5}, {BackchannelsInPauses: -0.1}, {ClaimPauses: math.NaN()}} {
+		s := ok
+		s.Overlap = bad
+		if err := s.Validate(); err == nil {
+			t.Errorf("shares %+v accepted", bad)
+		}
 	}
 }
