@@ -43,7 +43,7 @@ var tiers = []tier{
 		"internal/generate", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
 		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
 		"internal/audit/auditfixture", "internal/bundle", "internal/bundle/bundlefixture", "internal/spec", "internal/viewer", "internal/nightly",
-		"internal/agent", "internal/agent/refagent", "internal/agent/harness",
+		"internal/agent", "internal/agent/refagent", "internal/agent/harness", "internal/agent/seated",
 	}},
 	{"orchestration", true, []string{
 		"activities", "workflows", "internal/orchestrate",

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -22,6 +23,7 @@ func init() { subcommands = append(subcommands, newLeaderboardCommand) }
 type leaderboardOptions struct {
 	devGold, testGold string
 	systems           []string
+	agents            []string
 	baselines         string
 	dataset           string
 	bootstrap         int
@@ -37,7 +39,7 @@ var leaderboardFormats = append(slices.Clone(resultFormats), "turnbench")
 func newLeaderboardCommand() *cobra.Command {
 	var o leaderboardOptions
 	cmd := &cobra.Command{
-		Use:   "leaderboard --dev-gold D.json --test-gold T.json (--system NAME=DEV,TEST ... | --baselines DIR)",
+		Use:   "leaderboard --dev-gold D.json --test-gold T.json (--system NAME=DEV,TEST ... | --agent NAME=DIR ... | --baselines DIR)",
 		Short: "Rank systems: dev operating point, frozen threshold on test, budgets",
 		Long: `For every system and task: sweep the dev probabilities, pick the operating
 point (highest dev recall with dev fp_rate within --fp-budget), freeze its
@@ -61,6 +63,11 @@ both tasks: their dev fp_rate is checked against --fp-budget like a swept
 system's. A task a test submission makes no prediction for is not
 supported: listed as such, never scored as recall 0.
 
+--agent NAME=DIR ranks a seated agent (floorbench agent seat --out DIR) on
+DIR/predictions-dev.json and predictions-test.json as a submission: it has
+no threshold, and its θ column says "as it behaves"; a task it made no
+prediction for (it never barged in) is scored, not "not supported".
+
 --baselines DIR ranks every DIR/NAME/predictions-dev.json with its
 predictions-test.json as system NAME (TurnBench's baselines/ layout).
 
@@ -81,6 +88,7 @@ dev_fp_rate, null for a task without a result.`,
 	f.StringVar(&o.devGold, "dev-gold", "", "gold artifact of the dev split")
 	f.StringVar(&o.testGold, "test-gold", "", "gold artifact of the test split")
 	f.StringArrayVar(&o.systems, "system", nil, "NAME=DEV,TEST: two probability files or two submissions (repeatable)")
+	f.StringArrayVar(&o.agents, "agent", nil, "NAME=DIR: a seated agent's folder (floorbench agent seat --out DIR), ranked on its predictions as it behaves (repeatable)")
 	f.StringVar(&o.baselines, "baselines", "", "folder of NAME/predictions-dev.json and NAME/predictions-test.json")
 	f.StringVar(&o.dataset, "dataset", "", "dataset name written by -o turnbench (default: the --test-gold path)")
 	f.IntVar(&o.bootstrap, "bootstrap", 0, "conversation-bootstrap resamples (0: no intervals)")
@@ -103,7 +111,9 @@ type leaderboardResult struct {
 	Tasks     []report.TaskLeaderboard `json:"tasks"`
 }
 
-type systemFiles struct{ name, dev, test string }
+// systemFiles are a system's dev and test files; operatingPoint says how
+// a system without a threshold got its operating point (a seated agent).
+type systemFiles struct{ name, dev, test, operatingPoint string }
 
 func parseSystem(s string) (systemFiles, error) {
 	name, files, ok := strings.Cut(s, "=")
@@ -111,7 +121,22 @@ func parseSystem(s string) (systemFiles, error) {
 	if !ok || !ok2 || name == "" || dev == "" || test == "" {
 		return systemFiles{}, fmt.Errorf("--system %q: want NAME=DEV,TEST", s)
 	}
-	return systemFiles{name, dev, test}, nil
+	return systemFiles{name: name, dev: dev, test: test}, nil
+}
+
+// parseAgent reads --agent NAME=DIR: a seated run's folder, whose
+// seated.json says it is one.
+func parseAgent(s string) (systemFiles, error) {
+	name, dir, ok := strings.Cut(s, "=")
+	if !ok || name == "" || dir == "" {
+		return systemFiles{}, fmt.Errorf("--agent %q: want NAME=DIR", s)
+	}
+	res, err := seated.ReadResult(dir)
+	if err != nil {
+		return systemFiles{}, fmt.Errorf("--agent %s: %w", name, err)
+	}
+	return systemFiles{name: name, dev: filepath.Join(dir, seated.PredictionsName("dev")),
+		test: filepath.Join(dir, seated.PredictionsName("test")), operatingPoint: res.OperatingPoint}, nil
 }
 
 // Names of a system's files in TurnBench's baselines/ layout.
@@ -132,7 +157,7 @@ func discoverBaselines(dir string, stderr io.Writer) ([]systemFiles, error) {
 	var out []systemFiles
 	for _, e := range entries {
 		// Any entry that is not a folder (or a link to one) has no files in it.
-		sf := systemFiles{e.Name(), filepath.Join(dir, e.Name(), baselineDev), filepath.Join(dir, e.Name(), baselineTest)}
+		sf := systemFiles{name: e.Name(), dev: filepath.Join(dir, e.Name(), baselineDev), test: filepath.Join(dir, e.Name(), baselineTest)}
 		dev, test := isFile(sf.dev), isFile(sf.test)
 		switch {
 		case dev && test:
@@ -161,8 +186,8 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	if o.format == "turnbench" && o.bootstrap > 0 {
 		return fmt.Errorf("--bootstrap %d: TurnBench's leaderboard file has no intervals (leave out --bootstrap with -o turnbench)", o.bootstrap)
 	}
-	if len(o.systems) == 0 && o.baselines == "" {
-		return fmt.Errorf("no systems: give --system NAME=DEV,TEST or --baselines DIR")
+	if len(o.systems) == 0 && len(o.agents) == 0 && o.baselines == "" {
+		return fmt.Errorf("no systems: give --system NAME=DEV,TEST, --agent NAME=DIR or --baselines DIR")
 	}
 	if err := o.params.Validate(); err != nil {
 		return err
@@ -170,6 +195,13 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	var systems []systemFiles
 	for _, s := range o.systems {
 		sf, err := parseSystem(s)
+		if err != nil {
+			return err
+		}
+		systems = append(systems, sf)
+	}
+	for _, a := range o.agents {
+		sf, err := parseAgent(a)
 		if err != nil {
 			return err
 		}
@@ -255,6 +287,9 @@ func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Pa
 		}
 		if err := score.CheckSubmission(test.Submission, testGold); err != nil {
 			return nil, fmt.Errorf("%s: %w", sf.test, err)
+		}
+		if sf.operatingPoint != "" {
+			return score.EvaluateAgent(sf.name, devGold, testGold, dev.Submission, test.Submission, p, sf.operatingPoint)
 		}
 		return score.EvaluateSubmissions(sf.name, devGold, testGold, dev.Submission, test.Submission, p)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -316,5 +317,38 @@ func TestLeaderboardFileKindErrors(t *testing.T) {
 				t.Errorf("exit %d, stdout %q\nstderr %q\nwant   %q", code, stdout, stderr, want)
 			}
 		})
+	}
+}
+
+// A seated agent's folder ranks beside the other systems on its
+// predictions, its θ column saying it has no threshold: its operating
+// point is what it does. A folder without seated.json is refused.
+func TestLeaderboardRanksASeatedAgentAsItBehaves(t *testing.T) {
+	baselines, devGold, testGold := baselinesFixture(t)
+	agentDir := filepath.Join(baselines, "oracle")
+	writeFile(t, agentDir, seated.ResultName, `{"schema_version": 1, "corpus_sha256": "`+strings.Repeat("a", 64)+
+		`", "agent": "bot", "protocol": "duplex", "rate": 1, "operating_point": "as it behaves", "params": {"vad": {"frame_ms": 10, "on_dbfs": -40, "off_dbfs": -50, "min_speech_ms": 100, "min_silence_ms": 200}, "refractory_s": 2}, "seats": 16, "played": 16, "resumed": 0, "failed": [], "predictions": []}`)
+	args := []string{"leaderboard", "--dev-gold", devGold, "--test-gold", testGold,
+		"--system", "chatty=" + filepath.Join(baselines, "chatty", "predictions-dev.json") + "," + filepath.Join(baselines, "chatty", "predictions-test.json"),
+		"--agent", "bot=" + agentDir}
+	stdout, stderr, code := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.Contains(line, "bot") && !strings.Contains(line, "as it behaves") {
+			t.Errorf("the seated agent's row does not say how it got its operating point: %s", line)
+		}
+		if strings.Contains(line, "chatty") && strings.Contains(line, "as it behaves") {
+			t.Errorf("a submission's row says as it behaves: %s", line)
+		}
+	}
+	stdout, _, code = run(t, append(args, "-o", "json")...)
+	if code != 0 || strings.Count(stdout, `"operating_point": "as it behaves"`) != 2 {
+		t.Errorf("-o json: exit %d, want operating_point on both tasks' rows of the agent:\n%s", code, stdout)
+	}
+	_, stderr, code = run(t, "leaderboard", "--dev-gold", devGold, "--test-gold", testGold, "--agent", "x="+filepath.Join(baselines, "chatty"))
+	if code == 0 || !strings.Contains(stderr, "--agent x") || !strings.Contains(stderr, seated.ResultName) {
+		t.Errorf("a folder without seated.json: exit %d, %s", code, stderr)
 	}
 }

@@ -29,9 +29,12 @@ type StandingRow struct {
 	InBudgetByWindow WindowBudgets `json:"in_budget_by_window"`
 	BlindSpot        bool          `json:"blind_spot"`
 	Theta            Num           `json:"theta"`
-	NCandidates      int           `json:"n_candidates"`
-	Dev              *TaskMetrics  `json:"dev"`
-	Test             *TaskMetrics  `json:"test"`
+	// OperatingPoint is how a system without a threshold got its
+	// operating point ("as it behaves": a seated agent), absent otherwise.
+	OperatingPoint string       `json:"operating_point,omitempty"`
+	NCandidates    int          `json:"n_candidates"`
+	Dev            *TaskMetrics `json:"dev"`
+	Test           *TaskMetrics `json:"test"`
 }
 
 // WindowBudgets is the JSON shape of score.WindowBudgets.
@@ -85,7 +88,7 @@ type TaskLeaderboard struct {
 func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
 	lb := TaskLeaderboard{Task: task, NegativeWindow: r.NegativeWindow, LatencyBudgetsMS: r.LatencyBudgetsMS}
 	for _, s := range r.Standings {
-		row := StandingRow{System: s.System, Theta: Num(math.NaN()), NCandidates: s.Candidates,
+		row := StandingRow{System: s.System, Theta: Num(math.NaN()), OperatingPoint: s.OperatingPoint, NCandidates: s.Candidates,
 			InBudgetByWindow: NewWindowBudgets(s.InBudgetUnder), BlindSpot: s.InBudgetUnder.BlindSpot()}
 		switch {
 		case s.InBudget:
@@ -154,7 +157,10 @@ func (lb *TaskLeaderboard) Table() *Table {
 		}
 		cells := []string{rank, r.System, "—", "—", "—", "—", "—", "—", "—", "—", status}
 		if r.Test != nil {
-			if !math.IsNaN(float64(r.Theta)) { // a submission has no threshold
+			switch {
+			case r.OperatingPoint != "": // a seated agent: what it does
+				cells[2] = r.OperatingPoint
+			case !math.IsNaN(float64(r.Theta)): // a submission has no threshold
 				cells[2] = Fixed(float64(r.Theta), 4)
 			}
 			cells[3], cells[4] = Rate(float64(r.Dev.Recall)), Rate(float64(r.Dev.FPRate))

@@ -97,6 +97,10 @@ type TaskEvaluation struct {
 	// operating point, whatever their dev fp_rate: Theta is NaN and
 	// Candidates 0.
 	HasOperatingPoint bool
+	// OperatingPoint says how a submission's operating point came about
+	// when it is not a threshold: a seated agent's is "as it behaves"
+	// (docs/agents.md#seated-agents). Empty for a swept system.
+	OperatingPoint string
 	// Unsupported is true when a submission makes no prediction at all
 	// for the task on test: TurnBench reports such a task as not
 	// supported rather than as recall 0. Nothing else is set then.
@@ -345,6 +349,22 @@ func Evaluate(system string, devGold, testGold *floor.GoldSet, dev, test *ProbsF
 // as for a swept system. A task the test submission makes no prediction
 // for is Unsupported.
 func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params) ([]*TaskEvaluation, error) {
+	return evaluateSubmissions(system, devGold, testGold, dev, test, p, "")
+}
+
+// EvaluateAgent scores a seated agent's submissions
+// (docs/agents.md#seated-agents) as EvaluateSubmissions does, with its
+// operating point described as operatingPoint on both tasks. Every task
+// is supported: an agent's onsets are its EOT predictions and its
+// barge-ins its INT ones, so an agent that never barged in has INT recall
+// 0, not "not supported".
+func EvaluateAgent(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params, operatingPoint string) ([]*TaskEvaluation, error) {
+	return evaluateSubmissions(system, devGold, testGold, dev, test, p, operatingPoint)
+}
+
+// evaluateSubmissions scores submissions; a non-empty operatingPoint
+// marks a seated agent's.
+func evaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params, operatingPoint string) ([]*TaskEvaluation, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -358,9 +378,9 @@ func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, t
 	}
 	var out []*TaskEvaluation
 	for _, t := range floor.Tasks {
-		e := &TaskEvaluation{System: system, Task: t, Theta: math.NaN()}
+		e := &TaskEvaluation{System: system, Task: t, Theta: math.NaN(), OperatingPoint: operatingPoint}
 		out = append(out, e)
-		if test.Predictions(t) == 0 {
+		if operatingPoint == "" && test.Predictions(t) == 0 {
 			e.Unsupported = true
 			continue
 		}

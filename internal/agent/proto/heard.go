@@ -1,0 +1,46 @@
+package proto
+
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/audio"
+)
+
+// HeardInput is what an agent served over protocol hears of input when a
+// Session sends it, frame by frame: the frames its server hands
+// Agent.Hear, joined, in order. input is whole frames (a multiple of
+// FrameSamples samples).
+//
+// duplex carries PCM16, so the agent hears every sample quantised to 16
+// bits (audio.PCM16). realtime resamples each frame to 24 kHz as it is
+// sent, carries PCM16, and resamples back to 16 kHz on the server; each
+// resampler holds back three samples of its input, so the server
+// completes frame k only once frame k+1 has arrived and hears one frame
+// fewer than were sent. An offline run over HeardInput sees, bit for bit,
+// what a live agent decided on.
+func HeardInput(protocol string, input []float32) ([]float32, error) {
+	if err := CheckProtocol(protocol); err != nil {
+		return nil, err
+	}
+	if len(input)%FrameSamples != 0 {
+		return nil, fmt.Errorf("input of %d samples is not whole 20 ms frames", len(input))
+	}
+	if protocol == DuplexName {
+		return quantise(input), nil
+	}
+	up, down := audio.NewResampler(SampleRate, realtimeRate), audio.NewResampler(realtimeRate, SampleRate)
+	var heard []float32
+	for k := 0; k < len(input); k += FrameSamples {
+		heard = append(heard, down.Push(quantise(up.Push(input[k:k+FrameSamples])))...)
+	}
+	return heard[:len(heard)/FrameSamples*FrameSamples], nil
+}
+
+// quantise is x as the far side of a PCM16 wire decodes it.
+func quantise(x []float32) []float32 {
+	out := make([]float32, len(x))
+	for i, v := range x {
+		out[i] = float32(audio.PCM16(v)) / 32768
+	}
+	return out
+}

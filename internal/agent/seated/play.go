@@ -1,0 +1,98 @@
+package seated
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/harness"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+)
+
+// Play sends input (whole frames) to the agent over sess, each frame at
+// its slot on the session's clock, and returns what a listener heard from
+// the agent, one frame per slot on the same timeline (as long as input),
+// with the provider's events in the order they came. The caller closes
+// sess.
+func Play(ctx context.Context, sess proto.Session, input []float32) ([]float32, []agent.ProviderEvent, error) {
+	if len(input)%proto.FrameSamples != 0 {
+		return nil, nil, fmt.Errorf("input of %d samples is not whole 20 ms frames", len(input))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sent := make(chan error, 1)
+	go func() {
+		err := send(ctx, sess, input)
+		if err != nil {
+			cancel() // the listener waits for frames that will not come
+		}
+		sent <- err
+	}()
+	l := listener{total: len(input) / proto.FrameSamples}
+	recvErr := l.receive(ctx, sess)
+	if recvErr != nil {
+		cancel()
+	}
+	if err := <-sent; err != nil { // the first cause; the listener then saw a cancelled context
+		return nil, nil, err
+	}
+	if recvErr != nil {
+		return nil, nil, recvErr
+	}
+	slices.SortStableFunc(l.events, func(a, b agent.ProviderEvent) int { return cmp.Compare(a.Time, b.Time) })
+	return l.heard, l.events, nil
+}
+
+// send sends every frame of input at its slot.
+func send(ctx context.Context, sess proto.Session, input []float32) error {
+	for k := 0; k*proto.FrameSamples < len(input); k++ {
+		if err := sess.Send(ctx, input[k*proto.FrameSamples:(k+1)*proto.FrameSamples]); err != nil {
+			return fmt.Errorf("send frame %d: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// listener keeps what is heard of the agent, slot by slot, and its events.
+type listener struct {
+	total  int // frames to hear
+	frames int // frames heard
+	heard  []float32
+	events []agent.ProviderEvent
+}
+
+// receive takes the agent's output until every slot of the input has been
+// heard.
+func (l *listener) receive(ctx context.Context, sess proto.Session) error {
+	for l.frames < l.total {
+		out, err := sess.Recv(ctx)
+		if err != nil {
+			return fmt.Errorf("receive: %w", err)
+		}
+		l.take(out)
+	}
+	return nil
+}
+
+// take files one output: a heard frame in its slot (a slot the session
+// skipped was silent), or an event that came within the session.
+func (l *listener) take(out proto.Output) {
+	at := out.At.Seconds()
+	if out.Event != nil {
+		if at <= float64(l.total*proto.FrameSamples)/proto.SampleRate {
+			l.events = append(l.events, harness.ProviderEvent(out.Event, at))
+		}
+		return
+	}
+	slot := int(out.At / proto.FrameDuration)
+	if slot < l.frames || slot >= l.total {
+		return
+	}
+	for ; l.frames < slot; l.frames++ {
+		l.heard = append(l.heard, make([]float32, proto.FrameSamples)...)
+	}
+	l.heard = append(l.heard, out.Audio...)
+	l.frames++
+}

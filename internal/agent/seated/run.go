@@ -1,0 +1,300 @@
+package seated
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/harness"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
+)
+
+// Options say how a corpus is seated with one agent.
+type Options struct {
+	// Agent names the agent in recordings; Model describes it.
+	Agent, Model string
+	Endpoint     proto.Endpoint
+	// Concurrency bounds the sessions open at once: the endpoint's own
+	// limit.
+	Concurrency int
+	// Retries is how often a failed session is tried again; Backoff is the
+	// wait before the first retry, doubled before each next one (wall
+	// time).
+	Retries int
+	Backoff time.Duration
+	// Tail is the silence sent after each conversation, in seconds.
+	Tail float64
+	// Progress, if set, is called after each session.
+	Progress func(done, total int)
+}
+
+// Defaults of Options.
+const (
+	DefaultConcurrency = 4
+	DefaultRetries     = 2
+	DefaultBackoff     = time.Second
+	DefaultTail        = 0.5
+)
+
+// DefaultOptions are the options with their defaults.
+func DefaultOptions(agentName string, ep proto.Endpoint) Options {
+	return Options{Agent: agentName, Endpoint: ep, Concurrency: DefaultConcurrency, Retries: DefaultRetries,
+		Backoff: DefaultBackoff, Tail: DefaultTail}
+}
+
+// Check refuses options Run cannot work with, naming the setting.
+func (o Options) Check() error {
+	switch {
+	case !nameRule.MatchString(o.Agent):
+		return fmt.Errorf("agent name %q: want letters, digits, _, . and - (at most 64)", o.Agent)
+	case len(o.Model) > 200:
+		return fmt.Errorf("model is %d bytes long (at most 200)", len(o.Model))
+	case o.Concurrency < 1 || o.Concurrency > 256:
+		return fmt.Errorf("concurrency %d (want 1 to 256)", o.Concurrency)
+	case o.Retries < 0 || o.Retries > 10:
+		return fmt.Errorf("retries %d (want 0 to 10)", o.Retries)
+	case !(o.Tail >= 0 && o.Tail <= 10):
+		return fmt.Errorf("tail %g s (want 0 to 10)", o.Tail)
+	}
+	if err := proto.CheckProtocol(o.Endpoint.Protocol); err != nil {
+		return err
+	}
+	return proto.CheckRate(o.Endpoint.Rate)
+}
+
+// rate is the endpoint's playback rate, 0 read as 1.
+func (o Options) rate() float64 {
+	if o.Endpoint.Rate == 0 {
+		return 1
+	}
+	return o.Endpoint.Rate
+}
+
+// Failure is a seat whose session failed after every retry.
+type Failure struct {
+	Conversation string `json:"conversation_id"`
+	Seat         int    `json:"seat"`
+	Error        string `json:"error"`
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Played  int       `json:"played"`
+	Resumed int       `json:"resumed"`
+	Failed  []Failure `json:"failed"`
+}
+
+// Run plays every seat's session to the agent at o.Endpoint and writes
+// each recording into out/sessions/<seat>. A seat already recorded there
+// (same corpus, agent, protocol, model, rate and length, no error) is kept and
+// not played; a session that fails is retried, and one that still fails is
+// recorded with its error and listed in the summary, and the run goes on.
+// Unless every seat is recorded already, one session is opened and closed
+// first, so that an endpoint that refuses is one error before anything
+// starts. Only that, a cancelled ctx, out holding another agent's
+// sessions, or a recording that cannot be written ends Run early.
+func Run(ctx context.Context, c *corpus.Corpus, seats []Seat, o Options, out string) (Summary, error) {
+	if err := o.Check(); err != nil {
+		return Summary{}, err
+	}
+	corpusSHA, err := digest.FileSHA256(filepath.Join(c.Dir, corpus.ManifestName))
+	if err != nil {
+		return Summary{}, err
+	}
+	dir := filepath.Join(out, SessionsDir)
+	pending, err := pendingSeats(dir, seats, o, corpusSHA)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Resumed: len(seats) - len(pending), Failed: []Failure{}}
+	if len(pending) == 0 {
+		return sum, nil
+	}
+	if err := harness.Preflight(ctx, o.Endpoint); err != nil {
+		return Summary{}, fmt.Errorf("agent %s: %w", o.Agent, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Summary{}, err
+	}
+	return playAll(ctx, c, pending, o, corpusSHA, dir, sum)
+}
+
+// playAll plays the pending seats, at most o.Concurrency at once.
+func playAll(ctx context.Context, c *corpus.Corpus, pending []Seat, o Options, corpusSHA, dir string, sum Summary) (Summary, error) {
+	var mu sync.Mutex
+	done := sum.Resumed
+	total := sum.Resumed + len(pending)
+	failed := make([]*Failure, len(pending))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Concurrency)
+	for i, s := range pending {
+		g.Go(func() error {
+			f, err := playSeat(ctx, c, s, o, corpusSHA, dir)
+			mu.Lock()
+			defer mu.Unlock()
+			failed[i] = f
+			done++
+			if o.Progress != nil {
+				o.Progress(done, total)
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return Summary{}, err
+	}
+	for _, f := range failed { // in seat order, whatever order sessions ended in
+		if f != nil {
+			sum.Failed = append(sum.Failed, *f)
+		} else {
+			sum.Played++
+		}
+	}
+	return sum, nil
+}
+
+// Pending lists the seats that out does not hold a usable recording of,
+// which Run would play; out holding another agent's or corpus's sessions
+// is an error.
+func Pending(c *corpus.Corpus, seats []Seat, o Options, out string) ([]Seat, error) {
+	corpusSHA, err := digest.FileSHA256(filepath.Join(c.Dir, corpus.ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	return pendingSeats(filepath.Join(out, SessionsDir), seats, o, corpusSHA)
+}
+
+// pendingSeats are the seats without a usable recording in dir. A
+// recording of another corpus, agent, protocol or model is an error:
+// out belongs to one agent on one corpus.
+func pendingSeats(dir string, seats []Seat, o Options, corpusSHA string) ([]Seat, error) {
+	var pending []Seat
+	for _, s := range seats {
+		r, err := ReadRecording(filepath.Join(dir, s.Name()))
+		if errors.Is(err, os.ErrNotExist) {
+			pending = append(pending, s)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := sameRun(r, o, corpusSHA); err != nil {
+			return nil, fmt.Errorf("%s: %w; seat this agent into another --out folder", filepath.Join(dir, s.Name()), err)
+		}
+		if r.Error != "" || r.Samples != InputFrames(s.Conversation, o.Tail)*proto.FrameSamples {
+			pending = append(pending, s) // failed, or recorded with another tail
+		}
+	}
+	return pending, nil
+}
+
+// sameRun reports a recording made by another run than o's: another
+// corpus, agent, protocol, model or playback rate.
+func sameRun(r *Recording, o Options, corpusSHA string) error {
+	switch {
+	case r.CorpusSHA256 != corpusSHA:
+		return fmt.Errorf("a session of another corpus (corpus.json sha256 %s)", r.CorpusSHA256)
+	case r.Agent != o.Agent || r.Protocol != o.Endpoint.Protocol || r.Model != o.Model || r.Rate != o.rate():
+		return fmt.Errorf("a session of agent %s over %s (model %q, rate %g)", r.Agent, r.Protocol, r.Model, r.Rate)
+	}
+	return nil
+}
+
+// playSeat plays one seat, retrying failed sessions, and writes its
+// recording; it returns the seat's failure when every try failed.
+func playSeat(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSHA, dir string) (*Failure, error) {
+	channels, err := c.Channels16k(s.Conversation)
+	if err != nil {
+		return nil, err
+	}
+	frames := InputFrames(s.Conversation, o.Tail)
+	input := Mix(channels, s.Speaker, frames)
+	rec := &Recording{SchemaVersion: RecordingSchemaVersion, Conversation: s.Conversation.ID, Seat: s.Speaker,
+		Speakers: s.Conversation.Speakers, CorpusSHA256: corpusSHA, Agent: o.Agent, Protocol: o.Endpoint.Protocol,
+		Model: o.Model, Rate: o.rate(), Events: []agent.ProviderEvent{}}
+	var lastErr error
+	wait := o.Backoff
+	for attempt := 0; attempt <= o.Retries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			wait *= 2
+		}
+		heard, events, err := playOnce(ctx, input, o)
+		if err == nil {
+			if events == nil {
+				events = []agent.ProviderEvent{}
+			}
+			rec.Samples, rec.Duration, rec.Events = len(heard), float64(len(heard))/proto.SampleRate, events
+			return nil, WriteRecording(dir, s.Name(), rec, heard)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		lastErr = err
+	}
+	rec.Error = cut(fmt.Sprintf("after %d tries: %v", o.Retries+1, lastErr), 4000)
+	f := &Failure{Conversation: s.Conversation.ID, Seat: s.Speaker, Error: rec.Error}
+	return f, WriteRecording(dir, s.Name(), rec, nil)
+}
+
+// playOnce opens a session and plays input over it within the session's
+// deadline: its length and the handshake allowance, in session time.
+func playOnce(ctx context.Context, input []float32, o Options) ([]float32, []agent.ProviderEvent, error) {
+	clock, err := proto.NewClock(o.Endpoint.Rate)
+	if err != nil {
+		return nil, nil, err
+	}
+	deadline := time.Duration(len(input)/proto.FrameSamples)*proto.FrameDuration + handshakeAllowance
+	sctx, cancel := clock.WithTimeout(ctx, deadline)
+	defer cancel()
+	heard, events, err := dialAndPlay(sctx, input, o)
+	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+		return nil, nil, fmt.Errorf("the session ran past its deadline of %v of session time (its length and %v to open it): %w", deadline, handshakeAllowance, err)
+	}
+	return heard, events, err
+}
+
+// dialAndPlay opens a session and plays input over it.
+func dialAndPlay(ctx context.Context, input []float32, o Options) ([]float32, []agent.ProviderEvent, error) {
+	sess, err := proto.Dial(ctx, o.Endpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer sess.Close()
+	return Play(ctx, sess, input)
+}
+
+// handshakeAllowance is the part of a session's deadline for opening it.
+const handshakeAllowance = 5 * time.Second
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// Estimate is how long the seats take at most on the wall, spread evenly
+// over the concurrency: each session's length (conversation and tail) at
+// the endpoint's playback rate, plus the handshake allowance.
+func Estimate(seats []Seat, o Options) time.Duration {
+	var total time.Duration
+	for _, s := range seats {
+		total += time.Duration(InputFrames(s.Conversation, o.Tail))*proto.FrameDuration + handshakeAllowance
+	}
+	perLane := float64(total) / float64(max(o.Concurrency, 1)) / o.rate()
+	return time.Duration(perLane).Round(time.Second)
+}
