@@ -23,7 +23,7 @@ type onnxModel struct {
 	scoreOutputs []string
 }
 
-func openONNXModel(s *System, rt Runtime) (model, error) {
+func openONNXModel(s *System, _ values, rt Runtime) (model, error) {
 	path, err := s.modelFile(rt)
 	if err != nil {
 		return nil, err
