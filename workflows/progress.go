@@ -21,20 +21,22 @@ type Progress struct {
 	// Systems is the number of systems, so that a running corpus's planned
 	// conversations can be counted as tracks to infer.
 	Systems int `json:"systems"`
-	// Running are the running children: corpus and evaluation workflows.
+	// Running are the running children: corpus, model and evaluation
+	// workflows.
 	Running []Child `json:"running,omitempty"`
 }
 
 // Child is a running child workflow whose progress the client queries.
 type Child struct {
 	ID   string `json:"workflow_id"`
-	Kind string `json:"kind"` // ChildCorpus or ChildEvaluation
+	Kind string `json:"kind"` // ChildCorpus, ChildModel or ChildEvaluation
 }
 
 // The kinds of children.
 const (
 	ChildCorpus     = "corpus"
 	ChildEvaluation = "evaluation"
+	ChildModel      = "model"
 )
 
 // ChildProgress is what a child's "progress" query reports: of Total

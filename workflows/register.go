@@ -9,5 +9,6 @@ func Register(w worker.Registry) {
 	w.RegisterWorkflow(SweepWorkflow)
 	w.RegisterWorkflow(CorpusWorkflow)
 	w.RegisterWorkflow(EvaluationWorkflow)
+	w.RegisterWorkflow(ModelWorkflow)
 	w.RegisterWorkflow(NightlyWorkflow)
 }

@@ -34,6 +34,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflow(SweepWorkflow)
 	r.RegisterWorkflow(CorpusWorkflow)
 	r.RegisterWorkflow(EvaluationWorkflow)
+	r.RegisterWorkflow(ModelWorkflow)
 	r.RegisterWorkflow(NightlyWorkflow)
 	for file, id := range index {
 		f, err := os.Open(filepath.Join("testdata", file))
