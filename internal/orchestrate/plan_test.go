@@ -148,7 +148,7 @@ func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 // systems to map, and every system mapped every conversation.
 func checkEachModelRanOnce(t *testing.T, in workflows.SweepInput, runs, maps []string) {
 	t.Helper()
-	ran := map[string]int{}   // model hash/corpus -> conversations
+	ran := map[string]int{}    // model hash/corpus -> conversations
 	mapped := map[string]int{} // system/corpus -> conversations
 	for _, s := range runs {
 		var m activities.ModelInput
