@@ -17,7 +17,9 @@ import (
 // TurnBench corpus without dev data scored at thresholds transferred from
 // an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-; v4-nodev- since
 // the sweep executes a Plan and its transfer-ready signal carries the
-// stored key, transferByKey); and two nightly runs (cmd/floorbench's
+// stored key, transferByKey; v5-nodev- since each model runs once per
+// corpus in a ModelWorkflow, modelStages, whose history is kept too); and
+// two nightly runs (cmd/floorbench's
 // schedule tests with -record-nightly), one that regressed and one whose
 // system spec was gone. A change to a workflow that would break running
 // sweeps fails here.
