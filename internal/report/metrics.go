@@ -65,8 +65,11 @@ type TaskMetrics struct {
 }
 
 // Metrics converts counts to their JSON shape.
-func Metrics(c score.Counts) TaskMetrics {
-	l := c.Latency()
+func Metrics(c score.Counts) TaskMetrics { return MetricsAt(c, c.Latency()) }
+
+// MetricsAt is Metrics with the counts' latency percentiles given
+// (score.RowLatencies).
+func MetricsAt(c score.Counts, l score.Latency) TaskMetrics {
 	return TaskMetrics{
 		TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN,
 		Recall: Num(c.Recall()), FPRate: Num(c.FPRate()),

@@ -3,6 +3,7 @@ package score
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // Candidates returns the candidate thresholds of docs/protocol.md#candidate-thresholds: n quantiles
@@ -75,7 +76,7 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 			inBatch[b] = true
 		}
 		gathered = gather(tracks, inBatch, gathered[:0])
-		sortBits(gathered, 56)
+		sortBitsOnCores(gathered, 56)
 		// The gathered scores are the batch's buckets one after another.
 		offset := 0
 		for _, b := range batch {
@@ -172,6 +173,53 @@ func sortBits(keys []uint64, shift uint) {
 		slices.Sort(keys)
 		return
 	}
+	count := partitionByte(keys, shift)
+	if shift == 0 {
+		return
+	}
+	lo := 0
+	for d := range count {
+		if count[d] > 1 {
+			sortBits(keys[lo:lo+count[d]], shift-8)
+		}
+		lo += count[d]
+	}
+}
+
+// sortBitsOnCores is sortBits with the groups of the first byte that
+// splits keys sorted on every core, each by one goroutine: the order is
+// the same. (A sweep's scores share their first bytes: those are passed
+// over.)
+func sortBitsOnCores(keys []uint64, shift uint) {
+	if len(keys) < 1<<16 {
+		sortBits(keys, shift)
+		return
+	}
+	count := partitionByte(keys, shift)
+	if shift == 0 {
+		return
+	}
+	if slices.Contains(count[:], len(keys)) {
+		sortBitsOnCores(keys, shift-8)
+		return
+	}
+	var start [257]int
+	for d, c := range count {
+		start[d+1] = start[d] + c
+	}
+	var next atomic.Int32
+	chunks(len(count), func(int, int, int) {
+		for d := int(next.Add(1)) - 1; d < len(count); d = int(next.Add(1)) - 1 {
+			if count[d] > 1 {
+				sortBits(keys[start[d]:start[d+1]], shift-8)
+			}
+		}
+	})
+}
+
+// partitionByte permutes keys in place so that they are grouped by the
+// byte at shift, in ascending order, and returns each group's size.
+func partitionByte(keys []uint64, shift uint) [256]int {
 	var count, next [256]int
 	for _, k := range keys {
 		count[(k>>shift)&0xff]++
@@ -197,14 +245,5 @@ func sortBits(keys []uint64, shift uint) {
 			next[kd]++
 		}
 	}
-	if shift == 0 {
-		return
-	}
-	lo := 0
-	for d := range count {
-		if count[d] > 1 {
-			sortBits(keys[lo:lo+count[d]], shift-8)
-		}
-		lo += count[d]
-	}
+	return count
 }

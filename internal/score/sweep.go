@@ -213,6 +213,19 @@ func (t *edgeTrack) nextEdge(from int) int {
 	}
 }
 
+// RowLatencies are each row's TP latency percentiles (Counts.Latency),
+// the rows shared out over the cores: a sweep's hundreds of rows each sort
+// their thousands of latencies.
+func RowLatencies(rows []SweepRow) []Latency {
+	out := make([]Latency, len(rows))
+	chunks(len(rows), func(_, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			out[j] = rows[j].Counts.Latency()
+		}
+	})
+	return out
+}
+
 // OperatingPoint returns the index of the row with the highest recall among
 // those whose fp_rate is defined and <= budget, the first in threshold order
 // on a tie (docs/protocol.md#sweep-and-operating-point); false when no row is within the budget.
