@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
@@ -64,15 +66,26 @@ func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResu
 		return res, err
 	}
 	defer cleanup()
+	entries := make([]corpus.Conversation, len(todo))
+	for k, id := range todo {
+		i := slices.IndexFunc(c.Manifest.Conversations, func(e corpus.Conversation) bool { return e.ID == id })
+		if i < 0 {
+			return res, badInput("corpus %s has no conversation %q", in.Corpus.Name, id)
+		}
+		entries[k] = c.Manifest.Conversations[i]
+	}
 	m, err := sys.OpenModel(a.Runtime)
 	if err != nil {
 		return res, badInput("system %s: %v", in.System.Name, err)
 	}
 	defer m.Close()
 	defer keepAlive(ctx, "running the model")()
-	f := &modelFeed{ctx: ctx, a: a, in: in, corpus: c, todo: todo, held: map[string]func(){}}
+	f := &modelFeed{ctx: ctx, a: a, in: in, corpus: c, todo: entries, held: map[string]func(){}}
 	defer f.releaseAll()
 	if err := m.RunAll(ctx, detect.Feed{Next: f.next, Done: f.done}); err != nil {
+		if _, ok := err.(*temporal.ApplicationError); ok {
+			return res, err // bad input or a corrupt object, as the feed said
+		}
 		return res, fmt.Errorf("model of system %s: %w", in.System.Name, err)
 	}
 	return ModelResult{Ran: f.ran}, nil
@@ -114,7 +127,7 @@ type modelFeed struct {
 	a      *Activities
 	in     ModelInput
 	corpus *corpus.Corpus
-	todo   []string
+	todo   []corpus.Conversation
 	given  int               // conversations of todo handed out
 	held   map[string]func() // each running conversation's release
 	ran    int
@@ -124,12 +137,8 @@ func (f *modelFeed) next(ctx context.Context, busy bool) (*detect.Conversation, 
 	if f.given == len(f.todo) {
 		return nil, nil
 	}
-	id := f.todo[f.given]
-	i := slices.IndexFunc(f.corpus.Manifest.Conversations, func(e corpus.Conversation) bool { return e.ID == id })
-	if i < 0 {
-		return nil, badInput("corpus %s has no conversation %q", f.in.Corpus.Name, id)
-	}
-	cost := inferCost(f.corpus.Manifest.Conversations[i])
+	id := f.todo[f.given].ID
+	cost := inferCost(f.todo[f.given])
 	release, ok := f.a.Memory.tryAdmit(cost)
 	if !ok && busy {
 		return nil, detect.ErrBusy

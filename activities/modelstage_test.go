@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
+	"go.temporal.io/sdk/temporal"
 )
 
 // systemRef is a built-in system with parameters, as Resolve passes it.
@@ -200,4 +202,32 @@ func onnxRuntime(t *testing.T) detect.Runtime {
 		t.Skip(msg)
 	}
 	return rt
+}
+
+// Under Temporal, a conversation the corpus lacks fails the model stage
+// on its first attempt, before the model runs on any, however deep in the
+// batch it is; so does a floor stage whose model output is not stored.
+func TestModelStagesBadInputIsNotRetried(t *testing.T) {
+	ctx := context.Background()
+	a, _ := localActivities(t)
+	plan, err := a.IngestLocal(ctx, IngestInput{Name: "c", Dir: smallCorpus(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := systemRef(t, "rms", "rms", a.Runtime, nil)
+	// MapFloor also finds no output because RunModel, refused, stored none.
+	for _, c := range []struct {
+		name string
+		in   any
+		says string
+	}{
+		{"RunModel", ModelInput{System: ref, Corpus: plan, Conversations: append(slices.Clone(plan.Conversations), "absent")}, `corpus c has no conversation "absent"`},
+		{"MapFloor", FloorInput{System: ref, Corpus: plan, Conversations: plan.Conversations}, "(the model stage runs first)"},
+	} {
+		n, err := attempts(t, a, c.name, c.in)
+		var app *temporal.ApplicationError
+		if n != 1 || !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
+			t.Errorf("%s: %d attempts, %v; want 1 attempt failing with BadInput %q", c.name, n, err, c.says)
+		}
+	}
 }

@@ -208,10 +208,13 @@ func TestSweepOfNewFloorVariantsRunsNoModel(t *testing.T) {
   - {name: rms-endpointer-ramp-1, builtin: rms-endpointer, params: {eot_ramp_s: 1}}
   - {name: rms-gate-0.6, builtin: rms, params: {speech_threshold: 0.6}}
   - {name: webrtcvad-endpointer-ramp-3, builtin: webrtcvad-endpointer, params: {mode: 3, eot_ramp_s: 3}}`, 1)
-	var runs []activities.ModelInput
+	var mu sync.Mutex
+	runs := 0
 	_, err = orchestrate.RunInProcessObserved(ctx, resolved(t, variants), a, orchestrate.Admission{}, func(name string, in any) {
 		if name == "RunModel" {
-			runs = append(runs, in.(activities.ModelInput))
+			mu.Lock()
+			runs++
+			mu.Unlock()
 		}
 	})
 	if err != nil {
@@ -221,7 +224,7 @@ func TestSweepOfNewFloorVariantsRunsNoModel(t *testing.T) {
 	if count["model-outputs"] != 0 || count["tracks"] != 24 || count["evaluations"] != 6 {
 		t.Errorf("the second sweep stored %v; want no model output, 3 systems' tracks and evaluations", count)
 	}
-	if len(runs) == 0 {
+	if runs == 0 {
 		t.Error("the second sweep planned no model stage")
 	}
 }
