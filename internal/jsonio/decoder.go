@@ -487,7 +487,23 @@ func (d *Decoder) String() (string, error) {
 	}
 	d.tok = d.pos // the window keeps the string from here
 	d.pos++
-	var out []byte
+	// Most strings hold no escape: find the end and copy them once.
+	for d.pos < len(d.data) || d.more(1) {
+		if c := d.data[d.pos]; c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		d.pos++
+	}
+	if d.more(1) && d.data[d.pos] == '"' {
+		plain := d.data[d.tok+1 : d.pos]
+		if !utf8.Valid(plain) {
+			d.pos = d.tok
+			return "", d.Errorf("string is not valid UTF-8")
+		}
+		d.pos++
+		return string(plain), nil
+	}
+	out := append([]byte(nil), d.data[d.tok+1:d.pos]...)
 	for {
 		if !d.more(1) {
 			d.pos = d.tok
