@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/coder/websocket v1.8.14
 	github.com/go-audio/wav v1.1.0
 	github.com/google/pprof v0.0.0-20250403155104-27863c87afa6
 	github.com/gopxl/beep/v2 v2.1.1

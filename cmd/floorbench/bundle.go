@@ -351,9 +351,10 @@ content between the bundles are printed on stderr before the verdicts.
 
 With --paired (the default when both bundles scored some of the same test
 conversations) the comparison is paired (docs/protocol.md#paired-comparisons):
-new minus old recall and fp_rate with their 95% CIs and p-values from one
-conversation bootstrap over the conversations both scored. A regression is
-then a recall CI wholly below -tolerance, an fp_rate CI wholly above
+new minus old recall, recall within each latency budget and fp_rate with
+their 95% CIs and p-values from one conversation bootstrap over the
+conversations both scored. A regression is then a recall or
+recall-within-budget CI wholly below -tolerance, an fp_rate CI wholly above
 +tolerance, a system that left the budget or lost its operating point, or
 one removed; improved is the mirror; a system with the same inputs and
 results is identical, without resampling. --paired=false compares the

@@ -2,17 +2,20 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -288,4 +291,45 @@ func temporalTool(t *testing.T) string {
 		t.Skip("a real Temporal dev server: skipped with -short")
 	}
 	return testenv.Tool(t, "temporal", "temporal")
+}
+
+// --negative-window picks the window fp and tn count under; the result
+// gives fp_rate under both whatever it is. A fire 0.5 s after the hold
+// [8, 9] ends is free under span and charged under anchored. A bad window
+// or budget list is one line.
+func TestScoreNegativeWindow(t *testing.T) {
+	dir := t.TempDir()
+	gold := writeFile(t, dir, "gold.json", cliGold)
+	pred := writeFile(t, dir, "p.json", `{"schema_version": 1, "predictions": [{"conversation_id": "c1", "speaker_1": {"eot": [5.5], "interruption": []}, "speaker_2": {"eot": [9.5], "interruption": [12.25]}}, {"conversation_id": "c2", "speaker_1": {"eot": [], "interruption": []}, "speaker_2": {"eot": [], "interruption": []}}]}`)
+	type result struct {
+		Params struct {
+			Window  string `json:"negative_window"`
+			Budgets []int  `json:"latency_budgets_ms"`
+		} `json:"params"`
+		EOT report.TaskMetrics `json:"eot"`
+	}
+	for _, c := range []struct {
+		window string
+		fp     int
+	}{{"span", 0}, {"anchored", 1}} {
+		stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", pred, "-o", "json", "--negative-window", c.window, "--latency-budgets", "400,600")
+		var r result
+		if code != 0 || json.Unmarshal([]byte(stdout), &r) != nil {
+			t.Fatalf("%s: exit %d %s", c.window, code, stderr)
+		}
+		w := r.EOT.FPRateByWindow
+		if r.Params.Window != c.window || r.EOT.FP != c.fp || w.Span.FP != 0 || w.Anchored.FP != 1 ||
+			!slices.Equal(r.Params.Budgets, []int{400, 600}) || r.EOT.RecallWithinMS.At(400) != 0 || r.EOT.RecallWithinMS.At(600) != 1 {
+			t.Errorf("%s: %+v", c.window, r)
+		}
+	}
+	for args, want := range map[string]string{
+		"--negative-window=wide":    `floorbench: invalid argument "wide" for "--negative-window" flag: "wide" is not a negative window (want span or anchored)`,
+		"--latency-budgets=500,250": "floorbench: protocol parameter latency_budgets_ms: budgets must be strictly ascending, got 250 after 500",
+	} {
+		stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", pred, args)
+		if code == 0 || stdout != "" || strings.TrimSpace(stderr) != want {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q, want %q", args, code, stdout, stderr, want)
+		}
+	}
 }

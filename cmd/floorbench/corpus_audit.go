@@ -20,9 +20,14 @@ oracle transcript) each become a score track and go through the protocol
 exactly as a system does: candidate thresholds on dev, the commit rule,
 the dev operating point, the threshold frozen on test, bootstrap intervals.
 
-An INT feature in budget with test recall at or above --int-shortcut-recall
-is flagged as a SHORTCUT: the corpus can be solved without listening to
-what is said. EOT is reported but not flagged unless --eot-shortcut-recall
+Every feature runs under both negative windows (span and anchored,
+docs/protocol.md#negative-window), each with its own operating point. An
+INT feature in budget with test recall at or above --int-shortcut-recall
+under either window is flagged as a SHORTCUT: the corpus can be solved
+without listening to what is said; one flagged under span only lives in
+the blind spot. Every row gives recall within each --latency-budgets
+budget; the cross-channel feature is reported with its latency, never
+flagged. EOT is reported but not flagged unless --eot-shortcut-recall
 is set, since a silence timeout may honestly stay in budget at the price of
 latency. Corpora without a labelled dev split pick thresholds on the scored
 split itself, and the output says so. Unlabelled conversations are skipped

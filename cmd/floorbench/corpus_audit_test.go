@@ -40,11 +40,11 @@ func TestCorpusAuditFlagsAShortcut(t *testing.T) {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := run(t, "corpus", "audit", dir, "--bootstrap", "100")
-	if code != 0 || !strings.Contains(stdout, "\nSHORTCUT int: overlap run length — fire once an overlapping run lasts ") {
+	if code != 0 || !strings.Contains(stdout, "\nSHORTCUT int (span window): overlap run length — fire once an overlapping run lasts ") {
 		t.Fatalf("text: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	stdout, _, code = run(t, "corpus", "audit", dir, "--bootstrap", "100", "-o", "md")
-	if code != 0 || !strings.HasPrefix(stdout, "## Corpus audit: trivial rules\n") || !strings.Contains(stdout, "| overlap run length (SHORTCUT) |") {
+	if code != 0 || !strings.HasPrefix(stdout, "## Corpus audit: trivial rules\n") || !strings.Contains(stdout, "| overlap run length (SHORTCUT) | span |") {
 		t.Fatalf("md: exit %d\n%s", code, stdout)
 	}
 	stdout, _, code = run(t, "corpus", "audit", dir, "--bootstrap", "100", "-o", "json")
@@ -72,7 +72,7 @@ func TestCorpusAuditFlagsAShortcut(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"auc", "cross_channel", "dev", "has_operating_point", "in_budget", "label", "n_candidates", "name", "oracle", "rule", "shortcut", "test", "theta", "unit", "value"}
+	want := []string{"auc", "by_window", "cross_channel", "dev", "has_operating_point", "in_budget", "label", "n_candidates", "name", "oracle", "rule", "shortcut", "test", "theta", "unit", "value"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("feature fields %v, want %v", keys, want)
 	}
@@ -86,7 +86,7 @@ func TestCorpusAuditOnIngestedCorpora(t *testing.T) {
 	tb, ami := ingestFixtures(t, tmp, 4, 30)
 	stdout, stderr, code := run(t, "corpus", "audit", tb, "--bootstrap", "50")
 	for _, want := range []string{"turnbench corpus, 2 dev and 2 test labelled conversations (1 unlabelled skipped)",
-		"no word counts in the labels: the oracle-transcript word feature is skipped", "best int feature: "} {
+		"no word counts in the labels: the oracle-transcript word feature is skipped", "best int feature (span window): "} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("turnbench: exit %d, stdout lacks %q\n%s%s", code, want, stdout, stderr)
 		}

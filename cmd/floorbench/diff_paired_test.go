@@ -24,7 +24,7 @@ func storePairedBundle(t *testing.T, storeDir, name, systemHash string, found in
 		per = append(per, c)
 		sum.TP, sum.FN, sum.FP, sum.TN = sum.TP+c.TP, sum.FN+c.FN, sum.FP+c.FP, sum.TN+c.TN
 	}
-	m := report.Metrics(sum)
+	m := report.Metrics(sum, nil)
 	meta := bundle.Meta{Name: name, Protocol: score.DefaultParams(), Resamples: 500, Seed: 1}
 	eval := bundle.Evaluation{System: "s", SystemHash: systemHash, Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{{
 		Task: floor.TaskEOT, HasOP: true, InBudget: true, Test: &m, TestByConv: per}}}

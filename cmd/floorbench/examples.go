@@ -54,6 +54,9 @@ var examples = map[string]string{
   floorbench bundle get BUNDLE_ID --out results/ --force`,
 	"bundle figures": `  floorbench bundle figures BUNDLE_ID --out figures/
   floorbench bundle figures latest --out figures/ --format png --force`,
+	"agent serve": `  floorbench agent serve --protocol duplex --policy always-yield
+  floorbench agent serve --protocol realtime --addr 127.0.0.1:9000 --policy never-yield
+  floorbench agent serve --protocol duplex --policy detector --system rms-endpointer --threshold 0.3 --speak-at-commit`,
 	"serve": `  floorbench serve
   floorbench serve --addr 127.0.0.1:9090 --store-dir /data/floorbench
   floorbench serve --s3-endpoint localhost:9000 --s3-bucket floorbench`,
@@ -81,6 +84,14 @@ var examples = map[string]string{
   floorbench corpus ingest turnbench --parquet shard.parquet --split dev --out tb -o json`,
 	"corpus ingest ami": `  floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami
   floorbench corpus ingest ami --nxt ami_public_manual_1.6.2 --audio amicorpus --meetings meetings.txt --out ami --split test -o json`,
+	"agent scenarios": `  floorbench agent scenarios --preset tiny-agent --seed 1 --out tiny-agent/
+  floorbench agent scenarios --preset mptb-agent --seed 1 --out mptb-agent/ --jobs 8 -o json`,
+	"agent run": `  floorbench agent run --scenarios tiny-agent/ --protocol duplex --endpoint ws://127.0.0.1:9000/ --agent reference --out runs/agent-1/
+  floorbench agent run --scenarios mptb-agent/ --protocol realtime --endpoint wss://agent.example/v1/realtime --model M --credential-env AGENT_KEY --agent m1 --concurrency 8 --out runs/m1/
+  floorbench agent run --scenarios mptb-agent/ --protocol duplex --endpoint ws://127.0.0.1:9000/ --agent reference --concurrency 4 --dry-run`,
+	"agent score": `  floorbench agent score --recordings runs/agent-1/
+  floorbench agent score --recordings runs/agent-1/ --yield-window 1.5 --stop-silence 0.8 -o json
+  floorbench agent score --recordings runs/agent-1/ --bootstrap 0 -o md`,
 }
 
 // addExamples sets the Example of every command under root that has

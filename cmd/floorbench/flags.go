@@ -64,15 +64,35 @@ func (v outputValue) choices() string {
 	return strings.Join(v.formats[:n-1], ", ") + " or " + v.formats[n-1]
 }
 
-// windowFlags adds the matching windows (docs/protocol.md#constants) to
-// fs and sets every other protocol constant of p to its published default.
-// Commands that match predictions to gold but never pick a threshold
-// (score) register only these.
+// windowFlags adds the matching windows, the negative window and the
+// latency budgets (docs/protocol.md#constants) to fs and sets every other
+// protocol constant of p to its published default. Commands that match
+// predictions to gold but never pick a threshold (score) register only
+// these.
 func windowFlags(fs *pflag.FlagSet, p *score.Params) {
 	d := score.DefaultParams()
 	*p = d
 	fs.Float64Var(&p.TauPre, "tau-pre", d.TauPre, "matching tolerance before an anchor or span, in seconds; when not given, the gold's own value if it records one")
 	fs.Float64Var(&p.TauMax, "tau-max", d.TauMax, "latency deadline after an anchor, in seconds; when not given, the gold's own value if it records one")
+	fs.Var(negativeWindowValue{&p.NegativeWindow}, "negative-window",
+		"where a prediction fires a negative span: span ([start − tau_pre, end], the papers' rule) or anchored ([start − tau_pre, max(end, start + tau_max)]); results give fp_rate under both")
+	fs.IntSliceVar(&p.LatencyBudgetsMS, "latency-budgets", d.LatencyBudgetsMS, "latency budgets in ms of recall within a budget, ascending (empty: none)")
+}
+
+// negativeWindowValue is the value of --negative-window: span or
+// anchored, refused while the flags are parsed otherwise.
+type negativeWindowValue struct{ dst *score.NegativeWindow }
+
+func (v negativeWindowValue) String() string { return string(*v.dst) }
+func (v negativeWindowValue) Type() string   { return "window" }
+
+func (v negativeWindowValue) Set(s string) error {
+	w, err := score.ParseNegativeWindow(s)
+	if err != nil {
+		return err
+	}
+	*v.dst = w
+	return nil
 }
 
 // sweepFlags adds what picking a dev operating point reads: the windows,

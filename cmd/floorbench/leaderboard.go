@@ -47,6 +47,12 @@ budgets are ranked by test recall; the others are listed below them, marked
 conversation-bootstrap intervals and every pair of systems a paired
 comparison on the same resamples (docs/protocol.md#paired-comparisons).
 
+Systems are ranked under --negative-window (span, the papers' rule, by
+default); every row also gives test fp_rate under both windows and recall
+within each --latency-budgets budget, and a system in budget under span
+but not under anchored is marked "blind spot"
+(docs/protocol.md#negative-window).
+
 Each --system is NAME=DEV,TEST with two files of one kind, told apart by
 their top-level key: two probability files ("probs") of one task, to be
 swept as above (give a system twice, once per task, to rank it on both), or
@@ -217,7 +223,7 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	}
 	for _, task := range floor.Tasks {
 		if evals, ok := byTask[task]; ok {
-			res.Tasks = append(res.Tasks, report.NewTaskLeaderboard(task, score.Rank(evals, o.bootstrap, o.seed)))
+			res.Tasks = append(res.Tasks, report.NewTaskLeaderboard(task, score.Rank(evals, o.params, o.bootstrap, o.seed)))
 		}
 	}
 	if err := renderLeaderboard(&out, &res, o.format); err != nil {
@@ -268,7 +274,7 @@ func renderLeaderboard(w io.Writer, res *leaderboardResult, format string) error
 		return writeJSON(w, res)
 	case "csv":
 		// One CSV table for all tasks, the task a column of its own.
-		all := &report.Table{Header: report.CSVHeader}
+		all := &report.Table{Header: report.CSVHeader(res.Params.LatencyBudgetsMS)}
 		for i := range res.Tasks {
 			all.Rows = append(all.Rows, res.Tasks[i].CSVRows()...)
 		}

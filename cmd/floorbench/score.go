@@ -34,6 +34,9 @@ positive anchor claims the earliest unclaimed prediction in its window, every
 negative span that fires is one false positive. It prints per-conversation
 rows and the aggregate (counts summed, latencies pooled), and with
 --bootstrap, 95% conversation-bootstrap intervals of recall and fp_rate.
+fp_rate is given under both negative windows (span and anchored,
+docs/protocol.md#negative-window; fp and tn count under --negative-window),
+and recall within each --latency-budgets budget.
 -o md, csv and latex print the same tables as Markdown, CSV (tables
 separated by a blank line) or LaTeX.`,
 		Args: cobra.NoArgs,
@@ -106,9 +109,10 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 		return fmt.Errorf("%s: %w", o.predictions, err)
 	}
 	res := scoreResult{Params: o.params}
+	budgets := o.params.LatencyBudgetsMS
 	perTask := map[floor.Task][]score.Counts{}
 	for _, r := range rows {
-		res.Conversations = append(res.Conversations, conversationMetrics{r.ID, report.Metrics(r.EOT), report.Metrics(r.INT)})
+		res.Conversations = append(res.Conversations, conversationMetrics{r.ID, report.Metrics(r.EOT, budgets), report.Metrics(r.INT, budgets)})
 		for _, t := range floor.Tasks {
 			perTask[t] = append(perTask[t], *r.Task(t))
 		}
@@ -120,7 +124,7 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	}
 	var cis = map[floor.Task]score.RateCIs{}
 	for _, t := range floor.Tasks {
-		m := report.Metrics(score.Sum(perTask[t]))
+		m := report.Metrics(score.Sum(perTask[t]), budgets)
 		if resamples != nil {
 			cis[t] = resamples.CIs(perTask[t])
 			m = m.WithCI(cis[t])
@@ -161,17 +165,24 @@ func scoreTables(o *scoreOptions, rows []score.ConversationCounts, perTask map[f
 			report.Rate(r.EOT.Recall()), report.Rate(r.EOT.FPRate()), report.Latencies(r.EOT.Latency()),
 			report.Rate(r.INT.Recall()), report.Rate(r.INT.FPRate()), report.Latencies(r.INT.Latency())})
 	}
+	budgets := o.params.LatencyBudgetsMS
 	agg = &report.Table{
-		Title:  fmt.Sprintf("%s — aggregate over %d conversations", o.predictions, len(rows)),
-		Header: []string{"task", "recall", "fp_rate", "lat ms p10/50/90", "tp", "fn", "fp", "tn"},
+		Title: fmt.Sprintf("%s — aggregate over %d conversations (negative window: %s)", o.predictions, len(rows), o.params.NegativeWindow),
+		Header: []string{"task", "recall", report.RecallWithinHeader(budgets), "fp_rate span", "fp_rate anchored", "lat ms p10/50/90",
+			"tp", "fn", "fp", "tn"},
 	}
 	for _, t := range floor.Tasks {
 		c := score.Sum(perTask[t])
-		recall, fp := report.Rate(c.Recall()), report.Rate(c.FPRate())
+		m := report.Metrics(c, budgets)
+		recall := report.Rate(c.Recall())
+		fp := []string{report.Rate(c.UnderWindow(score.SpanWindow).FPRate()), report.Rate(c.UnderWindow(score.AnchoredWindow).FPRate())}
 		if ci, ok := cis[t]; ok {
-			recall, fp = report.RateWithCI(c.Recall(), ci.Recall), report.RateWithCI(c.FPRate(), ci.FPRate)
+			recall = report.RateWithCI(c.Recall(), ci.Recall)
+			for i, w := range score.NegativeWindows {
+				fp[i] = report.RateWithCI(c.UnderWindow(w).FPRate(), ci.Windows.Under(w))
+			}
 		}
-		agg.Rows = append(agg.Rows, []string{taskLabel(t), recall, fp, report.Latencies(c.Latency()),
+		agg.Rows = append(agg.Rows, []string{taskLabel(t), recall, m.RecallWithinMS.Cell(), fp[0], fp[1], report.Latencies(c.Latency()),
 			fmt.Sprint(c.TP), fmt.Sprint(c.FN), fmt.Sprint(c.FP), fmt.Sprint(c.TN)})
 	}
 	if len(cis) > 0 {
@@ -206,8 +217,8 @@ func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[fl
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", o.attributes, err)
 		}
-		out.EOT = append(out.EOT, report.NewBreakdown(name, score.Breakdown(perTask[floor.TaskEOT], values, o.bootstrap, o.seed)))
-		out.INT = append(out.INT, report.NewBreakdown(name, score.Breakdown(perTask[floor.TaskINT], values, o.bootstrap, o.seed)))
+		out.EOT = append(out.EOT, report.NewBreakdown(name, score.Breakdown(perTask[floor.TaskEOT], values, o.bootstrap, o.seed), o.params.LatencyBudgetsMS))
+		out.INT = append(out.INT, report.NewBreakdown(name, score.Breakdown(perTask[floor.TaskINT], values, o.bootstrap, o.seed), o.params.LatencyBudgetsMS))
 	}
 	return out, nil
 }

@@ -27,7 +27,10 @@ func newSweepCommand() *cobra.Command {
 		Long: `Sweep commits every score track at each candidate threshold (docs/protocol.md#commit-rule,
 docs/protocol.md#candidate-thresholds: 512 quantiles of the pooled non-zero scores united with 0.01..0.99),
 scores each against the gold, and picks the operating point: the highest
-recall with fp_rate within the budget (the first candidate on a tie).
+recall with fp_rate within the budget (the first candidate on a tie), fp_rate
+under --negative-window (docs/protocol.md#negative-window). Each row also
+gives fp_rate under both windows and recall within each --latency-budgets
+budget.
 -o md, csv and latex print the same table (csv: the table alone, the
 operating point marked in its last column).`,
 		Args: cobra.NoArgs,
@@ -74,15 +77,17 @@ operating point marked in its last column).`,
 
 // sweepRow is the JSON shape of one candidate threshold.
 type sweepRow struct {
-	Theta     float64          `json:"theta"`
-	Recall    report.Num       `json:"recall"`
-	FPRate    report.Num       `json:"fp_rate"`
-	FalseINT  report.Num       `json:"false_int_rate"`
-	TP        int              `json:"tp"`
-	FP        int              `json:"fp"`
-	FN        int              `json:"fn"`
-	TN        int              `json:"tn"`
-	LatencyMS report.LatencyMS `json:"latency_ms"`
+	Theta          float64             `json:"theta"`
+	Recall         report.Num          `json:"recall"`
+	RecallWithinMS report.RecallWithin `json:"recall_within_ms,omitempty"`
+	FPRate         report.Num          `json:"fp_rate"`
+	FPRateByWindow report.WindowRates  `json:"fp_rate_by_window"`
+	FalseINT       report.Num          `json:"false_int_rate"`
+	TP             int                 `json:"tp"`
+	FP             int                 `json:"fp"`
+	FN             int                 `json:"fn"`
+	TN             int                 `json:"tn"`
+	LatencyMS      report.LatencyMS    `json:"latency_ms"`
 }
 
 // sweepResult is the JSON shape of `sweep -o json`.
@@ -103,8 +108,9 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 	res := &sweepResult{Task: task, Params: p, NCandidates: len(s.Rows)}
 	latencies := score.RowLatencies(s.Rows)
 	for i, r := range s.Rows {
-		m := report.MetricsAt(r.Counts, latencies[i])
-		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.FPRate, report.Num(r.FalseINTRate()), m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
+		m := report.MetricsAt(r.Counts, latencies[i], p.LatencyBudgetsMS)
+		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.RecallWithinMS, m.FPRate, m.FPRateByWindow,
+			report.Num(r.FalseINTRate()), m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
 	}
 	if s.OP >= 0 {
 		res.OperatingPoint = &res.Rows[s.OP]
@@ -117,8 +123,8 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 func sweepParts(name string, res *sweepResult, p score.Params) []resultPart {
 	line := fmt.Sprintf("none in budget: no threshold reaches fp_rate ≤ %g", p.FPBudgetDev)
 	if op := res.OperatingPoint; op != nil {
-		line = fmt.Sprintf("operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g  lat_p50=%s",
-			report.Fixed(op.Theta, 4), report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, latencyP50(op.LatencyMS))
+		line = fmt.Sprintf("operating point: θ=%s  recall=%s  fp_rate=%s ≤ %g (%s window)  lat_p50=%s",
+			report.Fixed(op.Theta, 4), report.Rate(float64(op.Recall)), report.Rate(float64(op.FPRate)), p.FPBudgetDev, p.NegativeWindow, latencyP50(op.LatencyMS))
 	}
 	return []resultPart{tablePart(sweepRowsTable(name, res, p)), {lines: []string{line}, joined: true}}
 }
@@ -128,9 +134,9 @@ func sweepParts(name string, res *sweepResult, p score.Params) []resultPart {
 func sweepRowsTable(name string, res *sweepResult, p score.Params) *report.Table {
 	t := &report.Table{
 		Title:  fmt.Sprintf("%s — %s threshold sweep (%d candidates)", name, taskLabel(res.Task), res.NCandidates),
-		Header: []string{"θ", "recall", "fp_rate", "lat ms p10/50/90", "tp", "fp", "fn", "tn", ""},
-		Caption: fmt.Sprintf("● operating point = highest recall at fp_rate ≤ %g; rows subsampled for display, the point is chosen over all candidates",
-			p.FPBudgetDev),
+		Header: []string{"θ", "recall", report.RecallWithinHeader(p.LatencyBudgetsMS), "fp span", "fp anchored", "lat ms p10/50/90", "tp", "fp", "fn", "tn", ""},
+		Caption: fmt.Sprintf("● operating point = highest recall at fp_rate ≤ %g under the %s negative window (tp, fp, fn and tn under it too); rows subsampled for display, the point is chosen over all candidates",
+			p.FPBudgetDev, p.NegativeWindow),
 	}
 	step := max(1, len(res.Rows)/20)
 	for i := range res.Rows {
@@ -143,8 +149,8 @@ func sweepRowsTable(name string, res *sweepResult, p score.Params) *report.Table
 		if isOP {
 			mark = "● op"
 		}
-		t.Rows = append(t.Rows, []string{report.Fixed(r.Theta, 4), report.Rate(float64(r.Recall)), report.Rate(float64(r.FPRate)),
-			latencyCell(r.LatencyMS), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), mark})
+		t.Rows = append(t.Rows, []string{report.Fixed(r.Theta, 4), report.Rate(float64(r.Recall)), r.RecallWithinMS.Cell(),
+			report.Rate(float64(r.FPRateByWindow.Span.FPRate)), report.Rate(float64(r.FPRateByWindow.Anchored.FPRate)), latencyCell(r.LatencyMS), fmt.Sprint(r.TP), fmt.Sprint(r.FP), fmt.Sprint(r.FN), fmt.Sprint(r.TN), mark})
 	}
 	return t
 }

@@ -10,10 +10,13 @@
 // internal/agent/harness, and the reference agent in internal/agent/refagent.
 package agent
 
-// The audio every agent protocol carries: 16 kHz mono PCM16 in 20 ms frames.
+import "github.com/floorbench/floorbench/internal/agent/proto"
+
+// The audio every agent protocol carries: 16 kHz mono PCM16 in 20 ms
+// frames, as internal/agent/proto defines it.
 const (
-	SampleRate   = 16000
-	FrameSamples = SampleRate / 50
+	SampleRate   = proto.SampleRate
+	FrameSamples = proto.FrameSamples
 )
 
 // Condition is one of the four trial conditions of MPTB §4.

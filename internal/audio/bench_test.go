@@ -29,3 +29,18 @@ func BenchmarkResampleEspeak(b *testing.B) {
 		Resample(x, 22050, Rate)
 	}
 }
+
+// BenchmarkResamplerRealtime streams one minute of 24 kHz agent audio to
+// 16 kHz in 100 ms pieces, what a realtime session does with the agent's
+// audio.
+func BenchmarkResamplerRealtime(b *testing.B) {
+	x := sine(220, 24000, 60*24000, 0.3)
+	b.SetBytes(4 * 60 * 24000)
+	for b.Loop() {
+		r := NewResampler(24000, Rate)
+		for i := 0; i < len(x); i += 2400 {
+			r.Push(x[i:min(i+2400, len(x))])
+		}
+		r.Flush()
+	}
+}

@@ -17,7 +17,10 @@ import (
 
 // Version is the audit's code version, part of every stored audit's key:
 // bump it with any change that changes a report.
-const Version = 1
+//
+// 2: every rule under both negative windows, flagged under either;
+// recall within each latency budget.
+const Version = 2
 
 // Options are an audit's parameters.
 type Options struct {
@@ -233,8 +236,9 @@ func newFrames(ctx context.Context, c *detect.Conversation, events []floor.Event
 	return f, nil
 }
 
-// auditFeature runs one feature through the protocol: candidates and the
-// operating point on sel, the threshold frozen on eval.
+// auditFeature runs one feature through the protocol under each negative
+// window: candidates and the operating point on sel, the threshold frozen
+// on eval. It returns the evaluation under the configured window.
 func auditFeature(f Feature, sel, eval *labelledSplit, o Options, rs *score.Resamples) (FeatureResult, *score.TaskEvaluation, error) {
 	p := o.Params
 	selProbs := sel.probs(f, o.FrameRate)
@@ -242,30 +246,48 @@ func auditFeature(f Feature, sel, eval *labelledSplit, o Options, rs *score.Resa
 	if eval != sel {
 		evalProbs = eval.probs(f, o.FrameRate)
 	}
-	e, err := score.EvaluateTask(score.TaskInput{System: f.Name, DevGold: sel.gold, Dev: selProbs, TestGold: eval.gold, Test: evalProbs}, p)
+	evals, err := score.EvaluateTaskWindows(score.TaskInput{System: f.Name, DevGold: sel.gold, Dev: selProbs, TestGold: eval.gold, Test: evalProbs}, p)
 	if err != nil {
 		return FeatureResult{}, nil, err
 	}
-	// The AUC is read on eval over the same candidates.
-	thetas := make([]float64, len(e.DevCurve))
-	for i, c := range e.DevCurve {
+	// The AUC is read on eval over the same candidates, which every
+	// window shares.
+	thetas := make([]float64, len(evals[0].DevCurve))
+	for i, c := range evals[0].DevCurve {
 		thetas[i] = c.Theta
 	}
 	evalRows, err := score.Sweep(eval.gold, evalProbs, thetas, p)
 	if err != nil {
 		return FeatureResult{}, nil, err
 	}
-	r := newFeatureResult(f, len(thetas), AUC(evalRows))
-	if !e.HasOperatingPoint {
-		return r, e, nil
+	r := FeatureResult{Name: f.Name, Label: f.Label, Oracle: f.Oracle, CrossChannel: f.CrossChannel, Unit: f.Kind.Unit(), Candidates: len(thetas)}
+	var configured *score.TaskEvaluation
+	for i, w := range score.NegativeWindows {
+		e := evals[i]
+		out := r.ByWindow.Under(w)
+		out.Outcome = newOutcome(AUC(underWindow(evalRows, w)))
+		if e.HasOperatingPoint {
+			var ci *score.RateCIs
+			if rs != nil {
+				c := rs.CIs(e.TestByConv)
+				ci = &c
+			}
+			out.setOperatingPoint(f, e, ci, p.LatencyBudgetsMS)
+		}
+		if w == p.NegativeWindow {
+			r.Outcome, configured = out.Outcome, e
+		}
 	}
-	var ci *score.RateCIs
-	if rs != nil {
-		c := rs.CIs(e.TestByConv)
-		ci = &c
+	return r, configured, nil
+}
+
+// underWindow returns rows with their counts under negative window w.
+func underWindow(rows []score.SweepRow, w score.NegativeWindow) []score.SweepRow {
+	out := make([]score.SweepRow, len(rows))
+	for i, r := range rows {
+		out[i] = score.SweepRow{Theta: r.Theta, Counts: r.Counts.UnderWindow(w), Backchannel: r.Backchannel.UnderWindow(w)}
 	}
-	r.setOperatingPoint(f, e, ci)
-	return r, e, nil
+	return out
 }
 
 // AUC is the area under the recall-versus-fp_rate curve of sweep rows,

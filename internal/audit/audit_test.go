@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/score"
 )
 
 // fixtures are written once per design into tempRoot: tests only read
@@ -72,11 +74,11 @@ func TestAShortcutCorpusIsFlagged(t *testing.T) {
 	}
 	var line string
 	for _, l := range r.Summary() {
-		if strings.HasPrefix(l, "SHORTCUT int: overlap run length — fire once an overlapping run lasts ") {
+		if strings.HasPrefix(l, "SHORTCUT int (span window): overlap run length — fire once an overlapping run lasts ") {
 			line = l
 		}
 	}
-	if line == "" || !strings.Contains(line, "test recall 1.000 [1.000, 1.000] at fp_rate 0.000") {
+	if line == "" || !strings.Contains(line, "test recall 1.000 [1.000, 1.000] (within 250/500/1000 ms ") || !strings.Contains(line, "at fp_rate 0.000") {
 		t.Fatalf("no shortcut line for the overlap run length in %q", r.Summary())
 	}
 	if in.Best == "" || !in.Feature(in.Best).Shortcut {
@@ -94,14 +96,83 @@ func TestABalancedCorpusIsNotFlagged(t *testing.T) {
 		t.Fatalf("flagged %v on a corpus without a shortcut", in.Shortcuts)
 	}
 	for _, f := range in.Features {
-		if f.InBudget && f.Test.Recall >= 0.5 {
-			t.Errorf("%s reaches in-budget recall %v", f.Name, f.Test.Recall)
+		for _, w := range score.NegativeWindows {
+			if o := f.ByWindow.Under(w); o.InBudget && o.Test.Recall >= 0.5 {
+				t.Errorf("%s reaches in-budget recall %v under %s", f.Name, o.Test.Recall, w)
+			}
 		}
 	}
 	summary := strings.Join(r.Summary(), "\n")
-	if !strings.Contains(summary, "int: no shortcut (no feature reaches in-budget test recall 0.5)") ||
-		!strings.Contains(summary, "best int feature: ") {
+	if !strings.Contains(summary, "int: no shortcut (no feature reaches in-budget test recall 0.5 under either negative window)") ||
+		!strings.Contains(summary, "best int feature (span window): ") {
 		t.Fatalf("summary %s", summary)
+	}
+}
+
+// On a corpus whose claims and backchannels both stop after 0.5 s,
+// firing after an overlapping run ends is a shortcut under the span
+// window and nothing under the anchored one: the audit flags it, says it
+// lives in the blind spot, and keeps the configured (span) window's
+// outcome at the top of its row.
+func TestTheBlindSpotIsFlaggedUnderSpanOnly(t *testing.T) {
+	r := run(t, fixture(t, "blindspot", auditfixture.BlindSpot()), nil)
+	in := task(r, floor.TaskINT)
+	f := in.Feature("overlap_run_end")
+	if !f.ByWindow.Span.Shortcut || f.ByWindow.Anchored.Shortcut || !f.Shortcut {
+		t.Fatalf("fire after overlap: span %+v, anchored %+v", f.ByWindow.Span, f.ByWindow.Anchored)
+	}
+	if f.ByWindow.Anchored.InBudget && f.ByWindow.Anchored.Test.Recall >= 0.5 {
+		t.Fatalf("anchored: in budget at recall %v", f.ByWindow.Anchored.Test.Recall)
+	}
+	if f.Theta != f.ByWindow.Span.Theta || f.InBudget != f.ByWindow.Span.InBudget || f.Test.FPRate != f.ByWindow.Span.Test.FPRate {
+		t.Fatalf("top-level outcome %+v is not the span window's %+v", f.Outcome, f.ByWindow.Span.Outcome)
+	}
+	summary := strings.Join(r.Summary(), "\n")
+	if !strings.Contains(summary, "BLIND SPOT int: silence after an overlapping run is a shortcut under the span window only") {
+		t.Fatalf("summary %s", summary)
+	}
+	if !slices.Contains(in.Shortcuts, "overlap_run_end") {
+		t.Fatalf("shortcuts %v", in.Shortcuts)
+	}
+	// Under the anchored window as configured, the rule is still flagged
+	// (under span) and the top of its row reads the anchored outcome.
+	anchored := run(t, fixture(t, "blindspot", auditfixture.BlindSpot()), func(o *audit.Options) { o.Params.NegativeWindow = score.AnchoredWindow })
+	g := task(anchored, floor.TaskINT).Feature("overlap_run_end")
+	if !g.Shortcut || g.InBudget != g.ByWindow.Anchored.InBudget || g.Theta != g.ByWindow.Anchored.Theta {
+		t.Fatalf("configured anchored: %+v", g)
+	}
+}
+
+// Every rule has a row under each window with its recall within each
+// latency budget; the cross-channel rule is reported under each window
+// with its latency and recall within the budgets, never flagged.
+func TestRowsGiveRecallWithinAndTheCrossChannelRuleIsReported(t *testing.T) {
+	r := run(t, fixture(t, "shortcut", auditfixture.Shortcut()), nil)
+	in := task(r, floor.TaskINT)
+	tb := in.Table()
+	if got, want := len(tb.Rows), 2*len(in.Features); got != want {
+		t.Fatalf("%d rows, want %d", got, want)
+	}
+	for _, row := range tb.Rows {
+		if row[1] != "span" && row[1] != "anchored" {
+			t.Errorf("row %q has no window", row)
+		}
+		if row[3] != "—" && !strings.Contains(row[7], "500: ") {
+			t.Errorf("row %q lacks recall within 500 ms", row)
+		}
+	}
+	f := in.Feature("holder_silence")
+	if f.Shortcut || f.ByWindow.Span.Shortcut || f.ByWindow.Anchored.Shortcut {
+		t.Fatalf("cross-channel rule flagged: %+v", f)
+	}
+	n := 0
+	for _, l := range r.Summary() {
+		if strings.HasPrefix(l, "reported, not flagged (cross-channel) int (") && strings.Contains(l, "holder silence since claim") && strings.Contains(l, ", p50 ") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Fatalf("cross-channel lines: %d, want one per window, in %q", n, r.Summary())
 	}
 }
 

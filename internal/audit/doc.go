@@ -27,12 +27,13 @@
 //   - run_length: seconds since the current speech run began, 0 in silence.
 //   - overlap_run_length: run_length for runs that begin while another
 //     speaker speaks or within 0.5 s after one stopped.
-//   - overlap_run_end: seconds since such a run ended, until the speaker
-//     speaks again. The protocol counts a false alarm on a negative span
-//     only inside the span, so firing just after a vocalisation ends costs
-//     nothing on backchannels and asides while it still lands in a short
-//     claim's window: this measures how far the corpus lets the scoring
-//     windows, rather than the floor, be learnt.
+//   - overlap_run_end (fire-after-overlap): seconds since such a run
+//     ended, until the speaker speaks again. Under the span negative
+//     window a false alarm on a negative span counts only inside the
+//     span, so firing just after a vocalisation ends costs nothing on
+//     backchannels and asides while it still lands in a short claim's
+//     window: this measures how far the corpus lets the scoring windows,
+//     rather than the floor, be learnt. The anchored window charges it.
 //   - holder_silence: inside such a run, how long every other speaker has
 //     been silent since the run's onset (audio does not say who holds the
 //     floor: the other channels stand for the holder). It is the one
@@ -50,15 +51,22 @@
 //
 // # Verdicts
 //
-// Per task and feature the audit reports the threshold and its rule in
-// words, dev and test recall and fp_rate, test intervals, the median
-// latency, and the AUC: the area under test recall against fp_rate over
-// the candidate thresholds (points sorted by fp_rate, then recall, with
-// (0, 0) and (1, 1) added, trapezoids). A feature in budget with test
-// recall at or above the INT flag (0.50 by default) is flagged as a
-// SHORTCUT, unless it is cross-channel. EOT has a flag too, off by default: a silence timeout may
-// honestly stay in budget on EOT at the price of latency. The best feature
-// of each task is the one a leaderboard of the features ranks first.
+// Every feature runs under both negative windows (span and anchored,
+// docs/protocol.md#negative-window), each picking its own operating point
+// from one dev sweep. Per task, feature and window the audit reports the
+// threshold and its rule in words, dev and test recall and fp_rate, test
+// intervals, test recall within each latency budget, the median latency,
+// and the AUC: the area under test recall against fp_rate over the
+// candidate thresholds (points sorted by fp_rate, then recall, with (0, 0)
+// and (1, 1) added, trapezoids). A feature in budget with test recall at
+// or above the INT flag (0.50 by default) under either window is flagged
+// as a SHORTCUT, unless it is cross-channel; one flagged under span only
+// lives in the blind spot and gets a line of its own. Cross-channel
+// features get a line per window with their recall, recall within each
+// budget and median latency. EOT has a flag too, off by default: a
+// silence timeout may honestly stay in budget on EOT at the price of
+// latency. The best feature of each task is the one a leaderboard of the
+// features ranks first under the configured window.
 //
 // Conversations without labels are skipped and counted. A corpus with no
 // labelled dev conversation (AMI ingested as test only) picks thresholds on

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
@@ -73,17 +74,27 @@ type TaskAudit struct {
 	Shortcuts []string `json:"shortcuts"` // feature names
 }
 
-// FeatureResult is one feature through the protocol.
+// FeatureResult is one feature through the protocol: its outcome under
+// the configured negative window, and under each window.
 type FeatureResult struct {
 	Name   string `json:"name"`
 	Label  string `json:"label"`
 	Oracle bool   `json:"oracle"`
 	// CrossChannel features are reported, never flagged (Feature).
-	CrossChannel bool       `json:"cross_channel"`
-	Unit         string     `json:"unit"`
-	Candidates   int        `json:"n_candidates"`
-	HasOP        bool       `json:"has_operating_point"`
-	Theta        report.Num `json:"theta"`
+	CrossChannel bool   `json:"cross_channel"`
+	Unit         string `json:"unit"`
+	Candidates   int    `json:"n_candidates"`
+	Outcome
+	// Shortcut is true when the feature is flagged under either window.
+	Shortcut bool           `json:"shortcut"`
+	ByWindow FeatureWindows `json:"by_window"`
+}
+
+// Outcome is a feature's operating point under one negative window: its
+// threshold and rule, dev and test metrics, AUC and budget.
+type Outcome struct {
+	HasOP bool       `json:"has_operating_point"`
+	Theta report.Num `json:"theta"`
 	// Value is the feature's raw value at Theta, in Unit: the rule fires
 	// once the value passes it.
 	Value    report.Num          `json:"value"`
@@ -92,28 +103,48 @@ type FeatureResult struct {
 	Test     *report.TaskMetrics `json:"test"`
 	AUC      report.Num          `json:"auc"`
 	InBudget bool                `json:"in_budget"`
-	Shortcut bool                `json:"shortcut"`
 }
 
-func newFeatureResult(f Feature, candidates int, auc float64) FeatureResult {
+// WindowOutcome is the outcome under one window and whether it flags the
+// feature.
+type WindowOutcome struct {
+	Outcome
+	Shortcut bool `json:"shortcut"`
+}
+
+// FeatureWindows are a feature's outcomes under each negative window
+// (docs/protocol.md#negative-window).
+type FeatureWindows struct {
+	Span     WindowOutcome `json:"span"`
+	Anchored WindowOutcome `json:"anchored"`
+}
+
+// Under returns the outcome under w.
+func (f *FeatureWindows) Under(w score.NegativeWindow) *WindowOutcome {
+	if w == score.AnchoredWindow {
+		return &f.Anchored
+	}
+	return &f.Span
+}
+
+func newOutcome(auc float64) Outcome {
 	nan := report.Num(math.NaN())
-	return FeatureResult{Name: f.Name, Label: f.Label, Oracle: f.Oracle, CrossChannel: f.CrossChannel, Unit: f.Kind.Unit(), Candidates: candidates,
-		Theta: nan, Value: nan, AUC: report.Num(auc)}
+	return Outcome{Theta: nan, Value: nan, AUC: report.Num(auc)}
 }
 
-func (r *FeatureResult) setOperatingPoint(f Feature, e *score.TaskEvaluation, ci *score.RateCIs) {
+func (r *Outcome) setOperatingPoint(f Feature, e *score.TaskEvaluation, ci *score.RateCIs, budgetsMS []int) {
 	r.HasOP, r.InBudget = true, e.InBudget
 	r.Theta, r.Value, r.Rule = report.Num(e.Theta), report.Num(f.Kind.value(e.Theta)), f.RuleText(e.Theta)
-	dev, test := report.Metrics(e.Dev), report.Metrics(e.Test)
+	dev, test := report.Metrics(e.Dev, budgetsMS), report.Metrics(e.Test, budgetsMS)
 	if ci != nil {
 		test = test.WithCI(*ci)
 	}
 	r.Dev, r.Test = &dev, &test
 }
 
-// finish ranks the features as a leaderboard ranks systems and flags the
-// single-channel ones in budget with test recall at least flag (0: no
-// flag).
+// finish ranks the features as a leaderboard ranks systems (under the
+// configured window) and flags the single-channel ones in budget with
+// test recall at least flag (0: no flag) under either window.
 func (t *TaskAudit) finish(evals []*score.TaskEvaluation, flag float64) {
 	standings := score.Leaderboard(evals)
 	if len(standings) > 0 && standings[0].HasOperatingPoint {
@@ -122,8 +153,12 @@ func (t *TaskAudit) finish(evals []*score.TaskEvaluation, flag float64) {
 	t.Shortcuts = []string{}
 	for i := range t.Features {
 		f := &t.Features[i]
-		if flag > 0 && !f.CrossChannel && f.InBudget && float64(f.Test.Recall) >= flag {
-			f.Shortcut = true
+		for _, w := range score.NegativeWindows {
+			o := f.ByWindow.Under(w)
+			o.Shortcut = flag > 0 && !f.CrossChannel && o.InBudget && float64(o.Test.Recall) >= flag
+			f.Shortcut = f.Shortcut || o.Shortcut
+		}
+		if f.Shortcut {
 			t.Shortcuts = append(t.Shortcuts, f.Name)
 		}
 	}
@@ -139,20 +174,27 @@ func (t *TaskAudit) Feature(name string) *FeatureResult {
 	return nil
 }
 
-// Line is one feature's result in a sentence:
-// "overlap run length — fire once an overlapping run lasts 0.98 s: test
-// recall 0.977 [0.950, 0.990] at fp_rate 0.054".
-func (r *FeatureResult) Line() string {
+// Line is one feature's result under the configured window in a
+// sentence: "overlap run length — fire once an overlapping run lasts
+// 0.98 s: test recall 0.977 [0.950, 0.990] (within 250/500/1000 ms
+// 0.120/0.710/0.977), p50 620 ms, at fp_rate 0.054".
+func (r *FeatureResult) Line() string { return r.Outcome.line(r.Label) }
+
+func (r *Outcome) line(label string) string {
 	if !r.HasOP {
-		return fmt.Sprintf("%s — no threshold within the dev fp budget", r.Label)
+		return fmt.Sprintf("%s — no threshold within the dev fp budget", label)
 	}
 	rec := report.Rate(float64(r.Test.Recall))
 	if ci := r.Test.CI95; ci != nil && !math.IsNaN(float64(ci.Recall[0])) {
 		rec = fmt.Sprintf("%s [%s, %s]", rec, report.Rate(float64(ci.Recall[0])), report.Rate(float64(ci.Recall[1])))
 	}
+	if w := r.Test.RecallWithinMS; len(w) > 0 {
+		rec += fmt.Sprintf(" (within %s %s)", strings.TrimPrefix(report.RecallWithinHeader(w.Budgets()), "recall ≤ "), w.Cell())
+	}
 	budget := ""
 	if !r.InBudget {
 		budget = " (out of budget)"
 	}
-	return fmt.Sprintf("%s — %s: test recall %s at fp_rate %s%s", r.Label, r.Rule, rec, report.Rate(float64(r.Test.FPRate)), budget)
+	return fmt.Sprintf("%s — %s: test recall %s, p50 %s ms, at fp_rate %s%s", label, r.Rule, rec,
+		report.Fixed(float64(r.Test.LatencyMS.P50), 0), report.Rate(float64(r.Test.FPRate)), budget)
 }

@@ -153,7 +153,7 @@ func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
 	slices.SortFunc(keys, func(a, b key) int { return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.task, b.task)) })
 	var out []CorpusLeaderboard
 	for _, k := range keys {
-		lb := report.NewTaskLeaderboard(k.task, score.Rank(groups[k], meta.Resamples, meta.Seed))
+		lb := report.NewTaskLeaderboard(k.task, score.Rank(groups[k], meta.Protocol, meta.Resamples, meta.Seed))
 		out = append(out, CorpusLeaderboard{Corpus: k.corpus, TaskLeaderboard: lb})
 	}
 	return out
@@ -225,7 +225,8 @@ func submission(e Evaluation) []byte {
 
 // evaluation is the part of a stored task result that ranking reads.
 func (t *TaskResult) evaluation(system string) *score.TaskEvaluation {
-	e := &score.TaskEvaluation{System: system, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget}
+	e := &score.TaskEvaluation{System: system, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget,
+		InBudgetUnder: score.WindowBudgets{Span: t.InBudgetByWindow.Span, Anchored: t.InBudgetByWindow.Anchored}}
 	if !t.HasOP {
 		return e
 	}
@@ -235,7 +236,9 @@ func (t *TaskResult) evaluation(system string) *score.TaskEvaluation {
 	}
 	e.Test = score.Sum(e.TestByConv)
 	if t.Dev != nil {
-		e.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN}
+		w := t.Dev.FPRateByWindow
+		e.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN, Windows: score.WindowCounts{
+			Span: score.NegativeCounts{FP: w.Span.FP, TN: w.Span.TN}, Anchored: score.NegativeCounts{FP: w.Anchored.FP, TN: w.Anchored.TN}}}
 	}
 	return e
 }

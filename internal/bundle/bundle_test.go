@@ -80,6 +80,28 @@ func TestBundleContents(t *testing.T) {
 	if len(res.Leaderboards) != 4 || res.Leaderboards[0].Rows[0].System != "late" || res.Leaderboards[0].Rows[1].Status != "out of budget" {
 		t.Errorf("leaderboards %+v", res.Leaderboards)
 	}
+	// Every test result carries fp_rate under both windows with its
+	// interval, recall within each latency budget, the budget verdict
+	// under both windows, and per-conversation counts under both.
+	results := string(names["results.json"])
+	for _, want := range []string{`"negative_window": "span"`, `"recall_within_ms": {`, `"fp_rate_by_window": {`, `"anchored": {`,
+		`"in_budget_by_window": {`, `"blind_spot": false`, `"negatives_by_window": {`} {
+		if !strings.Contains(results, want) {
+			t.Errorf("results.json lacks %s", want)
+		}
+	}
+	for _, e := range res.Evaluations {
+		for _, r := range e.Tasks {
+			if r.Test == nil {
+				continue
+			}
+			w := r.Test.FPRateByWindow
+			if w.Span.CI95 == nil || w.Anchored.CI95 == nil || len(r.Test.RecallWithinMS) != 3 ||
+				r.Test.FP != w.Span.FP || w.Anchored.FP < w.Span.FP || r.InBudget != r.InBudgetByWindow.Span {
+				t.Errorf("%s on %s, %s: windows %+v, recall within %v", e.System, e.Corpus, r.Task, w, r.Test.RecallWithinMS)
+			}
+		}
+	}
 	// The real-looking corpus has no dev split: both tasks use the
 	// generated corpus's frozen thresholds, and say so.
 	for _, e := range res.Evaluations {
@@ -149,7 +171,7 @@ func TestBundleCarriesTheCorpusAudit(t *testing.T) {
 		t.Fatalf("results.json corpora audits: %+v, %+v", got, res.Corpora[1].Audit)
 	}
 	report := string(names["report.md"])
-	for _, want := range []string{"### Corpus audit: trivial rules", "- SHORTCUT int: overlap run length — fire once an overlapping run lasts",
+	for _, want := range []string{"### Corpus audit: trivial rules", "- SHORTCUT int (span window): overlap run length — fire once an overlapping run lasts",
 		"| best trivial rule (audit) | mptb-mini | mptb | EOT: ", "INT: fire once an overlapping run lasts"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md lacks %q", want)

@@ -94,16 +94,20 @@ func (e *Evaluation) OperatingPoints(from string) map[floor.Task]TransferredThet
 
 // TaskResult is one task of an evaluation.
 type TaskResult struct {
-	Task            floor.Task          `json:"task"`
-	NCandidates     int                 `json:"n_candidates"`
-	HasOP           bool                `json:"has_operating_point"`
-	Theta           report.Num          `json:"theta"`
-	TransferredFrom string              `json:"transferred_from,omitempty"`
-	InBudget        bool                `json:"in_budget"`
-	Dev             *report.TaskMetrics `json:"dev"`
-	Test            *report.TaskMetrics `json:"test"`
-	Breakdowns      []report.Breakdown  `json:"breakdowns,omitempty"`
-	Anatomy         []AnatomyRow        `json:"anatomy,omitempty"`
+	Task            floor.Task `json:"task"`
+	NCandidates     int        `json:"n_candidates"`
+	HasOP           bool       `json:"has_operating_point"`
+	Theta           report.Num `json:"theta"`
+	TransferredFrom string     `json:"transferred_from,omitempty"`
+	InBudget        bool       `json:"in_budget"`
+	// InBudgetByWindow is the budget rule under each negative window at
+	// this operating point; BlindSpot: in budget under span only.
+	InBudgetByWindow report.WindowBudgets `json:"in_budget_by_window"`
+	BlindSpot        bool                 `json:"blind_spot"`
+	Dev              *report.TaskMetrics  `json:"dev"`
+	Test             *report.TaskMetrics  `json:"test"`
+	Breakdowns       []report.Breakdown   `json:"breakdowns,omitempty"`
+	Anatomy          []AnatomyRow         `json:"anatomy,omitempty"`
 	// DevCurve is the dev sweep: recall and fp_rate at every candidate
 	// threshold, the operating curve the threshold was chosen on.
 	DevCurve []CurvePoint `json:"dev_curve,omitempty"`
@@ -119,18 +123,40 @@ type TaskResult struct {
 	Predictions map[string][][]float64 `json:"predictions,omitempty"`
 }
 
-// ConvCounts is one conversation's counts.
+// ConvCounts is one conversation's counts: FP and TN under the bundle's
+// negative window, and under each window.
 type ConvCounts struct {
-	ID        string    `json:"conversation_id"`
-	TP        int       `json:"tp"`
-	FN        int       `json:"fn"`
-	FP        int       `json:"fp"`
-	TN        int       `json:"tn"`
-	Latencies []float64 `json:"latencies_ms,omitempty"`
+	ID        string       `json:"conversation_id"`
+	TP        int          `json:"tp"`
+	FN        int          `json:"fn"`
+	FP        int          `json:"fp"`
+	TN        int          `json:"tn"`
+	Windows   WindowCounts `json:"negatives_by_window"`
+	Latencies []float64    `json:"latencies_ms,omitempty"`
+}
+
+// WindowCounts are a conversation's negative counts under each window.
+type WindowCounts struct {
+	Span     NegativeCounts `json:"span"`
+	Anchored NegativeCounts `json:"anchored"`
+}
+
+// NegativeCounts are the negative spans that fired and did not.
+type NegativeCounts struct {
+	FP int `json:"fp"`
+	TN int `json:"tn"`
+}
+
+func newConvCounts(id string, c score.Counts) ConvCounts {
+	w := c.Windows
+	return ConvCounts{id, c.TP, c.FN, c.FP, c.TN,
+		WindowCounts{NegativeCounts{w.Span.FP, w.Span.TN}, NegativeCounts{w.Anchored.FP, w.Anchored.TN}}, c.LatenciesMS}
 }
 
 func (c ConvCounts) counts() score.Counts {
-	return score.Counts{TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, LatenciesMS: c.Latencies}
+	w := c.Windows
+	return score.Counts{TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, LatenciesMS: c.Latencies,
+		Windows: score.WindowCounts{Span: score.NegativeCounts{FP: w.Span.FP, TN: w.Span.TN}, Anchored: score.NegativeCounts{FP: w.Anchored.FP, TN: w.Anchored.TN}}}
 }
 
 // AnatomyRow is one cell of the error anatomy (docs/protocol.md#breakdowns-and-error-anatomy).
@@ -197,7 +223,8 @@ func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
 		return nil, err
 	}
 	r := &TaskResult{Task: task, NCandidates: e.Candidates, HasOP: e.HasOperatingPoint, Theta: report.Num(math.NaN()),
-		InBudget: e.InBudget, DevCurve: devCurve(e.DevCurve)}
+		InBudget: e.InBudget, InBudgetByWindow: report.NewWindowBudgets(e.InBudgetUnder), BlindSpot: e.InBudgetUnder.BlindSpot(),
+		DevCurve: devCurve(e.DevCurve)}
 	if !e.HasOperatingPoint {
 		return r, nil
 	}
@@ -205,7 +232,7 @@ func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
 	if e.Frozen != nil {
 		r.TransferredFrom = e.Frozen.From
 	} else {
-		dev := report.Metrics(e.Dev)
+		dev := report.Metrics(e.Dev, in.Params.LatencyBudgetsMS)
 		r.Dev = &dev
 	}
 	explainTest(in, e, r)
@@ -221,10 +248,11 @@ func explainTest(in *Input, e *score.TaskEvaluation, r *TaskResult) {
 	for i := range gold.Conversations {
 		g := &gold.Conversations[i]
 		c := e.TestByConv[i]
-		r.TestByConv = append(r.TestByConv, ConvCounts{g.ID, c.TP, c.FN, c.FP, c.TN, c.LatenciesMS})
+		r.TestByConv = append(r.TestByConv, newConvCounts(g.ID, c))
 		r.Events = append(r.Events, eventRows(g.ID, g.Task(e.Task), e.TestOutcomes[i])...)
 	}
-	total := report.Metrics(e.Test)
+	budgets := in.Params.LatencyBudgetsMS
+	total := report.Metrics(e.Test, budgets)
 	if in.Resamples > 0 {
 		total = total.WithCI(score.NewResamples(len(e.TestByConv), in.Resamples, in.Seed).CIs(e.TestByConv))
 	}
@@ -237,7 +265,7 @@ func explainTest(in *Input, e *score.TaskEvaluation, r *TaskResult) {
 			values[i], complete = v, complete && ok
 		}
 		if complete {
-			r.Breakdowns = append(r.Breakdowns, report.NewBreakdown(attr, score.Breakdown(e.TestByConv, values, in.Resamples, in.Seed)))
+			r.Breakdowns = append(r.Breakdowns, report.NewBreakdown(attr, score.Breakdown(e.TestByConv, values, in.Resamples, in.Seed), budgets))
 		}
 	}
 	r.Anatomy = anatomy(in, e.Task, gold, r.Events)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
@@ -59,6 +60,18 @@ type PairedRow struct {
 	NewInBudget   bool         `json:"new_in_budget"`
 	Recall        *PairedDelta `json:"recall,omitempty"`
 	FPRate        *PairedDelta `json:"fp_rate,omitempty"`
+	// RecallWithin compares recall within each of the new bundle's
+	// latency budgets (docs/protocol.md#recall-within-a-latency-budget).
+	RecallWithin []BudgetDelta `json:"recall_within_ms,omitempty"`
+}
+
+// BudgetDelta is the paired difference of recall within one latency
+// budget, with the recall in each bundle.
+type BudgetDelta struct {
+	BudgetMS int        `json:"budget_ms"`
+	Old      report.Num `json:"old_recall"`
+	New      report.Num `json:"new_recall"`
+	PairedDelta
 }
 
 // Verdict is verdict.json: every system, corpus and task of two bundles
@@ -134,7 +147,7 @@ func Paired(old, cur *Results, opt PairedOptions) *Verdict {
 		case a.identical(b):
 			r.Verdict = Identical
 		default:
-			v.judge(&r, a.TaskResult, b.TaskResult)
+			v.judge(&r, a.TaskResult, b.TaskResult, cur.Protocol.LatencyBudgetsMS)
 		}
 		v.Counts[r.Verdict]++
 		v.Rows = append(v.Rows, r)
@@ -145,8 +158,9 @@ func Paired(old, cur *Results, opt PairedOptions) *Verdict {
 // Regressions counts the rows that regressed or were removed.
 func (v *Verdict) Regressions() int { return v.Counts[Regressed] + v.Counts[Removed] }
 
-// judge bootstraps the paired differences of one row and decides it.
-func (v *Verdict) judge(r *PairedRow, a, b TaskResult) {
+// judge bootstraps the paired differences of one row (recall within each
+// of budgetsMS included) and decides it.
+func (v *Verdict) judge(r *PairedRow, a, b TaskResult, budgetsMS []int) {
 	olds, news := pairConversations(a.TestByConv, b.TestByConv)
 	r.Conversations = len(olds)
 	var up, down []string
@@ -155,11 +169,20 @@ func (v *Verdict) judge(r *PairedRow, a, b TaskResult) {
 		recall, fp := res.Paired(news, olds)
 		r.Recall, r.FPRate = pairedDelta(recall), pairedDelta(fp)
 		tol := v.Tolerance
-		switch {
-		case recall.CI.Hi < -tol:
-			down = append(down, "recall CI below -tolerance")
-		case recall.CI.Lo > tol:
-			up = append(up, "recall CI above +tolerance")
+		decide := func(d score.Difference, what string) {
+			switch {
+			case d.CI.Hi < -tol:
+				down = append(down, what+" CI below -tolerance")
+			case d.CI.Lo > tol:
+				up = append(up, what+" CI above +tolerance")
+			}
+		}
+		decide(recall, "recall")
+		oldSum, newSum := score.Sum(olds), score.Sum(news)
+		for _, ms := range budgetsMS {
+			d := res.PairedWithin(news, olds, ms)
+			r.RecallWithin = append(r.RecallWithin, BudgetDelta{ms, report.Num(oldSum.RecallWithin(ms)), report.Num(newSum.RecallWithin(ms)), *pairedDelta(d)})
+			decide(d, fmt.Sprintf("recall within %d ms", ms))
 		}
 		switch {
 		case fp.CI.Lo > tol:
@@ -338,7 +361,8 @@ func (v *Verdict) Table() *report.Table {
 }
 
 func (v *Verdict) table(moved bool) *report.Table {
-	t := &report.Table{Header: []string{"verdict", "corpus", "system", "task", "why", "recall", "Δ recall [95% CI]", "p", "fp_rate", "Δ fp_rate [95% CI]", "p"}, Labels: 5}
+	t := &report.Table{Header: []string{"verdict", "corpus", "system", "task", "why", "recall", "Δ recall [95% CI]", "p",
+		"Δ recall ≤ ms [95% CI]", "fp_rate", "Δ fp_rate [95% CI]", "p"}, Labels: 5}
 	for _, o := range Outcomes {
 		if (o == Unchanged || o == Identical) == moved {
 			continue
@@ -348,11 +372,24 @@ func (v *Verdict) table(moved bool) *report.Table {
 				continue
 			}
 			t.Rows = append(t.Rows, []string{string(r.Verdict), r.Corpus, r.System, string(r.Task), orDash(r.Reason),
-				change(r.OldRecall, r.NewRecall), deltaCI(r.Recall), pOf(r.Recall),
+				change(r.OldRecall, r.NewRecall), deltaCI(r.Recall), pOf(r.Recall), withinCell(r.RecallWithin),
 				change(r.OldFPRate, r.NewFPRate), deltaCI(r.FPRate), pOf(r.FPRate)})
 		}
 	}
 	return t
+}
+
+// withinCell is the recall-within differences, one budget after the
+// other: "500: +0.100 [+0.050, +0.150]; 1000: 0.000 [0.000, 0.000]".
+func withinCell(ds []BudgetDelta) string {
+	if len(ds) == 0 {
+		return report.Undefined
+	}
+	parts := make([]string, len(ds))
+	for i := range ds {
+		parts[i] = fmt.Sprintf("%d: %s", ds[i].BudgetMS, deltaCI(&ds[i].PairedDelta))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func orDash(s string) string {

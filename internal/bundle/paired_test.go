@@ -2,7 +2,9 @@ package bundle
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +45,7 @@ func pairedTask(convs []ConvCounts, inBudget bool) TaskResult {
 	for _, c := range convs {
 		sum.TP, sum.FN, sum.FP, sum.TN = sum.TP+c.TP, sum.FN+c.FN, sum.FP+c.FP, sum.TN+c.TN
 	}
-	m := report.Metrics(sum)
+	m := report.Metrics(sum, nil)
 	return TaskResult{Task: floor.TaskEOT, HasOP: true, InBudget: inBudget, Test: &m, TestByConv: convs}
 }
 
@@ -224,5 +226,41 @@ func TestVerdictMarkdown(t *testing.T) {
 	}
 	if !strings.Contains(md, "1 regressed, 1 identical") || !strings.Contains(md, "1000 resamples, seed 7") {
 		t.Errorf("verdict.md does not say what it found and how:\n%s", md)
+	}
+}
+
+// A system that finds the same events later keeps its recall and loses
+// recall within the latency budgets it no longer meets: the verdict
+// regresses on them and names the budget.
+func TestPairedRecallWithinBudgets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	fast := simulated(rng, 40, 10, 30, 0.8, 0.05)
+	slow := slices.Clone(fast)
+	for i := range fast {
+		fast[i].Latencies, slow[i].Latencies = make([]float64, fast[i].TP), make([]float64, fast[i].TP)
+		for j := range fast[i].Latencies {
+			fast[i].Latencies[j], slow[i].Latencies[j] = 200, 700
+		}
+	}
+	v := Paired(bundleOf("o", map[string]TaskResult{"a": pairedTask(fast, true)}),
+		withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(slow, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
+	r := v.Rows[0]
+	if r.Verdict != Regressed || r.Reason != "recall within 250 ms CI below -tolerance; recall within 500 ms CI below -tolerance" {
+		t.Fatalf("verdict %s (%s), want regressed on recall within 250 and 500 ms", r.Verdict, r.Reason)
+	}
+	if len(r.RecallWithin) != 3 || r.Recall.Delta != 0 {
+		t.Fatalf("recall %+v, within %+v", r.Recall, r.RecallWithin)
+	}
+	for i, w := range []struct {
+		budget   int
+		old, new float64
+	}{{250, 0.8, 0}, {500, 0.8, 0}, {1000, 0.8, 0.8}} {
+		got := r.RecallWithin[i]
+		if got.BudgetMS != w.budget || math.Abs(float64(got.Old)-w.old) > 0.1 || math.Abs(float64(got.New)-w.new) > 0.1 {
+			t.Errorf("within %d ms: %+v, want old ≈ %v new ≈ %v", w.budget, got, w.old, w.new)
+		}
+	}
+	if r.RecallWithin[2].Delta != 0 {
+		t.Errorf("within 1000 ms moved: %+v", r.RecallWithin[2])
 	}
 }

@@ -24,8 +24,8 @@ func Report(res *Results, meta Meta) []byte {
 	fmt.Fprintf(&b, "# floorbench results: %s\n\n", title)
 	fmt.Fprintf(&b, "Bundle `%s`, spec `%s`, code `%s`.\n\n", res.BundleID, short(meta.SpecHash), meta.CodeVersion)
 	p := res.Protocol
-	fmt.Fprintf(&b, "Protocol: windows [t − %g s, t + %g s], refractory %g s, %d quantile candidates, budgets fp_dev ≤ %g and fp_test ≤ %g. ",
-		p.TauPre, p.TauMax, p.Refractory, p.Candidates, p.FPBudgetDev, p.FPBudgetTest)
+	fmt.Fprintf(&b, "Protocol: windows [t − %g s, t + %g s], refractory %g s, %d quantile candidates, budgets fp_dev ≤ %g and fp_test ≤ %g, %s. ",
+		p.TauPre, p.TauMax, p.Refractory, p.Candidates, p.FPBudgetDev, p.FPBudgetTest, windowSentence(p))
 	if res.Resamples > 0 {
 		fmt.Fprintf(&b, "Intervals: 95%% conversation bootstrap, %d resamples, seed %d.\n\n", res.Resamples, res.Seed)
 	} else {
@@ -120,7 +120,7 @@ func ReportTables(res *Results) []*report.Table {
 // leaderboardTable is a leaderboard titled with its task and corpus.
 func leaderboardTable(lb *CorpusLeaderboard) *report.Table {
 	t := lb.Table()
-	t.Title = fmt.Sprintf("%s leaderboard on %s", strings.ToUpper(string(lb.Task)), lb.Corpus)
+	t.Title = lb.Title(lb.Corpus)
 	return t
 }
 
@@ -152,10 +152,11 @@ func timingTable(c CorpusInfo) *report.Table {
 func breakdownTable(e *Evaluation, t *TaskResult, bd *report.Breakdown) *report.Table {
 	tb := &report.Table{
 		Title:  fmt.Sprintf("%s on %s, %s, by %s (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task)), bd.Attribute),
-		Header: []string{bd.Attribute, "n", "recall [95% CI]", "fp_rate [95% CI]", "lat p50 ms"},
+		Header: []string{bd.Attribute, "n", "recall [95% CI]", withinHeader(bd), "fp_rate [95% CI]", "lat p50 ms"},
 	}
 	for _, g := range bd.Groups {
-		tb.Rows = append(tb.Rows, []string{g.Value, fmt.Sprint(g.Conversations), withInterval(g.Metrics, true), withInterval(g.Metrics, false), ms(g.Metrics.LatencyMS.P50)})
+		tb.Rows = append(tb.Rows, []string{g.Value, fmt.Sprint(g.Conversations), withInterval(g.Metrics, true), g.Metrics.RecallWithinMS.Cell(),
+			withInterval(g.Metrics, false), ms(g.Metrics.LatencyMS.P50)})
 	}
 	return tb
 }
@@ -305,9 +306,28 @@ func withInterval(m report.TaskMetrics, recall bool) string {
 
 func ms(v report.Num) string { return report.Fixed(float64(v), 0) }
 
+// windowSentence names the negative window ranked under and the latency
+// budgets of recall within a budget.
+func windowSentence(p score.Params) string {
+	s := fmt.Sprintf("negative window %s (leaderboards give test fp_rate under span and anchored, and mark a system in budget under span only as living in the blind spot)", p.NegativeWindow)
+	if len(p.LatencyBudgetsMS) > 0 {
+		s += ", " + report.RecallWithinHeader(p.LatencyBudgetsMS)
+	}
+	return s
+}
+
 func short(h string) string {
 	if len(h) > 12 {
 		return h[:12]
 	}
 	return h
+}
+
+// withinHeader is the recall-within column's header for a breakdown's
+// budgets.
+func withinHeader(bd *report.Breakdown) string {
+	if len(bd.Groups) == 0 {
+		return report.RecallWithinHeader(nil)
+	}
+	return report.RecallWithinHeader(bd.Groups[0].Metrics.RecallWithinMS.Budgets())
 }

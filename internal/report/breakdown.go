@@ -18,11 +18,12 @@ type Group struct {
 }
 
 // NewBreakdown converts score.Breakdown's groups to their JSON shape,
-// intervals attached when the groups have them.
-func NewBreakdown(attribute string, groups []score.Group) Breakdown {
+// with recall within each latency budget, intervals attached when the
+// groups have them.
+func NewBreakdown(attribute string, groups []score.Group, budgetsMS []int) Breakdown {
 	b := Breakdown{Attribute: attribute, Groups: make([]Group, len(groups))}
 	for i, g := range groups {
-		m := Metrics(g.Counts)
+		m := Metrics(g.Counts, budgetsMS)
 		if g.CIs != nil {
 			m = m.WithCI(*g.CIs)
 		}

@@ -70,9 +70,9 @@ func TestPValue(t *testing.T) {
 // format, while its JSON keeps the p-value and the difference exactly.
 func TestPairedTablePValueAndZero(t *testing.T) {
 	lb := TaskLeaderboard{Task: floor.TaskEOT}
-	lb.AddPaired("a", "b",
-		score.Difference{Delta: 0.25, CI: score.Interval{Lo: 0.2, Hi: 0.3}, P: 0.00002},
-		score.Difference{Delta: -0.0002, CI: score.Interval{Lo: -0.0004, Hi: 0.0001}, P: 0.5})
+	lb.AddPaired(score.PairedComparison{A: "a", B: "b",
+		Recall: score.Difference{Delta: 0.25, CI: score.Interval{Lo: 0.2, Hi: 0.3}, P: 0.00002},
+		FPRate: score.Difference{Delta: -0.0002, CI: score.Interval{Lo: -0.0004, Hi: 0.0001}, P: 0.5}}, nil)
 	for format, below := range map[string]string{"text": "< 0.0001", "md": "< 0.0001", "latex": "$<$ 0.0001"} {
 		var b bytes.Buffer
 		if err := lb.PairedTable().Write(&b, format); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
@@ -19,21 +20,47 @@ const (
 
 // StandingRow is the JSON shape of one system on a task's leaderboard.
 type StandingRow struct {
-	Rank        *int         `json:"rank"` // null when out of budget
-	System      string       `json:"system"`
-	Status      string       `json:"status"`
-	Theta       Num          `json:"theta"`
-	NCandidates int          `json:"n_candidates"`
-	Dev         *TaskMetrics `json:"dev"`
-	Test        *TaskMetrics `json:"test"`
+	Rank   *int   `json:"rank"` // null when out of budget
+	System string `json:"system"`
+	Status string `json:"status"` // under the leaderboard's negative window
+	// InBudgetByWindow is the budget rule under each negative window at
+	// the system's operating point; BlindSpot marks a system in budget
+	// under span and not under anchored (docs/protocol.md#negative-window).
+	InBudgetByWindow WindowBudgets `json:"in_budget_by_window"`
+	BlindSpot        bool          `json:"blind_spot"`
+	Theta            Num           `json:"theta"`
+	NCandidates      int           `json:"n_candidates"`
+	Dev              *TaskMetrics  `json:"dev"`
+	Test             *TaskMetrics  `json:"test"`
 }
 
-// PairedRow is the JSON shape of a paired comparison of two systems.
+// WindowBudgets is the JSON shape of score.WindowBudgets.
+type WindowBudgets struct {
+	Span     bool `json:"span"`
+	Anchored bool `json:"anchored"`
+}
+
+// NewWindowBudgets converts score.WindowBudgets to its JSON shape.
+func NewWindowBudgets(b score.WindowBudgets) WindowBudgets { return WindowBudgets{b.Span, b.Anchored} }
+
+// BlindSpot reports in budget under span and not under anchored.
+func (b WindowBudgets) BlindSpot() bool { return b.Span && !b.Anchored }
+
+// PairedRow is the JSON shape of a paired comparison of two systems:
+// recall, fp_rate and recall within each latency budget.
 type PairedRow struct {
-	A      string     `json:"a"`
-	B      string     `json:"b"`
-	Recall Difference `json:"recall"`
-	FPRate Difference `json:"fp_rate"`
+	A            string             `json:"a"`
+	B            string             `json:"b"`
+	Recall       Difference         `json:"recall"`
+	RecallWithin []BudgetDifference `json:"recall_within_ms,omitempty"`
+	FPRate       Difference         `json:"fp_rate"`
+}
+
+// BudgetDifference is the paired difference of recall within one
+// latency budget.
+type BudgetDifference struct {
+	BudgetMS int `json:"budget_ms"`
+	Difference
 }
 
 // Difference is the JSON shape of score.Difference.
@@ -43,19 +70,23 @@ type Difference struct {
 	P     Num    `json:"p"`
 }
 
-// TaskLeaderboard is one task's leaderboard with its paired comparisons.
+// TaskLeaderboard is one task's leaderboard with its paired comparisons,
+// ranked under NegativeWindow, reporting recall within LatencyBudgetsMS.
 type TaskLeaderboard struct {
-	Task   floor.Task    `json:"task"`
-	Rows   []StandingRow `json:"rows"`
-	Paired []PairedRow   `json:"paired,omitempty"`
+	Task             floor.Task           `json:"task"`
+	NegativeWindow   score.NegativeWindow `json:"negative_window"`
+	LatencyBudgetsMS []int                `json:"latency_budgets_ms"`
+	Rows             []StandingRow        `json:"rows"`
+	Paired           []PairedRow          `json:"paired,omitempty"`
 }
 
 // NewTaskLeaderboard builds the JSON shape of a ranking: its standings,
 // their test intervals when present, and its paired comparisons.
 func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
-	lb := TaskLeaderboard{Task: task}
+	lb := TaskLeaderboard{Task: task, NegativeWindow: r.NegativeWindow, LatencyBudgetsMS: r.LatencyBudgetsMS}
 	for _, s := range r.Standings {
-		row := StandingRow{System: s.System, Theta: Num(math.NaN()), NCandidates: s.Candidates}
+		row := StandingRow{System: s.System, Theta: Num(math.NaN()), NCandidates: s.Candidates,
+			InBudgetByWindow: NewWindowBudgets(s.InBudgetUnder), BlindSpot: s.InBudgetUnder.BlindSpot()}
 		switch {
 		case s.InBudget:
 			rank := s.Rank
@@ -69,7 +100,9 @@ func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
 		}
 		if s.HasOperatingPoint {
 			row.Theta = Num(s.Theta)
-			dev, test := Metrics(s.Dev), Metrics(s.Test)
+			// Stored evaluations keep no dev latencies to read recall
+			// within a budget from: the leaderboard reports it on test.
+			dev, test := Metrics(s.Dev, nil), Metrics(s.Test, r.LatencyBudgetsMS)
 			if ci, ok := r.CIs[s.System]; ok {
 				test = test.WithCI(ci)
 			}
@@ -78,59 +111,116 @@ func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
 		lb.Rows = append(lb.Rows, row)
 	}
 	for _, p := range r.Paired {
-		lb.AddPaired(p.A, p.B, p.Recall, p.FPRate)
+		lb.AddPaired(p, r.LatencyBudgetsMS)
 	}
 	return lb
 }
 
-// AddPaired records a paired comparison of systems a and b.
-func (lb *TaskLeaderboard) AddPaired(a, b string, recall, fpRate score.Difference) {
-	conv := func(d score.Difference) Difference {
-		return Difference{Num(d.Delta), [2]Num{Num(d.CI.Lo), Num(d.CI.Hi)}, Num(d.P)}
+// AddPaired records a paired comparison; budgetsMS name its recall
+// within differences in order.
+func (lb *TaskLeaderboard) AddPaired(p score.PairedComparison, budgetsMS []int) {
+	row := PairedRow{A: p.A, B: p.B, Recall: NewDifference(p.Recall), FPRate: NewDifference(p.FPRate)}
+	for i, d := range p.RecallWithin {
+		row.RecallWithin = append(row.RecallWithin, BudgetDifference{budgetsMS[i], NewDifference(d)})
 	}
-	lb.Paired = append(lb.Paired, PairedRow{a, b, conv(recall), conv(fpRate)})
+	lb.Paired = append(lb.Paired, row)
+}
+
+// NewDifference converts score.Difference to its JSON shape.
+func NewDifference(d score.Difference) Difference {
+	return Difference{Num(d.Delta), [2]Num{Num(d.CI.Lo), Num(d.CI.Hi)}, Num(d.P)}
 }
 
 // Table renders the leaderboard for people: in-budget systems by rank,
-// out-of-budget ones below, marked.
+// out-of-budget ones below, marked; test fp_rate under both negative
+// windows, a system in the blind spot marked in its status.
 func (lb *TaskLeaderboard) Table() *Table {
 	t := &Table{
-		Title:  fmt.Sprintf("%s leaderboard", taskName(lb.Task)),
-		Header: []string{"rank", "system", "θ", "dev recall", "dev fp", "test recall", "test fp", "test lat p50 ms", "status"},
+		Title: lb.Title(""),
+		Header: []string{"rank", "system", "θ", "dev recall", "dev fp", "test recall", RecallWithinHeader(lb.LatencyBudgetsMS),
+			"test fp span", "test fp anchored", "test lat p50 ms", "status"},
 		Labels: 2,
 	}
+	blind := false
 	for _, r := range lb.Rows {
 		rank := "—"
 		if r.Rank != nil {
 			rank = fmt.Sprint(*r.Rank)
 		}
-		cells := []string{rank, r.System, "—", "—", "—", "—", "—", "—", r.Status}
+		status := r.Status
+		if r.BlindSpot {
+			status += BlindSpotMark
+			blind = true
+		}
+		cells := []string{rank, r.System, "—", "—", "—", "—", "—", "—", "—", "—", status}
 		if r.Test != nil {
 			if !math.IsNaN(float64(r.Theta)) { // a submission has no threshold
 				cells[2] = Fixed(float64(r.Theta), 4)
 			}
 			cells[3], cells[4] = Rate(float64(r.Dev.Recall)), Rate(float64(r.Dev.FPRate))
-			cells[5], cells[6] = withCI(r.Test.Recall, r.Test.CI95, true), withCI(r.Test.FPRate, r.Test.CI95, false)
-			cells[7] = Fixed(float64(r.Test.LatencyMS.P50), 0)
+			cells[5], cells[6] = withCI(r.Test.Recall, r.Test.CI95, true), r.Test.RecallWithinMS.Cell()
+			cells[7], cells[8] = r.Test.FPRateByWindow.Span.Cell(), r.Test.FPRateByWindow.Anchored.Cell()
+			cells[9] = Fixed(float64(r.Test.LatencyMS.P50), 0)
 		}
 		t.Rows = append(t.Rows, cells)
+	}
+	if blind {
+		t.Caption = BlindSpotCaption
 	}
 	return t
 }
 
-// PairedTable renders the paired comparisons.
+// Title names the leaderboard, its corpus when given and the negative
+// window it ranks under.
+func (lb *TaskLeaderboard) Title(corpus string) string {
+	on := ""
+	if corpus != "" {
+		on = " on " + corpus
+	}
+	return fmt.Sprintf("%s leaderboard%s (negative window: %s)", taskName(lb.Task), on, lb.NegativeWindow)
+}
+
+// BlindSpotMark follows the status of a system in the blind spot, and
+// BlindSpotCaption says what it means under a table that shows it.
+const (
+	BlindSpotMark    = " · blind spot"
+	BlindSpotCaption = "blind spot: in budget under the span negative window, not under the anchored one: its false alarms fall just after negative spans end, where the papers' rule does not look"
+)
+
+// Cell formats the rate with its interval when it has one.
+func (r WindowRate) Cell() string {
+	if r.CI95 == nil {
+		return Rate(float64(r.FPRate))
+	}
+	return RateWithCI(float64(r.FPRate), score.Interval{Lo: float64(r.CI95[0]), Hi: float64(r.CI95[1])})
+}
+
+// PairedTable renders the paired comparisons; recall within each latency
+// budget shows its differences in one cell (their intervals are in the
+// JSON).
 func (lb *TaskLeaderboard) PairedTable() *Table {
 	t := &Table{
 		Title:  fmt.Sprintf("%s paired comparisons (A − B, test, same resamples)", taskName(lb.Task)),
-		Header: []string{"A", "B", "Δ recall", "95% CI", "p", "Δ fp_rate", "95% CI", "p"},
+		Header: []string{"A", "B", "Δ recall", "95% CI", "p", "Δ " + RecallWithinHeader(lb.LatencyBudgetsMS), "Δ fp_rate", "95% CI", "p"},
 		Labels: 2,
 	}
 	for _, p := range lb.Paired {
+		within := make([]string, len(p.RecallWithin))
+		for i, d := range p.RecallWithin {
+			within[i] = signed(d.Delta)
+		}
 		t.Rows = append(t.Rows, []string{p.A, p.B,
-			signed(p.Recall.Delta), interval(p.Recall.CI95), pValue(p.Recall.P),
+			signed(p.Recall.Delta), interval(p.Recall.CI95), pValue(p.Recall.P), orUndefined(strings.Join(within, "/")),
 			signed(p.FPRate.Delta), interval(p.FPRate.CI95), pValue(p.FPRate.P)})
 	}
 	return t
+}
+
+func orUndefined(s string) string {
+	if s == "" {
+		return Undefined
+	}
+	return s
 }
 
 func withCI(v Num, ci *CI95, recall bool) string {
@@ -164,12 +254,22 @@ func taskName(t floor.Task) string {
 
 // CSVHeader and CSVRows give the leaderboard as plain numeric columns for
 // spreadsheets and scripts: full precision, intervals in columns of their
-// own, empty cells where a value is undefined.
-var CSVHeader = []string{"task", "rank", "system", "status", "theta", "dev_recall", "dev_fp_rate",
-	"test_recall", "test_recall_lo", "test_recall_hi", "test_fp_rate", "test_fp_rate_lo", "test_fp_rate_hi",
-	"test_latency_p50_ms", "test_tp", "test_fn", "test_fp", "test_tn"}
+// own, empty cells where a value is undefined. The recall within each
+// latency budget follows test recall, one column a budget.
+func CSVHeader(budgetsMS []int) []string {
+	h := []string{"task", "rank", "system", "status", "blind_spot", "theta", "dev_recall", "dev_fp_rate",
+		"test_recall", "test_recall_lo", "test_recall_hi"}
+	for _, ms := range budgetsMS {
+		h = append(h, fmt.Sprintf("test_recall_within_%d_ms", ms))
+	}
+	return append(h, "test_fp_rate", "test_fp_rate_lo", "test_fp_rate_hi",
+		"test_fp_rate_span", "test_fp_rate_span_lo", "test_fp_rate_span_hi",
+		"test_fp_rate_anchored", "test_fp_rate_anchored_lo", "test_fp_rate_anchored_hi",
+		"test_latency_p50_ms", "test_tp", "test_fn", "test_fp", "test_tn")
+}
 
-// CSVRows returns one row per system in leaderboard order.
+// CSVRows returns one row per system in leaderboard order, in the columns
+// of CSVHeader(lb.LatencyBudgetsMS).
 func (lb *TaskLeaderboard) CSVRows() [][]string {
 	num := func(v Num) string {
 		if f := float64(v); !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -177,25 +277,38 @@ func (lb *TaskLeaderboard) CSVRows() [][]string {
 		}
 		return ""
 	}
+	undefined := Num(math.NaN())
+	pair := func(iv *[2]Num) []string {
+		if iv == nil {
+			return []string{"", ""}
+		}
+		return []string{num(iv[0]), num(iv[1])}
+	}
+	width := len(CSVHeader(lb.LatencyBudgetsMS))
 	var rows [][]string
 	for _, r := range lb.Rows {
 		rank := ""
 		if r.Rank != nil {
 			rank = fmt.Sprint(*r.Rank)
 		}
-		row := []string{string(lb.Task), rank, r.System, r.Status, num(r.Theta)}
+		row := []string{string(lb.Task), rank, r.System, r.Status, strconv.FormatBool(r.BlindSpot), num(r.Theta)}
 		if r.Test == nil {
-			rows = append(rows, append(row, make([]string, len(CSVHeader)-len(row))...))
+			rows = append(rows, append(row, make([]string, width-len(row))...))
 			continue
 		}
-		undefined := Num(math.NaN())
 		recallCI, fpCI := [2]Num{undefined, undefined}, [2]Num{undefined, undefined}
 		if r.Test.CI95 != nil {
 			recallCI, fpCI = r.Test.CI95.Recall, r.Test.CI95.FPRate
 		}
-		row = append(row, num(r.Dev.Recall), num(r.Dev.FPRate),
-			num(r.Test.Recall), num(recallCI[0]), num(recallCI[1]), num(r.Test.FPRate), num(fpCI[0]), num(fpCI[1]),
-			num(r.Test.LatencyMS.P50), fmt.Sprint(r.Test.TP), fmt.Sprint(r.Test.FN), fmt.Sprint(r.Test.FP), fmt.Sprint(r.Test.TN))
+		row = append(row, num(r.Dev.Recall), num(r.Dev.FPRate), num(r.Test.Recall), num(recallCI[0]), num(recallCI[1]))
+		for _, ms := range lb.LatencyBudgetsMS {
+			row = append(row, num(Num(r.Test.RecallWithinMS.At(ms))))
+		}
+		row = append(row, num(r.Test.FPRate), num(fpCI[0]), num(fpCI[1]))
+		for _, w := range []WindowRate{r.Test.FPRateByWindow.Span, r.Test.FPRateByWindow.Anchored} {
+			row = append(append(row, num(w.FPRate)), pair(w.CI95)...)
+		}
+		row = append(row, num(r.Test.LatencyMS.P50), fmt.Sprint(r.Test.TP), fmt.Sprint(r.Test.FN), fmt.Sprint(r.Test.FP), fmt.Sprint(r.Test.TN))
 		rows = append(rows, row)
 	}
 	return rows

@@ -36,10 +36,20 @@ func NewResamples(n, b int, seed uint64) *Resamples {
 // per conversation, in the order the resamples were drawn for), recomputed
 // from the summed counts.
 func (r *Resamples) Rates(perConv []Counts) (recall, fpRate []float64) {
-	recall = make([]float64, r.B)
-	fpRate = make([]float64, r.B)
+	rates := r.rates(perConv)
+	return rates[0], rates[1]
+}
+
+// rates returns, for every resample of perConv, recall, fp_rate, and
+// fp_rate under the span and the anchored window, in one pass.
+func (r *Resamples) rates(perConv []Counts) [4][]float64 {
+	var out [4][]float64
+	for k := range out {
+		out[k] = make([]float64, r.B)
+	}
 	for i := 0; i < r.B; i++ {
 		var tp, fn, fp, tn int
+		var span, anchored NegativeCounts
 		for j, m := range r.mult[i*r.N : (i+1)*r.N] {
 			if m == 0 {
 				continue
@@ -50,11 +60,15 @@ func (r *Resamples) Rates(perConv []Counts) (recall, fpRate []float64) {
 			fn += w * c.FN
 			fp += w * c.FP
 			tn += w * c.TN
+			span.FP += w * c.Windows.Span.FP
+			span.TN += w * c.Windows.Span.TN
+			anchored.FP += w * c.Windows.Anchored.FP
+			anchored.TN += w * c.Windows.Anchored.TN
 		}
-		recall[i] = ratio(tp, tp+fn)
-		fpRate[i] = ratio(fp, fp+tn)
+		out[0][i], out[1][i] = ratio(tp, tp+fn), ratio(fp, fp+tn)
+		out[2][i], out[3][i] = span.FPRate(), anchored.FPRate()
 	}
-	return recall, fpRate
+	return out
 }
 
 // Interval is a confidence interval; NaN bounds when undefined.
@@ -77,16 +91,30 @@ func CI95(values []float64) Interval {
 	return Interval{Percentile(finite, 2.5), Percentile(finite, 97.5)}
 }
 
-// RateCIs are the bootstrap intervals of one task's recall and fp_rate.
+// RateCIs are the bootstrap intervals of one task's recall and fp_rate,
+// and of its fp_rate under each negative window.
 type RateCIs struct {
-	Recall Interval
-	FPRate Interval
+	Recall  Interval
+	FPRate  Interval
+	Windows WindowIntervals
 }
 
-// CIs bootstraps perConv's recall and fp_rate.
+// WindowIntervals are fp_rate intervals under each negative window.
+type WindowIntervals struct{ Span, Anchored Interval }
+
+// Under returns the interval under w.
+func (w WindowIntervals) Under(nw NegativeWindow) Interval {
+	if nw == AnchoredWindow {
+		return w.Anchored
+	}
+	return w.Span
+}
+
+// CIs bootstraps perConv's recall and fp_rate, and its fp_rate under
+// each negative window.
 func (r *Resamples) CIs(perConv []Counts) RateCIs {
-	recall, fp := r.Rates(perConv)
-	return RateCIs{CI95(recall), CI95(fp)}
+	rates := r.rates(perConv)
+	return RateCIs{CI95(rates[0]), CI95(rates[1]), WindowIntervals{CI95(rates[2]), CI95(rates[3])}}
 }
 
 // Difference is a paired comparison of one rate between systems A and B.
@@ -106,6 +134,15 @@ func (r *Resamples) Paired(a, b []Counts) (recall, fpRate Difference) {
 	recall = difference(ra, rb, sa.Recall()-sb.Recall())
 	fpRate = difference(fa, fb, sa.FPRate()-sb.FPRate())
 	return recall, fpRate
+}
+
+// PairedWithin compares the recall within a latency budget of systems a
+// and b (docs/protocol.md#recall-within-a-latency-budget) on the same
+// resamples.
+func (r *Resamples) PairedWithin(a, b []Counts, budgetMS int) Difference {
+	within := func(c Counts) Counts { return c.WithinLatency(budgetMS) }
+	recall, _ := r.Paired(MapCounts(a, within), MapCounts(b, within))
+	return recall
 }
 
 func difference(a, b []float64, delta float64) Difference {

@@ -7,10 +7,12 @@ import (
 
 // Counts are the outcome of scoring one task: matched positives (TP, with
 // their latencies in ms), missed positives (FN), negative spans that fired
-// (FP) and that did not (TN).
+// (FP) and that did not (TN) under the negative window scored with, and
+// the negative spans' counts under every negative window.
 type Counts struct {
 	TP, FN, FP, TN int
 	LatenciesMS    []float64
+	Windows        WindowCounts
 }
 
 // Add accumulates o into c: aggregates sum counts and pool latencies, never
@@ -21,6 +23,51 @@ func (c *Counts) Add(o Counts) {
 	c.FP += o.FP
 	c.TN += o.TN
 	c.LatenciesMS = append(c.LatenciesMS, o.LatenciesMS...)
+	c.Windows.add(o.Windows)
+}
+
+// UnderWindow returns c with FP and TN those of negative window w, so
+// that every rate, interval and comparison of Counts reads that window.
+func (c Counts) UnderWindow(w NegativeWindow) Counts {
+	n := c.Windows.Under(w)
+	c.FP, c.TN = n.FP, n.TN
+	return c
+}
+
+// WithinLatency returns c counting as TP only the matches whose latency
+// is at most budgetMS (docs/protocol.md#recall-within-a-latency-budget):
+// a later match becomes an FN, and only the kept latencies remain.
+func (c Counts) WithinLatency(budgetMS int) Counts {
+	kept := make([]float64, 0, len(c.LatenciesMS))
+	for _, l := range c.LatenciesMS {
+		if l <= float64(budgetMS) {
+			kept = append(kept, l)
+		}
+	}
+	c.FN += c.TP - len(kept)
+	c.TP, c.LatenciesMS = len(kept), kept
+	return c
+}
+
+// RecallWithin is the recall of WithinLatency(budgetMS).
+func (c Counts) RecallWithin(budgetMS int) float64 {
+	n := 0
+	for _, l := range c.LatenciesMS {
+		if l <= float64(budgetMS) {
+			n++
+		}
+	}
+	return ratio(n, c.TP+c.FN)
+}
+
+// MapCounts applies f to every element of perConv: the per-conversation
+// counts of a view (a window, a latency budget) to bootstrap or compare.
+func MapCounts(perConv []Counts, f func(Counts) Counts) []Counts {
+	out := make([]Counts, len(perConv))
+	for i, c := range perConv {
+		out[i] = f(c)
+	}
+	return out
 }
 
 // Recall is TP/(TP+FN), NaN when there are no positives.

@@ -38,8 +38,8 @@ func ScoreSubmission(gold *floor.GoldSet, sub *Submission, p Params) ([]Conversa
 		c := byID[g.ID]
 		out[i] = ConversationCounts{
 			ID:  g.ID,
-			EOT: ScoreTask(&g.EOT, c.Task(floor.TaskEOT), p.TauPre, p.TauMax),
-			INT: ScoreTask(&g.INT, c.Task(floor.TaskINT), p.TauPre, p.TauMax),
+			EOT: ScoreTask(&g.EOT, c.Task(floor.TaskEOT), p),
+			INT: ScoreTask(&g.INT, c.Task(floor.TaskINT), p),
 		}
 	}
 	return out, nil
@@ -108,7 +108,11 @@ type TaskEvaluation struct {
 	Dev        Counts
 	Test       Counts
 	TestByConv []Counts // in test gold order
-	InBudget   bool
+	// InBudget is the budget rule under the configured negative window;
+	// InBudgetUnder is the rule under each window at the same operating
+	// point.
+	InBudget      bool
+	InBudgetUnder WindowBudgets
 	// DevCurve is the dev sweep's operating curve, one point a candidate.
 	DevCurve []CurvePoint
 	// With TaskInput.Explain: the committed test predictions by
@@ -135,6 +139,31 @@ func (p Params) InBudget(e *TaskEvaluation) bool {
 	devOK := e.Frozen != nil || e.Dev.FPRate() <= p.FPBudgetDev
 	fp := e.Test.FPRate()
 	return devOK && (math.IsNaN(fp) || fp <= p.FPBudgetTest)
+}
+
+// WindowBudgets are the budget rule's verdicts under each negative window.
+type WindowBudgets struct{ Span, Anchored bool }
+
+// BlindSpot reports an operating point in budget under the span window
+// and not under the anchored one: a system whose false alarms fall just
+// after negative spans end, where the papers' rule does not look
+// (docs/protocol.md#negative-window).
+func (b WindowBudgets) BlindSpot() bool { return b.Span && !b.Anchored }
+
+// InBudgetUnder applies the budget rule to e's dev and test counts under
+// each negative window.
+func (p Params) InBudgetUnder(e *TaskEvaluation) WindowBudgets {
+	under := func(w NegativeWindow) bool {
+		v := *e
+		v.Dev, v.Test = e.Dev.UnderWindow(w), e.Test.UnderWindow(w)
+		return p.InBudget(&v)
+	}
+	return WindowBudgets{Span: under(SpanWindow), Anchored: under(AnchoredWindow)}
+}
+
+// setBudgets sets InBudget and InBudgetUnder.
+func (e *TaskEvaluation) setBudgets(p Params) {
+	e.InBudget, e.InBudgetUnder = p.InBudget(e), p.InBudgetUnder(e)
 }
 
 // DevSweep is a dev split swept over its candidate thresholds
@@ -187,27 +216,75 @@ func (s *DevSweep) Curve() []CurvePoint {
 	return out
 }
 
+// Under returns the sweep as it reads under negative window w: every
+// row's counts under w and the operating point within budget under w.
+func (s *DevSweep) Under(w NegativeWindow, budget float64) *DevSweep {
+	out := &DevSweep{Rows: make([]SweepRow, len(s.Rows)), OP: -1}
+	for i, r := range s.Rows {
+		out.Rows[i] = SweepRow{r.Theta, r.Counts.UnderWindow(w), r.Backchannel.UnderWindow(w)}
+	}
+	if op, ok := OperatingPoint(out.Rows, budget); ok {
+		out.OP = op
+	}
+	return out
+}
+
 // EvaluateTask runs docs/protocol.md#sweep-and-operating-point for one
 // system on one task: the dev sweep and its operating point (or the frozen
 // threshold), test committed at that threshold and scored, and the budget
 // rule. Without dev probabilities or a frozen threshold the task has no
 // operating point.
 func EvaluateTask(in TaskInput, p Params) (*TaskEvaluation, error) {
+	out, err := evaluateTask(in, p, []NegativeWindow{p.NegativeWindow})
+	if err != nil {
+		return nil, err
+	}
+	return out[0], nil
+}
+
+// EvaluateTaskWindows is EvaluateTask under each negative window, in
+// NegativeWindows order, on one shared dev sweep: each window picks its
+// own operating point and budget verdict.
+func EvaluateTaskWindows(in TaskInput, p Params) ([]*TaskEvaluation, error) {
+	return evaluateTask(in, p, NegativeWindows)
+}
+
+func evaluateTask(in TaskInput, p Params, windows []NegativeWindow) ([]*TaskEvaluation, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	var sweep *DevSweep
+	if in.Frozen == nil && in.Dev != nil {
+		if in.Dev.Task != in.Test.Task {
+			return nil, fmt.Errorf("dev probabilities are for %s, test ones for %s", in.Dev.Task, in.Test.Task)
+		}
+		var err error
+		if sweep, err = SweepDev(in.DevGold, in.Dev, p); err != nil {
+			return nil, fmt.Errorf("dev: %w", err)
+		}
+	}
+	var out []*TaskEvaluation
+	for _, w := range windows {
+		pw := p
+		pw.NegativeWindow = w
+		e, err := evaluateAt(in, pw, sweep)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// evaluateAt finishes an evaluation under p's negative window: the
+// operating point of sweep (or the frozen threshold), test at it, budgets.
+func evaluateAt(in TaskInput, p Params, sweep *DevSweep) (*TaskEvaluation, error) {
 	e := &TaskEvaluation{System: in.System, Task: in.Test.Task}
 	switch {
 	case in.Frozen != nil:
 		e.Frozen, e.Theta = in.Frozen, in.Frozen.Theta
-	case in.Dev != nil:
-		if in.Dev.Task != in.Test.Task {
-			return nil, fmt.Errorf("dev probabilities are for %s, test ones for %s", in.Dev.Task, in.Test.Task)
-		}
-		s, err := SweepDev(in.DevGold, in.Dev, p)
-		if err != nil {
-			return nil, fmt.Errorf("dev: %w", err)
-		}
+	case sweep != nil:
+		s := sweep.Under(p.NegativeWindow, p.FPBudgetDev)
 		e.Candidates, e.DevCurve = len(s.Rows), s.Curve()
 		if s.OP < 0 {
 			return e, nil
@@ -220,7 +297,7 @@ func EvaluateTask(in TaskInput, p Params) (*TaskEvaluation, error) {
 	if err := e.scoreTest(in.TestGold, in.Test, e.Theta, p, in.Explain); err != nil {
 		return nil, fmt.Errorf("test: %w", err)
 	}
-	e.InBudget = p.InBudget(e)
+	e.setBudgets(p)
 	return e, nil
 }
 
@@ -236,7 +313,7 @@ func (e *TaskEvaluation) scoreTest(gold *floor.GoldSet, probs *ProbsFile, theta 
 	for i := range gold.Conversations {
 		g := &gold.Conversations[i]
 		tg := g.Task(probs.Task)
-		m := NewMatcher(tg, p.TauPre, p.TauMax)
+		m := NewMatcher(tg, p)
 		if !explain {
 			e.TestByConv[i] = m.Score(committed[g.ID])
 			continue
@@ -296,7 +373,7 @@ func EvaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, t
 			e.TestByConv = append(e.TestByConv, *testRows[i].Task(t))
 		}
 		e.Dev, e.Test = Sum(devByConv), Sum(e.TestByConv)
-		e.InBudget = p.InBudget(e)
+		e.setBudgets(p)
 	}
 	return out, nil
 }

@@ -75,19 +75,29 @@ type Ranking struct {
 	Standings []Standing
 	CIs       map[string]RateCIs // by system; empty without a bootstrap
 	Paired    []PairedComparison // in standings order
+	// NegativeWindow is the window the standings are ranked under;
+	// LatencyBudgetsMS are the budgets of recall within a latency budget
+	// the standings report and the comparisons compare.
+	NegativeWindow   NegativeWindow
+	LatencyBudgetsMS []int
 }
 
-// PairedComparison is system A minus system B on the same resamples.
+// PairedComparison is system A minus system B on the same resamples:
+// recall, fp_rate, and recall within each latency budget (in the
+// ranking's budget order).
 type PairedComparison struct {
 	A, B           string
 	Recall, FPRate Difference
+	RecallWithin   []Difference
 }
 
 // Rank orders evaluations of one task with Leaderboard and, with
 // resamples > 0, draws the resamples (seeded by seed) of the test
-// conversations the evaluations share and compares the systems on them.
-func Rank(evals []*TaskEvaluation, resamples int, seed uint64) Ranking {
-	r := Ranking{Standings: Leaderboard(evals), CIs: map[string]RateCIs{}}
+// conversations the evaluations share and compares the systems on them,
+// recall within each of p's latency budgets included.
+func Rank(evals []*TaskEvaluation, p Params, resamples int, seed uint64) Ranking {
+	r := Ranking{Standings: Leaderboard(evals), CIs: map[string]RateCIs{},
+		NegativeWindow: p.NegativeWindow, LatencyBudgetsMS: p.LatencyBudgetsMS}
 	if resamples <= 0 {
 		return r
 	}
@@ -103,8 +113,12 @@ func Rank(evals []*TaskEvaluation, resamples int, seed uint64) Ranking {
 	for i, a := range r.Standings {
 		for _, b := range r.Standings[i+1:] {
 			if a.HasOperatingPoint && b.HasOperatingPoint {
-				recall, fp := rs.Paired(a.TestByConv, b.TestByConv)
-				r.Paired = append(r.Paired, PairedComparison{a.System, b.System, recall, fp})
+				c := PairedComparison{A: a.System, B: b.System}
+				c.Recall, c.FPRate = rs.Paired(a.TestByConv, b.TestByConv)
+				for _, ms := range p.LatencyBudgetsMS {
+					c.RecallWithin = append(c.RecallWithin, rs.PairedWithin(a.TestByConv, b.TestByConv, ms))
+				}
+				r.Paired = append(r.Paired, c)
 			}
 		}
 	}

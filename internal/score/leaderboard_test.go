@@ -27,3 +27,30 @@ func TestLeaderboardOrder(t *testing.T) {
 		}
 	}
 }
+
+// Rank compares recall within each latency budget on the same resamples:
+// two systems with the same recall, one of them slower, differ within
+// 500 ms and not within 1000 ms.
+func TestRankComparesRecallWithinBudgets(t *testing.T) {
+	conv := func(latencies ...float64) Counts { return Counts{TP: len(latencies), FN: 1, LatenciesMS: latencies} }
+	fast := &TaskEvaluation{System: "fast", HasOperatingPoint: true, InBudget: true,
+		TestByConv: []Counts{conv(100, 200), conv(300), conv(150, 120), conv(400)}}
+	slow := &TaskEvaluation{System: "slow", HasOperatingPoint: true, InBudget: true,
+		TestByConv: []Counts{conv(900, 800), conv(700), conv(950, 600), conv(750)}}
+	for _, e := range []*TaskEvaluation{fast, slow} {
+		e.Test = Sum(e.TestByConv)
+	}
+	p := DefaultParams()
+	p.LatencyBudgetsMS = []int{500, 1000}
+	r := Rank([]*TaskEvaluation{slow, fast}, p, 200, 1)
+	if len(r.Paired) != 1 || r.Paired[0].A != "fast" || len(r.Paired[0].RecallWithin) != 2 {
+		t.Fatalf("paired %+v", r.Paired)
+	}
+	c := r.Paired[0]
+	if c.Recall.Delta != 0 || c.RecallWithin[0].Delta != 6.0/10 || c.RecallWithin[1].Delta != 0 {
+		t.Errorf("recall Δ %v, within 500 Δ %v, within 1000 Δ %v; want 0, 0.6, 0", c.Recall.Delta, c.RecallWithin[0].Delta, c.RecallWithin[1].Delta)
+	}
+	if c.RecallWithin[0].CI.Lo <= 0 {
+		t.Errorf("within 500 ms CI %+v should exclude 0", c.RecallWithin[0].CI)
+	}
+}

@@ -46,11 +46,12 @@ type window struct {
 	index              int
 }
 
-// negative is a negative span's FP search window [start - tau_pre, end];
+// negative is a negative span's FP search window [start - tau_pre, end]
+// and the anchored window's end, reach = max(end, span start + tau_max);
 // index is the span's position in the gold's Negatives.
 type negative struct {
-	start, end float64
-	index      int
+	start, end, reach float64
+	index             int
 }
 
 // speakerGold is one speaker's share of a task's gold, prepared for matching.
@@ -66,13 +67,17 @@ type speakerGold struct {
 // predictions is what makes threshold sweeps fast.
 type Matcher struct {
 	speakers []speakerGold // index speaker-1
+	window   NegativeWindow
 	// scratch, reused across Score calls
 	kept    []float64
 	claimed []bool
 }
 
-// NewMatcher prepares g for matching with windows tauPre and tauMax.
-func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
+// NewMatcher prepares g for matching with p's windows: tau_pre and
+// tau_max around anchors and spans, and its negative window for FP and TN
+// (the counts under every window are kept too).
+func NewMatcher(g *floor.TaskGold, p Params) *Matcher {
+	tauPre, tauMax := p.TauPre, p.TauMax
 	n := 0
 	for _, a := range g.Positives {
 		n = max(n, a.Speaker)
@@ -80,7 +85,7 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 	for _, s := range g.Negatives {
 		n = max(n, s.Speaker)
 	}
-	m := &Matcher{speakers: make([]speakerGold, n)}
+	m := &Matcher{speakers: make([]speakerGold, n), window: p.NegativeWindow}
 	// Matching step 2: positives in time order (a stable sort, as TurnBench's).
 	order := make([]int, len(g.Positives))
 	for i := range order {
@@ -123,7 +128,7 @@ func NewMatcher(g *floor.TaskGold, tauPre, tauMax float64) *Matcher {
 	}
 	for i, s := range g.Negatives {
 		sg := &m.speakers[s.Speaker-1]
-		sg.negatives = append(sg.negatives, negative{s.Start - tauPre, s.End, i})
+		sg.negatives = append(sg.negatives, negative{s.Start - tauPre, s.End, AnchoredWindow.end(s.Start, s.End, tauMax), i})
 	}
 	for k := range m.speakers {
 		// Counts do not depend on span order; sorted spans let Score walk
@@ -232,34 +237,57 @@ func (m *Matcher) scoreSpeaker(sg *speakerGold, times []float64, c *Counts, o *O
 			c.FN++
 		}
 	}
-	// Matching step 3: a span is an FP when an unclaimed prediction outside every
-	// positive window lies in [start - tau_pre, end]; at most one per span.
-	// Spans are sorted by start, so again the first index only moves forward.
-	first = 0
+	m.scoreNegatives(sg, kept, claimed, c, o)
+}
+
+// scoreNegatives is matching step 3: a span is an FP when an unclaimed
+// prediction outside every positive window lies in its window, at most
+// one per span. The earliest such prediction up to the anchored window's
+// end decides both windows: it fires the anchored window, and the span
+// window when it lies within the span's end.
+func (m *Matcher) scoreNegatives(sg *speakerGold, kept []float64, claimed []bool, c *Counts, o *Outcomes) {
+	// Spans are sorted by start, so the first index only moves forward.
+	first := 0
 	for _, span := range sg.negatives {
 		for first < len(kept) && kept[first] < span.start {
 			first++
 		}
-		fired := false
-		for i := first; i < len(kept) && kept[i] <= span.end; i++ {
+		at := -1
+		for i := first; i < len(kept) && kept[i] <= span.reach; i++ {
 			if !claimed[i] && !sg.exempt.contains(kept[i]) {
-				fired = true
-				if o != nil {
-					o.Spans[span.index] = SpanOutcome{true, kept[i]}
-				}
+				at = i
 				break
 			}
 		}
+		anchored := at >= 0
+		spanFired := anchored && kept[at] <= span.end
+		tally(&c.Windows.Anchored, anchored)
+		tally(&c.Windows.Span, spanFired)
+		fired := spanFired
+		if m.window == AnchoredWindow {
+			fired = anchored
+		}
 		if fired {
 			c.FP++
+			if o != nil {
+				o.Spans[span.index] = SpanOutcome{true, kept[at]}
+			}
 		} else {
 			c.TN++
 		}
 	}
 }
 
+func tally(n *NegativeCounts, fired bool) {
+	if fired {
+		n.FP++
+	} else {
+		n.TN++
+	}
+}
+
 // ScoreTask scores one task of one conversation (a convenience over
 // NewMatcher(...).Score).
-func ScoreTask(g *floor.TaskGold, predictions [][]float64, tauPre, tauMax float64) Counts {
-	return NewMatcher(g, tauPre, tauMax).Score(predictions)
+func ScoreTask(g *floor.TaskGold, predictions [][]float64, p Params) Counts {
+	return NewMatcher(g, p).Score(predictions)
 }

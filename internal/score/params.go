@@ -1,8 +1,10 @@
 package score
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
@@ -16,7 +18,9 @@ import (
 //
 // 2: evaluations hold the dev operating curve and the timelines the
 // bundle's figures draw.
-const ProtocolVersion = 2
+// 3: the negative window is a parameter; evaluations hold fp_rate under
+// both windows and recall within each latency budget.
+const ProtocolVersion = 3
 
 // Params are the protocol constants of docs/protocol.md#constants, with the published
 // defaults from DefaultParams. Every result records the Params it used.
@@ -27,18 +31,56 @@ type Params struct {
 	FPBudgetTest float64 `json:"fp_budget_test"` // test fp_rate an in-budget system may have
 	Candidates   int     `json:"n_quantiles"`    // quantile levels of the candidate thresholds
 	Refractory   float64 `json:"refractory_s"`   // minimum time between committed edges
+	// NegativeWindow is where an unclaimed prediction fires a negative
+	// span (docs/protocol.md#negative-window): it decides fp_rate, the
+	// operating point and the budgets. Results give fp_rate under both.
+	NegativeWindow NegativeWindow `json:"negative_window"`
+	// LatencyBudgetsMS are the budgets L of recall within L
+	// (docs/protocol.md#recall-within-a-latency-budget), ascending.
+	LatencyBudgetsMS []int `json:"latency_budgets_ms"`
 }
+
+// DefaultLatencyBudgetsMS are the published latency budgets.
+var DefaultLatencyBudgetsMS = []int{250, 500, 1000}
+
+// MaxLatencyBudgets bounds how many latency budgets a result reports.
+const MaxLatencyBudgets = 16
 
 // DefaultParams returns the published protocol constants.
 func DefaultParams() Params {
 	return Params{
-		TauPre:       floor.DefaultTauPre,
-		TauMax:       floor.DefaultTauMax,
-		FPBudgetDev:  0.10,
-		FPBudgetTest: 0.15,
-		Candidates:   512,
-		Refractory:   2.0,
+		TauPre:           floor.DefaultTauPre,
+		TauMax:           floor.DefaultTauMax,
+		FPBudgetDev:      0.10,
+		FPBudgetTest:     0.15,
+		Candidates:       512,
+		Refractory:       2.0,
+		NegativeWindow:   SpanWindow,
+		LatencyBudgetsMS: slices.Clone(DefaultLatencyBudgetsMS),
 	}
+}
+
+// UnmarshalJSON reads Params; a negative_window or latency_budgets_ms
+// absent from the JSON (results, specs and workflow inputs written before
+// they existed) takes its default, which is what those results were
+// scored under.
+func (p *Params) UnmarshalJSON(data []byte) error {
+	type plain Params
+	q := plain{NegativeWindow: SpanWindow}
+	var present struct {
+		Budgets json.RawMessage `json:"latency_budgets_ms"`
+	}
+	if err := json.Unmarshal(data, &q); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &present); err != nil {
+		return err
+	}
+	if present.Budgets == nil {
+		q.LatencyBudgetsMS = slices.Clone(DefaultLatencyBudgetsMS)
+	}
+	*p = Params(q)
+	return nil
 }
 
 // Validate rejects parameters the protocol cannot run with.
@@ -54,5 +96,28 @@ func (p Params) Validate() error {
 	if p.Candidates < 1 {
 		return fmt.Errorf("protocol parameter n_quantiles must be >= 1, got %d", p.Candidates)
 	}
+	if _, err := ParseNegativeWindow(string(p.NegativeWindow)); err != nil {
+		return fmt.Errorf("protocol parameter negative_window: %w", err)
+	}
+	if err := CheckLatencyBudgets(p.LatencyBudgetsMS); err != nil {
+		return fmt.Errorf("protocol parameter latency_budgets_ms: %w", err)
+	}
 	return limits.Current().CheckQuantiles("protocol parameter n_quantiles", p.Candidates)
+}
+
+// CheckLatencyBudgets accepts at most MaxLatencyBudgets budgets, each
+// at least 0 ms, strictly ascending.
+func CheckLatencyBudgets(ms []int) error {
+	if len(ms) > MaxLatencyBudgets {
+		return fmt.Errorf("%d budgets, at most %d allowed", len(ms), MaxLatencyBudgets)
+	}
+	for i, v := range ms {
+		if v < 0 {
+			return fmt.Errorf("budget %d ms must be >= 0", v)
+		}
+		if i > 0 && v <= ms[i-1] {
+			return fmt.Errorf("budgets must be strictly ascending, got %d after %d", v, ms[i-1])
+		}
+	}
+	return nil
 }

@@ -52,7 +52,7 @@ func TestPerfectPredictorScoresRecallOneFPZero(t *testing.T) {
 		for _, a := range g.Positives {
 			preds[a.Speaker-1] = append(preds[a.Speaker-1], a.Time)
 		}
-		c := ScoreTask(&g, preds, tauPre, tauMax)
+		c := ScoreTask(&g, preds, paper)
 		if c.FN != 0 || c.FP != 0 || (len(g.Positives) > 0 && c.Recall() != 1) {
 			t.Fatalf("perfect predictor: %+v on %+v", c, g)
 		}
@@ -68,7 +68,7 @@ func TestSilentPredictorScoresZero(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	for range 200 {
 		g, _ := randomGold(rng, 1+rng.IntN(5))
-		c := ScoreTask(&g, nil, tauPre, tauMax)
+		c := ScoreTask(&g, nil, paper)
 		if c.TP != 0 || c.FP != 0 || c.FN != len(g.Positives) || c.TN != len(g.Negatives) {
 			t.Fatalf("silent predictor: %+v", c)
 		}
@@ -95,8 +95,8 @@ func TestCommonShiftShiftsEveryLatency(t *testing.T) {
 				shifted[k] = append(shifted[k], t+shift)
 			}
 		}
-		before := ScoreTask(&g, preds, tauPre, tauMax)
-		after := ScoreTask(&g, shifted, tauPre, tauMax)
+		before := ScoreTask(&g, preds, paper)
+		after := ScoreTask(&g, shifted, paper)
 		if before.TP != after.TP || before.TP != len(g.Positives) {
 			t.Fatalf("shift %v changed matches: %+v vs %+v", shift, before, after)
 		}
@@ -119,8 +119,8 @@ func TestAddingPredictionsNeverLowersRecall(t *testing.T) {
 		for k := range more {
 			more[k] = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(base[k]), extra[k]...))))
 		}
-		a := ScoreTask(&g, base, tauPre, tauMax)
-		b := ScoreTask(&g, more, tauPre, tauMax)
+		a := ScoreTask(&g, base, paper)
+		b := ScoreTask(&g, more, paper)
 		if b.TP < a.TP {
 			t.Fatalf("adding predictions lowered TP from %d to %d", a.TP, b.TP)
 		}

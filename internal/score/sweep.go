@@ -56,8 +56,8 @@ func sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params, ta
 		for ci := lo; ci < hi; ci++ {
 			g := &gold.Conversations[ci]
 			c := &convs[ci]
-			c.matcher = NewMatcher(g.Task(probs.Task), p.TauPre, p.TauMax)
-			c.backchannels = NewMatcher(&floor.TaskGold{Negatives: g.INT.Negatives, Excluded: g.INT.Excluded}, p.TauPre, p.TauMax)
+			c.matcher = NewMatcher(g.Task(probs.Task), p)
+			c.backchannels = NewMatcher(&floor.TaskGold{Negatives: g.INT.Negatives, Excluded: g.INT.Excluded}, p)
 			speakers := byID[g.ID].Speakers
 			for k, track := range speakers {
 				c.tracks = append(c.tracks, newEdgeTrack(track, thetas, ranks))

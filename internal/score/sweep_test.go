@@ -61,13 +61,14 @@ func randomSplit(rng *rand.Rand, convs, speakers int, fps float64) (*floor.GoldS
 }
 
 // The edge-set sweep must give exactly what committing each track at each
-// threshold and scoring it gives.
+// threshold and scoring it gives, under either negative window.
 func TestSweepEqualsCommitThenScore(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for trial := range 20 {
+	for trial := range 40 {
 		fps := []float64{50, 12.5, 12.25, 10}[trial%4]
 		params := DefaultParams()
 		params.Refractory = []float64{2, 0.5, 0.01}[trial%3]
+		params.NegativeWindow = NegativeWindows[trial%2]
 		g, p := randomSplit(rng, 3, 1+trial%4, fps)
 		var tracks [][]float64
 		for _, c := range p.Conversations {
@@ -82,10 +83,13 @@ func TestSweepEqualsCommitThenScore(t *testing.T) {
 			var want Counts
 			committed := CommitAll(p, theta, params.Refractory)
 			for _, c := range g.Conversations {
-				want.Add(ScoreTask(&c.EOT, committed[c.ID], params.TauPre, params.TauMax))
+				want.Add(ScoreTask(&c.EOT, committed[c.ID], params))
 			}
 			if !sameCounts(rows[j].Counts, want) {
-				t.Fatalf("trial %d theta %v: sweep %+v, direct %+v", trial, theta, rows[j].Counts, want)
+				t.Fatalf("trial %d (%s) theta %v: sweep %+v, direct %+v", trial, params.NegativeWindow, theta, rows[j].Counts, want)
+			}
+			if want.Windows.Under(params.NegativeWindow) != (NegativeCounts{want.FP, want.TN}) {
+				t.Fatalf("trial %d (%s) theta %v: fp/tn %d/%d, window counts %+v", trial, params.NegativeWindow, theta, want.FP, want.TN, want.Windows)
 			}
 		}
 	}
@@ -162,7 +166,7 @@ func TestSweepRejectsMismatchedProbs(t *testing.T) {
 }
 
 func sameCounts(a, b Counts) bool {
-	return a.TP == b.TP && a.FN == b.FN && a.FP == b.FP && a.TN == b.TN && slices.Equal(a.LatenciesMS, b.LatenciesMS)
+	return a.TP == b.TP && a.FN == b.FN && a.FP == b.FP && a.TN == b.TN && a.Windows == b.Windows && slices.Equal(a.LatenciesMS, b.LatenciesMS)
 }
 
 // false_int_rate (TurnBench's SweepRow.false_int_rate) scores the committed

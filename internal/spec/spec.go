@@ -79,6 +79,11 @@ type Protocol struct {
 	FPBudgetTest *float64 `yaml:"fp_budget_test" json:"fp_budget_test"`
 	Candidates   *int     `yaml:"n_quantiles" json:"n_quantiles"`
 	Refractory   *float64 `yaml:"refractory_s" json:"refractory_s"`
+	// NegativeWindow is span or anchored (docs/protocol.md#negative-window).
+	NegativeWindow *score.NegativeWindow `yaml:"negative_window" json:"negative_window,omitempty"`
+	// LatencyBudgetsMS are the budgets of recall within a latency budget;
+	// an empty list reports none.
+	LatencyBudgetsMS *[]int `yaml:"latency_budgets_ms" json:"latency_budgets_ms,omitempty"`
 }
 
 // Bootstrap sets the conversation bootstrap.
@@ -146,6 +151,12 @@ func (s *Sweep) Params() score.Params {
 	set(&p.Refractory, s.Protocol.Refractory)
 	if s.Protocol.Candidates != nil {
 		p.Candidates = *s.Protocol.Candidates
+	}
+	if s.Protocol.NegativeWindow != nil {
+		p.NegativeWindow = *s.Protocol.NegativeWindow
+	}
+	if s.Protocol.LatencyBudgetsMS != nil {
+		p.LatencyBudgetsMS = slices.Clone(*s.Protocol.LatencyBudgetsMS)
 	}
 	return p
 }
@@ -273,7 +284,17 @@ func checkName(where, name string, seen map[string]string) error {
 // that two specs that mean the same run hash the same.
 func (s *Sweep) Normalise() {
 	p := s.Params()
-	s.Protocol = Protocol{&p.TauPre, &p.TauMax, &p.FPBudgetDev, &p.FPBudgetTest, &p.Candidates, &p.Refractory}
+	s.Protocol = Protocol{&p.TauPre, &p.TauMax, &p.FPBudgetDev, &p.FPBudgetTest, &p.Candidates, &p.Refractory, &p.NegativeWindow, &p.LatencyBudgetsMS}
+	// The negative window and the latency budgets came after sweeps were
+	// first identified: at their defaults they stay out of the spec, so a
+	// sweep submitted before them keeps its workflow id.
+	d := score.DefaultParams()
+	if p.NegativeWindow == d.NegativeWindow {
+		s.Protocol.NegativeWindow = nil
+	}
+	if slices.Equal(p.LatencyBudgetsMS, d.LatencyBudgetsMS) {
+		s.Protocol.LatencyBudgetsMS = nil
+	}
 	b := s.Resamples()
 	s.Bootstrap.Resamples = &b
 	if s.Queues.CPU == "" {

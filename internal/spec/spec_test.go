@@ -2,10 +2,12 @@ package spec
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/score"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -57,6 +59,45 @@ func TestParseAndNormalise(t *testing.T) {
 	}
 }
 
+// The negative window and the latency budgets are protocol constants of
+// the spec: defaults left out by normalisation (earlier sweeps keep their
+// ids), given ones kept, and each changes the run's identity.
+func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
+	s, err := Parse("s.yaml", []byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Params(); p.NegativeWindow != score.SpanWindow || !slices.Equal(p.LatencyBudgetsMS, []int{250, 500, 1000}) {
+		t.Errorf("defaults %+v", p)
+	}
+	s.Normalise()
+	if c := mustCanonical(s); strings.Contains(c, "negative_window") || strings.Contains(c, "latency_budgets_ms") {
+		t.Errorf("normalised spec %s: the defaults must stay out, so that earlier sweeps keep their ids", c)
+	}
+	h, _ := s.Hash()
+	explicit := strings.Replace(example, "bootstrap:", "protocol: {negative_window: span, latency_budgets_ms: [250, 500, 1000]}\nbootstrap:", 1)
+	s1, err := Parse("s1.yaml", []byte(explicit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1.Normalise()
+	if h1, _ := s1.Hash(); h1 != h {
+		t.Error("the defaults written out must hash as the defaults left out")
+	}
+	given := strings.Replace(example, "bootstrap:", "protocol: {negative_window: anchored, latency_budgets_ms: [100, 300]}\nbootstrap:", 1)
+	s2, err := Parse("s2.yaml", []byte(given))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s2.Params(); p.NegativeWindow != score.AnchoredWindow || !slices.Equal(p.LatencyBudgetsMS, []int{100, 300}) {
+		t.Errorf("given %+v", p)
+	}
+	s2.Normalise()
+	if h2, _ := s2.Hash(); h2 == h {
+		t.Error("another negative window and budgets must change the hash")
+	}
+}
+
 func mustCanonical(s *Sweep) string {
 	b, _ := s.Canonical()
 	return string(b)
@@ -66,15 +107,17 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 	cases := map[string]string{
 		"":                         "s.yaml: empty spec",
 		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed",
-		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
-		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                            `s.yaml: corpora[0].name: "../a" must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":        `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                  "s.yaml: systems[0] (r): give exactly one of builtin or spec",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":         "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                          "s.yaml: yaml: unmarshal errors:;   line 3: field bogus not found in type spec.Sweep",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":      "s.yaml: yaml: unmarshal errors:;   line 3: cannot unmarshal !!str `many` into int",
-		"corpora: [{name: a, path: /x, transfer_from: b}]\nsystems: [{name: r, builtin: rms}]":                  `s.yaml: corpora[0].transfer_from: "b" is not another corpus of this spec`,
-		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                    `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
+		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]":          "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
+		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                                     `s.yaml: corpora[0].name: "../a" must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":                 `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                           "s.yaml: systems[0] (r): give exactly one of builtin or spec",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":                  "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {negative_window: wide}":          `s.yaml: protocol: protocol parameter negative_window: "wide" is not a negative window (want span or anchored)`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {latency_budgets_ms: [500, 250]}": "s.yaml: protocol: protocol parameter latency_budgets_ms: budgets must be strictly ascending, got 250 after 500",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                                   "s.yaml: yaml: unmarshal errors:;   line 3: field bogus not found in type spec.Sweep",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":               "s.yaml: yaml: unmarshal errors:;   line 3: cannot unmarshal !!str `many` into int",
+		"corpora: [{name: a, path: /x, transfer_from: b}]\nsystems: [{name: r, builtin: rms}]":                           `s.yaml: corpora[0].transfer_from: "b" is not another corpus of this spec`,
+		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                             `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
 	}
 	for in, want := range cases {
 		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != want {
@@ -85,6 +128,8 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(example))
+	f.Add([]byte(strings.Replace(example, "bootstrap:", "protocol: {negative_window: anchored, latency_budgets_ms: [100, 300]}\nbootstrap:", 1)))
+	f.Add([]byte(strings.Replace(example, "bootstrap:", "protocol: {latency_budgets_ms: []}\nbootstrap:", 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("f.yaml", data)
 		if err != nil {

@@ -97,7 +97,7 @@ func (s *Server) bundlePage(w http.ResponseWriter, r *http.Request) {
 		}
 		sec := &sections[len(sections)-1]
 		t := lb.Table()
-		t.Title = strings.ToUpper(string(lb.Task)) + " leaderboard on " + lb.Corpus
+		t.Title = lb.Title(lb.Corpus)
 		sec.Tables = append(sec.Tables, t)
 		if len(lb.Paired) > 0 {
 			sec.Tables = append(sec.Tables, lb.PairedTable())

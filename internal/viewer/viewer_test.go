@@ -78,7 +78,7 @@ func TestPagesOfARealBundle(t *testing.T) {
 	}
 
 	resp, body = get(t, srv, "/bundles/"+f.cur+"/")
-	for _, want := range []string{"EOT leaderboard on withdev", "INT leaderboard on nodev", "Sim-to-real", "Operating points", "paired comparisons", "figures/operating-curve-eot.svg", "[", "webrtcvad"} {
+	for _, want := range []string{"EOT leaderboard on withdev", "INT leaderboard on nodev", "Sim-to-real", "test fp anchored", "recall ≤ 250/500/1000 ms", "Operating points", "paired comparisons", "figures/operating-curve-eot.svg", "[", "webrtcvad"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("bundle page lacks %q", want)
 		}

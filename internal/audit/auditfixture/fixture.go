@@ -42,6 +42,15 @@ func Small() Design {
 	return Design{Dev: 1, Test: 1, Claims: []float64{3.5}, Others: []float64{0.3}}
 }
 
+// BlindSpot is a corpus that only the span negative window lets a
+// trivial rule solve: claims and backchannels alike last 0.5 s, so firing
+// just after an overlapping run ends lands in every claim's window and
+// after every backchannel's end, where span does not look and anchored
+// does (docs/protocol.md#negative-window).
+func BlindSpot() Design {
+	return Design{Dev: 4, Test: 8, Claims: []float64{0.5}, Others: []float64{0.5}}
+}
+
 // Balanced is a corpus no trivial rule solves: claims and other
 // vocalisations share one length distribution, and all of them outlast the
 // matching window, so neither their length nor their end tells them apart.

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/harness"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+)
+
+func init() { agentSubcommands = append(agentSubcommands, newAgentRunCommand) }
+
+// agentRunFlags are the flags of `agent run`.
+type agentRunFlags struct {
+	scenarios, out, output, keyEnv string
+	dryRun                         bool
+	ro                             harness.RunOptions
+	p                              agent.ScoreParams
+}
+
+func newAgentRunCommand() *cobra.Command {
+	f := &agentRunFlags{ro: harness.RunOptions{Options: harness.DefaultOptions("", "", "")}}
+	cmd := &cobra.Command{
+		Use:   "run --scenarios DIR --protocol duplex|realtime --endpoint URL --agent NAME --out DIR",
+		Short: "Play a scenario set to a voice agent over a real protocol, record every trial and score it",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+	}
+	fs := cmd.Flags()
+	ro := &f.ro
+	fs.StringVar(&f.scenarios, "scenarios", "", "scenario set folder (floorbench agent scenarios)")
+	fs.StringVar(&f.out, "out", "", "folder of trial recordings; trials already recorded there are not played again")
+	fs.StringVar(&ro.Agent, "agent", "", "the agent's name in recordings and tables")
+	fs.StringVar(&ro.Endpoint.Protocol, "protocol", "", "agent protocol: "+fmt.Sprint(proto.Protocols()))
+	fs.StringVar(&ro.Endpoint.URL, "endpoint", "", "the agent's WebSocket URL (ws:// or wss://)")
+	fs.StringVar(&ro.Model, "model", "", "realtime: the model to ask for")
+	fs.StringVar(&ro.Endpoint.Realtime.Voice, "voice", "", "realtime: the agent's voice")
+	fs.StringVar(&ro.Endpoint.Realtime.Instructions, "instructions", "", "realtime: the agent's instructions")
+	fs.StringVar(&ro.Endpoint.Realtime.TurnDetection, "turn-detection", "", "realtime: server_vad (default), semantic_vad or none")
+	fs.StringVar(&ro.Endpoint.Realtime.API, "realtime-api", "", "realtime: session.update shape, beta (default) or ga")
+	fs.StringVar(&f.keyEnv, "credential-env", "", "environment variable holding the agent's credential (never printed)")
+	fs.StringVar(&ro.Endpoint.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer)")
+	fs.Float64Var(&ro.Endpoint.Rate, "rate", 1, "playback rate: 1 is real time; faster only for agents that keep time by the audio they hear")
+	fs.IntVar(&ro.Repeats, "repeats", harness.DefaultRepeats, "times each scenario is played")
+	fs.IntVar(&ro.Concurrency, "concurrency", harness.DefaultConcurrency, "sessions open at once (the endpoint's limit)")
+	fs.IntVar(&ro.Retries, "retries", harness.DefaultRetries, "retries of a failed session before the trial is recorded as failed")
+	fs.Float64Var(&ro.OnsetWait, "onset-wait", harness.DefaultOnsetWait, "STOP: seconds after the prompt to wait for the agent to start")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "say how many trials and how long they take, and play nothing")
+	scoreParamFlags(fs, &f.p)
+	outputFlag(cmd, &f.output, resultFormats)
+	for _, name := range []string{"scenarios", "protocol", "endpoint", "agent"} {
+		cmd.MarkFlagRequired(name)
+	}
+	return cmd
+}
+
+func (f *agentRunFlags) run(cmd *cobra.Command) error {
+	ro := &f.ro
+	ro.Protocol, ro.Endpoint.Realtime.Model = ro.Endpoint.Protocol, ro.Model
+	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, harness.DefaultBackoff
+	if err := f.check(); err != nil {
+		return err
+	}
+	set, err := agent.ReadSet(f.scenarios)
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	n := len(set.Scenarios) * ro.Repeats
+	if f.dryRun {
+		_, err := fmt.Fprintf(w, "%d trials (%d scenarios x %d repeats) to %s over %s: at most %s at concurrency %d\n",
+			n, len(set.Scenarios), ro.Repeats, ro.Agent, ro.Protocol, harness.Estimate(set, *ro), ro.Concurrency)
+		return err
+	}
+	if f.out == "" {
+		return fmt.Errorf("--out is required unless --dry-run")
+	}
+	ctx := cmd.Context()
+	if err := harness.Preflight(ctx, ro.Endpoint); err != nil {
+		return fmt.Errorf("agent %s: %w", ro.Agent, err)
+	}
+	prog := newCountProgress(cmd.ErrOrStderr(), "trials")
+	ro.Progress = prog.Set
+	sum, err := harness.Run(ctx, f.scenarios, set, *ro, f.out)
+	prog.Clear()
+	if err != nil {
+		return err
+	}
+	return f.report(w, sum)
+}
+
+// check refuses bad settings in one line before anything starts.
+func (f *agentRunFlags) check() error {
+	ep := &f.ro.Endpoint
+	if err := proto.CheckProtocol(ep.Protocol); err != nil {
+		return err
+	}
+	if err := proto.CheckRate(ep.Rate); err != nil {
+		return err
+	}
+	if err := proto.CheckRealtimeOptions(ep.Realtime); err != nil {
+		return err
+	}
+	if f.keyEnv != "" {
+		secret, err := proto.CredentialFromEnv(f.keyEnv)
+		if err != nil {
+			return err
+		}
+		ep.Credential = secret
+	}
+	return f.p.Validate()
+}
+
+// report scores the recordings and prints the agent's tables.
+func (f *agentRunFlags) report(w io.Writer, sum harness.Summary) error {
+	trials, err := agent.ReadTrials(f.out, f.p)
+	if err != nil {
+		return err
+	}
+	res := agent.Score(trials, f.p)
+	if f.output == "json" {
+		return writeJSON(w, res)
+	}
+	return writeResult(w, f.output,
+		linesPart(fmt.Sprintf("%d trials played, %d already recorded, %d failed; recordings in %s", sum.Played, sum.Resumed, sum.Failed, f.out)),
+		tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.SpeakersTable(res)))
+}

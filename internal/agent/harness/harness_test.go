@@ -1,0 +1,169 @@
+package harness
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/testenv"
+)
+
+// testRate is the playback rate of these tests: both sides keep time by
+// the audio, so a faster clock changes no decision (docs/agents.md#harness).
+const testRate = 2
+
+var (
+	setOnce sync.Once
+	setDir  string
+	set     *agent.Set
+	setErr  error
+)
+
+// tinyAgentSet generates the tiny-agent set once with the real TTS
+// engines, skipping without them (failing under FLOORBENCH_REQUIRE_TOOLS).
+func tinyAgentSet(t *testing.T) (string, *agent.Set) {
+	t.Helper()
+	engines, err := synth.NewTTS(t.TempDir())
+	if err != nil {
+		if testenv.Required() {
+			t.Fatal(err)
+		}
+		t.Skipf("%v; skipping", err)
+	}
+	setOnce.Do(func() {
+		root, err := os.MkdirTemp("", "floorbench-harness-test-")
+		if err != nil {
+			setErr = err
+			return
+		}
+		setDir = filepath.Join(root, "tiny-agent")
+		set, setErr = agent.Generate(context.Background(), agent.GenerateOptions{Preset: "tiny-agent", Seed: 3, Out: setDir, Jobs: 2, Engines: engines})
+	})
+	if setErr != nil {
+		t.Fatal(setErr)
+	}
+	return setDir, set
+}
+
+// serveReference starts the reference agent with policy over protocol on
+// 127.0.0.1 and returns its URL.
+func serveReference(t *testing.T, policy, protocol string) string {
+	t.Helper()
+	tts, err := refagent.EspeakTTS()
+	if err != nil {
+		t.Skip(err)
+	}
+	ref, err := refagent.New(context.Background(), refagent.DefaultConfig(policy), tts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ref.Handler(protocol, proto.ServerOptions{Rate: testRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// runPolicy plays the set to the reference agent and decides every trial.
+func runPolicy(t *testing.T, policy, protocol string) map[string]agent.Trial {
+	t.Helper()
+	dir, s := tinyAgentSet(t)
+	url := serveReference(t, policy, protocol)
+	ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
+		Endpoint: proto.Endpoint{Protocol: protocol, URL: url, Rate: testRate}}
+	out := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	sum, err := Run(ctx, dir, s, ro, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Played != len(s.Scenarios) || sum.Failed != 0 {
+		t.Fatalf("%s over %s: %+v for %d scenarios", policy, protocol, sum, len(s.Scenarios))
+	}
+	trials, err := agent.ReadTrials(out, agent.DefaultScoreParams())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]agent.Trial{}
+	for _, tr := range trials {
+		if tr.Decision.Outcome != agent.Decided {
+			t.Errorf("%s over %s: %s %s: outcome %s", policy, protocol, tr.ScenarioID, tr.Condition, tr.Decision.Outcome)
+		}
+		byID[tr.ScenarioID] = tr
+	}
+	return byID
+}
+
+// TestPoliciesGiveTheirKnownAnswers plays tiny-agent to never-yield and
+// always-yield over both protocols: never-yield goes on over every
+// stimulus (STOP recall 0, FPR 0), always-yield stops at both, and the
+// two protocols give the same decisions.
+func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
+	for _, policy := range []string{refagent.NeverYield, refagent.AlwaysYield} {
+		var first map[string]agent.Trial
+		for _, protocol := range []string{"duplex", "realtime"} {
+			trials := runPolicy(t, policy, protocol)
+			for id, tr := range trials {
+				if tr.Condition == agent.StartAfterEOT && !tr.Decision.Acted {
+					t.Errorf("%s over %s: %s: did not enter after the turn end", policy, protocol, id)
+				}
+				if tr.Condition.Stop() && tr.Decision.Acted != (policy == refagent.AlwaysYield) {
+					t.Errorf("%s over %s: %s (%s): yielded=%v", policy, protocol, id, tr.Condition, tr.Decision.Acted)
+				}
+			}
+			if first == nil {
+				first = trials
+				continue
+			}
+			for id, tr := range trials {
+				if tr.Decision.Acted != first[id].Decision.Acted {
+					t.Errorf("%s: %s: acted=%v over %s, %v over duplex", policy, id, tr.Decision.Acted, protocol, first[id].Decision.Acted)
+				}
+			}
+		}
+	}
+}
+
+// TestRunResumesAndRecordsFailures: a second run over the same folder
+// plays nothing; an endpoint that is gone leaves failed recordings with
+// the error, and the run still ends.
+func TestRunResumesAndRecordsFailures(t *testing.T) {
+	dir, s := tinyAgentSet(t)
+	url := serveReference(t, refagent.NeverYield, "duplex")
+	ro := RunOptions{Options: DefaultOptions("ny", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 0,
+		Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate}}
+	out := t.TempDir()
+	ctx := context.Background()
+	if _, err := Run(ctx, dir, s, ro, out); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(ctx, dir, s, ro, out)
+	if err != nil || sum.Resumed != len(s.Scenarios) || sum.Played != 0 {
+		t.Fatalf("second run: %+v, %v (want every trial resumed)", sum, err)
+	}
+	ro.Agent = "gone"
+	ro.Endpoint.URL = "ws://" + testenv.Addr(testenv.FreePort(t)) + "/"
+	sum, err = Run(ctx, dir, s, ro, out)
+	if err != nil || sum.Failed != len(s.Scenarios) {
+		t.Fatalf("run against nothing: %+v, %v (want every trial failed, no error)", sum, err)
+	}
+	r, err := agent.ReadRecording(filepath.Join(out, agent.TrialName("gone", s.Scenarios[0].ID, 0)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Error == "" || r.HasAudio() {
+		t.Fatalf("failed trial recorded as %q with audio %v", r.Error, r.HasAudio())
+	}
+}

@@ -1,0 +1,220 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+)
+
+// RunOptions say how a set is played to one agent.
+type RunOptions struct {
+	Options
+	Endpoint proto.Endpoint
+	// Repeats is how often each scenario is played (MPTB: 3).
+	Repeats int
+	// Concurrency bounds the sessions open at once: the endpoint's own
+	// limit.
+	Concurrency int
+	// Retries is how often a failed session is tried again.
+	Retries int
+	// Backoff is the wait before the first retry, doubled before each
+	// next one (wall time).
+	Backoff time.Duration
+	// Progress, if set, is called after each trial.
+	Progress func(done, total int)
+}
+
+// Defaults of RunOptions.
+const (
+	DefaultRepeats     = 3
+	DefaultConcurrency = 4
+	DefaultRetries     = 2
+	DefaultBackoff     = time.Second
+)
+
+// Summary counts what a run did.
+type Summary struct {
+	Played, Resumed, Failed int
+}
+
+// Run plays every scenario of set (read from setDir) Repeats times to the
+// agent at ro.Endpoint and writes each trial's recording into out, one
+// folder per trial (agent.TrialName). Trials already recorded there are
+// kept; trials that fail after every retry are recorded with their error.
+// Only a cancelled ctx or a recording that cannot be written ends Run
+// early.
+func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out string) (Summary, error) {
+	if err := ro.check(); err != nil {
+		return Summary{}, err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return Summary{}, err
+	}
+	var (
+		mu   sync.Mutex
+		sum  Summary
+		done int
+	)
+	total := len(set.Scenarios) * ro.Repeats
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(ro.Concurrency)
+	for i := range set.Scenarios {
+		sc := &set.Scenarios[i]
+		for rep := range ro.Repeats {
+			g.Go(func() error {
+				res, err := runTrial(ctx, setDir, sc, rep, ro, out)
+				mu.Lock()
+				defer mu.Unlock()
+				switch res {
+				case played:
+					sum.Played++
+				case resumed:
+					sum.Resumed++
+				case failed:
+					sum.Failed++
+				}
+				done++
+				if ro.Progress != nil {
+					ro.Progress(done, total)
+				}
+				return err
+			})
+		}
+	}
+	err := g.Wait()
+	return sum, err
+}
+
+func (ro RunOptions) check() error {
+	switch {
+	case ro.Repeats < 1 || ro.Repeats > 100:
+		return fmt.Errorf("repeats %d (want 1 to 100)", ro.Repeats)
+	case ro.Concurrency < 1 || ro.Concurrency > 256:
+		return fmt.Errorf("concurrency %d (want 1 to 256)", ro.Concurrency)
+	case ro.Retries < 0 || ro.Retries > 10:
+		return fmt.Errorf("retries %d (want 0 to 10)", ro.Retries)
+	case !(ro.OnsetWait > 0 && ro.OnsetWait <= 60):
+		return fmt.Errorf("onset wait %g s (want in (0, 60])", ro.OnsetWait)
+	}
+	if err := proto.CheckProtocol(ro.Endpoint.Protocol); err != nil {
+		return err
+	}
+	if err := ro.VAD.Validate(); err != nil {
+		return err
+	}
+	return ro.Windows.Validate()
+}
+
+// outcome is what became of one trial.
+type outcome int
+
+const (
+	played outcome = iota
+	resumed
+	failed
+)
+
+// runTrial plays one trial unless it is recorded already, retrying failed
+// sessions, and writes its recording.
+func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, ro RunOptions, out string) (outcome, error) {
+	name := agent.TrialName(ro.Agent, sc.ID, rep)
+	if r, err := agent.ReadRecording(filepath.Join(out, name)); err == nil && r.Error == "" {
+		return resumed, nil
+	}
+	a, err := agent.LoadAudio(setDir, sc)
+	if err != nil {
+		return failed, err
+	}
+	t := Trial{Scenario: sc, Audio: a, Repeat: rep}
+	var lastErr error
+	wait := ro.Backoff
+	for attempt := 0; attempt <= ro.Retries; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+				return failed, ctx.Err()
+			}
+			wait *= 2
+		}
+		rec, in, heard, err := playOnce(ctx, t, ro)
+		if err == nil {
+			return played, agent.WriteRecording(out, name, rec, in, heard)
+		}
+		if ctx.Err() != nil {
+			return failed, ctx.Err()
+		}
+		lastErr = err
+	}
+	rec := failedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
+	return failed, agent.WriteRecording(out, name, rec, nil, nil)
+}
+
+// playOnce opens a session and plays t over it, within the trial's
+// deadline.
+func playOnce(ctx context.Context, t Trial, ro RunOptions) (*agent.Recording, []float32, []float32, error) {
+	clock, err := proto.NewClock(ro.Endpoint.Rate)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := clock.WithTimeout(ctx, trialDeadline(t.Scenario, ro.Options))
+	defer cancel()
+	sess, err := proto.Dial(ctx, ro.Endpoint)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer sess.Close()
+	return Play(ctx, sess, t, ro.Options)
+}
+
+// failedRecording records a trial that could not be played.
+func failedRecording(sc *agent.Scenario, rep int, o Options, msg string) *agent.Recording {
+	r := &agent.Recording{SchemaVersion: agent.RecordingSchemaVersion, ScenarioID: sc.ID, Condition: sc.Condition,
+		Speakers: sc.Speakers, Repeat: rep, Agent: o.Agent, Protocol: o.Protocol, Model: o.Model,
+		Cue: sc.Cue, Resume: sc.Resume, ValidUntil: sc.ValidUntil, Events: []agent.ProviderEvent{}, Error: cut(msg, 4000)}
+	if st := sc.Stimulus; st != nil {
+		r.Stimulus = &agent.PlayedStimulus{Kind: st.Kind, Speaker: st.Speaker, Delay: st.Delay, Samples: st.Samples}
+	}
+	return r
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+// Estimate is how long Run takes at most on the wall, the trials spread
+// evenly over the concurrency: each trial's longest length (its deadline
+// less the handshake allowance) at the endpoint's playback rate.
+func Estimate(set *agent.Set, ro RunOptions) time.Duration {
+	var total time.Duration
+	for i := range set.Scenarios {
+		total += trialDeadline(&set.Scenarios[i], ro.Options) - handshakeAllowance
+	}
+	rate := ro.Endpoint.Rate
+	if rate == 0 {
+		rate = 1
+	}
+	perLane := float64(total) * float64(ro.Repeats) / float64(max(ro.Concurrency, 1)) / rate
+	return time.Duration(perLane).Round(time.Second)
+}
+
+// Preflight opens one session and closes it, so that an endpoint that
+// refuses, or a credential it rejects, is one error before any trial.
+func Preflight(ctx context.Context, ep proto.Endpoint) error {
+	sess, err := proto.Dial(ctx, ep)
+	if err != nil {
+		return err
+	}
+	return sess.Close()
+}

@@ -1,0 +1,296 @@
+package proto
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// wire is what a protocol's client adds to the session every protocol
+// shares: how an input frame goes out and what a message from the agent
+// means.
+type wire interface {
+	// encode turns one 20 ms input frame into the messages that carry it.
+	encode(frame []float32) ([]message, error)
+	// receive handles one message from the agent.
+	receive(s *session, typ websocket.MessageType, data []byte) error
+}
+
+// message is one WebSocket message.
+type message struct {
+	typ  websocket.MessageType
+	data []byte
+}
+
+// outputBuffer is how many outputs wait for Recv before the session's
+// playback waits for it: 10 s of heard frames.
+const outputBuffer = 500
+
+// session is the client side of every protocol: it paces input frames on
+// the clock, reads the agent's messages in one goroutine and renders what
+// is heard in another, one frame per 20 ms slot.
+type session struct {
+	ep      Endpoint
+	conn    *websocket.Conn
+	clock   *Clock
+	spk     *speaker
+	wire    wire
+	out     chan Output
+	ctx     context.Context
+	cancel  context.CancelFunc
+	failed  chan struct{}
+	once    sync.Once
+	err     error
+	closing atomic.Bool
+	sent    int64 // input frames sent; only Send touches it
+	wg      sync.WaitGroup
+	idle    time.Duration // 0: no idle timeout
+}
+
+// startSession restarts the clock at session time 0 and starts reading and
+// playing. conn is open and its handshake done.
+func startSession(ep Endpoint, conn *websocket.Conn, clock *Clock, w wire, idle time.Duration) *session {
+	ctx, cancel := context.WithCancel(context.Background())
+	clock.start = time.Now()
+	s := &session{ep: ep, conn: conn, clock: clock, spk: newSpeaker(clock), wire: w,
+		out: make(chan Output, outputBuffer), ctx: ctx, cancel: cancel, failed: make(chan struct{}), idle: idle}
+	s.wg.Add(2)
+	go s.readLoop()
+	go s.playLoop()
+	return s
+}
+
+// Send sends frame at its slot.
+func (s *session) Send(ctx context.Context, frame []float32) error {
+	if len(frame) != FrameSamples {
+		return fmt.Errorf("an input frame has %d samples, want %d (20 ms at 16 kHz)", len(frame), FrameSamples)
+	}
+	slot := time.Duration(s.sent+1) * FrameDuration
+	if err := s.wait(ctx, slot); err != nil {
+		return err
+	}
+	msgs, err := s.wire.encode(frame)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if err := s.write(ctx, m); err != nil {
+			return err
+		}
+	}
+	s.sent++
+	return nil
+}
+
+// wait waits for session time t, for the session to fail, or for ctx.
+func (s *session) wait(ctx context.Context, t time.Duration) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	if err := s.clock.WaitUntil(ctx, t); err != nil {
+		if s.ctx.Err() != nil {
+			return s.failure()
+		}
+		return fmt.Errorf("waiting to send to the %s: %w", s.ep.where(), err)
+	}
+	return nil
+}
+
+// write sends one message. Its wait is bounded by ctx, by the session and
+// by the handshake timeout: an agent that takes no audio for that long has
+// stopped listening.
+func (s *session) write(parent context.Context, m message) error {
+	ctx, cancel := s.clock.WithTimeout(parent, s.ep.HandshakeTimeout)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	err := s.conn.Write(ctx, m.typ, m.data)
+	switch {
+	case err == nil:
+		return nil
+	case s.ctx.Err() != nil || errors.Is(err, net.ErrClosed):
+		// A connection closed on this side (the reader's idle timeout,
+		// Close) fails the session through the reader, which knows why.
+		return s.failure()
+	case parent.Err() != nil:
+		return s.fail(fmt.Errorf("sending to the %s: %w", s.ep.where(), parent.Err()))
+	case ctx.Err() != nil:
+		return s.fail(fmt.Errorf("the %s took nothing sent to it for %v of session time", s.ep.where(), s.ep.HandshakeTimeout))
+	}
+	if why := closedBecause(err); why != "" {
+		return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
+	}
+	return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
+}
+
+// Recv returns the next output; once the session has failed, the outputs
+// still buffered, then the failure.
+func (s *session) Recv(ctx context.Context) (Output, error) {
+	select {
+	case o := <-s.out:
+		return o, nil
+	default:
+	}
+	select {
+	case o := <-s.out:
+		return o, nil
+	case <-s.failed:
+		select {
+		case o := <-s.out:
+			return o, nil
+		default:
+			return Output{}, s.err
+		}
+	case <-ctx.Done():
+		return Output{}, fmt.Errorf("waiting for the %s: %w", s.ep.where(), ctx.Err())
+	}
+}
+
+// Close closes the connection (with the close handshake unless the session
+// has failed) and waits for the session's goroutines.
+func (s *session) Close() error {
+	s.closing.Store(true)
+	select {
+	case <-s.failed:
+		s.conn.CloseNow()
+	default:
+		s.conn.Close(websocket.StatusNormalClosure, "")
+	}
+	s.fail(ErrClosed)
+	s.wg.Wait()
+	return nil
+}
+
+// fail ends the session with err unless it has already ended; it returns
+// the error the session ended with.
+func (s *session) fail(err error) error {
+	s.once.Do(func() {
+		s.err = err
+		close(s.failed)
+		s.cancel()
+	})
+	return s.err
+}
+
+// failure is the error the session ended with.
+func (s *session) failure() error {
+	<-s.failed
+	return s.err
+}
+
+// emit hands an output to Recv.
+func (s *session) emit(o Output) {
+	select {
+	case s.out <- o:
+	case <-s.ctx.Done():
+	}
+}
+
+// event emits a provider event that arrived now.
+func (s *session) event(e Event) {
+	s.emit(Output{At: s.clock.Now(), Event: &e})
+}
+
+// readLoop reads the agent's messages until the session ends.
+func (s *session) readLoop() {
+	defer s.wg.Done()
+	for {
+		typ, data, err := s.read()
+		if err != nil {
+			if !s.closing.Load() {
+				s.fail(err)
+			}
+			return
+		}
+		if err := s.wire.receive(s, typ, data); err != nil {
+			s.fail(fmt.Errorf("%s: %w", s.ep.where(), err))
+			s.conn.CloseNow()
+			return
+		}
+	}
+}
+
+// read reads one message within the idle timeout.
+func (s *session) read() (websocket.MessageType, []byte, error) {
+	ctx, cancel := s.ctx, context.CancelFunc(func() {})
+	if s.idle > 0 {
+		ctx, cancel = s.clock.WithTimeout(s.ctx, s.idle)
+	}
+	defer cancel()
+	typ, data, err := s.conn.Read(ctx)
+	switch {
+	case err == nil:
+		return typ, data, nil
+	case s.ctx.Err() == nil && ctx.Err() != nil:
+		return 0, nil, fmt.Errorf("the %s sent nothing for %v of session time", s.ep.where(), s.idle)
+	}
+	return 0, nil, s.readError(err)
+}
+
+// readError says why reading from the agent failed.
+func (s *session) readError(err error) error {
+	if why := closedBecause(err); why != "" {
+		return fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why)
+	}
+	return fmt.Errorf("reading from the %s: %s", s.ep.where(), s.ep.scrub(err.Error()))
+}
+
+// playLoop renders what is heard, one frame per slot: at (k+1)·20 ms the
+// frame [k, k+1)·20 ms is complete.
+func (s *session) playLoop() {
+	defer s.wg.Done()
+	for k := int64(0); ; k++ {
+		end := time.Duration(k+1) * FrameDuration
+		if s.clock.WaitUntil(s.ctx, end) != nil {
+			return
+		}
+		x := s.spk.render((k + 1) * FrameSamples)
+		s.emit(Output{At: time.Duration(k) * FrameDuration, Audio: x})
+	}
+}
+
+// connect opens the WebSocket within the handshake timeout.
+func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
+	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
+	defer cancel()
+	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra)})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
+	}
+	return conn, nil
+}
+
+// closedBecause says how the agent ended the connection, "" if err is not
+// about that.
+func closedBecause(err error) string {
+	var ce websocket.CloseError
+	switch {
+	case errors.As(err, &ce):
+		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), clean(ce.Reason))
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "dropped the connection"
+	}
+	return ""
+}
+
+// handshakeError says which step of opening a session failed, and names
+// the timeout when it ran out.
+func handshakeError(ctx context.Context, ep Endpoint, step string, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%s: no answer within %v of session time", step, ep.HandshakeTimeout)
+	}
+	if why := closedBecause(err); why != "" {
+		return fmt.Errorf("%w: %s: the agent %s", ErrProtocol, step, why)
+	}
+	return fmt.Errorf("%s: %s", step, ep.scrub(err.Error()))
+}

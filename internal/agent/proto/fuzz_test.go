@@ -1,0 +1,96 @@
+package proto
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/coder/websocket"
+)
+
+// Whatever text a duplex peer sends, parsing it gives an event or an error,
+// never a panic, and a hello that passes checkHello declares exactly the
+// protocol's format.
+func FuzzParseDuplex(f *testing.F) {
+	hello, _ := json.Marshal(duplexHello("agent"))
+	for _, seed := range []string{string(hello), `{"type":"speech_started","t_ms":120}`, `{"type":"response_done","status":"cancelled"}`,
+		`{"type":"error","code":"x","message":"y"}`, `{"type":""}`, `[]`, `{"type":1}`, `{"type":"hello","sample_rate":"16000"}`, "\x00"} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseDuplex(data)
+		if err != nil {
+			return
+		}
+		if m.Type == "" {
+			t.Fatal("a message without a type parsed")
+		}
+		if e, ok := duplexEvent(m); ok && e.Kind != EventKind(m.Type) {
+			t.Fatalf("event %q from a message of type %q", e.Kind, m.Type)
+		}
+		if checkHello(m) == nil && (m.SampleRate != SampleRate || m.FrameMs != duplexFrameMs || m.Encoding != duplexEncoding) {
+			t.Fatalf("a hello of %+v passed", m)
+		}
+	})
+}
+
+// Whatever a realtime peer sends, parsing it and reading its session's
+// formats, turn detection and audio never panics, and a session whose
+// formats pass declares nothing but PCM16 at 24 kHz.
+func FuzzParseRealtime(f *testing.F) {
+	for _, seed := range []string{
+		`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":{"type":"server_vad"}}}`,
+		`{"type":"session.updated","session":{"type":"realtime","audio":{"input":{"format":{"type":"audio/pcm","rate":24000},"turn_detection":null}}}}`,
+		`{"type":"response.audio.delta","item_id":"item_1","delta":"AAABAA=="}`,
+		`{"type":"input_audio_buffer.speech_started","audio_start_ms":420,"item_id":"item_in_1"}`,
+		`{"type":"response.done","response":{"id":"resp_1","status":"cancelled","status_details":{"type":"cancelled","reason":"turn_detected"}}}`,
+		`{"type":"error","error":{"code":"x","message":"y"}}`, `{"type":"session.update","session":{"turn_detection":7}}`, `{}`, `null`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := parseRealtime(websocket.MessageText, data)
+		if err != nil {
+			return
+		}
+		if e.Session != nil {
+			e.Session.turnDetection()
+			if e.Session.formats() == nil {
+				for _, v := range []string{e.Session.InputAudioFormat, e.Session.OutputAudioFormat} {
+					if v != "" && v != realtimeBeta {
+						t.Fatalf("format %q passed", v)
+					}
+				}
+			}
+		}
+		for _, field := range []string{e.Audio, e.Delta} {
+			if x, err := decodeAudio("audio", field); err == nil && len(x) > len(field) {
+				t.Fatalf("%d base64 characters decoded to %d samples", len(field), len(x))
+			}
+		}
+	})
+}
+
+// PCM16 decodes any even number of bytes into samples in [-1, 1) that
+// encode back to the same bytes.
+func FuzzPCM16RoundTrip(f *testing.F) {
+	f.Add([]byte{0, 0, 0xff, 0x7f, 0, 0x80})
+	f.Add([]byte{1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := decodePCM16(data)
+		if (err != nil) != (len(data)%2 != 0) {
+			t.Fatalf("%d bytes: error %v", len(data), err)
+		}
+		if err != nil {
+			return
+		}
+		for _, v := range x {
+			if v < -1 || v >= 1 || math.IsNaN(float64(v)) {
+				t.Fatalf("sample %v", v)
+			}
+		}
+		if back := encodePCM16(x); string(back) != string(data) {
+			t.Fatalf("%x came back as %x", data, back)
+		}
+	})
+}

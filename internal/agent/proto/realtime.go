@@ -1,0 +1,262 @@
+package proto
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+
+	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/audio"
+)
+
+// RealtimeName is the OpenAI-Realtime-style protocol (docs/agents.md#realtime).
+const RealtimeName = "realtime"
+
+// realtimeReadLimit bounds one event: a delta of a few seconds of audio.
+const realtimeReadLimit = 8 << 20
+
+func init() { protocols[RealtimeName] = dialRealtime }
+
+// RealtimeOptions are the session settings a realtime client sends.
+type RealtimeOptions struct {
+	Model        string // added to the URL as ?model= unless it names one
+	Voice        string
+	Instructions string
+	// TurnDetection is server_vad (the default), semantic_vad, or none
+	// (turn detection off: only for agents that take turns without it).
+	TurnDetection string
+	// API is the shape of session.update: beta (the default: flat
+	// pcm16 formats, and the OpenAI-Beta: realtime=v1 header) or ga
+	// (type realtime, formats under audio).
+	API string
+}
+
+// CheckRealtimeOptions reports a turn detection or API it does not know.
+func CheckRealtimeOptions(o RealtimeOptions) error {
+	switch o.TurnDetection {
+	case "", realtimeVAD, "semantic_vad", "none":
+	default:
+		return fmt.Errorf("realtime turn_detection %q: want server_vad, semantic_vad or none", o.TurnDetection)
+	}
+	switch o.API {
+	case "", "beta", "ga":
+	default:
+		return fmt.Errorf("realtime api %q: want beta or ga", o.API)
+	}
+	return nil
+}
+
+// sessionUpdate is the session.update the client sends: PCM16 at 24 kHz
+// both ways and the endpoint's settings.
+func (o RealtimeOptions) sessionUpdate() rtEvent {
+	td := json.RawMessage(`null`)
+	if o.TurnDetection != "none" {
+		t := o.TurnDetection
+		if t == "" {
+			t = realtimeVAD
+		}
+		td, _ = json.Marshal(map[string]string{"type": t})
+	}
+	s := &rtSession{Instructions: o.Instructions}
+	if o.API == "ga" {
+		pcm := &rtFormat{Type: realtimeGAType, Rate: realtimeRate}
+		s.Type, s.OutputModalities = realtimeSession, []string{"audio"}
+		s.Audio = &rtAudio{Input: &rtAudioSide{Format: pcm, TurnDetection: td}, Output: &rtAudioSide{Format: pcm, Voice: o.Voice}}
+	} else {
+		s.Modalities, s.Voice = []string{"audio", "text"}, o.Voice
+		s.InputAudioFormat, s.OutputAudioFormat, s.TurnDetection = realtimeBeta, realtimeBeta, td
+	}
+	return rtEvent{Type: "session.update", Session: s}
+}
+
+// realtimeURL is the endpoint's URL with the model added.
+func realtimeURL(raw, model string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fmt.Errorf("realtime endpoint URL %s does not parse", redactURL(raw))
+	}
+	if model != "" && u.Query().Get("model") == "" {
+		q := u.Query()
+		q.Set("model", model)
+		u.RawQuery = q.Encode()
+	}
+	return u.String(), nil
+}
+
+// dialRealtime opens a realtime session: connect, wait for
+// session.created, send session.update, check the formats of
+// session.updated, start.
+func dialRealtime(ctx context.Context, ep Endpoint, clock *Clock) (Session, error) {
+	if err := CheckRealtimeOptions(ep.Realtime); err != nil {
+		return nil, err
+	}
+	u, err := realtimeURL(ep.URL, ep.Realtime.Model)
+	if err != nil {
+		return nil, err
+	}
+	ep.URL = u
+	var extra map[string][]string
+	if ep.Realtime.API != "ga" {
+		extra = map[string][]string{"OpenAI-Beta": {"realtime=v1"}}
+	}
+	conn, err := connect(ctx, ep, clock, extra)
+	if err != nil {
+		return nil, err
+	}
+	conn.SetReadLimit(realtimeReadLimit)
+	if err := realtimeHandshake(ctx, ep, clock, conn); err != nil {
+		conn.CloseNow()
+		return nil, fmt.Errorf("%s: %w", ep.where(), err)
+	}
+	c := &realtimeClient{in: audio.NewResampler(SampleRate, realtimeRate), out: map[string]*audio.Resampler{}, cut: map[string]bool{}}
+	return startSession(ep, conn, clock, c, 0), nil
+}
+
+func realtimeHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.Conn) error {
+	if _, err := awaitEvent(ctx, ep, clock, conn, "session.created"); err != nil {
+		return err
+	}
+	update := encodeRealtime(ep.Realtime.sessionUpdate())
+	wctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
+	defer cancel()
+	if err := conn.Write(wctx, update.typ, update.data); err != nil {
+		return handshakeError(wctx, ep, "sending session.update", err)
+	}
+	e, err := awaitEvent(ctx, ep, clock, conn, "session.updated")
+	if err != nil {
+		return err
+	}
+	if e.Session == nil {
+		return fmt.Errorf("%w: session.updated has no session", ErrProtocol)
+	}
+	return e.Session.formats()
+}
+
+// awaitEvent reads events until one of type want, within the handshake
+// timeout; an error event is the agent's refusal.
+func awaitEvent(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.Conn, want string) (rtEvent, error) {
+	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
+	defer cancel()
+	for {
+		typ, data, err := conn.Read(ctx)
+		if err != nil {
+			return rtEvent{}, handshakeError(ctx, ep, "waiting for "+want, err)
+		}
+		e, err := parseRealtime(typ, data)
+		switch {
+		case err != nil:
+			return e, err
+		case e.Type == want:
+			return e, nil
+		case e.Type == "error":
+			code, msg := "", ""
+			if e.Error != nil {
+				code, msg = e.Error.Code, e.Error.Message
+			}
+			return e, fmt.Errorf("%w: the agent refused the session: %s: %s", ErrProtocol, clean(code), ep.scrub(msg))
+		}
+	}
+}
+
+// realtimeClient is the realtime protocol's part of a client session. in
+// is used by Send alone; the rest by the session's reader alone.
+type realtimeClient struct {
+	in       *audio.Resampler            // 16 kHz input to 24 kHz
+	out      map[string]*audio.Resampler // per output item, 24 kHz to 16 kHz
+	cut      map[string]bool             // items cut by a barge-in: later audio is dropped
+	response string                      // the response in progress, "" when none
+}
+
+func (c *realtimeClient) encode(frame []float32) ([]message, error) {
+	x := c.in.Push(frame)
+	return []message{encodeRealtime(rtEvent{Type: "input_audio_buffer.append", Audio: encodeAudio(x)})}, nil
+}
+
+func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []byte) error {
+	e, err := parseRealtime(typ, data)
+	if err != nil {
+		return err
+	}
+	switch e.Type {
+	case "input_audio_buffer.speech_started":
+		s.event(Event{Kind: SpeechStarted, AgentMs: msOrNone(e.AudioStartMs)})
+		return c.bargeIn(s)
+	case "input_audio_buffer.speech_stopped":
+		s.event(Event{Kind: SpeechStopped, AgentMs: msOrNone(e.AudioEndMs)})
+	case "response.created":
+		if e.Response != nil {
+			c.response = e.Response.ID
+		}
+		s.event(Event{Kind: ResponseStarted, AgentMs: -1})
+	case "response.audio.delta", "response.output_audio.delta":
+		return c.delta(s, e)
+	case "response.audio.done", "response.output_audio.done":
+		if r := c.out[e.ItemID]; r != nil && !c.cut[e.ItemID] {
+			s.spk.enqueue(e.ItemID, r.Flush())
+		}
+		delete(c.out, e.ItemID)
+	case "response.done":
+		status := ""
+		if e.Response != nil {
+			status = clean(e.Response.Status)
+		}
+		c.response = ""
+		s.event(Event{Kind: ResponseDone, AgentMs: -1, Status: status})
+	case "error":
+		ev := Event{Kind: ProviderError, AgentMs: -1}
+		if e.Error != nil {
+			ev.Code, ev.Message = clean(e.Error.Code), s.ep.scrub(e.Error.Message)
+		}
+		s.event(ev)
+	}
+	return nil
+}
+
+// delta queues one piece of a response's audio for playback.
+func (c *realtimeClient) delta(s *session, e rtEvent) error {
+	x, err := decodeAudio(e.Type+" delta", e.Delta)
+	if err != nil || c.cut[e.ItemID] {
+		return err
+	}
+	r := c.out[e.ItemID]
+	if r == nil {
+		r = audio.NewResampler(realtimeRate, SampleRate)
+		c.out[e.ItemID] = r
+	}
+	s.spk.enqueue(e.ItemID, r.Push(x))
+	return nil
+}
+
+// bargeIn does what a realtime client does when the user starts talking
+// while the agent's audio plays: stop playback at once, cancel the
+// response if it is still running, and truncate the item to what was
+// heard, so the agent knows what the listener heard.
+func (c *realtimeClient) bargeIn(s *session) error {
+	item, heard, cut := s.spk.bargeIn()
+	if !cut {
+		return nil
+	}
+	c.cut[item] = true
+	delete(c.out, item)
+	played := heard * 1000 / SampleRate
+	s.event(Event{Kind: BargeIn, AgentMs: -1, PlayedMs: played})
+	ctx, cancel := s.clock.WithTimeout(s.ctx, s.ep.HandshakeTimeout)
+	defer cancel()
+	if c.response != "" {
+		if err := s.write(ctx, encodeRealtime(rtEvent{Type: "response.cancel", ResponseID: c.response})); err != nil {
+			return err
+		}
+	}
+	return s.write(ctx, encodeRealtime(rtEvent{Type: "conversation.item.truncate", ItemID: item,
+		ContentIndex: ptr(0), AudioEndMs: ptr(played)}))
+}
+
+// msOrNone is a time stamp, -1 when absent.
+func msOrNone(ms *int64) int64 {
+	if ms == nil {
+		return -1
+	}
+	return *ms
+}

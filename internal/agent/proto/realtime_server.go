@@ -1,0 +1,284 @@
+package proto
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/audio"
+)
+
+// DefaultRealtimeLead is how far ahead of playback the realtime server
+// sends an utterance's audio unless told otherwise. Real realtime servers
+// send faster than real time, so a client must stop its own playback on a
+// barge-in, not just stop receiving.
+const DefaultRealtimeLead = 500 * time.Millisecond
+
+// serveRealtime is the server side of the realtime protocol, the subset
+// docs/agents.md#realtime lists: session.created first, then input audio
+// in any piece sizes, cut into 20 ms frames for the agent; its decisions
+// go out as speech_started/stopped, response.created, audio deltas sent
+// ServerOptions.RealtimeLead ahead, response.audio.done and response.done. A malformed
+// event gets an error event, then the connection is closed; a well-formed
+// request it cannot do gets an error event and the session goes on.
+func serveRealtime(c *serverConn) error {
+	c.conn.SetReadLimit(realtimeReadLimit)
+	s := &realtimeServer{c: c, in: audio.NewResampler(realtimeRate, SampleRate), lead: int(c.opt.RealtimeLead / FrameDuration)}
+	if err := s.send(rtEvent{Type: "session.created", Session: s.session(false)}); err != nil {
+		return endOfSession(err)
+	}
+	if err := c.start(); err != nil {
+		return s.refuse("server_error", err.Error())
+	}
+	timeout := c.opt.HandshakeTimeout
+	for {
+		typ, data, err := c.read(timeout)
+		if err != nil {
+			return endOfSession(err)
+		}
+		timeout = c.opt.IdleTimeout
+		e, err := parseRealtime(typ, data)
+		if err != nil {
+			return s.refuse("invalid_event", err.Error())
+		}
+		if err := s.handle(e); err != nil {
+			return err
+		}
+	}
+}
+
+// realtimeServer is the state of one realtime connection.
+type realtimeServer struct {
+	c       *serverConn
+	ga      bool             // the client spoke the GA shape: answer in it
+	in      *audio.Resampler // the client's 24 kHz audio to 16 kHz
+	pending []float32        // 16 kHz input not yet a whole frame
+	talk    talk
+	own     []float32 // the frame being said during the next input frame
+	events  int       // server events sent
+	// The response in progress: its number, the resampler of its audio
+	// to 24 kHz, how many frames of it and how many 24 kHz samples were
+	// sent, whether response.done went out.
+	resp      int
+	out       *audio.Resampler
+	sentFrame int
+	sent24    int
+	done      bool
+	speech    int // input speech items announced
+	lead      int // frames of audio sent ahead of what is said
+}
+
+// handle answers one client event.
+func (s *realtimeServer) handle(e rtEvent) error {
+	switch e.Type {
+	case "session.update":
+		return s.update(e)
+	case "input_audio_buffer.append":
+		x, err := decodeAudio("input_audio_buffer.append audio", e.Audio)
+		if err != nil {
+			return s.refuse("invalid_audio", err.Error())
+		}
+		s.pending = append(s.pending, s.in.Push(x)...)
+		for len(s.pending) >= FrameSamples {
+			frame := append([]float32(nil), s.pending[:FrameSamples]...)
+			s.pending = s.pending[FrameSamples:]
+			if err := s.step(frame); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "response.cancel":
+		return s.cancel("client_cancelled")
+	case "conversation.item.truncate":
+		return s.truncate(e)
+	case "input_audio_buffer.commit", "input_audio_buffer.clear":
+		return nil // server_vad cuts turns itself
+	}
+	return s.sendError("unsupported_event", fmt.Sprintf("the reference agent does not take %q events", clean(e.Type)))
+}
+
+// update applies session.update: the formats must be PCM16 at 24 kHz and
+// turn detection the server's.
+func (s *realtimeServer) update(e rtEvent) error {
+	if e.Session == nil {
+		return s.refuse("invalid_event", "session.update has no session")
+	}
+	if err := e.Session.formats(); err != nil {
+		return s.refuse("unsupported_audio_format", err.Error())
+	}
+	td, err := e.Session.turnDetection()
+	if err != nil {
+		return s.refuse("invalid_event", err.Error())
+	}
+	if td != "" && td != realtimeVAD {
+		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", clean(td)))
+	}
+	s.ga = e.Session.ga()
+	return s.send(rtEvent{Type: "session.updated", Session: s.session(s.ga)})
+}
+
+// session is the effective session configuration, in the client's shape.
+func (s *realtimeServer) session(ga bool) *rtSession {
+	vad := []byte(`{"type":"server_vad"}`)
+	if ga {
+		pcm := &rtFormat{Type: realtimeGAType, Rate: realtimeRate}
+		return &rtSession{Type: realtimeSession, ID: "sess_1", OutputModalities: []string{"audio"},
+			Audio: &rtAudio{Input: &rtAudioSide{Format: pcm, TurnDetection: vad}, Output: &rtAudioSide{Format: pcm}}}
+	}
+	return &rtSession{ID: "sess_1", Modalities: []string{"audio", "text"}, InputAudioFormat: realtimeBeta,
+		OutputAudioFormat: realtimeBeta, TurnDetection: vad}
+}
+
+// step gives the agent one input frame and does what it decides.
+func (s *realtimeServer) step(in []float32) error {
+	d, err := s.c.agent.Hear(in, s.own)
+	if err != nil {
+		return s.refuse("server_error", err.Error())
+	}
+	s.c.frames++
+	if d.SpeechStarted || (d.Stop && s.talk.utt != nil) {
+		s.speech++
+		if err := s.send(rtEvent{Type: "input_audio_buffer.speech_started", AudioStartMs: ptr(s.c.nowMs()), ItemID: s.inputItem()}); err != nil {
+			return err
+		}
+	}
+	switch {
+	case d.Stop && s.talk.utt != nil:
+		if err := s.cancel("turn_detected"); err != nil {
+			return err
+		}
+	case d.Say != nil && !d.Stop && s.talk.utt == nil:
+		if err := s.begin(d.Say); err != nil {
+			return err
+		}
+	}
+	s.own = s.talk.next()
+	if err := s.topUp(); err != nil {
+		return err
+	}
+	if d.SpeechStopped {
+		return s.send(rtEvent{Type: "input_audio_buffer.speech_stopped", AudioEndMs: ptr(s.c.nowMs()), ItemID: s.inputItem()})
+	}
+	return nil
+}
+
+// begin starts a response that says utt.
+func (s *realtimeServer) begin(utt []float32) error {
+	s.talk = talk{utt: utt}
+	s.resp++
+	s.out = audio.NewResampler(SampleRate, realtimeRate)
+	s.sentFrame, s.sent24, s.done = 0, 0, false
+	return s.send(rtEvent{Type: "response.created", Response: &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: "in_progress"}})
+}
+
+// deltaFrames is the most audio one delta carries: 100 ms.
+const deltaFrames = 5
+
+// topUp sends the response's audio up to the lead ahead of what has
+// been said, in deltas of at most deltaFrames frames, then, once all of
+// it is sent, response.done.
+func (s *realtimeServer) topUp() error {
+	if s.resp == 0 || s.done {
+		return nil
+	}
+	total := s.talk.frames()
+	for s.sentFrame < min(total, s.talk.said+s.lead) {
+		var x []float32
+		for n := 0; n < deltaFrames && s.sentFrame < min(total, s.talk.said+s.lead); n++ {
+			u := s.talk.utt[s.sentFrame*FrameSamples : min((s.sentFrame+1)*FrameSamples, len(s.talk.utt))]
+			x = append(x, s.out.Push(u)...)
+			s.sentFrame++
+		}
+		if s.sentFrame == total {
+			x = append(x, s.out.Flush()...)
+		}
+		s.sent24 += len(x)
+		if err := s.send(s.audioEvent("delta", encodeAudio(x))); err != nil {
+			return err
+		}
+	}
+	if s.sentFrame < total {
+		return nil
+	}
+	return s.finish("completed", "")
+}
+
+// cancel ends the response in progress, if any; a cancel with none is a
+// no-op (the client may cancel what the server has just cancelled).
+func (s *realtimeServer) cancel(reason string) error {
+	s.talk.utt = nil
+	if s.resp == 0 || s.done {
+		return nil
+	}
+	return s.finish("cancelled", reason)
+}
+
+// finish sends response.audio.done and response.done.
+func (s *realtimeServer) finish(status, reason string) error {
+	s.done = true
+	if err := s.send(s.audioEvent("done", "")); err != nil {
+		return err
+	}
+	r := &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: status}
+	if reason != "" {
+		r.StatusDetails = &rtStatusDetails{Type: status, Reason: reason}
+	}
+	return s.send(rtEvent{Type: "response.done", Response: r})
+}
+
+// audioEvent is a delta or done event of the response's audio, named as
+// the client's API shape names it.
+func (s *realtimeServer) audioEvent(kind, delta string) rtEvent {
+	name := "response.audio." + kind
+	if s.ga {
+		name = "response.output_audio." + kind
+	}
+	return rtEvent{Type: name, ResponseID: s.responseID(), ItemID: s.outputItem(s.resp), OutputIndex: ptr(0), ContentIndex: ptr(0), Delta: delta}
+}
+
+// truncate answers conversation.item.truncate for an item of this session
+// whose audio reaches audio_end_ms.
+func (s *realtimeServer) truncate(e rtEvent) error {
+	num, ok := strings.CutPrefix(e.ItemID, "item_")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 || n > s.resp {
+		return s.sendError("item_not_found", fmt.Sprintf("no output item %q in this session", clean(e.ItemID)))
+	}
+	sentMs := int64(s.sent24) * 1000 / realtimeRate
+	if e.AudioEndMs == nil || *e.AudioEndMs < 0 || (n == s.resp && *e.AudioEndMs > sentMs) {
+		return s.sendError("invalid_audio_end_ms", fmt.Sprintf("audio_end_ms must be between 0 and the %d ms of audio sent", sentMs))
+	}
+	return s.send(rtEvent{Type: "conversation.item.truncated", ItemID: e.ItemID, ContentIndex: ptr(0), AudioEndMs: e.AudioEndMs})
+}
+
+func (s *realtimeServer) responseID() string { return "resp_" + strconv.Itoa(s.resp) }
+
+func (s *realtimeServer) outputItem(n int) string { return "item_" + strconv.Itoa(n) }
+
+func (s *realtimeServer) inputItem() string { return "item_in_" + strconv.Itoa(s.speech) }
+
+// send sends one server event with the next event id.
+func (s *realtimeServer) send(e rtEvent) error {
+	s.events++
+	e.EventID = "event_" + strconv.Itoa(s.events)
+	if err := s.c.write(encodeRealtime(e)); err != nil {
+		return endOfSession(err)
+	}
+	return nil
+}
+
+// sendError reports a request the server cannot do; the session goes on.
+func (s *realtimeServer) sendError(code, msg string) error {
+	return s.send(rtEvent{Type: "error", Error: &rtError{Type: "invalid_request_error", Code: code, Message: msg}})
+}
+
+// refuse reports a malformed event or an impossible session, closes the
+// connection and returns the error for the server's log.
+func (s *realtimeServer) refuse(code, msg string) error {
+	s.sendError(code, msg)
+	s.c.closeWith(websocket.StatusPolicyViolation, code)
+	return fmt.Errorf("%s: %s", code, msg)
+}

@@ -1,0 +1,107 @@
+package proto
+
+import (
+	"sync"
+	"time"
+)
+
+// speaker is a client's playback buffer on the session clock: audio is
+// queued as it arrives and heard in order, each piece from its arrival or
+// from the end of the piece before, whichever is later; a barge-in drops
+// what has not been heard yet. Every sample index is on the session's
+// 16 kHz timeline (sample i at i/16000 s).
+type speaker struct {
+	mu       sync.Mutex
+	clock    *Clock
+	queue    []piece          // pieces not wholly heard yet, in order
+	end      int64            // where the queued audio ends
+	heard    int64            // samples rendered so far
+	heardOf  map[string]int64 // samples of each item heard
+	queuedOf map[string]int64 // samples of each item queued, heard or not
+}
+
+// piece is audio of one item (a realtime response's output item; "" for
+// duplex) placed on the timeline.
+type piece struct {
+	item  string
+	start int64
+	x     []float32
+}
+
+func newSpeaker(clock *Clock) *speaker {
+	return &speaker{clock: clock, heardOf: map[string]int64{}, queuedOf: map[string]int64{}}
+}
+
+// sampleAt is the index of the sample playing at session time t.
+func sampleAt(t time.Duration) int64 { return int64(t) * SampleRate / int64(time.Second) }
+
+// timeOf is the session time of sample i.
+func timeOf(i int64) time.Duration { return time.Duration(i * int64(time.Second) / SampleRate) }
+
+// enqueue queues x, which arrived now. The clock is read under the lock:
+// whatever render has covered is in the past of every later arrival.
+func (s *speaker) enqueue(item string, x []float32) {
+	if len(x) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := max(sampleAt(s.clock.Now()), s.end)
+	s.queue = append(s.queue, piece{item: item, start: start, x: x})
+	s.end = start + int64(len(x))
+	s.queuedOf[item] += int64(len(x))
+}
+
+// render returns what was heard from the last render up to sample upTo,
+// which must not be in the future.
+func (s *speaker) render(upTo int64) []float32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]float32, max(0, upTo-s.heard))
+	keep := s.queue[:0]
+	for _, p := range s.queue {
+		from, to := max(p.start, s.heard), min(p.start+int64(len(p.x)), upTo)
+		if from < to {
+			copy(out[from-s.heard:], p.x[from-p.start:to-p.start])
+			s.heardOf[p.item] += to - from
+		}
+		if p.start+int64(len(p.x)) > upTo {
+			keep = append(keep, p)
+		}
+	}
+	s.queue = keep
+	s.heard = max(s.heard, upTo)
+	return out
+}
+
+// bargeIn stops playback now: the audio not heard yet is dropped. It
+// reports the item that was cut, how many of its samples were heard, and
+// whether anything was playing or queued at all.
+func (s *speaker) bargeIn() (item string, heard int64, cut bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := max(sampleAt(s.clock.Now()), s.heard)
+	if s.end <= now {
+		return "", 0, false
+	}
+	keep := s.queue[:0]
+	for _, p := range s.queue {
+		if p.start >= now {
+			if !cut {
+				item, cut = p.item, true
+			}
+			s.queuedOf[p.item] -= int64(len(p.x))
+			continue
+		}
+		if stop := now - p.start; stop < int64(len(p.x)) {
+			if !cut {
+				item, cut = p.item, true
+			}
+			s.queuedOf[p.item] -= int64(len(p.x)) - stop
+			p.x = p.x[:stop]
+		}
+		keep = append(keep, p)
+	}
+	s.queue, s.end = keep, now
+	return item, s.queuedOf[item], cut
+}
