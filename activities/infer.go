@@ -1,7 +1,6 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +17,6 @@ import (
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -37,6 +35,10 @@ type SystemRef struct {
 	// NeedsModel is true for systems that run an ONNX model: they go to
 	// the GPU queue.
 	NeedsModel bool
+	// ModelHash identifies the system's model stage
+	// (detect.System.ModelHash; "" for a system without one): systems
+	// with the same model hash share its stored outputs.
+	ModelHash string `json:",omitempty"`
 }
 
 // InferInput asks for one system's score tracks on a batch of
@@ -69,6 +71,24 @@ func InferBatch(n, concurrency int) int {
 	return max(1, min(MaxInferBatch, (n+max(1, concurrency)-1)/max(1, concurrency)))
 }
 
+// MaxModelBatch bounds a model stage's batch (RunModel): more
+// conversations than an inference batch, so that a model that runs rows
+// has speakers enough to fill a session call (detect.Runtime.BatchRows),
+// few enough that a retry redoes little.
+const MaxModelBatch = 16
+
+// modelSpread is how many activities a model stage's corpus is cut into at
+// least, where its conversations allow: the stage still spreads over
+// workers, and over the cores of one.
+const modelSpread = 8
+
+// ModelBatch is how many conversations one RunModel activity takes: the
+// corpus over about modelSpread activities, at most MaxModelBatch
+// conversations each, never fewer than an inference batch.
+func ModelBatch(n, concurrency int) int {
+	return max(InferBatch(n, concurrency), min(MaxModelBatch, (n+modelSpread-1)/modelSpread))
+}
+
 // Infer runs a detector over a batch of conversations (docs/architecture.md#detectors) and
 // stores each one's EOT and INT tracks. The INT file is written last and
 // checked first, so a stored INT file means both are there, and a retried
@@ -88,25 +108,11 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
 	if len(todo) == 0 {
 		return nil
 	}
-	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
-	if err != nil {
-		return badInput("system %s: %v", in.System.Name, err)
-	}
-	dir, cleanup, err := a.scratch()
+	sys, c, cleanup, err := a.openSystemOn(ctx, in.System, in.Corpus)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	if err := a.placeFiles(ctx, sys, in.System.Files, filepath.Join(dir, "system")); err != nil {
-		return err
-	}
-	if err := a.download(ctx, in.Corpus.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
-		return err
-	}
-	c, err := corpus.Open(dir)
-	if err != nil {
-		return badInput("corpus %s: %v", in.Corpus.Name, err)
-	}
 	det, err := sys.Open(a.Runtime)
 	if err != nil {
 		return badInput("system %s: %v", in.System.Name, err)
@@ -166,21 +172,7 @@ func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corp
 	if err != nil {
 		return fmt.Errorf("system %s on %s: %w", in.System.Name, id, err)
 	}
-	for _, t := range []struct {
-		task   floor.Task
-		tracks [][]float64
-	}{{floor.TaskEOT, scores.EOT}, {floor.TaskINT, scores.INT}} {
-		var buf bytes.Buffer
-		p := &score.ProbsFile{Task: t.task, FrameRate: scores.FrameRate,
-			Conversations: []score.ConversationProbs{{ID: id, Speakers: t.tracks}}}
-		if err := score.WriteProbs(&buf, p); err != nil {
-			return err
-		}
-		if err := a.Store.Put(ctx, keys.Track(in.System.Hash, in.Corpus.Hash, id, t.task), &buf); err != nil {
-			return err
-		}
-	}
-	return nil
+	return a.putTracks(ctx, in.System.Hash, in.Corpus.Hash, id, scores)
 }
 
 // materialise copies one conversation's channels of a stored corpus into

@@ -47,6 +47,18 @@ func (b *MemoryBudget) admit(ctx context.Context, n int64) (release func(), err 
 	return func() { b.sem.Release(n) }, nil
 }
 
+// tryAdmit admits n bytes if they fit the budget now.
+func (b *MemoryBudget) tryAdmit(n int64) (release func(), ok bool) {
+	if b == nil {
+		return func() {}, true
+	}
+	n = min(max(n, 1), b.bytes)
+	if !b.sem.TryAcquire(n) {
+		return nil, false
+	}
+	return func() { b.sem.Release(n) }, true
+}
+
 // Estimates of what a step holds at its peak. They are upper bounds of
 // the data, with room for the copies decoding and resampling make; the
 // benchmark of a full sweep (README) checks them against measured peaks.

@@ -22,6 +22,8 @@ required=(
 	internal/ingest/ami:FuzzParseNXTSegments
 	internal/ingest/ami:FuzzParseNXTDialogueActs
 	internal/detect:FuzzParseSystem
+	internal/detect:FuzzReadModelOutput       # stored model outputs
+	internal/jsonio:FuzzFloats                # the fast path of probability tracks
 	internal/agent/proto:FuzzParseDuplex        # duplex hello and events
 	internal/agent/proto:FuzzParseRealtime      # realtime events and sessions
 	internal/agent/proto:FuzzPCM16RoundTrip     # audio frames of both protocols

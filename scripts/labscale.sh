@@ -9,8 +9,10 @@
 #   scripts/labscale.sh [WORKDIR]            (default /tmp/floorbench-labscale)
 #
 # Environment:
-#   SYSTEMS=3|6|12    systems in the sweep (default 12: the six built-ins and
-#                     six parameter variants of them)
+#   SYSTEMS=3|6|12|24 systems in the sweep (default 12: the six built-ins and
+#                     six parameter variants of them; 24 adds twelve floor
+#                     variants of the default rms, webrtcvad and Silero
+#                     models: growth in post-processing alone)
 #   RESAMPLES=10000   bootstrap resamples
 #   CHAOS=1           kill a random worker (SIGKILL) every 20-40 s and restart
 #                     it, and stop MinIO for 10 s once; results.json must be
@@ -24,6 +26,10 @@
 #   WORKERS=1         one worker process on every queue (not with CHAOS)
 #   WORKER_GOMAXPROCS=N  run each worker's Go code on at most N cores, as the
 #                     chart does from a worker's CPU request of N
+#   FLOORBENCH_BIN=F  measure the binary F (another build) instead of building
+#                     this checkout; LABEL=NAME names the run's folder for it
+#   FLOORBENCH_TOOLS  the tools folder; unset, scripts/setup.sh makes sure of
+#                     the tools and names it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-/tmp/floorbench-labscale}
@@ -41,13 +47,13 @@ case "$WORKERS/$CHAOS" in
 *) echo "WORKERS=$WORKERS: want 3, or 1 without CHAOS" >&2; exit 2 ;;
 esac
 mkdir -p "$W"
-FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1)
+if [ -z "${FLOORBENCH_TOOLS:-}" ]; then FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal minio | tail -1); fi
 export FLOORBENCH_TOOLS
-go build -buildvcs=auto -o "$W/floorbench" ./cmd/floorbench
-fb="$W/floorbench"
+fb=${FLOORBENCH_BIN:-$W/floorbench}
+[ -n "${FLOORBENCH_BIN:-}" ] || go build -buildvcs=auto -o "$fb" ./cmd/floorbench
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$fb" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" 2>/dev/null; }
 
-run="$W/run-$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH-workers$WORKERS${WORKER_GOMAXPROCS:+-procs$WORKER_GOMAXPROCS}"
+run="$W/run-${LABEL:+$LABEL-}$SYSTEMS-$RESAMPLES-chaos$CHAOS-watch$WATCH-workers$WORKERS${WORKER_GOMAXPROCS:+-procs$WORKER_GOMAXPROCS}"
 rm -rf "$run"
 mkdir -p "$run"/{submitter,inprocess,minio} "${kinds[@]/#/$run/worker-}"
 pids=()

@@ -30,6 +30,12 @@ type EvaluationInput struct {
 	// Batch is the number of conversations per Infer activity, fixed when
 	// the workflow continues as new (0: not chosen yet).
 	Batch int
+	// Staged: the system's model stage runs in the sweep's ModelWorkflow;
+	// the evaluation waits for the sweep's model-ready signal, then maps
+	// the stored model outputs to tracks (MapFloor, on the CPU queue)
+	// instead of inferring them (Infer). ModelReady carries a signal
+	// received before continuing as new.
+	Staged, ModelReady bool `json:",omitempty"`
 }
 
 // inferBatches is the version that infers a batch of conversations per
@@ -43,8 +49,10 @@ const inferBatches = "infer-batches"
 // nothing and the evaluation's input held the key the sweep computed.
 const transferReady = "transfer-ready"
 
-// EvaluationWorkflow infers the system's tracks on every conversation (in
-// batches, one activity each, on the system's queue, bounded), then
+// EvaluationWorkflow makes the system's tracks on every conversation (in
+// batches, one activity each, bounded): with a model stage (Staged), once
+// the sweep signals that its outputs are stored, by mapping them on the
+// CPU queue; else by inferring them on the system's queue. Then it
 // evaluates: dev sweep and operating point, test at the frozen threshold,
 // breakdowns and bootstrap intervals. It returns the stored evaluation's
 // key.
@@ -75,9 +83,13 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	batches := in.Batches(convs)
 	progress.plan(len(convs), min(len(convs), in.Next*in.Batch))
 	progress.batch(func(n int) progressDelta { return progressDelta{Inferred: n} })
-	infer := workflow.WithActivityOptions(ctx, activityOptions(in.Queue, 30*time.Minute))
+	if in.Staged && !in.ModelReady {
+		workflow.GetSignalChannel(ctx, modelReady).Receive(ctx, nil)
+		in.ModelReady = true
+	}
+	tracks := in.tracks(ctx)
 	next, err := fanOut(ctx, in.Next, len(batches), in.Concurrency, func(i int) workflow.Future {
-		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, in.Infer(batches[i]))
+		return tracks(batches[i])
 	}, func(i int) { progress.done(len(batches[i])) })
 	progress.flush()
 	if err != nil {
@@ -101,6 +113,27 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	cpu := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 30*time.Minute))
 	err = workflow.ExecuteActivity(cpu, (*activities.Activities).Evaluate, in.Evaluate()).Get(ctx, &key)
 	return key, err
+}
+
+// tracks is how the evaluation makes one batch's tracks: mapping its model
+// stage's outputs on the CPU queue (Staged), or inferring them on its
+// system's queue.
+func (in EvaluationInput) tracks(ctx workflow.Context) func(batch []string) workflow.Future {
+	if in.Staged {
+		mapping := workflow.WithActivityOptions(ctx, activityOptions(in.CPUQueue, 30*time.Minute))
+		return func(batch []string) workflow.Future {
+			return workflow.ExecuteActivity(mapping, (*activities.Activities).MapFloor, in.MapFloor(batch))
+		}
+	}
+	infer := workflow.WithActivityOptions(ctx, activityOptions(in.Queue, 30*time.Minute))
+	return func(batch []string) workflow.Future {
+		return workflow.ExecuteActivity(infer, (*activities.Activities).Infer, in.Infer(batch))
+	}
+}
+
+// MapFloor is the floor stage's activity input for one batch.
+func (in EvaluationInput) MapFloor(batch []string) activities.FloorInput {
+	return activities.FloorInput{System: in.System, Corpus: corpusRef(in.Corpus), Conversations: batch}
 }
 
 // TransferStored is the evaluation once its threshold source is stored

@@ -19,6 +19,10 @@ type Plan struct {
 	// Evaluations are every system on every corpus, system by system:
 	// system s on corpus c is Evaluations[s*len(corpora)+c].
 	Evaluations []PlannedEvaluation
+	// Models are the model stages: one per model hash and corpus, in the
+	// order of their first evaluation. Each runs its model once over the
+	// corpus for every evaluation that maps its output.
+	Models []PlannedModel
 	// Order is the evaluations in dependency order: those on corpora with
 	// dev data, then those on corpora without, each in index order. A
 	// transfer source always has dev data, so it comes before the
@@ -44,6 +48,20 @@ type PlannedEvaluation struct {
 	Input EvaluationInput
 	// Key is where the evaluation is stored (activities.EvaluationKey).
 	Key string
+	// Model is the model stage whose outputs the evaluation maps
+	// (Input.Staged), -1 for a system without one.
+	Model int
+}
+
+// PlannedModel is one model stage: a model (a system's model hash) over
+// one corpus.
+type PlannedModel struct {
+	// Name is its child workflow's name under the sweep: model-, the
+	// first system that runs it, -, the corpus.
+	Name  string
+	Input ModelStageInput
+	// Evaluations map its outputs, in index order.
+	Evaluations []int
 }
 
 // NewPlan plans the evaluations, audits and bundle of a sweep over the
@@ -55,13 +73,16 @@ func NewPlan(in SweepInput, plans []activities.CorpusPlan) Plan {
 	n := len(plans)
 	for i := range len(in.Systems) * n {
 		sys, c := in.Systems[i/n], plans[i%n]
-		e := PlannedEvaluation{Name: "eval-" + sys.Name + "-" + c.Name, System: i / n, Corpus: i % n, Source: -1,
+		e := PlannedEvaluation{Name: "eval-" + sys.Name + "-" + c.Name, System: i / n, Corpus: i % n, Source: -1, Model: -1,
 			Input: EvaluationInput{System: sys, Corpus: c, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
 				Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed, Concurrency: s.Concurrency,
 				Batch: activities.InferBatch(len(c.Conversations), s.Concurrency)}}
 		if src := sources[i%n]; src >= 0 {
 			e.Source = i/n*n + src
 			e.Input.Transfer, e.Input.AwaitTransfer = &activities.Transfer{Corpus: plans[src].Name}, true
+		}
+		if sys.ModelHash != "" {
+			e.Model, e.Input.Staged = p.modelStage(s, sys, c, i), true
 		}
 		p.Evaluations = append(p.Evaluations, e)
 	}
@@ -83,6 +104,33 @@ func NewPlan(in SweepInput, plans []activities.CorpusPlan) Plan {
 		if c.Kind == corpus.KindMPTB {
 			p.Audits = append(p.Audits, activities.AuditInput{Corpus: c, Params: s.Params(), Resamples: s.Resamples(), Seed: s.Bootstrap.Seed})
 		}
+	}
+	return p
+}
+
+// modelStage is the index of the model stage of evaluation i, of system
+// sys on corpus c, adding the stage if no earlier evaluation runs the same
+// model on c.
+func (p *Plan) modelStage(s spec.Sweep, sys activities.SystemRef, c activities.CorpusPlan, i int) int {
+	for m, pm := range p.Models {
+		if pm.Input.System.ModelHash == sys.ModelHash && pm.Input.Corpus.Hash == c.Hash {
+			p.Models[m].Evaluations = append(pm.Evaluations, i)
+			return m
+		}
+	}
+	p.Models = append(p.Models, PlannedModel{Name: "model-" + sys.Name + "-" + c.Name, Evaluations: []int{i},
+		Input: ModelStageInput{System: sys, Corpus: c, Queue: queueFor(sys, s.Queues), CPUQueue: s.Queues.CPU,
+			Concurrency: s.Concurrency, Batch: activities.ModelBatch(len(c.Conversations), s.Concurrency)}})
+	return len(p.Models) - 1
+}
+
+// Unstaged is the plan as sweeps recorded before modelStages execute it:
+// every system infers its own tracks (Infer), no model stage is shared.
+func (p Plan) Unstaged() Plan {
+	p.Models = nil
+	p.Evaluations = slices.Clone(p.Evaluations)
+	for i := range p.Evaluations {
+		p.Evaluations[i].Model, p.Evaluations[i].Input.Staged = -1, false
 	}
 	return p
 }

@@ -23,7 +23,7 @@ type Progress struct {
 	// Systems is the number of systems, so that a running corpus's planned
 	// conversations can be counted as tracks to infer.
 	Systems int `json:"systems"`
-	// Running are the running children: corpus, evaluation and agent
+	// Running are the running children: corpus, model, evaluation and agent
 	// workflows.
 	Running []Child `json:"running,omitempty"`
 	// Agents are the sweep's agent evaluations.
@@ -46,7 +46,7 @@ type AgentProgress struct {
 // Child is a running child workflow whose progress the client queries.
 type Child struct {
 	ID   string `json:"workflow_id"`
-	Kind string `json:"kind"` // ChildCorpus or ChildEvaluation
+	Kind string `json:"kind"` // ChildCorpus, ChildModel or ChildEvaluation
 }
 
 // The kinds of children.
@@ -54,6 +54,7 @@ const (
 	ChildCorpus     = "corpus"
 	ChildEvaluation = "evaluation"
 	ChildAgent      = "agent"
+	ChildModel      = "model"
 )
 
 // ChildProgress is what a child's "progress" query reports: of Total

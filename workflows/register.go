@@ -9,6 +9,7 @@ func Register(w worker.Registry) {
 	w.RegisterWorkflow(SweepWorkflow)
 	w.RegisterWorkflow(CorpusWorkflow)
 	w.RegisterWorkflow(EvaluationWorkflow)
+	w.RegisterWorkflow(ModelWorkflow)
 	w.RegisterWorkflow(NightlyWorkflow)
 	w.RegisterWorkflow(AgentWorkflow)
 }

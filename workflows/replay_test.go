@@ -17,7 +17,9 @@ import (
 // TurnBench corpus without dev data scored at thresholds transferred from
 // an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-; v4-nodev- since
 // the sweep executes a Plan and its transfer-ready signal carries the
-// stored key, transferByKey); and two nightly runs (cmd/floorbench's
+// stored key, transferByKey; v5-nodev- since each model runs once per
+// corpus in a ModelWorkflow, modelStages, whose history is kept too); and
+// two nightly runs (cmd/floorbench's
 // schedule tests with -record-nightly), one that regressed and one whose
 // system spec was gone; and a sweep of one agent, the reference
 // never-yield over duplex on tiny-agent (v5-agent-, internal/orchestrate's
@@ -36,6 +38,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflow(SweepWorkflow)
 	r.RegisterWorkflow(CorpusWorkflow)
 	r.RegisterWorkflow(EvaluationWorkflow)
+	r.RegisterWorkflow(ModelWorkflow)
 	r.RegisterWorkflow(NightlyWorkflow)
 	r.RegisterWorkflow(AgentWorkflow)
 	for file, id := range index {

@@ -81,9 +81,12 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 		return SweepResult{}, err
 	}
 	plan := NewPlan(in, plans)
+	if workflow.GetVersion(ctx, modelStages, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		plan = plan.Unstaged()
+	}
 	audits := s.startAudits(ctx, plan)
 	s.progress.Phase = "evaluation"
-	release, err := acquireGPUs(ctx, in, len(plans))
+	release, err := acquireGPUs(ctx, in, plan)
 	if err != nil {
 		return SweepResult{}, err
 	}
@@ -188,13 +191,16 @@ func (s *sweep) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
 	return audits
 }
 
-// evaluate starts every evaluation of the plan at once and waits for them
-// in the plan's order; as a threshold source is stored, the evaluations
+// evaluate starts every model stage and every evaluation of the plan at
+// once. As a model stage completes, the evaluations that map its outputs
+// are signalled (model-ready); the evaluations are waited for in the
+// plan's order, and as a threshold source is stored, the evaluations
 // waiting for it are signalled (with its key, from transferByKey on). It
 // returns the stored evaluations' keys, in the plan's evaluation order.
 func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 	byReference := workflow.GetVersion(ctx, childrenByReference, workflow.DefaultVersion, 1) == 1
 	byKey := workflow.GetVersion(ctx, transferByKey, workflow.DefaultVersion, 1) == 1
+	models := s.startModels(ctx, plan, byReference)
 	children := make([]workflow.ChildWorkflowFuture, len(plan.Evaluations))
 	for i, e := range plan.Evaluations {
 		ev := e.Input
@@ -208,9 +214,15 @@ func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 		s.progress.started(s.self+"/"+e.Name, ChildEvaluation)
 		children[i] = workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, e.Name), EvaluationWorkflow, ev)
 	}
+	ready := s.signalModelsReady(ctx, plan, models, children)
 	keys := make([]string, len(children))
 	for _, i := range plan.Order {
 		e := plan.Evaluations[i]
+		if e.Model >= 0 {
+			if err := ready[e.Model].Get(ctx, nil); err != nil {
+				return nil, err
+			}
+		}
 		if err := children[i].Get(ctx, &keys[i]); err != nil {
 			return nil, err
 		}
@@ -230,6 +242,47 @@ func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 		}
 	}
 	return keys, nil
+}
+
+// startModels starts a ModelWorkflow per model stage of the plan.
+func (s *sweep) startModels(ctx workflow.Context, plan Plan, byReference bool) []workflow.ChildWorkflowFuture {
+	var models []workflow.ChildWorkflowFuture
+	for _, m := range plan.Models {
+		in := m.Input
+		in.Parent = s.self
+		if byReference {
+			in.Corpus = corpusRef(in.Corpus)
+		}
+		s.progress.started(s.self+"/"+m.Name, ChildModel)
+		models = append(models, workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, m.Name), ModelWorkflow, in))
+	}
+	return models
+}
+
+// signalModelsReady signals, as each model stage completes, the
+// evaluations that map its outputs. Each returned future is ready once
+// its stage's evaluations are signalled, or fails with the stage.
+func (s *sweep) signalModelsReady(ctx workflow.Context, plan Plan, models []workflow.ChildWorkflowFuture, children []workflow.ChildWorkflowFuture) []workflow.Future {
+	ready := make([]workflow.Future, len(models))
+	for m, model := range models {
+		f, settle := workflow.NewFuture(ctx)
+		ready[m] = f
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			err := model.Get(ctx, nil)
+			s.progress.finished(s.self + "/" + plan.Models[m].Name)
+			for _, i := range plan.Models[m].Evaluations {
+				if err != nil {
+					break
+				}
+				err = children[i].SignalChildWorkflow(ctx, modelReady, nil).Get(ctx, nil)
+			}
+			if err != nil {
+				err = fmt.Errorf("model stage %s: %w", plan.Models[m].Name, err)
+			}
+			settle.Set(nil, err)
+		})
+	}
+	return ready
 }
 
 // waitAudits waits for the audits and names each one's corpus.
@@ -297,15 +350,21 @@ func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptio
 	}
 }
 
-// acquireGPUs scales the GPU workers up for the ONNX systems' inference
-// (one worker per GPU evaluation, bounded by the pool's maximum) and
-// returns the cleanup that scales them back. The cleanup runs on a
-// disconnected context, so a failed or cancelled sweep releases too.
-func acquireGPUs(ctx workflow.Context, in SweepInput, corpora int) (func(), error) {
+// acquireGPUs scales the GPU workers up for the ONNX models (one worker
+// per model stage, or per evaluation that infers on its own, on the GPU
+// queue, bounded by the pool's maximum) and returns the cleanup that
+// scales them back. The cleanup runs on a disconnected context, so a
+// failed or cancelled sweep releases too.
+func acquireGPUs(ctx workflow.Context, in SweepInput, plan Plan) (func(), error) {
 	n := 0
-	for _, s := range in.Systems {
-		if s.NeedsModel {
-			n += corpora
+	for _, m := range plan.Models {
+		if m.Input.System.NeedsModel {
+			n++
+		}
+	}
+	for _, e := range plan.Evaluations {
+		if e.Model < 0 && e.Input.System.NeedsModel {
+			n++
 		}
 	}
 	if n == 0 {

@@ -63,6 +63,7 @@ the run, though not the outputs already stored, which a rerun reuses
 	cmd.Flags().BoolVar(&inProcess, "in-process", false, "run the sweep in this process, without Temporal (see above)")
 	cmd.MarkFlagsMutuallyExclusive("wait", "dry-run", "in-process")
 	admission := admissionFlags(cmd)
+	batchRows := batchRowsFlag(cmd)
 	outputFlag(cmd, &output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
 		file, err := specArgument(file, args)
@@ -102,6 +103,9 @@ the run, though not the outputs already stored, which a rerun reuses
 		if inProcess {
 			ad, err := admission()
 			if err != nil {
+				return err
+			}
+			if err := batchRows(&rt); err != nil {
 				return err
 			}
 			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials()}, ad)

@@ -106,8 +106,9 @@ func runSweep(gold *floor.GoldSet, probs *score.ProbsFile, p score.Params) (*swe
 		return nil, err
 	}
 	res := &sweepResult{Task: task, Params: p, NCandidates: len(s.Rows)}
-	for _, r := range s.Rows {
-		m := report.Metrics(r.Counts, p.LatencyBudgetsMS)
+	latencies := score.RowLatencies(s.Rows)
+	for i, r := range s.Rows {
+		m := report.MetricsAt(r.Counts, latencies[i], p.LatencyBudgetsMS)
 		res.Rows = append(res.Rows, sweepRow{r.Theta, m.Recall, m.RecallWithinMS, m.FPRate, m.FPRateByWindow,
 			report.Num(r.FalseINTRate()), m.TP, m.FP, m.FN, m.TN, m.LatencyMS})
 	}

@@ -19,7 +19,10 @@ func newSystemsCommand() *cobra.Command {
 		Short: "List the built-in detector systems with their parameters and defaults",
 		Long: `Systems lists the detector families (docs/architecture.md#detectors) that detect can run by name
 (--system NAME) or from a spec file (--system-spec FILE), with every
-parameter, its kind, its default and what it does. Set parameters with
+parameter, its kind, its default, its stage and what it does. A model
+parameter changes the model's output; a floor parameter only how that
+output becomes scores, so systems that differ only in floor parameters
+share one model run (docs/architecture.md#detectors). Set parameters with
 --param name=value or in the spec's params section.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -49,7 +52,11 @@ func systemsText(w io.Writer, fams []detect.Family) error {
 			if p.Default != nil {
 				def = fmt.Sprint(p.Default)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, p.Kind, def, p.Doc)
+			stage := "-"
+			if p.Stage != "" {
+				stage = string(p.Stage)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, def, stage, p.Doc)
 		}
 	}
 	return tw.Flush()

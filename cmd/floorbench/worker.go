@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -42,6 +43,7 @@ of the machine that submitted the sweep.`,
 	cmd.Flags().StringSliceVar(&queues, "queues", []string{"cpu", "synth", "gpu"},
 		"queues to poll by kind (cpu, synth, gpu: the queues of those names) or KIND=QUEUE_NAME for the names a spec's queues: section sets")
 	admission := admissionFlags(cmd)
+	batchRows := batchRowsFlag(cmd)
 	cmd.Flags().StringVar(&healthAddr, "health-addr", os.Getenv("FLOORBENCH_HEALTH_ADDR"),
 		"serve /healthz and /readyz (ready: polling, and Temporal answers) on this address, e.g. :8080 (env FLOORBENCH_HEALTH_ADDR; empty: off)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
@@ -90,7 +92,11 @@ of the machine that submitted the sweep.`,
 			}
 			defer stopHealth()
 		}
-		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, Credentials: cfg.Credentials()}
+		rt := detect.RuntimeFromEnv()
+		if err := batchRows(&rt); err != nil {
+			return err
+		}
+		acts := &activities.Activities{Store: st, Runtime: rt, Capacity: capacity, Credentials: cfg.Credentials()}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err
@@ -121,6 +127,25 @@ func admissionFlags(cmd *cobra.Command) func() (orchestrate.Admission, error) {
 			}
 		}
 		return orchestrate.Admission{Slots: orchestrate.ActivitySlots(), Memory: activities.NewMemoryBudget(budget)}, nil
+	}
+}
+
+// batchRowsFlag adds --batch-rows to cmd and returns how it sets a
+// runtime's rows per ONNX session call (docs/operations.md#model-batches).
+func batchRowsFlag(cmd *cobra.Command) func(*detect.Runtime) error {
+	var rows string
+	cmd.Flags().StringVar(&rows, "batch-rows", os.Getenv("FLOORBENCH_BATCH_ROWS"),
+		"speaker channels an ONNX model runs per session call, across conversations (env FLOORBENCH_BATCH_ROWS; default 64 on the CPU, 1024 on CUDA)")
+	return func(rt *detect.Runtime) error {
+		if rows == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(rows)
+		if err != nil || n < 1 || n > 1<<16 {
+			return fmt.Errorf("--batch-rows: want a whole number from 1 to 65536, got %q", rows)
+		}
+		rt.BatchRows = n
+		return nil
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
@@ -240,13 +243,20 @@ func pyNumber(x float64, integer bool) json.RawMessage {
 }
 
 // TurnBenchGold derives the gold set of annotated conversations (docs/protocol.md#turnbench)
-// with the default matching windows.
+// with the default matching windows. Conversations are derived on every
+// core, each on its own; the set lists them in their order.
 func TurnBenchGold(convs []TurnBenchConversation) *floor.GoldSet {
-	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}
-	for _, c := range convs {
-		cg := floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers)
-		cg.DurationInteger = c.DurationInteger
-		g.Conversations = append(g.Conversations, cg)
+	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax,
+		Conversations: make([]floor.ConversationGold, len(convs))}
+	var derive errgroup.Group
+	derive.SetLimit(runtime.GOMAXPROCS(0))
+	for i, c := range convs {
+		derive.Go(func() error {
+			g.Conversations[i] = floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers)
+			g.Conversations[i].DurationInteger = c.DurationInteger
+			return nil
+		})
 	}
+	derive.Wait()
 	return g
 }

@@ -8,8 +8,9 @@ import (
 
 // audioDetector is a detector of a family that scores audio: its model,
 // the model's values on the output grid, and for voice activity the
-// family's floor mapping. Detect and a Stream run the same scorer, the one
-// over a whole conversation, the other as audio arrives.
+// family's floor mapping. Detect runs the two stages one after the other
+// over a whole conversation (runModel, mapOutput); a Stream steps them
+// together as audio arrives.
 type audioDetector struct {
 	model   model
 	mapping FloorMapping
@@ -18,51 +19,60 @@ type audioDetector struct {
 
 // openAudio opens the detector of a system whose family scores audio.
 func (s *System) openAudio(rt Runtime) (*audioDetector, error) {
-	fps, err := s.values.frameRate()
+	fps, mapping, err := s.floorStage()
 	if err != nil {
 		return nil, err
 	}
-	mapping, err := s.family.mapping(s.values)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.family.openModel(s, rt)
+	m, err := s.openModel(rt)
 	if err != nil {
 		return nil, err
 	}
 	return &audioDetector{model: m, mapping: mapping, fps: fps}, nil
 }
 
+// floorStage is the system's output grid and floor mapping.
+func (s *System) floorStage() (float64, FloorMapping, error) {
+	fps, err := s.values.frameRate()
+	if err != nil {
+		return 0, nil, err
+	}
+	mapping, err := s.family.mapping(s.values)
+	if err != nil {
+		return 0, nil, err
+	}
+	return fps, mapping, nil
+}
+
 func (d *audioDetector) Detect(ctx context.Context, c *Conversation) (*Scores, error) {
-	if err := c.check(); err != nil {
+	out, err := runModel(ctx, d.model, c)
+	if err != nil {
 		return nil, err
 	}
-	sc, err := d.newScorer(len(c.Channels))
-	if err != nil {
-		return nil, fmt.Errorf("conversation %q: %w", c.ID, err)
-	}
-	defer sc.close()
-	s := &Scores{FrameRate: d.fps}
-	s.EOT, s.INT = newTracks(len(c.Channels), frameCount(c.Duration, d.fps))
-	err = hearConversation(ctx, c, sc.run, sc.grid, func(i int, values [][]float64) {
+	return mapOutput(out, d.mapping, d.fps), nil
+}
+
+func (d *audioDetector) Close() error { return d.model.close() }
+
+// mapOutput is the floor stage over a whole conversation: the model's
+// output on the grid, each frame scored by the floor mapping.
+func mapOutput(out *ModelOutput, mapping FloorMapping, fps float64) *Scores {
+	speakers := out.Speakers()
+	sc := newScorer(modelOutputs{hop: out.Hop, roles: out.Roles}, mapping, speakers, fps)
+	s := &Scores{FrameRate: fps}
+	s.EOT, s.INT = newTracks(speakers, frameCount(out.Duration, fps))
+	place(out, fps, func(i int, values [][]float64) {
 		eot, intr := sc.score(values)
 		for k := range eot {
 			s.EOT[k][i], s.INT[k][i] = eot[k], intr[k]
 		}
 	})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s
 }
 
-func (d *audioDetector) Close() error { return d.model.close() }
-
-// scorer is an audio detector part way through one conversation: the model
-// run, its values on the grid, and the floor mapping's state, stepped one
+// scorer is the floor stage part way through one conversation: the
+// model's values on the grid and the floor mapping's state, stepped one
 // frame at a time.
 type scorer struct {
-	run   modelRun
 	grid  *grid
 	floor FloorState // nil where the model has no voice activity output
 	// activity, eotOut and intOut are the model's outputs of each role,
@@ -72,23 +82,18 @@ type scorer struct {
 	eot, intr                []float64
 }
 
-func (d *audioDetector) newScorer(speakers int) (*scorer, error) {
-	run, err := d.model.start(speakers)
-	if err != nil {
-		return nil, err
-	}
-	out := d.model.outputs()
+func newScorer(out modelOutputs, mapping FloorMapping, speakers int, fps float64) *scorer {
 	sc := &scorer{
-		run: run, grid: newGrid(out, speakers, d.fps),
+		grid:     newGrid(out, speakers, fps),
 		activity: slices.Index(out.roles, RoleActivity),
 		eotOut:   slices.Index(out.roles, RoleEOT),
 		intOut:   slices.Index(out.roles, RoleINT),
 		eot:      make([]float64, speakers), intr: make([]float64, speakers),
 	}
 	if sc.activity >= 0 {
-		sc.floor = d.mapping.Start(speakers, d.fps)
+		sc.floor = mapping.Start(speakers, fps)
 	}
-	return sc, nil
+	return sc
 }
 
 // score derives a frame's scores from its values on the grid. The slices
@@ -106,4 +111,35 @@ func (sc *scorer) score(values [][]float64) (eot, intr []float64) {
 	return sc.eot, sc.intr
 }
 
-func (sc *scorer) close() error { return sc.run.close() }
+// fileChunk is how many samples per channel the whole-file path pushes at
+// a time, about a second: a context is checked between pushes.
+const fileChunk = 1 << 14
+
+// runModel is the model stage over a whole conversation: its timeline
+// pushed through a run of m in chunks.
+func runModel(ctx context.Context, m model, c *Conversation) (*ModelOutput, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	run, err := m.start(len(c.Channels))
+	if err != nil {
+		return nil, fmt.Errorf("conversation %q: %w", c.ID, err)
+	}
+	defer run.close()
+	out := newModelOutput(m.outputs(), len(c.Channels), c.Duration)
+	timeline := c.timeline()
+	chunk := make([][]float32, len(timeline))
+	for at := 0; at < c.heardSamples(); at += fileChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end := min(at+fileChunk, c.heardSamples())
+		for k, ch := range timeline {
+			chunk[k] = ch[at:end]
+		}
+		if err := run.push(chunk, out.Values); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

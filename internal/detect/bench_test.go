@@ -3,6 +3,7 @@ package detect
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -178,4 +179,69 @@ func fillWindow(dst, ch []float32, end int) {
 	}
 	clear(dst[:-start])
 	copy(dst[-start:], ch[:end])
+}
+
+// BenchmarkSileroBatch measures Silero's throughput against the rows one
+// session call runs (Runtime.BatchRows): seconds of channel audio per
+// second of the benchmark thread's CPU time (sessions run one thread, on
+// the caller's), over eight conversations of 2 to 5 speakers, as in the
+// mptb preset. rows=conversation runs each conversation as its own batch
+// (one row per speaker), as Detect does.
+//
+//	go test -run '^$' -bench SileroBatch -benchtime 3x ./internal/detect/
+func BenchmarkSileroBatch(b *testing.B) {
+	c := benchConversation(b)
+	var convs []*Conversation
+	for i, speakers := range []int{2, 3, 4, 5, 2, 3, 4, 5} {
+		d := c.Duration - float64(i)*3.5
+		conv := &Conversation{ID: fmt.Sprint(i), SampleRate: SampleRate, Duration: d}
+		for k := range speakers {
+			conv.Channels = append(conv.Channels, c.Channels[(k+i)%len(c.Channels)])
+		}
+		convs = append(convs, conv)
+	}
+	audio := 0.0
+	for _, conv := range convs {
+		audio += float64(len(conv.Channels)) * conv.Duration
+	}
+	rt := onnxRuntime(b)
+	s, err := Builtin("silero")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, rows := range []int{1, 8, 16, 32, 64, 128} {
+		name := fmt.Sprintf("rows=%d", rows)
+		if rows == 1 {
+			name = "rows=conversation"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt.BatchRows = rows
+			m, err := s.OpenModel(rt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer m.Close()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu := threadCPU(b)
+			for b.Loop() {
+				next := 0
+				err := m.RunAll(context.Background(), Feed{
+					Next: func(context.Context, bool) (*Conversation, error) {
+						if next == len(convs) {
+							return nil, nil
+						}
+						next++
+						return convs[next-1], nil
+					},
+					Done: func(*Conversation, *ModelOutput) error { return nil },
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(audio*float64(b.N)/(threadCPU(b)-cpu).Seconds(), "channel_s_per_cpu_s")
+			b.ReportMetric(audio*float64(b.N)/b.Elapsed().Seconds(), "channel_s_per_s")
+		})
+	}
 }

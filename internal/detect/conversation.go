@@ -36,9 +36,10 @@ func (c *Conversation) check() error {
 }
 
 // heardSamples is the number of samples of the conversation's timeline.
-func (c *Conversation) heardSamples() int {
-	return int(math.Floor(c.Duration * SampleRate))
-}
+func (c *Conversation) heardSamples() int { return samplesIn(c.Duration) }
+
+// samplesIn is the number of samples of a timeline of duration seconds.
+func samplesIn(duration float64) int { return int(math.Floor(duration * SampleRate)) }
 
 // timeline returns every channel cut or zero-padded to heardSamples, so that
 // detectors never read past the conversation's duration.

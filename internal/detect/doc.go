@@ -89,6 +89,29 @@
 // onnx models may instead output EOT or INT scores directly (roles eot and
 // int); those are placed on the grid the same way and used as they are.
 //
+// # Stages
+//
+// Every family that scores audio runs in two stages. The model stage turns
+// each speaker's channel into values at the model's own hop (voice
+// activity, or an onnx model's direct EOT and INT scores); the floor stage
+// places them on the output grid and maps them to scores. Each family
+// declares, once, the stage of every parameter (Param.Stage): rms's
+// window, thresholds and hangover and webrtcvad's mode and frame belong to
+// the model stage; the frame rate, hysteresis, INT gate, ramps and
+// floor_rule to the floor stage. A ModelStage names the model (rms,
+// webrtcvad, silero-vad-v5, onnx) and has a version of its own; the
+// model is opened from its stage's parameters alone, so a floor parameter
+// cannot change its output.
+//
+// System.ModelHash identifies a system's model stage: the stage's name and
+// version, the model-stage parameters, the model file's SHA-256 and an
+// onnx section. Systems with the same model hash (silero and
+// silero-endpointer; rms-endpointer with another eot_ramp_s) give the same
+// ModelOutput on the same audio, so a sweep runs each model once per
+// conversation and stores its output (docs/formats.md#model-outputs);
+// System.MapOutput is any such system's floor stage over it, and
+// MapOutput of Model.Run is Detect, bit for bit.
+//
 // # Streaming
 //
 // Every family that scores audio runs one incremental path, whole-file or

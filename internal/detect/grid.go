@@ -89,57 +89,36 @@ func (g *grid) place(j int) [][]float64 {
 	return g.values
 }
 
-// fileChunk is how many samples per channel the whole-file path pushes at
-// a time, about a second: a context is checked between pushes.
-const fileChunk = 1 << 14
-
-// hearConversation pushes a conversation's timeline through run in chunks
-// and calls frame for each of its frameCount(Duration, fps) frames with
-// the frame's values on g: the whole-file loop over the incremental
-// pieces.
-func hearConversation(ctx context.Context, c *Conversation, run modelRun, g *grid, frame func(i int, values [][]float64)) error {
-	timeline, frames := c.timeline(), frameCount(c.Duration, g.fps)
-	chunk := make([][]float32, len(timeline))
-	i := 0
-	for at := 0; at < c.heardSamples(); at += fileChunk {
-		if err := ctx.Err(); err != nil {
-			return err
+// place walks the grid of fps frames per second over a model's output for
+// a whole conversation: frame(i, values) for each of its
+// frameCount(Duration, fps) frames, with the values, [output][speaker],
+// that the grid gives frame i as the conversation is heard (valid until
+// the next call). A frame whose end lies a rounding error past the
+// conversation's samples keeps the last value (pastEnd).
+func place(out *ModelOutput, fps float64, frame func(i int, values [][]float64)) {
+	g := newGrid(modelOutputs{hop: out.Hop, roles: out.Roles}, out.Speakers(), fps)
+	g.pending, g.heard = out.Values, samplesIn(out.Duration)
+	for i := range frameCount(out.Duration, fps) {
+		values, ok := g.next()
+		if !ok {
+			values = g.pastEnd()
 		}
-		end := min(at+fileChunk, c.heardSamples())
-		for k, ch := range timeline {
-			chunk[k] = ch[at:end]
-		}
-		if err := g.hear(run, chunk); err != nil {
-			return err
-		}
-		for ; i < frames; i++ {
-			values, ok := g.next()
-			if !ok {
-				break
-			}
-			frame(i, values)
-		}
+		frame(i, values)
 	}
-	for ; i < frames; i++ {
-		frame(i, g.pastEnd())
-	}
-	return nil
 }
 
 // activityOnGrid is a voice activity model's only output, per speaker, on
 // the grid of fps frames per second for a whole conversation.
 func activityOnGrid(ctx context.Context, m model, c *Conversation, fps float64) ([][]float64, error) {
-	run, err := m.start(len(c.Channels))
+	out, err := runModel(ctx, m, c)
 	if err != nil {
 		return nil, err
 	}
-	defer run.close()
-	out, _ := newTracks(len(c.Channels), frameCount(c.Duration, fps))
-	g := newGrid(m.outputs(), len(c.Channels), fps)
-	err = hearConversation(ctx, c, run, g, func(i int, values [][]float64) {
+	grid, _ := newTracks(len(c.Channels), frameCount(c.Duration, fps))
+	place(out, fps, func(i int, values [][]float64) {
 		for k, a := range values[0] {
-			out[k][i] = a
+			grid[k][i] = a
 		}
 	})
-	return out, err
+	return grid, nil
 }

@@ -23,7 +23,7 @@ type onnxModel struct {
 	scoreOutputs []string
 }
 
-func openONNXModel(s *System, rt Runtime) (model, error) {
+func openONNXModel(s *System, _ values, rt Runtime) (model, error) {
 	path, err := s.modelFile(rt)
 	if err != nil {
 		return nil, err
@@ -170,15 +170,57 @@ func matchDims(name string, model ort.Shape, shape []string, channels, frame int
 	return nil
 }
 
-// onnxBatch holds one conversation's input tensors.
-type onnxBatch struct {
+func (m *onnxModel) layout() rowLayout {
+	return rowLayout{channels: m.spec.channels(), frame: m.spec.Frame, hop: m.spec.Hop}
+}
+
+// batchable: every state has a batch dimension, so each row's state is
+// its own.
+func (m *onnxModel) batchable() bool {
+	for _, st := range m.spec.State {
+		if !slices.Contains(st.Shape, "batch") {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *onnxModel) start(rows int) (modelRun, error) {
+	if m.spec.ChannelLayout == LayoutSpeakerVsRest && rows < 2 {
+		return nil, fmt.Errorf("layout %s needs at least 2 speakers, got %d", LayoutSpeakerVsRest, rows)
+	}
+	r, err := startRows(m, rows)
+	if err != nil {
+		return nil, fmt.Errorf("onnx: %w", err)
+	}
+	return r, nil
+}
+
+// onnxStepper holds a batch's input tensors and, after each step, every
+// row's scores.
+type onnxStepper struct {
+	model  *onnxModel
+	rows   int
 	audio  *ort.Tensor[float32]
 	states []*ort.Tensor[float32]
 	inputs []ort.Value
+	// scores[t][r] is score t's value for row r after the last step.
+	scores [][]float32
 }
 
-func (m *onnxModel) newBatch(rows int) (*onnxBatch, error) {
-	b := &onnxBatch{}
+func (m *onnxModel) newStepper(rows int) (stepper, error) {
+	s := &onnxStepper{model: m}
+	if err := s.allocate(rows); err != nil {
+		return nil, fmt.Errorf("onnx: %w", err)
+	}
+	return s, nil
+}
+
+// allocate makes the input tensors of a batch of rows rows, with a zero
+// state.
+func (s *onnxStepper) allocate(rows int) error {
+	m := s.model
+	s.rows, s.inputs, s.states = rows, nil, nil
 	c := m.spec.channels()
 	tensor := func(shape []string) (*ort.Tensor[float32], error) {
 		dims, err := resolveShape(shape, rows, c, m.spec.Frame)
@@ -190,35 +232,39 @@ func (m *onnxModel) newBatch(rows int) (*onnxBatch, error) {
 		}
 		t, err := ort.NewEmptyTensor[float32](ort.NewShape(dims...))
 		if err == nil {
-			b.inputs = append(b.inputs, t)
+			s.inputs = append(s.inputs, t)
 		}
 		return t, err
 	}
 	var err error
-	if b.audio, err = tensor(m.spec.Audio.Shape); err != nil {
-		return nil, fmt.Errorf("audio: %w", err)
+	if s.audio, err = tensor(m.spec.Audio.Shape); err != nil {
+		return fmt.Errorf("audio: %w", err)
 	}
-	if got, want := len(b.audio.GetData()), rows*c*m.spec.Frame; got != want {
-		b.destroy()
-		return nil, fmt.Errorf("audio shape %v holds %d samples, the layout needs %d", m.spec.Audio.Shape, got, want)
+	if got, want := len(s.audio.GetData()), rows*c*m.spec.Frame; got != want {
+		s.close()
+		return fmt.Errorf("audio shape %v holds %d samples, the layout needs %d", m.spec.Audio.Shape, got, want)
 	}
 	for _, st := range m.spec.State {
 		t, err := tensor(st.Shape)
 		if err != nil {
-			b.destroy()
-			return nil, fmt.Errorf("state %s: %w", st.Input, err)
+			s.close()
+			return fmt.Errorf("state %s: %w", st.Input, err)
 		}
-		b.states = append(b.states, t)
+		s.states = append(s.states, t)
 	}
 	for _, k := range m.spec.Constants {
 		v, err := newConstant(k, rows, c, m.spec.Frame)
 		if err != nil {
-			b.destroy()
-			return nil, fmt.Errorf("constant %s: %w", k.Name, err)
+			s.close()
+			return fmt.Errorf("constant %s: %w", k.Name, err)
 		}
-		b.inputs = append(b.inputs, v)
+		s.inputs = append(s.inputs, v)
 	}
-	return b, nil
+	s.scores = make([][]float32, len(m.spec.Scores))
+	for t := range s.scores {
+		s.scores[t] = make([]float32, rows)
+	}
+	return nil
 }
 
 func newConstant(k ConstantSpec, rows, channels, frame int) (ort.Value, error) {
@@ -242,84 +288,25 @@ func newConstant(k ConstantSpec, rows, channels, frame int) (ort.Value, error) {
 	}
 }
 
-func (b *onnxBatch) destroy() {
-	for _, v := range b.inputs {
+func (s *onnxStepper) close() {
+	for _, v := range s.inputs {
 		v.Destroy()
 	}
+	s.inputs = nil
 }
 
-func (m *onnxModel) start(rows int) (modelRun, error) {
-	if m.spec.ChannelLayout == LayoutSpeakerVsRest && rows < 2 {
-		return nil, fmt.Errorf("layout %s needs at least 2 speakers, got %d", LayoutSpeakerVsRest, rows)
-	}
-	b, err := m.newBatch(rows)
-	if err != nil {
-		return nil, fmt.Errorf("onnx: %w", err)
-	}
-	return &onnxRun{model: m, batch: b, framers: framers(rows*m.spec.channels(), m.spec.Frame, m.spec.Hop)}, nil
+func (s *onnxStepper) window(r int) []float32 {
+	n := s.model.spec.channels() * s.model.spec.Frame
+	return s.audio.GetData()[r*n : (r+1)*n]
 }
 
-// onnxRun is a conversation part way through: the windows of every row's
-// channels (row k's channel c at k·channels + c), and in the batch the
-// recurrent state of step steps.
-type onnxRun struct {
-	model   *onnxModel
-	batch   *onnxBatch
-	framers []*framer
-	steps   int
-}
+func (s *onnxStepper) value(t, r int) float32 { return s.scores[t][r] }
 
-func (r *onnxRun) push(channels [][]float32, out [][][]float32) error {
-	perRow := r.model.spec.channels()
-	for k, ch := range channels {
-		r.framers[k*perRow].add(ch)
-		if perRow == 2 {
-			r.framers[k*perRow+1].add(rest(channels, k))
-		}
-	}
-	for r.ready() {
-		if err := r.step(out); err != nil {
-			return fmt.Errorf("onnx: step %d: %w", r.steps, err)
-		}
-		r.steps++
-	}
-	return nil
-}
-
-// ready reports whether every row has its next window: channels hear the
-// same number of samples, so the first speaks for all.
-func (r *onnxRun) ready() bool {
-	_, ok := r.framers[0].window()
-	return ok
-}
-
-// rest is the sum of every channel but k, clipped to [-1, 1].
-func rest(timeline [][]float32, k int) []float32 {
-	out := make([]float32, len(timeline[k]))
-	for m, ch := range timeline {
-		if m == k {
-			continue
-		}
-		for i, s := range ch {
-			out[i] += s
-		}
-	}
-	for i, s := range out {
-		out[i] = max(-1, min(1, s))
-	}
-	return out
-}
-
-// step runs the model once for every row and appends its scores to out.
-func (r *onnxRun) step(out [][][]float32) error {
-	m, b := r.model, r.batch
-	audio, frame := b.audio.GetData(), m.spec.Frame
-	for i, f := range r.framers {
-		w, _ := f.window()
-		copy(audio[i*frame:(i+1)*frame], w)
-		f.advance()
-	}
-	outputs := make([]ort.Value, len(m.scoreOutputs)+len(b.states))
+// step runs the model once for every row, keeps each row's scores and
+// feeds the state outputs back as the next step's state.
+func (s *onnxStepper) step() error {
+	m := s.model
+	outputs := make([]ort.Value, len(m.scoreOutputs)+len(s.states))
 	defer func() {
 		for _, v := range outputs {
 			if v != nil {
@@ -327,15 +314,15 @@ func (r *onnxRun) step(out [][][]float32) error {
 			}
 		}
 	}()
-	if err := m.session.Run(b.inputs, outputs); err != nil {
+	if err := m.session.Run(s.inputs, outputs); err != nil {
 		return err
 	}
 	for t, sc := range m.spec.Scores {
-		if err := readScore(outputs[slices.Index(m.scoreOutputs, sc.Output)], sc, out[t]); err != nil {
+		if err := readScore(outputs[slices.Index(m.scoreOutputs, sc.Output)], sc, s.scores[t]); err != nil {
 			return err
 		}
 	}
-	for i, st := range b.states {
+	for i, st := range s.states {
 		o, ok := outputs[len(m.scoreOutputs)+i].(*ort.Tensor[float32])
 		if !ok || len(o.GetData()) != len(st.GetData()) {
 			return fmt.Errorf("state output %s does not match its input's type and size", m.spec.State[i].Output)
@@ -345,18 +332,18 @@ func (r *onnxRun) step(out [][][]float32) error {
 	return nil
 }
 
-// readScore appends each row's value of output out to its track.
-func readScore(out ort.Value, sc ScoreSpec, tracks [][]float32) error {
+// readScore sets each row's value of output out.
+func readScore(out ort.Value, sc ScoreSpec, rows []float32) error {
 	t, ok := out.(*ort.Tensor[float32])
 	if !ok {
 		return fmt.Errorf("output %s is not a float32 tensor", sc.Output)
 	}
-	data, rows := t.GetData(), len(tracks)
-	if len(data)%rows != 0 || sc.Index >= len(data)/rows {
-		return fmt.Errorf("output %s has shape %v: no index %d for each of %d rows", sc.Output, t.GetShape(), sc.Index, rows)
+	data := t.GetData()
+	if len(data)%len(rows) != 0 || sc.Index >= len(data)/len(rows) {
+		return fmt.Errorf("output %s has shape %v: no index %d for each of %d rows", sc.Output, t.GetShape(), sc.Index, len(rows))
 	}
-	per := len(data) / rows
-	for k := range tracks {
+	per := len(data) / len(rows)
+	for k := range rows {
 		v := float64(data[k*per+sc.Index])
 		if sc.Sigmoid {
 			v = 1 / (1 + math.Exp(-v))
@@ -364,12 +351,29 @@ func readScore(out ort.Value, sc ScoreSpec, tracks [][]float32) error {
 		if !(v >= 0 && v <= 1) {
 			return fmt.Errorf("output %s gave %v for row %d, outside [0, 1] (set sigmoid: true for logits)", sc.Output, v, k)
 		}
-		tracks[k] = append(tracks[k], float32(v))
+		rows[k] = float32(v)
 	}
 	return nil
 }
 
-func (r *onnxRun) close() error {
-	r.batch.destroy()
+// resize carries each kept row's state into a batch of len(keep) rows.
+// Only batchable models' batches are resized.
+func (s *onnxStepper) resize(keep []int) error {
+	m, rows := s.model, s.rows
+	var states [][]float32
+	for _, st := range s.states {
+		states = append(states, slices.Clone(st.GetData()))
+	}
+	s.close()
+	if err := s.allocate(len(keep)); err != nil {
+		return err
+	}
+	for i, st := range m.spec.State {
+		dims, err := resolveShape(st.Shape, rows, m.spec.channels(), m.spec.Frame)
+		if err != nil {
+			return err
+		}
+		blocksOf(dims, slices.Index(st.Shape, "batch")).copyRows(s.states[i].GetData(), states[i], rows, keep)
+	}
 	return nil
 }

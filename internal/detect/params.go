@@ -30,6 +30,31 @@ type Param struct {
 	Doc     string    `json:"doc"`
 	// Choices are a string parameter's allowed values.
 	Choices []string `json:"choices,omitempty"`
+	// Stage is the stage of a family that scores audio which reads the
+	// parameter: StageModel or StageFloor ("" for the external family).
+	Stage Stage `json:"stage,omitempty"`
+}
+
+// Stage is one of the two stages of a detector that scores audio
+// (package documentation, "Stages").
+type Stage string
+
+// The stages. A parameter of the model stage changes the model's output
+// and so its identity (System.ModelHash); one of the floor stage changes
+// only how that output becomes scores.
+const (
+	StageModel Stage = "model"
+	StageFloor Stage = "floor"
+)
+
+// inStage marks parameters as read by a stage: each family's parameter
+// lists are declared once, with their stage.
+func inStage(stage Stage, ps []Param) []Param {
+	out := slices.Clone(ps)
+	for i := range out {
+		out[i].Stage = stage
+	}
+	return out
 }
 
 // parse reads a parameter value as YAML decodes it (int, float64, bool,
@@ -96,22 +121,22 @@ func (p Param) parseString(s string) (any, error) {
 
 // gridParams are the output grid's parameters, shared by every family that
 // computes scores from audio.
-var gridParams = []Param{
+var gridParams = inStage(StageFloor, []Param{
 	{Name: "frame_rate_hz", Kind: KindFloat, Default: 100.0, Doc: "frame rate of the score tracks"},
-}
+})
 
 // Floor mapping parameters (package documentation, "From voice activity to
 // floor scores"). A family lists only those its mapping reads.
 var (
-	hysteresisParams = []Param{
+	hysteresisParams = inStage(StageFloor, []Param{
 		{Name: "speech_threshold", Kind: KindFloat, Default: 0.5, Doc: "activity at or above which a speaker starts speaking"},
 		{Name: "silence_threshold", Kind: KindFloat, Default: 0.35, Doc: "activity below which a speaker stops speaking"},
-	}
-	timeoutParams = []Param{
+	})
+	timeoutParams = inStage(StageFloor, []Param{
 		{Name: "eot_min_speech_s", Kind: KindFloat, Default: 0.1, Doc: "shortest speech run whose end can be an end of turn"},
 		{Name: "eot_ramp_s", Kind: KindFloat, Default: 2.0, Doc: "silence after own speech at which the EOT score reaches 1"},
 		{Name: "int_ramp_s", Kind: KindFloat, Default: 5.0, Doc: "length of an overlapping speech run at which the INT score reaches 1 (past the 3 s scoring window, so that a sweep can pick any run length)"},
-	}
+	})
 	gateParams = slices.Concat(hysteresisParams, intGateParams(
 		"INT scores only while another speaker speaks",
 		"how long after another speaker's speech the INT gate stays open"))
@@ -121,8 +146,8 @@ var (
 	// ruleParams are the onnx family's: the rule is a parameter, and the
 	// silence timeouts apply under the endpointer rule only.
 	ruleParams = slices.Concat(
-		[]Param{{Name: "floor_rule", Kind: KindString, Default: RuleGate, Choices: []string{RuleGate, RuleEndpointer},
-			Doc: "how voice activity becomes scores: gate (instantaneous) or endpointer (silence timeouts)"}},
+		inStage(StageFloor, []Param{{Name: "floor_rule", Kind: KindString, Default: RuleGate, Choices: []string{RuleGate, RuleEndpointer},
+			Doc: "how voice activity becomes scores: gate (instantaneous) or endpointer (silence timeouts)"}}),
 		hysteresisParams,
 		intGateParams(
 			"INT scores only while another speaker speaks (gate) or for runs that begin while one speaks (endpointer)",
@@ -132,10 +157,10 @@ var (
 
 // intGateParams are the INT gate's parameters, documented for a rule.
 func intGateParams(gateDoc, lookbackDoc string) []Param {
-	return []Param{
+	return inStage(StageFloor, []Param{
 		{Name: "int_gate", Kind: KindBool, Default: true, Doc: gateDoc},
 		{Name: "int_gate_lookback_s", Kind: KindFloat, Default: 0.5, Doc: lookbackDoc},
-	}
+	})
 }
 
 // endpointerOnly marks parameters that only the endpointer rule reads.

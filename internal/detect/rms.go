@@ -5,13 +5,13 @@ import (
 	"math"
 )
 
-var rmsParams = []Param{
+var rmsParams = inStage(StageModel, []Param{
 	{Name: "window_s", Kind: KindFloat, Default: 0.02, Doc: "analysis window and hop"},
 	{Name: "threshold_db", Kind: KindFloat, Default: -50.0, Doc: "energy (dBFS) below which a window is never speech"},
 	{Name: "margin_db", Kind: KindFloat, Default: 12.0, Doc: "energy above the tracked noise floor that counts as speech"},
 	{Name: "floor_rise_db_per_s", Kind: KindFloat, Default: 3.0, Doc: "how fast the noise floor estimate may rise"},
 	{Name: "hangover_s", Kind: KindFloat, Default: 0.2, Doc: "speech is held this long after the last loud window"},
-}
+})
 
 // rmsModel is an energy voice-activity detector: a window is loud when its
 // energy exceeds both threshold_db and the noise floor plus margin_db; the

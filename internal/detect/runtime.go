@@ -41,7 +41,26 @@ type Runtime struct {
 	Device      Device
 	// Threads is ONNX Runtime's intra-op thread count per session.
 	Threads int
-	Logger  *slog.Logger
+	// BatchRows bounds the rows (speaker channels, of one conversation or
+	// several) an ONNX model runs in one session call (Model.RunAll); 0:
+	// DefaultBatchRows for the device.
+	BatchRows int
+	Logger    *slog.Logger
+}
+
+// DefaultBatchRows are the rows per session call on each device when
+// Runtime.BatchRows is 0 (docs/operations.md#model-batches).
+var DefaultBatchRows = map[Device]int{DeviceCPU: 64, DeviceCUDA: 1024}
+
+// batchRows is the runtime's rows per session call.
+func (rt Runtime) batchRows() int {
+	if rt.BatchRows > 0 {
+		return rt.BatchRows
+	}
+	if n := DefaultBatchRows[rt.Device]; n > 0 {
+		return n
+	}
+	return DefaultBatchRows[DeviceCPU]
 }
 
 // RuntimeFromEnv reads FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools,

@@ -36,91 +36,95 @@ func (s *sileroModel) outputs() modelOutputs {
 
 func (s *sileroModel) close() error { return s.session.Destroy() }
 
-// sileroBatch holds the tensors of one conversation's steps. The two state
-// tensors swap roles each step, so the new state is never copied.
-type sileroBatch struct {
+func (s *sileroModel) layout() rowLayout {
+	return rowLayout{channels: 1, frame: sileroContext + sileroHop, hop: sileroHop}
+}
+
+func (s *sileroModel) batchable() bool { return true }
+
+func (s *sileroModel) start(rows int) (modelRun, error) {
+	r, err := startRows(s, rows)
+	if err != nil {
+		return nil, fmt.Errorf("silero: %w", err)
+	}
+	return r, nil
+}
+
+// sileroStepper holds the tensors of a batch of rows. The two state
+// tensors swap roles each step, so the new state is never copied: cur is
+// the one the next step reads.
+type sileroStepper struct {
+	session       *ort.DynamicAdvancedSession
+	rows          int
 	input, output *ort.Tensor[float32]
 	state         [2]*ort.Tensor[float32]
+	cur           int
 	sr            *ort.Scalar[int64]
 }
 
-func newSileroBatch(rows int) (*sileroBatch, error) {
-	b := &sileroBatch{}
-	var errs [5]error
-	b.input, errs[0] = ort.NewEmptyTensor[float32](ort.NewShape(int64(rows), sileroContext+sileroHop))
-	b.output, errs[1] = ort.NewEmptyTensor[float32](ort.NewShape(int64(rows), 1))
-	b.state[0], errs[2] = ort.NewEmptyTensor[float32](ort.NewShape(2, int64(rows), sileroState))
-	b.state[1], errs[3] = ort.NewEmptyTensor[float32](ort.NewShape(2, int64(rows), sileroState))
-	b.sr, errs[4] = ort.NewScalar(int64(SampleRate))
-	if err := errors.Join(errs[:]...); err != nil {
-		b.destroy()
+func (s *sileroModel) newStepper(rows int) (stepper, error) {
+	st := &sileroStepper{session: s.session}
+	if err := st.allocate(rows); err != nil {
 		return nil, err
 	}
-	return b, nil
+	return st, nil
 }
 
-func (b *sileroBatch) destroy() {
-	for _, t := range []*ort.Tensor[float32]{b.input, b.output, b.state[0], b.state[1]} {
+// allocate makes the tensors of a batch of rows rows, with a zero state.
+func (s *sileroStepper) allocate(rows int) error {
+	s.rows, s.cur = rows, 0
+	var errs [5]error
+	s.input, errs[0] = ort.NewEmptyTensor[float32](ort.NewShape(int64(rows), sileroContext+sileroHop))
+	s.output, errs[1] = ort.NewEmptyTensor[float32](ort.NewShape(int64(rows), 1))
+	s.state[0], errs[2] = ort.NewEmptyTensor[float32](ort.NewShape(2, int64(rows), sileroState))
+	s.state[1], errs[3] = ort.NewEmptyTensor[float32](ort.NewShape(2, int64(rows), sileroState))
+	s.sr, errs[4] = ort.NewScalar(int64(SampleRate))
+	if err := errors.Join(errs[:]...); err != nil {
+		s.close()
+		return err
+	}
+	return nil
+}
+
+func (s *sileroStepper) window(r int) []float32 {
+	const width = sileroContext + sileroHop
+	return s.input.GetData()[r*width : (r+1)*width]
+}
+
+func (s *sileroStepper) step() error {
+	cur, next := s.state[s.cur], s.state[1-s.cur]
+	if err := s.session.Run([]ort.Value{s.input, cur, s.sr}, []ort.Value{s.output, next}); err != nil {
+		return err
+	}
+	s.cur = 1 - s.cur
+	return nil
+}
+
+func (s *sileroStepper) value(_, r int) float32 { return s.output.GetData()[r] }
+
+// sileroStateRows: the state is [2, rows, 128].
+var sileroStateRows = rowBlocks{outer: 2, inner: sileroState}
+
+func (s *sileroStepper) resize(keep []int) error {
+	old, rows := s.state[s.cur].GetData(), s.rows
+	state := make([]float32, len(old))
+	copy(state, old)
+	s.close()
+	if err := s.allocate(len(keep)); err != nil {
+		return err
+	}
+	sileroStateRows.copyRows(s.state[0].GetData(), state, rows, keep)
+	return nil
+}
+
+func (s *sileroStepper) close() {
+	for _, t := range []*ort.Tensor[float32]{s.input, s.output, s.state[0], s.state[1]} {
 		if t != nil {
 			t.Destroy()
 		}
 	}
-	if b.sr != nil {
-		b.sr.Destroy()
+	if s.sr != nil {
+		s.sr.Destroy()
 	}
-}
-
-func (s *sileroModel) start(rows int) (modelRun, error) {
-	b, err := newSileroBatch(rows)
-	if err != nil {
-		return nil, fmt.Errorf("silero: %w", err)
-	}
-	return &sileroRun{session: s.session, batch: b, framers: framers(rows, sileroContext+sileroHop, sileroHop)}, nil
-}
-
-// sileroRun is a conversation part way through: its rows' windows, and in
-// the batch the recurrent state of step steps.
-type sileroRun struct {
-	session *ort.DynamicAdvancedSession
-	batch   *sileroBatch
-	framers []*framer
-	steps   int
-}
-
-func (r *sileroRun) push(channels [][]float32, out [][][]float32) error {
-	for k, ch := range channels {
-		r.framers[k].add(ch)
-	}
-	b := r.batch
-	in, res := b.input.GetData(), b.output.GetData()
-	const width = sileroContext + sileroHop
-	for r.ready() {
-		for k, f := range r.framers {
-			w, _ := f.window()
-			copy(in[k*width:(k+1)*width], w)
-			f.advance()
-		}
-		j := r.steps
-		cur, next := b.state[j%2], b.state[(j+1)%2]
-		if err := r.session.Run([]ort.Value{b.input, cur, b.sr}, []ort.Value{b.output, next}); err != nil {
-			return fmt.Errorf("silero: step %d: %w", j, err)
-		}
-		for k := range out[0] {
-			out[0][k] = append(out[0][k], res[k])
-		}
-		r.steps++
-	}
-	return nil
-}
-
-// ready reports whether every row has its next window: rows hear the same
-// number of samples, so the first row speaks for all.
-func (r *sileroRun) ready() bool {
-	_, ok := r.framers[0].window()
-	return ok
-}
-
-func (r *sileroRun) close() error {
-	r.batch.destroy()
-	return nil
+	s.input, s.output, s.state, s.sr = nil, nil, [2]*ort.Tensor[float32]{}, nil
 }

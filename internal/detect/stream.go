@@ -28,7 +28,7 @@ func (s *System) OpenStream(rt Runtime, speakers int) (Stream, error) {
 	if err := s.checkRequired(); err != nil {
 		return nil, err
 	}
-	if s.family.openModel == nil {
+	if s.family.ModelStage == nil {
 		return nil, fmt.Errorf("family %s cannot stream: its scores are read from files made elsewhere, not computed from audio", s.family.Name)
 	}
 	if speakers < 1 {
@@ -38,12 +38,12 @@ func (s *System) OpenStream(rt Runtime, speakers int) (Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := d.newScorer(speakers)
+	run, err := d.model.start(speakers)
 	if err != nil {
 		d.Close()
 		return nil, err
 	}
-	return &audioStream{detector: d, scorer: sc}, nil
+	return &audioStream{detector: d, run: run, scorer: newScorer(d.model.outputs(), d.mapping, speakers, d.fps)}, nil
 }
 
 // audioStream is a Stream of an audio detector. A push that fails in the
@@ -51,6 +51,7 @@ func (s *System) OpenStream(rt Runtime, speakers int) (Stream, error) {
 // broken: every later push returns that error.
 type audioStream struct {
 	detector *audioDetector
+	run      modelRun
 	scorer   *scorer
 	broken   error
 	closed   bool
@@ -66,7 +67,7 @@ func (s *audioStream) Push(channels [][]float32) ([]StreamFrame, error) {
 	if err := s.checkPush(channels); err != nil {
 		return nil, err
 	}
-	if err := s.scorer.grid.hear(s.scorer.run, channels); err != nil {
+	if err := s.scorer.grid.hear(s.run, channels); err != nil {
 		s.broken = fmt.Errorf("stream broken by an earlier push: %w", err)
 		return nil, err
 	}
@@ -110,5 +111,5 @@ func (s *audioStream) Close() error {
 		return nil
 	}
 	s.closed = true
-	return errors.Join(s.scorer.close(), s.detector.Close())
+	return errors.Join(s.run.close(), s.detector.Close())
 }

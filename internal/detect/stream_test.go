@@ -63,7 +63,7 @@ func probeSystem(t *testing.T) *System {
 func streamCases() []streamCase {
 	var cases []streamCase
 	for _, f := range Families() {
-		if f.openModel != nil && f.Name != "onnx" {
+		if f.ModelStage != nil && f.Name != "onnx" {
 			cases = append(cases, builtinCase(f.Name, "100"))
 		}
 	}

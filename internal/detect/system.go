@@ -258,7 +258,7 @@ func (s *System) Open(rt Runtime) (Detector, error) {
 	if err := s.checkRequired(); err != nil {
 		return nil, err
 	}
-	if s.family.openModel == nil {
+	if s.family.ModelStage == nil {
 		return s.family.open(s, rt)
 	}
 	d, err := s.openAudio(rt)
@@ -292,16 +292,9 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		}
 	}
 	if s.family.Model {
-		m := s.modelRef(rt)
-		sum := m.SHA256
-		if sum == "" {
-			if err := s.modelExists(m.Path); err != nil {
-				return nil, err
-			}
-			var err error
-			if sum, err = digest.FileSHA256(m.Path); err != nil {
-				return nil, fmt.Errorf("hash model: %w", err)
-			}
+		sum, err := s.modelSHA256(rt)
+		if err != nil {
+			return nil, err
 		}
 		n.Files["model"] = sum
 	}
@@ -315,6 +308,23 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		}
 	}
 	return json.Marshal(n)
+}
+
+// modelSHA256 is the SHA-256 of the system's model file: the one its spec
+// pins, else the file's own.
+func (s *System) modelSHA256(rt Runtime) (string, error) {
+	m := s.modelRef(rt)
+	if m.SHA256 != "" {
+		return m.SHA256, nil
+	}
+	if err := s.modelExists(m.Path); err != nil {
+		return "", err
+	}
+	sum, err := digest.FileSHA256(m.Path)
+	if err != nil {
+		return "", fmt.Errorf("hash model: %w", err)
+	}
+	return sum, nil
 }
 
 // Hash identifies the system: the hex SHA-256 of its normalised spec.

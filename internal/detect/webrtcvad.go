@@ -7,10 +7,10 @@ import (
 	webrtcvad "github.com/maxhawkins/go-webrtcvad"
 )
 
-var webrtcParams = []Param{
+var webrtcParams = inStage(StageModel, []Param{
 	{Name: "mode", Kind: KindInt, Default: 2, Doc: "aggressiveness 0 (least) to 3 (most): higher rejects more non-speech"},
 	{Name: "frame_ms", Kind: KindInt, Default: 20, Doc: "frame length: 10, 20 or 30 ms"},
-}
+})
 
 // webrtcModel runs one WebRTC VAD instance per channel (the VAD keeps
 // state between frames) on non-overlapping frames; activity is its 0/1

@@ -335,6 +335,104 @@ func (d *Decoder) Float() (float64, error) {
 	return v, nil
 }
 
+// ElementError is an error reading element Index of an array (Floats).
+type ElementError struct {
+	Index int
+	Err   error
+}
+
+func (e *ElementError) Error() string { return fmt.Sprintf("[%d]: %v", e.Index, e.Err) }
+func (e *ElementError) Unwrap() error { return e.Err }
+
+// Floats reads an array of numbers, calling each(j, v) with number j: what
+// Array with Float in its callback reads, value for value to the last bit,
+// in one loop (a probability file's millions of frames). Plain decimals of
+// up to 15 digits are converted directly, as strconv's exact path converts
+// them; anything else goes through Float. An error reading number j is an
+// *ElementError; each's errors are returned as they are.
+func (d *Decoder) Floats(each func(j int, v float64) error) error {
+	if err := d.expect(Array); err != nil {
+		return err
+	}
+	d.pos++
+	d.space()
+	if d.more(1) && d.data[d.pos] == ']' {
+		d.pos++
+		return nil
+	}
+	for j := 0; ; j++ {
+		d.space()
+		v, ok := d.decimal()
+		if !ok {
+			var err error
+			if v, err = d.Float(); err != nil {
+				return &ElementError{Index: j, Err: err}
+			}
+		}
+		if err := each(j, v); err != nil {
+			return err
+		}
+		d.space()
+		if !d.more(1) {
+			return d.Errorf("unexpected end of input in array")
+		}
+		switch d.data[d.pos] {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return nil
+		default:
+			return d.Errorf("expected ',' or ']' in array")
+		}
+	}
+}
+
+// exactPow10 are the powers of ten a float64 holds exactly.
+var exactPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// decimal reads a plain decimal at pos, [-]digits[.digits] with at most 15
+// digits and no exponent, as float64(digits) / 10^(fraction digits): both
+// exact, so the quotient is the correctly rounded value ParseFloat gives.
+// Anything else is left unread (false), for Float to read or report.
+func (d *Decoder) decimal() (float64, bool) {
+	d.tok = d.pos
+	neg := d.more(1) && d.data[d.pos] == '-'
+	if neg {
+		d.pos++
+	}
+	lead := d.pos - d.tok // where the digits start, after tok (which a stream's window moves)
+	var mant uint64
+	digits := func() int {
+		n := 0
+		for d.more(1) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			mant = mant*10 + uint64(d.data[d.pos]-'0')
+			d.pos++
+			n++
+		}
+		return n
+	}
+	whole, frac := digits(), 0
+	if whole > 0 && d.more(1) && d.data[d.pos] == '.' {
+		d.pos++
+		frac = digits()
+		if frac == 0 {
+			whole = 0 // "1." is malformed: Float says so
+		}
+	}
+	plain := whole > 0 && (whole == 1 || d.data[d.tok+lead] != '0') && whole+frac <= 15 &&
+		!(d.more(1) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E'))
+	if !plain {
+		d.pos = d.tok
+		return 0, false
+	}
+	v := float64(mant) / exactPow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
 // Number reads a number as Float does and reports whether it was written
 // as an integer (no fraction, no exponent): Python's json reads such a
 // number as an int and writes it back without ".0".
@@ -389,7 +487,23 @@ func (d *Decoder) String() (string, error) {
 	}
 	d.tok = d.pos // the window keeps the string from here
 	d.pos++
-	var out []byte
+	// Most strings hold no escape: find the end and copy them once.
+	for d.pos < len(d.data) || d.more(1) {
+		if c := d.data[d.pos]; c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		d.pos++
+	}
+	if d.more(1) && d.data[d.pos] == '"' {
+		plain := d.data[d.tok+1 : d.pos]
+		if !utf8.Valid(plain) {
+			d.pos = d.tok
+			return "", d.Errorf("string is not valid UTF-8")
+		}
+		d.pos++
+		return string(plain), nil
+	}
+	out := append([]byte(nil), d.data[d.tok+1:d.pos]...)
 	for {
 		if !d.more(1) {
 			d.pos = d.tok

@@ -283,3 +283,67 @@ func TestReadStreamReadsAsReadFile(t *testing.T) {
 		}
 	}
 }
+
+// floatsBoth reads data's array of numbers with Floats and with Array and
+// Float, and returns what each read: the values' bits and the error.
+func floatsBoth(data []byte, stream bool) (fast, slow string) {
+	read := func(floats bool) string {
+		d := NewDecoder(data)
+		if stream {
+			d = NewStreamDecoder(iotest.OneByteReader(bytes.NewReader(data)))
+		}
+		var out strings.Builder
+		record := func(j int, v float64) error {
+			fmt.Fprintf(&out, "%d:%x ", j, math.Float64bits(v))
+			if v > 10 {
+				return fmt.Errorf("element %d: %v is too large", j, v)
+			}
+			return nil
+		}
+		var err error
+		if floats {
+			err = d.Floats(record)
+		} else {
+			err = d.Array(func(j int) error {
+				v, err := d.Float()
+				if err != nil {
+					return &ElementError{Index: j, Err: err}
+				}
+				return record(j, v)
+			})
+		}
+		if err == nil {
+			err = d.End()
+		}
+		fmt.Fprintf(&out, "error %v", err)
+		return out.String()
+	}
+	return read(true), read(false)
+}
+
+// Floats reads what Array and Float read, value for value to the last
+// bit, and fails where they fail with the same error.
+func TestFloatsReadsWhatFloatReads(t *testing.T) {
+	for _, s := range []string{`[0, 0.5, 1, -0, 0.1234, 0.30000000000000004, 123456789012345, 1234567890123456, 0.000001, 1e-5, 2.5E+3, NaN, -Infinity]`,
+		`[]`, `[ 0.25 , 7 ]`, `[01]`, `[1.]`, `[.5]`, `[-]`, `[1.2.3]`, `[1,]`, `[0.1 0.2]`, `[1e400]`, `[0.75`, `{}`, `[11, 0.5]`, `[0.5, 20]`} {
+		for _, stream := range []bool{false, true} {
+			fast, slow := floatsBoth([]byte(s), stream)
+			if fast != slow {
+				t.Errorf("%s (stream %v):\nFloats      %s\nArray+Float %s", s, stream, fast, slow)
+			}
+		}
+	}
+}
+
+func FuzzFloats(f *testing.F) {
+	for _, s := range []string{`[0, 0.5, 1, -0, 0.1234]`, `[1.]`, `[01, 2]`, `[1e5, NaN]`, `[0.123456789012345678]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, stream := range []bool{false, true} {
+			if fast, slow := floatsBoth(data, stream); fast != slow {
+				t.Fatalf("stream %v:\nFloats      %s\nArray+Float %s", stream, fast, slow)
+			}
+		}
+	})
+}

@@ -47,6 +47,14 @@ func Track[T ~string](systemHash, corpusHash, conv string, task T) string {
 	return fmt.Sprintf("tracks/%s/%s/%s.%s.json", systemHash, corpusHash, conv, task)
 }
 
+// ModelOutput is a model stage's output on one conversation
+// (detect.ModelOutput): modelHash is the stage's identity
+// (detect.System.ModelHash), shared by every system that runs the same
+// model with the same model-stage parameters.
+func ModelOutput(modelHash, corpusHash, conv string) string {
+	return fmt.Sprintf("model-outputs/%s/%s/%s.bin", modelHash, corpusHash, conv)
+}
+
 // Evaluation is where an evaluation of a system on a corpus is stored;
 // identity is everything else that determines it (protocol version and
 // constants, resamples, seed, transfer source), hashed as JSON.

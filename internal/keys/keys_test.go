@@ -16,6 +16,7 @@ func TestKeysFollowTheStoreLayout(t *testing.T) {
 		{Corpus("c0"), "corpora/c0"},
 		{Entry(Corpus("c0"), "tiny-00"), "corpora/c0/entries/tiny-00.json"},
 		{Track("s1", "c0", "tiny-00", task("eot")), "tracks/s1/c0/tiny-00.eot.json"},
+		{ModelOutput("m2", "c0", "tiny-00"), "model-outputs/m2/c0/tiny-00.bin"},
 		{Evaluation("s1", "c0", identity), "evaluations/s1/c0/" + idHash + ".json"},
 		{Audit("c0", identity), "audits/c0/" + idHash + ".json"},
 		{Input("ab12"), "inputs/ab12"},

@@ -122,9 +122,11 @@ func (r *inProcess) resolveCorpus(ctx context.Context, c workflows.CorpusSource)
 	return plan, err
 }
 
-// evaluate runs every evaluation of the plan at once; one that takes its
-// thresholds from another evaluates once that one is stored, with the
-// key it returned. It returns the evaluations' keys in the plan's order.
+// evaluate runs every model stage and every evaluation of the plan at
+// once; an evaluation that maps a model stage's outputs maps them once
+// the stage is done, and one that takes its thresholds from another
+// evaluates once that one is stored, with the key it returned. It returns
+// the evaluations' keys in the plan's order.
 func (r *inProcess) evaluate(ctx context.Context, plan workflows.Plan) ([]string, error) {
 	keys := make([]string, len(plan.Evaluations))
 	stored := make([]chan struct{}, len(keys))
@@ -132,9 +134,17 @@ func (r *inProcess) evaluate(ctx context.Context, plan workflows.Plan) ([]string
 		stored[i] = make(chan struct{})
 	}
 	g, gctx := errgroup.WithContext(ctx)
+	ran := r.runModels(gctx, g, plan)
 	for _, i := range plan.Order {
 		e := plan.Evaluations[i]
 		g.Go(func() (err error) {
+			if e.Model >= 0 {
+				select {
+				case <-ran[e.Model]:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+			}
 			keys[i], err = r.evaluation(gctx, e.Input, func() (string, error) {
 				select {
 				case <-stored[e.Source]:
@@ -152,15 +162,50 @@ func (r *inProcess) evaluate(ctx context.Context, plan workflows.Plan) ([]string
 	return keys, g.Wait()
 }
 
-// evaluation is EvaluationWorkflow in process: inference in the planned
-// batches (at most the spec's concurrency at once), then, for an
-// evaluation with a threshold source, the source's stored key, then
-// Evaluate.
+// runModels starts every model stage of the plan in g and returns, per
+// stage, a channel closed once its outputs are all stored.
+func (r *inProcess) runModels(ctx context.Context, g *errgroup.Group, plan workflows.Plan) []chan struct{} {
+	ran := make([]chan struct{}, len(plan.Models))
+	for m, pm := range plan.Models {
+		ran[m] = make(chan struct{})
+		g.Go(func() error {
+			if err := r.model(ctx, pm.Input); err != nil {
+				return fmt.Errorf("model stage %s: %w", pm.Name, err)
+			}
+			close(ran[m])
+			return nil
+		})
+	}
+	return ran
+}
+
+// model is ModelWorkflow in process: RunModel in the planned batches, at
+// most the spec's concurrency at once.
+func (r *inProcess) model(ctx context.Context, in workflows.ModelStageInput) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, in.Concurrency))
+	for _, batch := range workflows.Batches(in.Corpus.Conversations, in.Batch) {
+		g.Go(func() error {
+			_, err := call(gctx, r, in.Queue, "RunModel", r.a.RunModel, in.RunModel(batch))
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// evaluation is EvaluationWorkflow in process: the tracks in the planned
+// batches (mapped from the model stage's outputs, or inferred; at most
+// the spec's concurrency at once), then, for an evaluation with a
+// threshold source, the source's stored key, then Evaluate.
 func (r *inProcess) evaluation(ctx context.Context, in workflows.EvaluationInput, source func() (string, error)) (string, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(max(1, in.Concurrency))
 	for _, batch := range in.Batches(in.Corpus.Conversations) {
 		g.Go(func() error {
+			if in.Staged {
+				_, err := call(gctx, r, in.CPUQueue, "MapFloor", noResult(r.a.MapFloor), in.MapFloor(batch))
+				return err
+			}
 			_, err := call(gctx, r, in.Queue, "Infer", noResult(r.a.Infer), in.Infer(batch))
 			return err
 		})

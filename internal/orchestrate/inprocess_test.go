@@ -157,14 +157,11 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 		t.Fatal("no operating point was transferred")
 	}
 	// Two corpora of two conversations (three files each) and a manifest,
-	// 2 systems x 4 conversations x 2 tasks of tracks, 4 evaluations, and
-	// the bundle, its manifest last.
-	count := map[string]int{}
-	for _, k := range st.puts {
-		kind, _, _ := strings.Cut(k, "/")
-		count[kind]++
-	}
-	if count["corpora"] != 14 || count["tracks"] != 16 || count["evaluations"] != 4 || count["bundles"] < 2 ||
+	// 2 models x 4 conversations of model outputs, 2 systems x 4
+	// conversations x 2 tasks of tracks, 4 evaluations, and the bundle, its
+	// manifest last.
+	count := putsByKind(st.puts)
+	if count["corpora"] != 14 || count["model-outputs"] != 8 || count["tracks"] != 16 || count["evaluations"] != 4 || count["bundles"] < 2 ||
 		st.puts[len(st.puts)-1] != keys.Bundle(id, "manifest.json") {
 		t.Errorf("stored %v, the last %s", count, st.puts[len(st.puts)-1])
 	}
@@ -176,6 +173,59 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	}
 	if len(st.puts) != 0 {
 		t.Errorf("a second run stored %q", st.puts)
+	}
+}
+
+// putsByKind counts stored keys by their top-level prefix.
+func putsByKind(puts []string) map[string]int {
+	count := map[string]int{}
+	for _, k := range puts {
+		kind, _, _ := strings.Cut(k, "/")
+		count[kind]++
+	}
+	return count
+}
+
+// A sweep of new floor variants of models an earlier sweep ran (another
+// ramp, another gate threshold) runs no model: its model stages find every
+// output stored, and only its tracks, evaluations and bundle are new.
+func TestSweepOfNewFloorVariantsRunsNoModel(t *testing.T) {
+	ctx := context.Background()
+	specYAML, _ := fixtureSweep(t)
+	local, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &countingStore{Store: local}
+	a := &activities.Activities{Store: st, Scratch: t.TempDir()}
+	if _, err := orchestrate.RunInProcess(ctx, resolved(t, specYAML), a, orchestrate.Admission{}); err != nil {
+		t.Fatal(err)
+	}
+	st.puts = nil
+	variants := strings.Replace(specYAML, `systems:
+  - {name: rms, builtin: rms}
+  - {name: webrtcvad, builtin: webrtcvad, params: {mode: "3"}}`, `systems:
+  - {name: rms-endpointer-ramp-1, builtin: rms-endpointer, params: {eot_ramp_s: 1}}
+  - {name: rms-gate-0.6, builtin: rms, params: {speech_threshold: 0.6}}
+  - {name: webrtcvad-endpointer-ramp-3, builtin: webrtcvad-endpointer, params: {mode: 3, eot_ramp_s: 3}}`, 1)
+	var mu sync.Mutex
+	runs := 0
+	_, err = orchestrate.RunInProcessObserved(ctx, resolved(t, variants), a, orchestrate.Admission{}, func(name string, in any) {
+		if name == "RunModel" {
+			mu.Lock()
+			runs++
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := putsByKind(st.puts)
+	if count["model-outputs"] != 0 || count["tracks"] != 24 || count["evaluations"] != 6 {
+		t.Errorf("the second sweep stored %v; want no model output, 3 systems' tracks and evaluations", count)
+	}
+	if runs == 0 {
+		t.Error("the second sweep planned no model stage")
 	}
 }
 

@@ -443,19 +443,23 @@ func TestUnreachableServersAreOneClearError(t *testing.T) {
 	}
 }
 
-// saveHistories writes the sweep's history and those of two of its
-// children (a corpus and an evaluation workflow, by their names under the
-// sweep) as JSON files named after the workflow type (with
+// saveHistories writes the sweep's history and those of some of its
+// children (a corpus, an evaluation and a model workflow, by their names
+// under the sweep) as JSON files named after the workflow type (with
 // -history-prefix), and adds them to the folder's histories.json.
-func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalChild string) {
+func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalChild string, modelChild ...string) {
 	h.t.Helper()
 	cl, err := h.cfg.Dial(ctx)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer cl.Close()
-	writeHistories(ctx, h.t, cl, []string{sweepID, sweepID + "/" + corpusChild, sweepID + "/" + evalChild},
-		[]string{"sweep", "corpus", "evaluation"})
+	ids := []string{sweepID, sweepID + "/" + corpusChild, sweepID + "/" + evalChild}
+	names := []string{"sweep", "corpus", "evaluation"}
+	for _, m := range modelChild {
+		ids, names = append(ids, sweepID+"/"+m), append(names, "model")
+	}
+	writeHistories(ctx, h.t, cl, ids, names)
 }
 
 // writeHistories writes the histories of the workflows ids into the

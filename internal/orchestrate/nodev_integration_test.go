@@ -49,7 +49,7 @@ func ingestTurnBenchTestOnly(t *testing.T, dir string) {
 // corpus, Silero's evaluation on it) are saved for the replay test:
 //
 //	go test ./internal/orchestrate -run TestSweepWithoutDevDataOnONNX \
-//	  -args -record-histories ../../workflows/testdata -history-prefix v3-nodev-
+//	  -args -record-histories ../../workflows/testdata -history-prefix v5-nodev-
 func TestSweepWithoutDevDataOnONNX(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a sweep against real servers: skipped with -short")
@@ -117,7 +117,7 @@ concurrency: 2
 	id := run.GetID()
 	st := h.wait(ctx, id, nil)
 	if *recordHistories != "" {
-		h.saveHistories(ctx, id, "corpus-tb", "eval-silero-tb")
+		h.saveHistories(ctx, id, "corpus-tb", "eval-silero-tb", "model-silero-tb")
 	}
 
 	data, err := store.GetBytes(ctx, local, keys.Bundle(st.BundleID, "results.json"))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -56,6 +57,7 @@ var activityInputs = map[string]func() any{
 	"PlanStored": func() any { return &activities.PlanStoredInput{} }, "IngestLocal": func() any { return &activities.IngestInput{} },
 	"PlanGenerated": func() any { return &activities.PlanGeneratedInput{} }, "GenerateConversation": func() any { return &activities.GenerateInput{} },
 	"FinalizeCorpus": func() any { return &activities.FinalizeInput{} }, "Infer": func() any { return &activities.InferInput{} },
+	"RunModel": func() any { return &activities.ModelInput{} }, "MapFloor": func() any { return &activities.FloorInput{} },
 	"Evaluate": func() any { return &activities.EvaluateInput{} }, "Audit": func() any { return &activities.AuditInput{} },
 	"Aggregate": func() any { return &activities.AggregateInput{} },
 }
@@ -69,6 +71,8 @@ var activityInputs = map[string]func() any{
 func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 	ctx := context.Background()
 	specYAML, _ := fixtureSweep(t)
+	// rms-endpointer shares rms's model stage.
+	specYAML = strings.Replace(specYAML, "systems:\n", "systems:\n  - {name: rms-endpointer, builtin: rms-endpointer}\n", 1)
 	in := resolved(t, specYAML)
 
 	var local activityLog
@@ -92,6 +96,7 @@ func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 	env.SetTestTimeout(10 * time.Minute)
 	env.RegisterWorkflow(workflows.CorpusWorkflow)
 	env.RegisterWorkflow(workflows.EvaluationWorkflow)
+	env.RegisterWorkflow(workflows.ModelWorkflow)
 	env.RegisterActivity(&activities.Activities{Store: st, Scratch: t.TempDir()})
 	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		name := info.ActivityType.Name
@@ -126,14 +131,51 @@ func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 			}
 		}
 	}
-	if n := len(local.inputs("Evaluate")); n != 4 || len(local.inputs("Audit")) != 2 || len(local.inputs("Aggregate")) != 1 {
+	if n := len(local.inputs("Evaluate")); n != 6 || len(local.inputs("Audit")) != 2 || len(local.inputs("Aggregate")) != 1 {
 		t.Errorf("in process: %d evaluations, audits %q", n, local.inputs("Audit"))
 	}
+	checkEachModelRanOnce(t, in, local.inputs("RunModel"), local.inputs("MapFloor"))
 	if p := local.inputs("PlanStored"); len(p) != 0 {
 		t.Errorf("the in-process runner read stored plans %q", p)
 	}
 	for _, l := range []*activityLog{&local, &viaWorkflow} {
 		checkSourcesFirst(t, l.log)
+	}
+}
+
+// checkEachModelRanOnce checks that the model stage of rms and
+// rms-endpointer ran once on each conversation of each corpus, for both
+// systems to map, and every system mapped every conversation.
+func checkEachModelRanOnce(t *testing.T, in workflows.SweepInput, runs, maps []string) {
+	t.Helper()
+	ran := map[string]int{}    // model hash/corpus -> conversations
+	mapped := map[string]int{} // system/corpus -> conversations
+	for _, s := range runs {
+		var m activities.ModelInput
+		if err := json.Unmarshal([]byte(s), &m); err != nil {
+			t.Fatal(err)
+		}
+		ran[m.System.ModelHash+"/"+m.Corpus.Name] += len(m.Conversations)
+	}
+	for _, s := range maps {
+		var f activities.FloorInput
+		if err := json.Unmarshal([]byte(s), &f); err != nil {
+			t.Fatal(err)
+		}
+		mapped[f.System.Name+"/"+f.Corpus.Name] += len(f.Conversations)
+	}
+	if in.Systems[0].ModelHash != in.Systems[1].ModelHash || in.Systems[0].ModelHash == in.Systems[2].ModelHash {
+		t.Fatalf("model hashes %s, %s, %s: rms-endpointer and rms share theirs, webrtcvad has its own", in.Systems[0].ModelHash, in.Systems[1].ModelHash, in.Systems[2].ModelHash)
+	}
+	if len(ran) != 4 || len(mapped) != 6 {
+		t.Errorf("model stages ran %v, systems mapped %v: want 2 models on 2 corpora, 3 systems on 2 corpora", ran, mapped)
+	}
+	for key, n := range mapped {
+		system, corpus, _ := strings.Cut(key, "/")
+		i := slices.IndexFunc(in.Systems, func(s activities.SystemRef) bool { return s.Name == system })
+		if ran[in.Systems[i].ModelHash+"/"+corpus] != n {
+			t.Errorf("%s mapped %d conversations, its model ran on %d", key, n, ran[in.Systems[i].ModelHash+"/"+corpus])
+		}
 	}
 }
 
@@ -163,7 +205,7 @@ func checkSourcesFirst(t *testing.T, log []started) {
 		}
 		evals = append(evals, e)
 	}
-	if transferred != 2 {
-		t.Errorf("%d evaluations transferred thresholds, want 2", transferred)
+	if transferred != 3 {
+		t.Errorf("%d evaluations transferred thresholds, want 3", transferred)
 	}
 }

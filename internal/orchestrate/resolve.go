@@ -101,6 +101,9 @@ func resolveSystem(s *spec.System, rt detect.Runtime) (activities.SystemRef, err
 	if err != nil {
 		return ref, err
 	}
+	if ref.ModelHash, err = sys.ModelHash(rt); err != nil {
+		return ref, err
+	}
 	ref.Hash, ref.NeedsModel = hash, family.Model
 	return ref, nil
 }

@@ -102,7 +102,12 @@ func windowRate(n score.NegativeCounts) WindowRate {
 // Metrics converts counts to their JSON shape, with recall within each of
 // the latency budgets (docs/protocol.md#recall-within-a-latency-budget).
 func Metrics(c score.Counts, budgetsMS []int) TaskMetrics {
-	l := c.Latency()
+	return MetricsAt(c, c.Latency(), budgetsMS)
+}
+
+// MetricsAt is Metrics with the counts' latency percentiles given
+// (score.RowLatencies).
+func MetricsAt(c score.Counts, l score.Latency, budgetsMS []int) TaskMetrics {
 	m := TaskMetrics{
 		TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN,
 		Recall: Num(c.Recall()), FPRate: Num(c.FPRate()),

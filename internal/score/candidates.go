@@ -3,6 +3,7 @@ package score
 import (
 	"math"
 	"slices"
+	"sync/atomic"
 )
 
 // Candidates returns the candidate thresholds of docs/protocol.md#candidate-thresholds: n quantiles
@@ -32,16 +33,7 @@ const bucketShift = 46
 // the pool, the scores of those buckets are gathered and sorted, and the
 // order statistics read from them.
 func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
-	start := make([]int, 1<<(64-bucketShift)+1) // count per bucket, then where each bucket begins
-	total := 0
-	for _, t := range tracks {
-		for _, v := range t {
-			if v > 0 {
-				start[math.Float64bits(v)>>bucketShift+1]++
-				total++
-			}
-		}
-	}
+	start, total := bucketCounts(tracks) // count per bucket, then where each bucket begins
 	if total == 0 {
 		return nil
 	}
@@ -83,15 +75,8 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 		for _, b := range batch {
 			inBatch[b] = true
 		}
-		gathered = gathered[:0]
-		for _, t := range tracks {
-			for _, v := range t {
-				if bits := math.Float64bits(v); v > 0 && inBatch[bits>>bucketShift] {
-					gathered = append(gathered, bits)
-				}
-			}
-		}
-		sortBits(gathered, 56)
+		gathered = gather(tracks, inBatch, gathered[:0])
+		sortBitsOnCores(gathered, 56)
 		// The gathered scores are the batch's buckets one after another.
 		offset := 0
 		for _, b := range batch {
@@ -107,6 +92,55 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 	out := make([]float64, len(levels))
 	for i, q := range levels {
 		out[i] = quantileAt(total, func(r int) float64 { return needed[r] }, q)
+	}
+	return out
+}
+
+// bucketCounts counts the positive scores of every bucket, at start[b+1]
+// for bucket b, the tracks shared out over the cores.
+func bucketCounts(tracks [][]float64) (start []int, total int) {
+	parts := make([][]int, len(tracks)+1)
+	n := chunks(len(tracks), func(i, lo, hi int) {
+		count := make([]int, 1<<(64-bucketShift)+1)
+		for _, t := range tracks[lo:hi] {
+			for _, v := range t {
+				if v > 0 {
+					count[math.Float64bits(v)>>bucketShift+1]++
+				}
+			}
+		}
+		parts[i] = count
+	})
+	start = parts[0]
+	for _, count := range parts[1:n] {
+		for b, c := range count {
+			start[b] += c
+		}
+	}
+	for _, c := range start {
+		total += c
+	}
+	return start, total
+}
+
+// gather appends to out the bits of the positive scores whose buckets are
+// in the batch, the tracks shared out over the cores (the order of what
+// is gathered does not matter: it is sorted next).
+func gather(tracks [][]float64, inBatch []bool, out []uint64) []uint64 {
+	parts := make([][]uint64, len(tracks)+1)
+	n := chunks(len(tracks), func(i, lo, hi int) {
+		var got []uint64
+		for _, t := range tracks[lo:hi] {
+			for _, v := range t {
+				if bits := math.Float64bits(v); v > 0 && inBatch[bits>>bucketShift] {
+					got = append(got, bits)
+				}
+			}
+		}
+		parts[i] = got
+	})
+	for _, got := range parts[:n] {
+		out = append(out, got...)
 	}
 	return out
 }
@@ -139,6 +173,53 @@ func sortBits(keys []uint64, shift uint) {
 		slices.Sort(keys)
 		return
 	}
+	count := partitionByte(keys, shift)
+	if shift == 0 {
+		return
+	}
+	lo := 0
+	for d := range count {
+		if count[d] > 1 {
+			sortBits(keys[lo:lo+count[d]], shift-8)
+		}
+		lo += count[d]
+	}
+}
+
+// sortBitsOnCores is sortBits with the groups of the first byte that
+// splits keys sorted on every core, each by one goroutine: the order is
+// the same. (A sweep's scores share their first bytes: those are passed
+// over.)
+func sortBitsOnCores(keys []uint64, shift uint) {
+	if len(keys) < 1<<16 {
+		sortBits(keys, shift)
+		return
+	}
+	count := partitionByte(keys, shift)
+	if shift == 0 {
+		return
+	}
+	if slices.Contains(count[:], len(keys)) {
+		sortBitsOnCores(keys, shift-8)
+		return
+	}
+	var start [257]int
+	for d, c := range count {
+		start[d+1] = start[d] + c
+	}
+	var next atomic.Int32
+	chunks(len(count), func(int, int, int) {
+		for d := int(next.Add(1)) - 1; d < len(count); d = int(next.Add(1)) - 1 {
+			if count[d] > 1 {
+				sortBits(keys[start[d]:start[d+1]], shift-8)
+			}
+		}
+	})
+}
+
+// partitionByte permutes keys in place so that they are grouped by the
+// byte at shift, in ascending order, and returns each group's size.
+func partitionByte(keys []uint64, shift uint) [256]int {
 	var count, next [256]int
 	for _, k := range keys {
 		count[(k>>shift)&0xff]++
@@ -164,14 +245,5 @@ func sortBits(keys []uint64, shift uint) {
 			next[kd]++
 		}
 	}
-	if shift == 0 {
-		return
-	}
-	lo := 0
-	for d := range count {
-		if count[d] > 1 {
-			sortBits(keys[lo:lo+count[d]], shift-8)
-		}
-		lo += count[d]
-	}
+	return count
 }

@@ -67,7 +67,7 @@ func TestCandidates(t *testing.T) {
 // The in-place sort of pooled scores must order them as a comparison sort
 // does, whatever their spread: values spanning many octaves, values packed
 // into one (sharing their top bytes), many equal values, and lengths on both
-// sides of the small-bucket cut-off.
+// sides of the small-bucket cut-off, and so does sortBitsOnCores.
 func TestSortBitsOrdersLikeSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	gens := map[string]func() float64{
@@ -83,8 +83,10 @@ func TestSortBitsOrdersLikeSort(t *testing.T) {
 			}
 			want := slices.Clone(keys)
 			slices.Sort(want)
+			onCores := slices.Clone(keys)
 			sortBits(keys, 56)
-			if !slices.Equal(keys, want) {
+			sortBitsOnCores(onCores, 56)
+			if !slices.Equal(keys, want) || !slices.Equal(onCores, want) {
 				t.Fatalf("%s, %d keys: not sorted like slices.Sort", name, n)
 			}
 		}

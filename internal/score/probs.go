@@ -2,6 +2,7 @@ package score
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -165,17 +166,16 @@ func parseConversationProbs(d *jsonio.Decoder, i int, scratch *[]float64) (Conve
 			// track, and each track is an exact copy: no garbage from
 			// growing a slice per track.
 			*scratch = (*scratch)[:0]
-			err := d.Array(func(j int) error {
-				v, err := d.Float()
-				if err != nil {
-					return fmt.Errorf("%s.prob[%d]: %w", where, j, err)
-				}
+			err := d.Floats(func(j int, v float64) error {
 				if !(v >= 0 && v <= 1) {
 					return fmt.Errorf("%s.prob[%d]: probability must be finite and in [0, 1], got %v", where, j, v)
 				}
 				*scratch = append(*scratch, v)
 				return nil
 			})
+			if e := (*jsonio.ElementError)(nil); errors.As(err, &e) {
+				err = fmt.Errorf("%s.prob[%d]: %w", where, e.Index, e.Err)
+			}
 			tracks[k] = append(make([]float64, 0, len(*scratch)), *scratch...)
 			return err
 		})

@@ -52,39 +52,61 @@ func sweep(gold *floor.GoldSet, probs *ProbsFile, thetas []float64, p Params, ta
 	refractory := RefractoryFrames(p.Refractory, fps)
 	ranks := newRankIndex(thetas)
 	convs := make([]sweepConversation, len(gold.Conversations))
-	for ci := range gold.Conversations {
-		g := &gold.Conversations[ci]
-		c := &convs[ci]
-		c.matcher = NewMatcher(g.Task(probs.Task), p)
-		c.backchannels = NewMatcher(&floor.TaskGold{Negatives: g.INT.Negatives, Excluded: g.INT.Excluded}, p)
-		speakers := byID[g.ID].Speakers
-		for k, track := range speakers {
-			c.tracks = append(c.tracks, newEdgeTrack(track, thetas, ranks))
-			if take {
-				speakers[k] = nil
+	chunks(len(convs), func(_, lo, hi int) {
+		for ci := lo; ci < hi; ci++ {
+			g := &gold.Conversations[ci]
+			c := &convs[ci]
+			c.matcher = NewMatcher(g.Task(probs.Task), p)
+			c.backchannels = NewMatcher(&floor.TaskGold{Negatives: g.INT.Negatives, Excluded: g.INT.Excluded}, p)
+			speakers := byID[g.ID].Speakers
+			for k, track := range speakers {
+				c.tracks = append(c.tracks, newEdgeTrack(track, thetas, ranks))
+				if take {
+					speakers[k] = nil
+				}
 			}
+			c.predictions = make([][]float64, len(c.tracks))
 		}
-		c.predictions = make([][]float64, len(c.tracks))
-	}
+	})
 	// From here on the sweep reads only the edge rows: it keeps no
 	// reference to the score tracks, so a caller that drops them too frees
 	// them while the sweep runs (take has freed them already).
 	byID, probs = nil, nil
+	return sweepRows(convs, thetas, refractory, fps), nil
+}
+
+// sweepRows scores every conversation at every threshold. Consecutive
+// ranges of conversations are swept on every core, each into rows of its
+// own; the rows are then added range by range, in order, so that counts
+// and the order of pooled latencies are those of one pass over the
+// conversations.
+func sweepRows(convs []sweepConversation, thetas []float64, refractory int, fps float64) []SweepRow {
+	parts := make([][]SweepRow, len(convs)+1)
+	n := chunks(len(convs), func(i, lo, hi int) {
+		rows := make([]SweepRow, len(thetas))
+		for j := range thetas {
+			row := &rows[j]
+			for ci := lo; ci < hi; ci++ {
+				c := &convs[ci]
+				for k, t := range c.tracks {
+					t.advance(j)
+					c.predictions[k] = t.commit(c.predictions[k][:0], refractory, fps)
+				}
+				c.matcher.ScoreInto(c.predictions, &row.Counts)
+				c.backchannels.ScoreInto(c.predictions, &row.Backchannel)
+			}
+		}
+		parts[i] = rows
+	})
 	rows := make([]SweepRow, len(thetas))
 	for j, theta := range thetas {
-		row := &rows[j]
-		row.Theta = theta
-		for ci := range convs {
-			c := &convs[ci]
-			for k, t := range c.tracks {
-				t.advance(j)
-				c.predictions[k] = t.commit(c.predictions[k][:0], refractory, fps)
-			}
-			c.matcher.ScoreInto(c.predictions, &row.Counts)
-			c.backchannels.ScoreInto(c.predictions, &row.Backchannel)
+		rows[j].Theta = theta
+		for _, part := range parts[:n] {
+			rows[j].Counts.Add(part[j].Counts)
+			rows[j].Backchannel.Add(part[j].Backchannel)
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 type sweepConversation struct {
@@ -189,6 +211,19 @@ func (t *edgeTrack) nextEdge(from int) int {
 		}
 		word = t.active[w]
 	}
+}
+
+// RowLatencies are each row's TP latency percentiles (Counts.Latency),
+// the rows shared out over the cores: a sweep's hundreds of rows each sort
+// their thousands of latencies.
+func RowLatencies(rows []SweepRow) []Latency {
+	out := make([]Latency, len(rows))
+	chunks(len(rows), func(_, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			out[j] = rows[j].Counts.Latency()
+		}
+	})
+	return out
 }
 
 // OperatingPoint returns the index of the row with the highest recall among

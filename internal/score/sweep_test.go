@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -123,6 +124,32 @@ func TestSweepDevTakingTracks(t *testing.T) {
 		if len(c.Speakers) != 2 || c.Speakers[0] != nil || c.Speakers[1] != nil {
 			t.Fatalf("conversation %s keeps its tracks", c.ID)
 		}
+	}
+}
+
+// The sweep shares its conversations out over the cores; its rows, down
+// to the order of the pooled latencies, are the same on any number.
+func TestSweepIsTheSameOnAnyNumberOfCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	g, _ := randomSplit(rand.New(rand.NewPCG(9, 10)), 11, 3, 50)
+	var want *DevSweep
+	for _, procs := range []int{1, 2, 3, 8, 16} {
+		runtime.GOMAXPROCS(procs)
+		_, p := randomSplit(rand.New(rand.NewPCG(9, 10)), 11, 3, 50)
+		got, err := SweepDevTakingTracks(g, p, DefaultParams())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("on %d cores the sweep differs from one core's", procs)
+		}
+	}
+	if want.Rows[len(want.Rows)/2].Counts.TP == 0 {
+		t.Fatal("the split has no true positive to pool")
 	}
 }
 

@@ -4,6 +4,7 @@ package version
 
 import (
 	"crypto/sha256"
+	"debug/elf"
 	"encoding/hex"
 	"io"
 	"os"
@@ -20,9 +21,15 @@ var Revision string
 // Code is what manifests record as the code version, in this order: the
 // stamped Revision; the module version of a released build; the VCS
 // revision `go build` embeds in a checkout ("-dirty" with uncommitted
-// changes); else the SHA-256 of the running executable, so even a binary
-// built without any of these (`go run`, a copied source tree) names its
-// code exactly and never as "(devel)".
+// changes); else the running executable's own identity, so even a binary
+// built without any of these (`go run`, a copied source tree, a CI image
+// built with -buildvcs=false) names its code exactly and never as
+// "(devel)": the Go build ID the linker wrote into it ("build-" and 12 hex
+// digits of its SHA-256; it hashes the binary's inputs and content, and is
+// read in a few kB), or where there is none the SHA-256 of the whole
+// executable ("exe-"). It is worked out once per process, by the first
+// caller: only commands whose output records it (bundles, nightly
+// records, --version) pay for it.
 func Code() string { return code() }
 
 var code = sync.OnceValue(func() string {
@@ -34,7 +41,7 @@ var code = sync.OnceValue(func() string {
 			return "floorbench " + v
 		}
 	}
-	return "floorbench " + executableHash()
+	return "floorbench " + executableID()
 })
 
 // fromBuildInfo is the module version or VCS revision a build recorded,
@@ -64,12 +71,17 @@ func fromBuildInfo(bi *debug.BuildInfo) string {
 	return rev
 }
 
-// executableHash is "exe-" and the first 12 hex digits of the SHA-256 of
-// the running binary, or "exe-unknown" when it cannot be read.
-func executableHash() string {
+// executableID is "build-" and the first 12 hex digits of the SHA-256 of
+// the running binary's Go build ID; without one, "exe-" and those of the
+// SHA-256 of the binary; "exe-unknown" when it cannot be read.
+func executableID() string {
 	path, err := os.Executable()
 	if err != nil {
 		return "exe-unknown"
+	}
+	if id, ok := goBuildID(path); ok {
+		sum := sha256.Sum256([]byte(id))
+		return "build-" + hex.EncodeToString(sum[:])[:12]
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -81,4 +93,28 @@ func executableHash() string {
 		return "exe-unknown"
 	}
 	return "exe-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// goBuildID reads the Go build ID from an ELF executable's
+// .note.go.buildid section (what `go tool buildid` prints): a note named
+// "Go" of type 4.
+func goBuildID(path string) (string, bool) {
+	f, err := elf.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	sec := f.Section(".note.go.buildid")
+	if sec == nil {
+		return "", false
+	}
+	note, err := sec.Data()
+	if err != nil || len(note) < 16 {
+		return "", false
+	}
+	nameSize, descSize, kind := f.ByteOrder.Uint32(note), f.ByteOrder.Uint32(note[4:]), f.ByteOrder.Uint32(note[8:])
+	if nameSize != 4 || kind != 4 || string(note[12:16]) != "Go\x00\x00" || uint64(descSize) > uint64(len(note)-16) || descSize == 0 {
+		return "", false
+	}
+	return string(note[16 : 16+descSize]), true
 }

@@ -1,6 +1,9 @@
 package version
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
@@ -26,8 +29,9 @@ func TestFromBuildInfo(t *testing.T) {
 }
 
 // A binary built with no VCS information (as `go run` and the images
-// build it) still names its code, never "(devel)"; a stamped one names
-// the stamp.
+// build it) still names its code, never "(devel)": by the hash of the Go
+// build ID the linker wrote into it, or without one by the hash of the
+// executable; a stamped one names the stamp.
 func TestBuildsWithoutVCSNameTheirCode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
@@ -40,6 +44,9 @@ func TestBuildsWithoutVCSNameTheirCode(t *testing.T) {
 		want  func(string) bool
 	}{
 		{"no vcs", []string{"-buildvcs=false"}, func(v string) bool {
+			return strings.HasPrefix(v, "floorbench build-") && len(v) == len("floorbench build-")+12
+		}},
+		{"no vcs, no build id", []string{"-buildvcs=false", "-ldflags", "-buildid="}, func(v string) bool {
 			return strings.HasPrefix(v, "floorbench exe-") && len(v) == len("floorbench exe-")+12
 		}},
 		{"stamped", []string{"-buildvcs=false", "-ldflags", "-X github.com/floorbench/floorbench/internal/version.Revision=r42"}, func(v string) bool { return v == "floorbench r42" }},
@@ -55,6 +62,16 @@ func TestBuildsWithoutVCSNameTheirCode(t *testing.T) {
 		}
 		if v := string(out); !tc.want(v) || strings.Contains(v, "devel") {
 			t.Errorf("%s: code version %q", tc.name, v)
+		}
+		if tc.name == "no vcs" {
+			id, err := exec.Command("go", "tool", "buildid", bin).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(bytes.TrimSpace(id))
+			if want := "floorbench build-" + hex.EncodeToString(sum[:])[:12]; string(out) != want {
+				t.Errorf("no vcs: code version %q, want %q from the build ID %s", out, want, id)
+			}
 		}
 	}
 }

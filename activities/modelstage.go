@@ -1,0 +1,284 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/store"
+)
+
+// ModelInput asks for a model stage's outputs on a batch of conversations
+// of a corpus.
+type ModelInput struct {
+	// System runs the model: the first of the sweep's systems whose
+	// ModelHash it is. Every system with that hash maps the outputs.
+	System        SystemRef
+	Corpus        CorpusPlan
+	Conversations []string
+}
+
+// ModelResult says on how many of a batch's conversations the model ran;
+// the others' outputs were stored already.
+type ModelResult struct {
+	Ran int
+}
+
+// RunModel runs a system's model stage (docs/architecture.md#detectors)
+// over a batch of conversations and stores each one's output under
+// keys.ModelOutput, as it completes. A model that runs rows (Silero, onnx)
+// runs the batch's speakers as rows of one session call, as many as the
+// worker's Runtime.BatchRows and memory budget allow (detect.Model.RunAll).
+// Outputs already stored are skipped, so a retried batch resumes after
+// the conversations done.
+func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResult, err error) {
+	defer invalidKey(&err)
+	if in.System.ModelHash == "" {
+		return res, badInput("system %s has no model stage", in.System.Name)
+	}
+	var todo []string
+	for _, conv := range in.Conversations {
+		done, err := store.Exists(ctx, a.Store, keys.ModelOutput(in.System.ModelHash, in.Corpus.Hash, conv))
+		if err != nil {
+			return res, err
+		}
+		if !done {
+			todo = append(todo, conv)
+		}
+	}
+	if len(todo) == 0 {
+		return res, nil
+	}
+	sys, c, cleanup, err := a.openSystemOn(ctx, in.System, in.Corpus)
+	if err != nil {
+		return res, err
+	}
+	defer cleanup()
+	entries := make([]corpus.Conversation, len(todo))
+	for k, id := range todo {
+		i := slices.IndexFunc(c.Manifest.Conversations, func(e corpus.Conversation) bool { return e.ID == id })
+		if i < 0 {
+			return res, badInput("corpus %s has no conversation %q", in.Corpus.Name, id)
+		}
+		entries[k] = c.Manifest.Conversations[i]
+	}
+	m, err := sys.OpenModel(a.Runtime)
+	if err != nil {
+		return res, badInput("system %s: %v", in.System.Name, err)
+	}
+	defer m.Close()
+	defer keepAlive(ctx, "running the model")()
+	f := &modelFeed{ctx: ctx, a: a, in: in, corpus: c, todo: entries, held: map[string]func(){}}
+	defer f.releaseAll()
+	if err := m.RunAll(ctx, detect.Feed{Next: f.next, Done: f.done}); err != nil {
+		if _, ok := err.(*temporal.ApplicationError); ok {
+			return res, err // bad input or a corrupt object, as the feed said
+		}
+		return res, fmt.Errorf("model of system %s: %w", in.System.Name, err)
+	}
+	return ModelResult{Ran: f.ran}, nil
+}
+
+// openSystemOn parses a system, places its uploaded files and opens the
+// stored corpus's manifest, in a scratch folder the returned cleanup
+// removes.
+func (a *Activities) openSystemOn(ctx context.Context, ref SystemRef, plan CorpusPlan) (*detect.System, *corpus.Corpus, func(), error) {
+	sys, err := detect.ParseSystem(ref.YAML, ref.Dir)
+	if err != nil {
+		return nil, nil, nil, badInput("system %s: %v", ref.Name, err)
+	}
+	dir, cleanup, err := a.scratch()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := a.placeFiles(ctx, sys, ref.Files, filepath.Join(dir, "system")); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
+		cleanup()
+		return nil, nil, nil, err
+	}
+	c, err := corpus.Open(dir)
+	if err != nil {
+		cleanup()
+		return nil, nil, nil, badInput("corpus %s: %v", plan.Name, err)
+	}
+	return sys, c, cleanup, nil
+}
+
+// modelFeed hands RunModel's conversations to the model one at a time,
+// each admitted against the worker's memory budget while it runs: with
+// others running it does not wait for memory they hold (detect.ErrBusy).
+type modelFeed struct {
+	ctx    context.Context
+	a      *Activities
+	in     ModelInput
+	corpus *corpus.Corpus
+	todo   []corpus.Conversation
+	given  int               // conversations of todo handed out
+	held   map[string]func() // each running conversation's release
+	ran    int
+}
+
+func (f *modelFeed) next(ctx context.Context, busy bool) (*detect.Conversation, error) {
+	if f.given == len(f.todo) {
+		return nil, nil
+	}
+	id := f.todo[f.given].ID
+	cost := inferCost(f.todo[f.given])
+	release, ok := f.a.Memory.tryAdmit(cost)
+	if !ok && busy {
+		return nil, detect.ErrBusy
+	}
+	if !ok {
+		var err error
+		if release, err = f.a.Memory.admit(ctx, cost); err != nil {
+			return nil, err
+		}
+	}
+	conv, err := f.load(ctx, id)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	f.held[id] = release
+	f.given++
+	return conv, nil
+}
+
+// load reads one conversation's channels from the store.
+func (f *modelFeed) load(ctx context.Context, id string) (*detect.Conversation, error) {
+	entry, err := f.a.materialise(ctx, f.in.Corpus, f.corpus, id)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := fromcorpus.Conversation(f.corpus, entry)
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	return conv, nil
+}
+
+// done stores a conversation's output and lets go of its audio.
+func (f *modelFeed) done(c *detect.Conversation, out *detect.ModelOutput) error {
+	defer f.release(c.ID)
+	var buf bytes.Buffer
+	if err := detect.WriteModelOutput(&buf, out); err != nil {
+		return fmt.Errorf("conversation %s: %w", c.ID, err)
+	}
+	if err := f.a.Store.Put(f.ctx, keys.ModelOutput(f.in.System.ModelHash, f.in.Corpus.Hash, c.ID), &buf); err != nil {
+		return err
+	}
+	f.ran++
+	return nil
+}
+
+func (f *modelFeed) release(id string) {
+	os.RemoveAll(filepath.Join(f.corpus.Dir, id))
+	if r, ok := f.held[id]; ok {
+		r()
+		delete(f.held, id)
+	}
+}
+
+// releaseAll lets go of what conversations left running hold.
+func (f *modelFeed) releaseAll() {
+	for id := range f.held {
+		f.release(id)
+	}
+}
+
+// FloorInput asks for one system's score tracks on a batch of
+// conversations, from its model stage's stored outputs.
+type FloorInput struct {
+	System        SystemRef
+	Corpus        CorpusPlan
+	Conversations []string
+}
+
+// MapFloor is a system's floor stage: for each conversation of the batch
+// it reads the model output stored under the system's ModelHash, maps it
+// to EOT and INT tracks (detect.System.MapOutput) and stores them as Infer
+// does, INT last. Conversations whose tracks are stored are skipped. It
+// reads no audio and runs no model, so it runs on the cpu queue.
+func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
+	defer invalidKey(&err)
+	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
+	if err != nil {
+		return badInput("system %s: %v", in.System.Name, err)
+	}
+	sys.Name = in.System.Name
+	for _, conv := range in.Conversations {
+		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
+		if err != nil {
+			return err
+		}
+		if done {
+			continue
+		}
+		out, err := a.modelOutput(ctx, in, conv)
+		if err != nil {
+			return err
+		}
+		scores, err := sys.MapOutput(out)
+		if err != nil {
+			return badInput("system %s on %s: %v", in.System.Name, conv, err)
+		}
+		if err := a.putTracks(ctx, in.System.Hash, in.Corpus.Hash, conv, scores); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// modelOutput reads a stored model output; one that is missing means the
+// model stage has not run, which retrying cannot change.
+func (a *Activities) modelOutput(ctx context.Context, in FloorInput, conv string) (*detect.ModelOutput, error) {
+	key := keys.ModelOutput(in.System.ModelHash, in.Corpus.Hash, conv)
+	r, err := a.Store.Get(ctx, key)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, badInput("system %s on %s: model output %s is not stored (the model stage runs first)", in.System.Name, conv, key)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	out, err := detect.ReadModelOutput(r)
+	if err != nil {
+		return nil, corrupt(key, err)
+	}
+	return out, nil
+}
+
+// putTracks stores a conversation's EOT and INT tracks, INT last: a stored
+// INT track means both are there.
+func (a *Activities) putTracks(ctx context.Context, systemHash, corpusHash, id string, scores *detect.Scores) error {
+	for _, t := range []struct {
+		task   floor.Task
+		tracks [][]float64
+	}{{floor.TaskEOT, scores.EOT}, {floor.TaskINT, scores.INT}} {
+		var buf bytes.Buffer
+		p := &score.ProbsFile{Task: t.task, FrameRate: scores.FrameRate,
+			Conversations: []score.ConversationProbs{{ID: id, Speakers: t.tracks}}}
+		if err := score.WriteProbs(&buf, p); err != nil {
+			return err
+		}
+		if err := a.Store.Put(ctx, keys.Track(systemHash, corpusHash, id, t.task), &buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}

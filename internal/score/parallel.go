@@ -1,0 +1,26 @@
+package score
+
+import (
+	"runtime"
+	"sync"
+)
+
+// chunks cuts [0, n) into at most GOMAXPROCS consecutive ranges of about
+// equal size and runs fn on each in its own goroutine, returning when all
+// are done. fn(i, lo, hi) gets its range's index i, in order, so that a
+// caller that keeps one result per range and merges them by index gets
+// the same result whatever the number of cores.
+func chunks(n int, fn func(i, lo, hi int)) int {
+	parts := max(1, min(n, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for i := range parts {
+		lo, hi := i*n/parts, (i+1)*n/parts
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(i, lo, hi)
+		}()
+	}
+	wg.Wait()
+	return parts
+}
