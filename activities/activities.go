@@ -36,7 +36,10 @@ type Activities struct {
 	// Memory admits detection and evaluation steps against the worker's
 	// memory budget (nil: unbounded).
 	Memory *MemoryBudget
-	Log    *slog.Logger
+	// ScheduleRoot is the one folder of this machine whose files
+	// scheduled runs may read ("": none; docs/operations.md#nightly-schedules).
+	ScheduleRoot string
+	Log          *slog.Logger
 }
 
 func (a *Activities) logger() *slog.Logger {

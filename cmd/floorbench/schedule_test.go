@@ -181,7 +181,7 @@ func (e *nightlyEnv) startWorkers() {
 		e.t.Fatal(err)
 	}
 	q := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
-	if e.workers, err = orchestrate.StartWorkers(cl, &activities.Activities{Store: e.store}, q, spec.QueueCPU, orchestrate.Admission{}); err != nil {
+	if e.workers, err = orchestrate.StartWorkers(cl, &activities.Activities{Store: e.store, ScheduleRoot: e.dir}, q, spec.QueueCPU, orchestrate.Admission{}); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -90,13 +90,17 @@ of the machine that submitted the sweep.`,
 			}
 			defer stopHealth()
 		}
-		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity}
+		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, ScheduleRoot: cfg.ScheduleRoot}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err
 		}
 		polling.Store(true)
-		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB\n", names, cfg.TemporalAddress, st.Describe(), admission.Memory.Bytes()>>20)
+		root := cfg.ScheduleRoot
+		if root == "" {
+			root = "none"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB, schedule root %s\n", names, cfg.TemporalAddress, st.Describe(), admission.Memory.Bytes()>>20, root)
 		<-ctx.Done()
 		ws.Stop()
 		return nil

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/gopxl/beep/v2"
 	"github.com/mewkiz/flac"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // blockFrames is how many frames a streaming read or write handles at a
@@ -45,7 +46,7 @@ func OpenBlocks(data []byte) (*Blocks, error) {
 // OpenWAVBlocks opens a PCM WAV file of up to 8 channels for reading
 // block by block. Errors name the file; Close closes it.
 func OpenWAVBlocks(path string) (*Blocks, error) {
-	f, err := os.Open(path)
+	f, err := limits.Current().OpenSource(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -223,34 +224,42 @@ func (s *System) modelRef(rt Runtime) ModelRef {
 	return m
 }
 
-// modelFile checks the model file exists and has the spec's hash, and
-// returns its path.
+// modelFile checks the model file by the rule every file a user names
+// follows (limits.Open: a regular file of at most limits.model_bytes) and,
+// when the spec pins one, its hash, and returns its path.
 func (s *System) modelFile(rt Runtime) (string, error) {
 	m := s.modelRef(rt)
-	if err := s.modelExists(m.Path); err != nil {
-		return "", err
-	}
-	if m.SHA256 != "" {
-		got, err := digest.FileSHA256(m.Path)
-		if err != nil {
+	if m.SHA256 == "" {
+		if _, err := s.modelSHA256(m.Path); err != nil {
 			return "", err
 		}
-		if got != m.SHA256 {
-			return "", fmt.Errorf("%s: model %s has sha256 %s, the spec pins %s", s.family.Name, m.Path, got, m.SHA256)
-		}
+		return m.Path, nil
+	}
+	got, err := s.modelSHA256(m.Path)
+	if err != nil {
+		return "", err
+	}
+	if got != m.SHA256 {
+		return "", fmt.Errorf("%s: model %s has sha256 %s, the spec pins %s", s.family.Name, m.Path, got, m.SHA256)
 	}
 	return m.Path, nil
 }
 
-func (s *System) modelExists(path string) error {
-	if _, err := os.Stat(path); err != nil {
+// modelSHA256 opens the model at path (limits.Open's rule) and hashes it.
+func (s *System) modelSHA256(path string) (string, error) {
+	f, err := limits.Current().OpenModel(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		hint := "check model.path in the spec"
 		if s.model.Path == "" {
 			hint = setupHint
 		}
-		return fmt.Errorf("%s: model %s not found (%s)", s.family.Name, path, hint)
+		return "", fmt.Errorf("%s: model %s not found (%s)", s.family.Name, path, hint)
 	}
-	return nil
+	if err != nil {
+		return "", fmt.Errorf("%s: model %w", s.family.Name, err)
+	}
+	defer f.Close()
+	return digest.SHA256(f, path)
 }
 
 // Open makes a Detector of the system on runtime rt. The caller closes it.
@@ -288,19 +297,16 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		m := s.modelRef(rt)
 		sum := m.SHA256
 		if sum == "" {
-			if err := s.modelExists(m.Path); err != nil {
-				return nil, err
-			}
 			var err error
-			if sum, err = digest.FileSHA256(m.Path); err != nil {
-				return nil, fmt.Errorf("hash model: %w", err)
+			if sum, err = s.modelSHA256(m.Path); err != nil {
+				return nil, err
 			}
 		}
 		n.Files["model"] = sum
 	}
 	if s.family.Name == "external" {
 		for _, name := range ProbsFileNames {
-			sum, err := digest.FileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
+			sum, err := inputSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
 			}
@@ -318,6 +324,17 @@ func (s *System) Hash(rt Runtime) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// inputSHA256 opens a probability file (limits.Open's rule, at most
+// limits.input_bytes) and hashes it.
+func inputSHA256(path string) (string, error) {
+	f, err := limits.Current().OpenInputFile(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256(f, path)
 }
 
 func isSHA256(s string) bool {

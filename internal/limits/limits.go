@@ -9,6 +9,7 @@ package limits
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,14 @@ type Limits struct {
 	// They are a few KB; a system spec travels in workflow inputs, whose
 	// payloads Temporal caps at 2 MB.
 	SpecBytes int64 `yaml:"spec_bytes"`
+	// ModelBytes bounds one model file a system spec names. Silero VAD is
+	// 2 MB; 8 GiB holds the largest speech models a CPU or a single GPU
+	// runs.
+	ModelBytes int64 `yaml:"model_bytes"`
+	// SourceBytes bounds one file of an outside dataset an ingest reads:
+	// a TurnBench parquet shard, an AMI annotation or headset recording
+	// (an hour at 16 kHz is 115 MB). They are read as streams.
+	SourceBytes int64 `yaml:"source_bytes"`
 	// Resamples bounds the conversation bootstrap: ten times the protocol's
 	// 10,000. The resamples of 1,000 conversations take 2 bytes each, 200
 	// MB at this bound.
@@ -51,11 +60,30 @@ type Limits struct {
 	DurationS float64 `yaml:"conversation_duration_s"`
 }
 
+// OpenModel opens a model file by Open's rule, of at most ModelBytes.
+func (l Limits) OpenModel(path string) (*os.File, error) {
+	return Open(path, l.ModelBytes, "model_bytes")
+}
+
+// OpenSource opens a file of an outside dataset by Open's rule, of at
+// most SourceBytes.
+func (l Limits) OpenSource(path string) (*os.File, error) {
+	return Open(path, l.SourceBytes, "source_bytes")
+}
+
+// OpenInputFile opens a JSON input by Open's rule, of at most InputBytes,
+// for reading as bytes (hashing, uploading) rather than as text.
+func (l Limits) OpenInputFile(path string) (*os.File, error) {
+	return Open(path, l.InputBytes, "input_bytes")
+}
+
 // Default is the limits of a fresh installation.
 func Default() Limits {
 	return Limits{
 		InputBytes:    1 << 30,
 		SpecBytes:     1 << 20,
+		ModelBytes:    8 << 30,
+		SourceBytes:   16 << 30,
 		Resamples:     100_000,
 		Quantiles:     10_000,
 		Concurrency:   1024,
@@ -134,6 +162,8 @@ func (l *Limits) fields() []field {
 	return []field{
 		i64("input_bytes", &l.InputBytes),
 		i64("spec_bytes", &l.SpecBytes),
+		i64("model_bytes", &l.ModelBytes),
+		i64("source_bytes", &l.SourceBytes),
 		i("resamples", &l.Resamples),
 		i("n_quantiles", &l.Quantiles),
 		i("concurrency", &l.Concurrency),

@@ -30,6 +30,9 @@ type Config struct {
 	S3Secure        bool   `yaml:"s3_secure"`
 	// StoreDir is the local-directory store used when no S3 endpoint is set.
 	StoreDir string `yaml:"store_dir"`
+	// ScheduleRoot is the one folder of a worker's machine whose files
+	// scheduled runs may read ("": none, docs/operations.md#nightly-schedules).
+	ScheduleRoot string `yaml:"schedule_root"`
 	// Limits bound what this process accepts (package limits); the file's
 	// limits section raises them, FLOORBENCH_LIMIT_* over it.
 	Limits limits.Limits `yaml:"limits"`
@@ -89,6 +92,7 @@ func LoadConfig(path string, required bool) (Config, error) {
 	env("FLOORBENCH_S3_ACCESS_KEY", &c.S3AccessKey)
 	env("FLOORBENCH_S3_SECRET_KEY", &c.S3SecretKey)
 	env("FLOORBENCH_STORE_DIR", &c.StoreDir)
+	env("FLOORBENCH_SCHEDULE_ROOT", &c.ScheduleRoot)
 	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure} {
 		if v, ok := os.LookupEnv(name); ok {
 			b, err := strconv.ParseBool(v)

@@ -402,7 +402,7 @@ func sourceFiles(o Options, paths []string) ([]corpus.SourceFile, error) {
 		default:
 			local = o.Meetings
 		}
-		sum, err := digest.FileSHA256(local)
+		sum, err := sourceSHA256(local)
 		if err != nil {
 			return nil, err
 		}
@@ -449,4 +449,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	row("total", "", "", "", r.Total)
 	return tw.Flush()
+}
+
+// sourceSHA256 hashes a file of the dataset, opened by limits.Open's rule.
+func sourceSHA256(path string) (string, error) {
+	f, err := limits.Current().OpenSource(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256(f, path)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // amiLetters are AMI's speaker letters; headset n belongs to letter n.
@@ -97,7 +98,7 @@ func readAMIMeeting(nxt, meeting string) (*amiMeeting, error) {
 // readNXT opens and parses one NXT file; errors name it.
 func readNXT[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
 	var zero T
-	f, err := os.Open(path)
+	f, err := limits.Current().OpenSource(path)
 	if err != nil {
 		return zero, err
 	}

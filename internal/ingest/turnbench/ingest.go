@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // IngestVersion is the version of this ingester: bump it with any change
@@ -57,12 +58,9 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindTurnBench, CodeVersion: corpus.Writer("turnbench-ingest", IngestVersion), SampleRate: corpus.SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
-		sum, err := digest.FileSHA256(path)
-		if err != nil {
-			return nil, err
-		}
-		m.Source = append(m.Source, corpus.SourceFile{Path: filepath.Base(path), SHA256: sum})
-		err = ReadParquetFile(path, func(row *Row) error {
+		err := ingestShard(path, func(sum string) {
+			m.Source = append(m.Source, corpus.SourceFile{Path: filepath.Base(path), SHA256: sum})
+		}, func(row *Row) error {
 			e, err := ingestRow(st.Dir, row, o.Split, from, path)
 			if err != nil {
 				return err
@@ -86,6 +84,22 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// ingestShard opens a parquet shard once (limits.Open's rule), hashes it,
+// passes the hash to source, and reads its rows with fn.
+func ingestShard(path string, source func(sha256 string), fn func(*Row) error) error {
+	f, err := limits.Current().OpenSource(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sum, err := digest.SHA256(f, path)
+	if err != nil {
+		return err
+	}
+	source(sum)
+	return readParquetFile(f, path, fn)
 }
 
 // ingestRow checks a row's id and split and writes its folder into dir.

@@ -15,6 +15,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Column names of the TurnBench parquet schema (see doc.go).
@@ -72,11 +73,16 @@ func (r *Row) Annotations() corpus.TurnBenchConversation {
 // conversation's audio in memory at a time) and calls fn with each row in
 // file order. Every error names the file.
 func ReadParquetFile(path string, fn func(*Row) error) error {
-	f, err := os.Open(path)
+	f, err := limits.Current().OpenSource(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	return readParquetFile(f, path, fn)
+}
+
+// readParquetFile is ReadParquetFile on a file opened by the caller.
+func readParquetFile(f *os.File, path string, fn func(*Row) error) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
