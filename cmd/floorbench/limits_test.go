@@ -39,7 +39,7 @@ func TestSubmitRefusesWhatAWorkerCannotRun(t *testing.T) {
 		{"quantiles", goodSpec + "protocol: {n_quantiles: 1000000000}\n", []string{"n_quantiles: 1000000000 is over the limit of 10000", "limits.n_quantiles"}},
 		{"concurrency", goodSpec + "concurrency: 1000000000\n", []string{"concurrency: 1000000000 is over the limit of 1024", "limits.concurrency"}},
 		{"unknown preset", strings.Replace(goodSpec, "preset: tiny", "preset: huge", 1), []string{`corpora[0].generate.preset: unknown preset "huge" (want one of mptb, tiny)`}},
-		{"queue name", goodSpec + "queues: {gpu: \"gpu queue\\nx\"}\n", []string{`queues.gpu: "gpu queue\nx" is not a task queue name`}},
+		{"queue name", goodSpec + "queues: {gpu: \"gpu queue\\nx\"}\n", []string{`queues.gpu: (not quoted) is not a task queue name`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -40,7 +40,7 @@ func OpenBlocks(data []byte) (*Blocks, error) {
 	case len(data) == 0:
 		return nil, errors.New("no audio bytes")
 	}
-	return nil, fmt.Errorf("neither WAV nor FLAC (starts with %q)", data[:min(4, len(data))])
+	return nil, errors.New("neither WAV nor FLAC (no RIFF or fLaC header)")
 }
 
 // OpenWAVBlocks opens a PCM WAV file of up to 8 channels for reading

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 const maxEvents = 8 << 20 // bytes of events.json
@@ -68,7 +69,7 @@ func (l *EventLog) Validate() error {
 	for i, e := range l.Events {
 		where := fmt.Sprintf("event %d (%s)", i, e.Kind)
 		if !known(e.Kind) {
-			return fmt.Errorf("event %d: unknown kind %q", i, e.Kind)
+			return fmt.Errorf("event %d: unknown kind %s", i, redact.Name(string(e.Kind)))
 		}
 		if e.Speaker < 1 || e.Speaker > l.Speakers {
 			return fmt.Errorf("%s: speaker %d of %d", where, e.Speaker, l.Speakers)
@@ -89,7 +90,7 @@ func (l *EventLog) Validate() error {
 			continue
 		}
 		if e.Ending != floor.Yielded && e.Ending != floor.Interrupted {
-			return fmt.Errorf("%s: ending %q (want yielded or interrupted)", where, e.Ending)
+			return fmt.Errorf("%s: ending %s (want yielded or interrupted)", where, redact.Name(string(e.Ending)))
 		}
 		prev := e.Start
 		for j, h := range e.Holds {

@@ -25,7 +25,7 @@ func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
 		t.Fatalf("seed manifest: %v", err)
 	}
 	cases := map[string]struct{ from, to, want string }{
-		"traversal id":            {`"id":"c1"`, `"id":"../etc"`, `id "../etc"`},
+		"traversal id":            {`"id":"c1"`, `"id":"../etc"`, `id (not quoted)`},
 		"unknown field":           {`"preset":"tiny"`, `"preset":"tiny","extra":1`, `unknown field "extra"`},
 		"extra file":              {`"events.json":`, `"../x.wav":"` + sha + `","events.json":`, "want exactly"},
 		"bad hash":                {`"speaker_1.wav":"` + sha, `"speaker_1.wav":"zz` + sha[2:], "not 64 hex digits"},

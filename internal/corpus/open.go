@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Corpus is an opened native corpus: its folder and validated manifest.
@@ -28,7 +29,7 @@ func Open(dir string) (*Corpus, error) {
 // all), in manifest order.
 func (c *Corpus) Conversations(split string) ([]Conversation, error) {
 	if split != "" && split != "dev" && split != "test" {
-		return nil, fmt.Errorf("split %q (want dev or test)", split)
+		return nil, fmt.Errorf("split %s (want dev or test)", redact.Name(split))
 	}
 	var out []Conversation
 	for _, conv := range c.Manifest.Conversations {
@@ -81,10 +82,10 @@ func (c *Corpus) Channels16k(conv Conversation) ([][]float32, error) {
 	for k := range conv.Speakers {
 		x, err := c.ReadChannel16k(conv, k+1)
 		if err != nil {
-			return nil, fmt.Errorf("conversation %q: %w", conv.ID, err)
+			return nil, fmt.Errorf("conversation %s: %w", redact.Name(conv.ID), err)
 		}
 		if d := len(x) - conv.Samples; d < -1 || d > 1 {
-			return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, filepath.Join(c.Dir, conv.ID, ChannelName(k+1)), len(x), conv.Samples)
+			return nil, fmt.Errorf("conversation %s: %s has %d samples at 16 kHz, the manifest says %d", redact.Name(conv.ID), filepath.Join(c.Dir, conv.ID, ChannelName(k+1)), len(x), conv.Samples)
 		}
 		out = append(out, x)
 	}

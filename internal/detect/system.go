@@ -19,6 +19,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // ModelRef names a model file and, optionally, the SHA-256 it must have.
@@ -88,9 +89,7 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty spec")
 		}
-		// The YAML decoder lists several problems on several lines.
-		msg := strings.ReplaceAll(err.Error(), "\n ", ";")
-		return nil, errors.New(strings.ReplaceAll(msg, " in type detect.specFile", ""))
+		return nil, redact.YAML(err)
 	}
 	var extra any
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -124,7 +123,7 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		s.model = *spec.Model
 	}
 	if s.model.SHA256 != "" && !isSHA256(s.model.SHA256) {
-		return nil, fmt.Errorf("model.sha256: want 64 lowercase hex digits, got %q", s.model.SHA256)
+		return nil, errors.New("model.sha256: want 64 lowercase hex digits")
 	}
 	switch {
 	case spec.ONNX != nil && s.family.Name != "onnx":
@@ -160,7 +159,7 @@ func (s *System) SetParam(name, value string) error { return s.setParam(name, va
 func (s *System) setParam(name string, value any) error {
 	p, ok := s.family.param(name)
 	if !ok {
-		return fmt.Errorf("family %s has no parameter %q (see floorbench systems)", s.family.Name, name)
+		return fmt.Errorf("family %s has no parameter %s (see floorbench systems)", s.family.Name, redact.Name(name))
 	}
 	v, err := p.parse(value)
 	if err != nil {

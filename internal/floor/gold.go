@@ -1,6 +1,10 @@
 package floor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/redact"
+)
 
 // Task is one of the two detection tasks.
 type Task string
@@ -22,7 +26,7 @@ func ParseTask(s string) (Task, error) {
 	case "int", "interruption":
 		return TaskINT, nil
 	}
-	return "", fmt.Errorf("unknown task %q (want eot or int)", s)
+	return "", fmt.Errorf("unknown task %s (want eot or int)", redact.Name(s))
 }
 
 // Anchor is a positive event: a window around Time on Speaker's channel is

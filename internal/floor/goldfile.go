@@ -8,6 +8,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/jsonio"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // WriteGoldSet writes g in the gold artifact format of TurnBench's
@@ -98,13 +99,13 @@ func ParseGoldSet(data []byte) (*GoldSet, error) {
 			return d.Object(func(id string) error {
 				c, err := parseConversationGold(d, id)
 				if err != nil {
-					return fmt.Errorf("conversation %q: %w", id, err)
+					return fmt.Errorf("conversation %s: %w", redact.Name(id), err)
 				}
 				g.Conversations = append(g.Conversations, c)
 				return limits.Current().CheckConversations("conversations", len(g.Conversations))
 			})
 		default:
-			return fmt.Errorf("unknown key %q", key)
+			return fmt.Errorf("unknown key %s", redact.Name(key))
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
@@ -178,7 +179,7 @@ func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, erro
 		case "int_excluded":
 			c.INT.Excluded, err = parseSpans(d)
 		default:
-			return fmt.Errorf("unknown key %q", key)
+			return fmt.Errorf("unknown key %s", redact.Name(key))
 		}
 		if err != nil {
 			return fmt.Errorf("%s%w", key, err)
@@ -259,7 +260,7 @@ func parseRecord(d *jsonio.Decoder, keys []string, speaker *int, times []*float6
 				return nil
 			}
 		}
-		return fmt.Errorf("unknown key %q", key)
+		return fmt.Errorf("unknown key %s", redact.Name(key))
 	})
 	if err != nil {
 		return field, err

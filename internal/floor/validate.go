@@ -1,6 +1,10 @@
 package floor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/redact"
+)
 
 // BoundarySlack is how far, in seconds, an annotated boundary or a gold
 // span may lie outside its conversation [0, duration], and how far an
@@ -31,7 +35,7 @@ func (g *GoldSet) Validate() error {
 	for i := range g.Conversations {
 		c := &g.Conversations[i]
 		if err := c.validate(g.TauPre, g.Dyadic()); err != nil {
-			return fmt.Errorf("conversation %q: %w", c.ID, err)
+			return fmt.Errorf("conversation %s: %w", redact.Name(c.ID), err)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // amiLetters are AMI's speaker letters; headset n belongs to letter n.
@@ -168,7 +169,7 @@ func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]strin
 	for _, a := range acts {
 		gloss, ok := types[a.Type]
 		if !ok {
-			return fmt.Errorf("%s: <dact> %s: da-aspect id %q is not in da-types.xml", path, shownID(a.ID), a.Type)
+			return fmt.Errorf("%s: <dact> %s: da-aspect id %s is not in da-types.xml", path, shownID(a.ID), redact.Name(a.Type))
 		}
 		class := floor.DAOther
 		if g := strings.ToLower(gloss); g == "backchannel" || g == "bck" {

@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // IngestVersion is the version of this ingester: bump it with any change
@@ -107,7 +108,7 @@ func ingestRow(dir string, row *Row, split string, from map[string]string, path 
 	// Ids are kept as TurnBench spells them (submissions name them), so
 	// an id that cannot name a folder is an error, not a silent mapping.
 	if !dialogue.ValidID(row.ID) {
-		return corpus.Conversation{}, fmt.Errorf("column %q: value %q is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, row.ID)
+		return corpus.Conversation{}, fmt.Errorf("column %q: value %s is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, redact.Name(row.ID))
 	}
 	if prev, ok := from[row.ID]; ok {
 		return corpus.Conversation{}, fmt.Errorf("conversation appears twice (also in %s)", prev)
@@ -115,7 +116,7 @@ func ingestRow(dir string, row *Row, split string, from map[string]string, path 
 	from[row.ID] = path
 	switch {
 	case row.Split != "" && split != "" && row.Split != split:
-		return corpus.Conversation{}, fmt.Errorf("column %q says %q, --split says %q", colSplit, row.Split, split)
+		return corpus.Conversation{}, fmt.Errorf("column %q says %s, --split says %s", colSplit, redact.Name(row.Split), redact.Name(split))
 	case row.Split == "" && split == "":
 		return corpus.Conversation{}, fmt.Errorf("no %q column: give the split of its rows (--split dev|test)", colSplit)
 	case row.Split == "":
@@ -131,14 +132,14 @@ func WriteConversation(dir string, row *Row) (corpus.Conversation, error) {
 		Voices: []string{}, Duration: row.Duration(), Samples: row.Samples(),
 		Channels: Channels, Unlabelled: row.Speakers == nil, Files: map[string]string{}}
 	if err := floor.CheckTurnBenchGold(row.ID, e.Duration, row.Speakers); err != nil {
-		return corpus.Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
+		return corpus.Conversation{}, fmt.Errorf("conversation %s: %w", redact.Name(row.ID), err)
 	}
 	folder := filepath.Join(dir, row.ID)
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		return corpus.Conversation{}, err
 	}
 	if err := row.writeChannels(folder); err != nil {
-		return corpus.Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
+		return corpus.Conversation{}, fmt.Errorf("conversation %s: %w", redact.Name(row.ID), err)
 	}
 	if !e.Unlabelled {
 		data, err := corpus.EncodeTurnBenchAnnotations([]corpus.TurnBenchConversation{row.Annotations()})
