@@ -19,6 +19,7 @@ import (
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/webhook"
 )
 
 // Activities holds what the activities need. Methods are registered with
@@ -39,7 +40,10 @@ type Activities struct {
 	// ScheduleRoot is the one folder of this machine whose files
 	// scheduled runs may read ("": none; docs/operations.md#nightly-schedules).
 	ScheduleRoot string
-	Log          *slog.Logger
+	// Webhooks is what the operator allows the webhooks scheduled runs
+	// post to.
+	Webhooks webhook.Policy
+	Log      *slog.Logger
 }
 
 func (a *Activities) logger() *slog.Logger {

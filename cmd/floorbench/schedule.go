@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -52,6 +51,14 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 // name, reads the configuration, opens the store, connects to Temporal and
 // hands run both. Nothing is changed before every check has passed.
 func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
+	return configuredScheduleCommand(cmd, output, func(ctx context.Context, _ orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+		return run(ctx, cl, st, args)
+	})
+}
+
+// configuredScheduleCommand is scheduleCommand whose run also gets the
+// configuration (what it allows webhooks).
+func configuredScheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
 	outputFlag(cmd, output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
@@ -64,7 +71,11 @@ func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Co
 		if err != nil {
 			return err
 		}
-		return run(sv.ctx, cl, st, args)
+		cfg, err := sv.Config()
+		if err != nil {
+			return err
+		}
+		return run(sv.ctx, cfg, cl, st, args)
 	})
 }
 
@@ -99,10 +110,10 @@ run itself succeeds).`,
 	cmd.Flags().StringVar(&notify, "notify", "", "webhook URL each run's verdict.json is posted to")
 	cmd.Flags().DurationVar(&catchup, "catchup-window", orchestrate.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
 		settings := orchestrate.ScheduleSettings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
 			Tolerance: tolerance, Notify: notify, CatchupWindow: catchup}
-		data, err := checkScheduleSettings(ctx, st, file, &settings)
+		data, err := checkScheduleSettings(ctx, st, file, &settings, cfg.Webhooks().Check)
 		if err != nil {
 			return err
 		}
@@ -124,7 +135,7 @@ run itself succeeds).`,
 			return err
 		}
 		if output == "json" {
-			return writeJSON(cmd.OutOrStdout(), state)
+			return writeJSON(cmd.OutOrStdout(), state.Masked())
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "schedule %s created; next run %s\n", settings.Name, nextRun(state))
 		return nil
@@ -160,7 +171,7 @@ before anything changes: bad input changes nothing.`,
 	cmd.Flags().StringVar(&notify, "notify", "", `webhook URL each run's verdict.json is posted to ("": none)`)
 	cmd.Flags().DurationVar(&catchup, "catchup-window", 0, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
 		f := cmd.Flags()
 		var changed []string
 		for _, name := range updateFlags {
@@ -194,7 +205,7 @@ before anything changes: bad input changes nothing.`,
 		if f.Changed("catchup-window") {
 			s.CatchupWindow = catchup
 		}
-		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s)
+		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s, cfg.Webhooks().Check)
 		if err != nil {
 			return err
 		}
@@ -223,11 +234,11 @@ before anything changes: bad input changes nothing.`,
 // changes, and returns the new spec to store (nil: the spec stays). A
 // pinned baseline is checked against the spec the schedule will run when
 // either changes.
-func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings) ([]byte, error) {
+func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
 	if newSpec && file == "" {
 		return nil, errNoSpec
 	}
-	if err := checkSettings(s); err != nil {
+	if err := checkSettings(s, checkNotify); err != nil {
 		return nil, err
 	}
 	var data []byte
@@ -259,11 +270,11 @@ func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file
 // checkScheduleSettings checks everything create is given before anything
 // is stored or created, and returns the spec to store: the file with its
 // paths made absolute.
-func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings) ([]byte, error) {
+func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
 	if file == "" {
 		return nil, errNoSpec
 	}
-	if err := checkSettings(s); err != nil {
+	if err := checkSettings(s, checkNotify); err != nil {
 		return nil, err
 	}
 	data, sw, err := scheduledSpec(file, s)
@@ -282,7 +293,7 @@ var errNoSpec = errors.New("no sweep spec: give it with -f")
 
 // checkSettings checks when runs are due, the catch-up window, the
 // tolerance and the webhook.
-func checkSettings(s *orchestrate.ScheduleSettings) error {
+func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) error) error {
 	switch {
 	case s.Cron == "" && s.Every == 0:
 		return fmt.Errorf("say when runs are due: --cron EXPR or --every DURATION")
@@ -298,10 +309,7 @@ func checkSettings(s *orchestrate.ScheduleSettings) error {
 		return err
 	}
 	if s.Notify != "" {
-		u, err := url.Parse(s.Notify)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--notify %q: want an http or https URL", s.Notify)
-		}
+		return checkNotify(s.Notify)
 	}
 	return nil
 }
@@ -392,6 +400,9 @@ func newScheduleLsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		for i := range list {
+			list[i] = list[i].Masked()
+		}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), list)
 		}
@@ -446,7 +457,7 @@ func newScheduleShowCommand() *cobra.Command {
 		if len(runs) > showRuns {
 			runs = runs[len(runs)-showRuns:]
 		}
-		v := scheduleView{s, runs}
+		v := scheduleView{s.Masked(), runs}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), v)
 		}
@@ -543,7 +554,7 @@ func printScheduleState(ctx context.Context, w io.Writer, cl orchestrate.Tempora
 		return err
 	}
 	if output == "json" {
-		return writeJSON(w, s)
+		return writeJSON(w, s.Masked())
 	}
 	fmt.Fprintf(w, "schedule %s %s; next run %s\n", name, done, nextRun(s))
 	return nil

@@ -90,7 +90,7 @@ of the machine that submitted the sweep.`,
 			}
 			defer stopHealth()
 		}
-		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, ScheduleRoot: cfg.ScheduleRoot}
+		acts := &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Capacity: capacity, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err

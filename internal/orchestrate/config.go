@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/webhook"
 )
 
 // Config says where Temporal and the store are. It is read from a YAML
@@ -33,6 +34,9 @@ type Config struct {
 	// ScheduleRoot is the one folder of a worker's machine whose files
 	// scheduled runs may read ("": none, docs/operations.md#nightly-schedules).
 	ScheduleRoot string `yaml:"schedule_root"`
+	// WebhookAllowLinkLocal lets scheduled runs' webhooks reach link-local
+	// and cloud metadata addresses (webhook.Policy).
+	WebhookAllowLinkLocal bool `yaml:"webhook_allow_link_local"`
 	// Limits bound what this process accepts (package limits); the file's
 	// limits section raises them, FLOORBENCH_LIMIT_* over it.
 	Limits limits.Limits `yaml:"limits"`
@@ -93,7 +97,7 @@ func LoadConfig(path string, required bool) (Config, error) {
 	env("FLOORBENCH_S3_SECRET_KEY", &c.S3SecretKey)
 	env("FLOORBENCH_STORE_DIR", &c.StoreDir)
 	env("FLOORBENCH_SCHEDULE_ROOT", &c.ScheduleRoot)
-	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure} {
+	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure, "FLOORBENCH_WEBHOOK_ALLOW_LINK_LOCAL": &c.WebhookAllowLinkLocal} {
 		if v, ok := os.LookupEnv(name); ok {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -103,6 +107,11 @@ func LoadConfig(path string, required bool) (Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// Webhooks is what the configuration allows webhooks.
+func (c Config) Webhooks() webhook.Policy {
+	return webhook.Policy{AllowLinkLocal: c.WebhookAllowLinkLocal}
 }
 
 // DevServer is c pointed at a local dev server at address, in its default

@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/nightly"
+	"github.com/floorbench/floorbench/internal/webhook"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -61,6 +62,16 @@ type ScheduleState struct {
 	Running        []string    `json:"running,omitempty"`
 	Recent         []RunStart  `json:"recent_starts,omitempty"`
 	Next           []time.Time `json:"next_runs,omitempty"`
+}
+
+// Masked is the state as it may be shown: the webhook URL masked
+// (webhook.Mask). The real URL stays in the schedule, where the runs need
+// it.
+func (s ScheduleState) Masked() ScheduleState {
+	if s.Notify != "" {
+		s.Notify = webhook.Mask(s.Notify)
+	}
+	return s
 }
 
 // RunStart is one run a schedule started.
