@@ -583,13 +583,15 @@ func newScheduleBackfillCommand() *cobra.Command {
 		Short: "Start the runs that were due between two past times, one after another",
 		Long: `Backfill starts a run for every time the schedule was due in [--from, --to]
 (RFC 3339 times, e.g. 2026-12-01T03:00:00Z), one after another; each is
-named and judged as if it had run then, against the run before it.`,
+named and judged as if it had run then, against the run before it. A range
+with more runs than limits.backfill_runs (default 500) is refused, naming
+how many it would start, and starts none.`,
 		Example: "  floorbench schedule backfill nightly --from 2026-11-28T00:00:00Z --to 2026-12-01T00:00:00Z",
 		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&from, "from", "", "start of the range (RFC 3339)")
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (RFC 3339)")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
 		start, err := time.Parse(time.RFC3339, from)
 		if err != nil {
 			return fmt.Errorf("--from %q: want an RFC 3339 time such as 2026-12-01T03:00:00Z", from)
@@ -598,10 +600,11 @@ named and judged as if it had run then, against the run before it.`,
 		if err != nil {
 			return fmt.Errorf("--to %q: want an RFC 3339 time such as 2026-12-02T03:00:00Z", to)
 		}
-		if err := orchestrate.BackfillSchedule(ctx, cl, args[0], start, end); err != nil {
+		n, err := orchestrate.BackfillSchedule(ctx, cl, cfg.Namespace, args[0], start, end, cfg.Limits)
+		if err != nil {
 			return err
 		}
-		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "backfilled from "+from+" to "+to)
+		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, fmt.Sprintf("backfilled from %s to %s (%d run(s))", from, to, n))
 	})
 }
 

@@ -58,6 +58,9 @@ type Limits struct {
 	// several AMI meetings end to end; one 16 kHz channel of 4 h is 920 MB
 	// of samples in memory.
 	DurationS float64 `yaml:"conversation_duration_s"`
+	// BackfillRuns bounds the runs one `schedule backfill` starts: each is
+	// a sweep and a webhook post. 500 is more than a year of nightly runs.
+	BackfillRuns int `yaml:"backfill_runs"`
 }
 
 // OpenModel opens a model file by Open's rule, of at most ModelBytes.
@@ -89,6 +92,7 @@ func Default() Limits {
 		Concurrency:   1024,
 		Conversations: 20_000,
 		DurationS:     4 * 3600,
+		BackfillRuns:  500,
 	}
 }
 
@@ -169,6 +173,7 @@ func (l *Limits) fields() []field {
 		i("concurrency", &l.Concurrency),
 		i("conversations", &l.Conversations),
 		{"conversation_duration_s", true, func() float64 { return l.DurationS }, func(v float64) { l.DurationS = v }},
+		i("backfill_runs", &l.BackfillRuns),
 	}
 }
 
@@ -229,6 +234,19 @@ func (l Limits) CheckConversations(field string, n int) error {
 		return over(field, "conversations", n, l.Conversations)
 	}
 	return nil
+}
+
+// CheckBackfillRuns checks the number of runs a backfill would start;
+// about says the number is an estimate (a lower bound was passed).
+func (l Limits) CheckBackfillRuns(field string, n int, about bool) error {
+	if n <= l.BackfillRuns {
+		return nil
+	}
+	v := fmt.Sprintf("%d runs", n)
+	if about {
+		v = "about " + v
+	}
+	return &OverError{Field: field, Value: v, Key: "backfill_runs", Limit: fmt.Sprintf("%d runs", l.BackfillRuns)}
 }
 
 // CheckDuration checks one conversation's length in seconds.

@@ -66,3 +66,13 @@ func TestLimitsFromEnvironment(t *testing.T) {
 		t.Errorf("resamples: %v", err)
 	}
 }
+
+func TestCheckBackfillRunsSaysHowMany(t *testing.T) {
+	l := Default()
+	if err := l.CheckBackfillRuns("backfill", 500, false); err != nil {
+		t.Errorf("500 runs: %v", err)
+	}
+	if err := l.CheckBackfillRuns("backfill", 490560, true); err == nil || err.Error() != "backfill: about 490560 runs is over the limit of 500 runs (raise limits.backfill_runs in the config file or FLOORBENCH_LIMIT_BACKFILL_RUNS)" {
+		t.Errorf("490560 runs: %v", err)
+	}
+}
