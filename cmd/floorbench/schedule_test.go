@@ -28,6 +28,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/score"
@@ -280,8 +281,8 @@ func (e *nightlyEnv) verdict(r nightly.RunView) *bundle.Verdict {
 	return &v
 }
 
-// storedFiles are the store's files outside schedules/ with their
-// modification times: what a run computed.
+// storedFiles are the store's files outside schedules/ (and their
+// recorded sums) with their modification times: what a run computed.
 func (e *nightlyEnv) storedFiles() map[string]time.Time {
 	e.t.Helper()
 	out := map[string]time.Time{}
@@ -290,7 +291,7 @@ func (e *nightlyEnv) storedFiles() map[string]time.Time {
 			return err
 		}
 		rel, _ := filepath.Rel(e.storeDir, path)
-		if strings.HasPrefix(rel, "schedules"+string(filepath.Separator)) {
+		if strings.HasPrefix(filepath.ToSlash(rel), "schedules/") || strings.HasPrefix(filepath.ToSlash(rel), keys.Sum("schedules/")) {
 			return nil
 		}
 		info, err := d.Info()

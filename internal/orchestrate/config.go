@@ -11,6 +11,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/webhook"
@@ -123,12 +124,40 @@ func (c Config) DevServer(address string) Config {
 }
 
 // OpenStore opens the S3 store when an endpoint is set, else the local one.
+// A bucket that does not exist is an error naming it.
 func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
+	var st store.Store
+	var err error
 	if c.S3Endpoint != "" {
-		return store.NewS3(ctx, store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket,
-			AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure})
+		st, err = store.NewS3(ctx, c.s3())
+	} else {
+		st, err = store.NewLocal(c.StoreDir)
 	}
-	return store.NewLocal(c.StoreDir)
+	if err != nil {
+		return nil, err
+	}
+	return Summing(st), nil
+}
+
+// Summing is st recording the sha256 of every object not named by its
+// content (keys.Summed), for `store verify`.
+func Summing(st store.Store) store.Store {
+	return store.Summing{Store: st, Summed: keys.Summed, SumKey: keys.Sum}
+}
+
+// InitStore creates the configured bucket unless it exists (the local
+// store's folder is created when it is opened).
+func (c Config) InitStore(ctx context.Context) (store.Store, error) {
+	if c.S3Endpoint != "" {
+		if err := store.CreateBucket(ctx, c.s3()); err != nil {
+			return nil, err
+		}
+	}
+	return c.OpenStore(ctx)
+}
+
+func (c Config) s3() store.S3Config {
+	return store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure}
 }
 
 // Dial connects to Temporal and checks the connection, so an unreachable
