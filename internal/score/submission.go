@@ -266,21 +266,17 @@ func checkTimes(times []float64, duration float64) error {
 }
 
 // checkSpeakerSet checks that a conversation's n submitted speakers (numbered
-// 1..n, as parsing makes sure) cover every speaker the gold mentions and,
-// for TurnBench's dyadic gold, are exactly speakers 1 and 2: TurnBench
-// rejects a submission that omits a speaker or names a third. Other gold
-// does not record how many speakers a conversation has, so further
-// speakers are accepted there (they have no gold to be scored against).
+// 1..n, as parsing makes sure) are exactly the conversation's speakers, as
+// many as floor.ConversationGold.Speakers says and from the source it
+// names: TurnBench's scorer rejects a submission that omits a speaker or
+// names one the gold does not have.
 func checkSpeakerSet(id string, n int, g *floor.ConversationGold, dyadic bool) error {
-	want := g.Speakers()
-	if dyadic {
-		want = 2
-	}
+	want, source := g.Speakers(dyadic)
 	if n < want {
-		return fmt.Errorf("conversation %s: speaker_%d is missing (the gold has speakers 1..%d)", redact.Name(id), n+1, want)
+		return fmt.Errorf("conversation %s: speaker_%d is missing (%s)", redact.Name(id), n+1, source)
 	}
-	if dyadic && n > want {
-		return fmt.Errorf("conversation %s: speaker_%d is not in the gold (TurnBench gold has speakers 1 and 2 only)", redact.Name(id), want+1)
+	if n > want {
+		return fmt.Errorf("conversation %s: speaker_%d is not in the gold (%s)", redact.Name(id), want+1, source)
 	}
 	return nil
 }
