@@ -63,7 +63,7 @@ func (l *EventLog) Validate() error {
 		return fmt.Errorf("%d speakers", l.Speakers)
 	}
 	if !(l.Duration > 0) || math.IsInf(l.Duration, 0) {
-		return fmt.Errorf("duration_s %v", l.Duration)
+		return fmt.Errorf("duration_s %v: want a finite length above 0 s (a zero-length conversation has nothing to detect or score)", l.Duration)
 	}
 	inside := func(t float64) bool { return t >= 0 && t <= l.Duration }
 	for i, e := range l.Events {

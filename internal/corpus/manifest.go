@@ -212,8 +212,11 @@ func (c *Conversation) validate(kind string) error {
 	if err := c.validateSource(kind); err != nil {
 		return fmt.Errorf("%s: %w", c.ID, err)
 	}
-	if c.Samples <= 0 || math.Abs(c.Duration-float64(c.Samples)/SampleRate) > 1e-6 {
-		return fmt.Errorf("%s: duration_s %g does not match %d samples", c.ID, c.Duration, c.Samples)
+	if c.Samples <= 0 {
+		return fmt.Errorf("%s: samples %d: a conversation has at least one sample (a zero-length conversation has nothing to detect or score)", c.ID, c.Samples)
+	}
+	if math.Abs(c.Duration-float64(c.Samples)/SampleRate) > 1e-6 {
+		return fmt.Errorf("%s: duration_s %g does not match %d samples (%g s at %d Hz)", c.ID, c.Duration, c.Samples, float64(c.Samples)/SampleRate, SampleRate)
 	}
 	want := FilesOf(kind, *c)
 	got := make([]string, 0, len(c.Files))

@@ -80,16 +80,27 @@ func (c *Corpus) ReadChannel16k(conv Conversation, k int) ([]float32, error) {
 func (c *Corpus) Channels16k(conv Conversation) ([][]float32, error) {
 	out := make([][]float32, 0, conv.Speakers)
 	for k := range conv.Speakers {
-		x, err := c.ReadChannel16k(conv, k+1)
+		x, err := c.channel16k(conv, k+1)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", redact.Name(conv.ID), err)
-		}
-		if d := len(x) - conv.Samples; d < -1 || d > 1 {
-			return nil, fmt.Errorf("conversation %s: %s has %d samples at 16 kHz, the manifest says %d", redact.Name(conv.ID), filepath.Join(c.Dir, conv.ID, ChannelName(k+1)), len(x), conv.Samples)
 		}
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// channel16k is speaker k's channel at 16 kHz, of the manifest's length
+// give or take the one sample resampling may add or drop: every reader
+// (detect, check, the viewer) takes a channel by this one rule.
+func (c *Corpus) channel16k(conv Conversation, k int) ([]float32, error) {
+	x, err := c.ReadChannel16k(conv, k)
+	if err != nil {
+		return nil, err
+	}
+	if d := len(x) - conv.Samples; d < -1 || d > 1 {
+		return nil, fmt.Errorf("%s has %d samples at 16 kHz, the manifest says %d", filepath.Join(c.Dir, conv.ID, ChannelName(k)), len(x), conv.Samples)
+	}
+	return x, nil
 }
 
 // readLabelsFile reads a conversation's labels file whole (it is bounded
