@@ -20,6 +20,7 @@ import (
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
+	"github.com/floorbench/floorbench/internal/webhook"
 )
 
 // Activities holds what the activities need. Methods are registered with
@@ -41,7 +42,13 @@ type Activities struct {
 	// (credential_env); nil reads the environment. Errors name the
 	// variable, never a value.
 	Credentials func(name string) (proto.Secret, error)
-	Log         *slog.Logger
+	// ScheduleRoot is the one folder of this machine whose files
+	// scheduled runs may read ("": none; docs/operations.md#nightly-schedules).
+	ScheduleRoot string
+	// Webhooks is what the operator allows the webhooks scheduled runs
+	// post to.
+	Webhooks webhook.Policy
+	Log      *slog.Logger
 }
 
 func (a *Activities) logger() *slog.Logger {

@@ -709,7 +709,7 @@ func TestCheckSpec(t *testing.T) {
 	s.Corpora[0].Generate.Preset = "tiny"
 	s.Queues.CPU = "no spaces"
 	err = CheckSpec(context.Background(), *s)
-	assertBadInput(t, "a bad queue name", err, `queues.cpu: "no spaces"`)
+	assertBadInput(t, "a bad queue name", err, `queues.cpu: (not quoted) is not a task queue name`)
 }
 
 // Off Kubernetes there is no GPU pool to claim: both steps do nothing.

@@ -90,7 +90,8 @@ func evaluateCost(golds ...*floor.GoldSet) int64 {
 		}
 		for i := range g.Conversations {
 			c := &g.Conversations[i]
-			n += int64(c.Duration*evalMaxFrameRate) * int64(c.Speakers()) * int64(len(floor.Tasks)) * evalBytesPerFrame
+			speakers, _ := c.Speakers(g.Dyadic())
+			n += int64(c.Duration*evalMaxFrameRate) * int64(speakers) * int64(len(floor.Tasks)) * evalBytesPerFrame
 		}
 	}
 	return n

@@ -1,12 +1,10 @@
 package activities
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -16,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/version"
+	"github.com/floorbench/floorbench/internal/webhook"
 )
 
 // VerdictInput is one scheduled run's bundle to judge against its
@@ -143,32 +142,20 @@ type NotifyInput struct {
 	Prefix string // the run's folder
 }
 
-// notifyTimeout bounds one POST: a webhook that hangs is one failed
-// attempt, not a stuck run.
-const notifyTimeout = 10 * time.Second
-
-// Notify POSTs the run's verdict.json to the webhook and returns the
-// attempt that succeeded; anything but a 2xx answer is an error, which
-// Temporal retries with backoff.
+// Notify POSTs the run's verdict.json to the webhook under the operator's
+// policy (webhook.Policy.Post: no redirects, no link-local or metadata
+// address unless allowed) and returns the attempt that succeeded; a
+// failure, which Temporal retries with backoff, names the URL masked.
 func (a *Activities) Notify(ctx context.Context, in NotifyInput) (int, error) {
 	body, err := store.GetBytes(ctx, a.Store, in.Prefix+nightly.VerdictFile)
 	if err != nil {
 		return 0, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.URL, bytes.NewReader(body))
-	if err != nil {
-		return 0, badInput("--notify %s: %v", in.URL, err)
+	if err := a.Webhooks.Check(in.URL); err != nil {
+		return 0, badInput("%v", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
+	if err := a.Webhooks.Post(ctx, in.URL, body); err != nil {
 		return 0, err
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return 0, fmt.Errorf("webhook %s answered %s", in.URL, resp.Status)
 	}
 	return attempt(ctx), nil
 }
@@ -180,8 +167,10 @@ type NotificationInput struct {
 }
 
 // RecordNotification writes notify.json into the run's folder, where
-// `schedule show` reads it.
+// `schedule show` reads it, with the URL masked: the real one lives only
+// in the schedule, where the sender needs it.
 func (a *Activities) RecordNotification(ctx context.Context, in NotificationInput) error {
+	in.Notification.URL = webhook.Mask(in.Notification.URL)
 	data, err := json.MarshalIndent(in.Notification, "", " ")
 	if err != nil {
 		return err

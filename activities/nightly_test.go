@@ -135,7 +135,7 @@ func TestNotifyPostsTheStoredVerdict(t *testing.T) {
 		t.Errorf("a 502 answer: %v; want a retryable error naming it", err)
 	}
 	_, err = a.Notify(ctx, NotifyInput{URL: "http://[::1", Prefix: res.Prefix})
-	assertBadInput(t, "a malformed URL", err, "--notify http://[::1")
+	assertBadInput(t, "a malformed URL", err, "--notify (a URL that does not parse): want an http or https URL")
 
 	rec := nightly.Notification{URL: srv.URL, OK: false, Attempts: 3, Error: "webhook answered 502"}
 	if err := a.RecordNotification(ctx, NotificationInput{Prefix: res.Prefix, Notification: rec}); err != nil {

@@ -2,6 +2,8 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -30,40 +32,46 @@ type StoreCheck struct {
 	Objects int    `json:"objects"` // objects read and checked
 	// Unfinished lists corpora without a manifest (a generation or an
 	// upload under way or abandoned): there is nothing to check them by.
-	Unfinished []string       `json:"unfinished"`
+	Unfinished []string `json:"unfinished"`
+	// Unrecorded lists objects stored without a recorded sha256 (by a
+	// floorbench from before it recorded one): they are not checked.
+	Unrecorded []string       `json:"unrecorded"`
 	Problems   []StoreProblem `json:"problems"`
 }
 
-// VerifyStore checks the stored corpora under prefix ("" for all): each
-// corpus.json against the hash its key names (the hash of the manifest,
-// or for a generated corpus of its preset, seed and generator), and every
-// file the manifest names under prefix, read as a stream, against the
-// sha256 it records. A missing file is a problem too. Objects are never
-// changed.
+// VerifyStore checks every stored object under prefix ("" for all)
+// against what names it (docs/operations.md#limits-and-safety), reading
+// each as a stream; objects are never changed:
+//
+//   - a corpus's corpus.json against the hash its key names (its own
+//     content's, or for a generated corpus its recipe's) and, when one was
+//     recorded, against its recorded sha256 (keys.Sum); every file its
+//     manifest names against the sha256 the manifest records (a missing
+//     file is a problem); a generated conversation's entry against its
+//     recorded sha256;
+//   - an uploaded input (inputs/) and a scheduled spec (specs/) against
+//     the SHA-256 their keys name;
+//   - every other object (tracks, evaluations, audits, bundles, run
+//     records) against its recorded sha256.
 func VerifyStore(ctx context.Context, st store.Store, prefix string) (*StoreCheck, error) {
-	if prefix == "" {
-		prefix = keys.Corpora
-	}
 	if err := store.CheckPrefix(prefix); err != nil {
 		return nil, err
 	}
-	if !strings.HasPrefix(prefix, keys.Corpora) && !strings.HasPrefix(keys.Corpora, prefix) {
-		return nil, fmt.Errorf("prefix %q: only corpora are verified (a prefix under %s)", prefix, keys.Corpora)
+	if strings.HasPrefix(prefix, keys.Sums) {
+		return nil, fmt.Errorf("prefix %q: sums are what objects are checked against, not objects to check", prefix)
 	}
-	list := prefix
-	if strings.HasPrefix(keys.Corpora, prefix) {
-		list = keys.Corpora
-	}
-	listed, err := st.List(ctx, list)
+	r := &StoreCheck{Prefix: prefix, Unfinished: []string{}, Unrecorded: []string{}, Problems: []StoreProblem{}}
+	listed, err := st.List(ctx, prefix)
 	if err != nil {
 		return nil, err
 	}
-	r := &StoreCheck{Prefix: prefix, Unfinished: []string{}, Problems: []StoreProblem{}}
 	var roots []string
 	for _, k := range listed {
-		hash, _, _ := strings.Cut(strings.TrimPrefix(k, keys.Corpora), "/")
-		if root := keys.Corpora + hash; !slices.Contains(roots, root) {
-			roots = append(roots, root)
+		if rest, ok := strings.CutPrefix(k, keys.Corpora); ok {
+			hash, _, _ := strings.Cut(rest, "/")
+			if root := keys.Corpora + hash; !slices.Contains(roots, root) {
+				roots = append(roots, root)
+			}
 		}
 	}
 	for _, root := range roots {
@@ -71,7 +79,76 @@ func VerifyStore(ctx context.Context, st store.Store, prefix string) (*StoreChec
 			return nil, err
 		}
 	}
+	for _, k := range listed {
+		if strings.HasPrefix(k, keys.Corpora) || strings.HasPrefix(k, keys.Sums) {
+			continue
+		}
+		if err := verifyNamedObject(ctx, st, k, r); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
+}
+
+// verifyNamedObject checks an object outside corpora/ against the hash
+// its key names or the sha256 recorded for it.
+func verifyNamedObject(ctx context.Context, st store.Store, key string, r *StoreCheck) error {
+	var want string
+	switch {
+	case strings.HasPrefix(key, keys.Inputs):
+		want = strings.TrimPrefix(key, keys.Inputs)
+	case strings.HasPrefix(key, keys.Specs):
+		want = strings.TrimSuffix(strings.TrimPrefix(key, keys.Specs), ".yaml")
+	case keys.Summed(key):
+		return verifySummed(ctx, st, key, r)
+	default:
+		return nil
+	}
+	r.Objects++
+	got, err := objectSHA256(ctx, st, key)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("sha256 %s, not the %s its key names", got, want)})
+	}
+	return nil
+}
+
+// verifySummed checks an object against the sha256 recorded for it; one
+// with none recorded is listed as unrecorded.
+func verifySummed(ctx context.Context, st store.Store, key string, r *StoreCheck) error {
+	want, err := store.ReadSum(ctx, st, keys.Sum(key))
+	if errors.Is(err, store.ErrNotFound) {
+		r.Unrecorded = append(r.Unrecorded, key)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r.Objects++
+	got, err := objectSHA256(ctx, st, key)
+	if err != nil {
+		return err
+	}
+	if got != want {
+		r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("sha256 %s, the sha256 recorded when it was stored is %s", got, want)})
+	}
+	return nil
+}
+
+// objectSHA256 reads an object as a stream and hashes it.
+func objectSHA256(ctx context.Context, st store.Store, key string) (string, error) {
+	obj, err := st.Get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	defer obj.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, obj); err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // verifyStoredCorpus checks the corpus stored under root (corpora/<hash>),
@@ -93,9 +170,19 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 		return nil
 	}
 	if strings.HasPrefix(key, prefix) {
-		r.Objects++
-		if hash := strings.TrimPrefix(root, keys.Corpora); !manifestHasHash(hash, raw, m) {
-			r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("content hash %s, not the %s its key names", keys.Hash(raw), hash)})
+		if err := verifyManifest(ctx, st, root, key, raw, m, r); err != nil {
+			return err
+		}
+	}
+	entries, err := st.List(ctx, root+"/entries/")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e, prefix) {
+			if err := verifySummed(ctx, st, e, r); err != nil {
+				return err
+			}
 		}
 	}
 	for _, conv := range m.Conversations {
@@ -115,6 +202,23 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 		}
 	}
 	return nil
+}
+
+// verifyManifest checks a corpus.json against the hash its key names and
+// the sha256 recorded for it: a generated corpus is named by its recipe,
+// which says nothing of its manifest's bytes, so for it the recorded
+// sha256 is what catches a change.
+func verifyManifest(ctx context.Context, st store.Store, root, key string, raw []byte, m *corpus.Manifest, r *StoreCheck) error {
+	if hash := strings.TrimPrefix(root, keys.Corpora); !manifestHasHash(hash, raw, m) {
+		r.Objects++
+		r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("content hash %s, not the %s its key names", keys.Hash(raw), hash)})
+		return nil
+	}
+	if keys.Hash(raw) == strings.TrimPrefix(root, keys.Corpora) {
+		r.Objects++ // named by its content: the key says it all
+		return nil
+	}
+	return verifySummed(ctx, st, key, r)
 }
 
 // verifyObject reads one corpus file from the store and returns what is

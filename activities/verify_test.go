@@ -2,9 +2,13 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +16,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -191,8 +196,8 @@ func TestVerifyStoreChecksTheManifestKey(t *testing.T) {
 	if err != nil || len(r.Problems) != 1 || r.Problems[0].Key != key || !strings.Contains(r.Problems[0].Problem, "not the "+plan.Hash+" its key names") {
 		t.Fatalf("VerifyStore: %+v, %v", r, err)
 	}
-	if _, err := VerifyStore(ctx, s, "bundles/"); err == nil {
-		t.Error("a prefix outside corpora/ was accepted")
+	if _, err := VerifyStore(ctx, s, "sums/"); err == nil {
+		t.Error("sums/ was accepted as a prefix to verify")
 	}
 }
 
@@ -243,5 +248,120 @@ func TestVerifiedUploadAndReadOnS3(t *testing.T) {
 	check, err := VerifyStore(ctx, s, "")
 	if err != nil || check.Objects != 7 || len(check.Problems) != 1 || check.Problems[0].Key != key {
 		t.Fatalf("VerifyStore: %+v, %v", check, err)
+	}
+}
+
+// summing is the store as the commands open it: recording the sha256 of
+// every object not named by its content.
+func summing(s store.Store) store.Store {
+	return store.Summing{Store: s, Summed: keys.Summed, SumKey: keys.Sum}
+}
+
+// A generated corpus is named by its recipe, so its manifest is checked
+// against the sha256 recorded when it was stored: a change to the
+// manifest alone, or to a file and its hash in the manifest, is found.
+// Tracks, evaluations, bundles, entries, uploaded inputs and scheduled
+// specs are checked too; an object stored without a recorded sha256 is
+// counted, not passed as matching.
+func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
+	ctx := context.Background()
+	local, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := summing(local)
+	dir := smallCorpus(t)
+	m, err := corpus.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Kind, m.Preset, m.Seed = corpus.KindMPTB, "tiny", 7
+	root := keys.Corpus(GeneratedCorpusHash("tiny", 7))
+	raw, err := m.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(key string, data []byte) {
+		t.Helper()
+		if err := store.PutBytes(ctx, st, key, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, conv := range m.Conversations {
+		entry, _ := json.Marshal(conv)
+		put(keys.Entry(root, conv.ID), entry)
+		for _, name := range corpus.FilesOf(m.Kind, conv) {
+			data, err := os.ReadFile(filepath.Join(dir, conv.ID, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			put(root+"/"+conv.ID+"/"+name, data)
+		}
+	}
+	put(root+"/"+corpus.ManifestName, raw)
+	track := keys.Track("sys", "corp", "c1", "eot")
+	evaluation := "evaluations/sys/corp/e.json"
+	results := keys.Bundle("b1", "results.json")
+	for _, k := range []string{track, evaluation, results} {
+		put(k, []byte(`{"value": 0.123456}`))
+	}
+	input := []byte("model weights")
+	sum := sha256.Sum256(input)
+	inputKey := keys.Input(hex.EncodeToString(sum[:]))
+	put(inputKey, input)
+	if err := store.PutBytes(ctx, local, "tracks/old/corp/c1.eot.json", []byte("{}")); err != nil { // no sum: an older store
+		t.Fatal(err)
+	}
+	r, err := VerifyStore(ctx, local, "")
+	if err != nil || len(r.Problems) != 0 || r.Corpora != 1 || len(r.Unrecorded) != 1 || r.Unrecorded[0] != "tracks/old/corp/c1.eot.json" {
+		t.Fatalf("clean store: %+v, %v", r, err)
+	}
+	clean := r.Objects
+
+	path := func(key string) string { return filepath.Join(local.Root(), filepath.FromSlash(key)) }
+	// One character of the manifest, then a channel and its hash in the
+	// manifest and the entry: both agree with each other, not with what
+	// was stored.
+	manifest := root + "/" + corpus.ManifestName
+	edited := strings.Replace(string(raw), `"seed": 7`, `"seed": 7 `, 1)
+	conv := m.Conversations[0]
+	channel := root + "/" + conv.ID + "/" + corpus.ChannelName(1)
+	wav, err := os.ReadFile(path(channel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wav[len(wav)-1] ^= 1
+	newSum := sha256.Sum256(wav)
+	edited = strings.Replace(edited, conv.Files[corpus.ChannelName(1)], hex.EncodeToString(newSum[:]), 1)
+	entry, err := os.ReadFile(path(keys.Entry(root, conv.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, data := range map[string][]byte{path(manifest): []byte(edited), path(channel): wav,
+		path(keys.Entry(root, conv.ID)): []byte(strings.Replace(string(entry), conv.Files[corpus.ChannelName(1)], hex.EncodeToString(newSum[:]), 1))} {
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, k := range []string{track, evaluation, results, inputKey} {
+		flipByte(t, path(k))
+	}
+	r, err = VerifyStore(ctx, local, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, p.Key)
+	}
+	want := []string{manifest, keys.Entry(root, conv.ID), results, evaluation, inputKey, track}
+	if !slices.Equal(got, want) || r.Objects != clean {
+		t.Errorf("problems %v (%d objects checked)\nwant     %v (%d)", r.Problems, r.Objects, want, clean)
+	}
+	if !strings.Contains(r.Problems[0].Problem, "the sha256 recorded when it was stored is ") {
+		t.Errorf("manifest: %s", r.Problems[0].Problem)
+	}
+	if r, err := VerifyStore(ctx, local, "bundles/"); err != nil || len(r.Problems) != 1 || r.Problems[0].Key != results {
+		t.Errorf("bundles/: %+v, %v", r, err)
 	}
 }

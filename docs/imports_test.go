@@ -34,7 +34,7 @@ var tiers = []tier{
 		"internal/limits", "internal/version", "internal/childenv", "internal/swbd", "internal/digest",
 		"internal/keys", "internal/dialogue", "internal/jsonio", "internal/audio", "internal/store",
 		"internal/cluster", "internal/floor", "internal/testenv", "internal/cluster/clustertest",
-		"internal/figure", "internal/agent/proto",
+		"internal/figure", "internal/agent/proto", "internal/redact", "internal/webhook",
 	}},
 	{"domain", false, []string{
 		"internal/corpus", "internal/synth", "internal/score", "internal/detect",

@@ -74,6 +74,7 @@ wait_port 17233
 export FLOORBENCH_TEMPORAL_ADDRESS=127.0.0.1:17233 FLOORBENCH_TEMPORAL_NAMESPACE=default \
 	FLOORBENCH_S3_ENDPOINT=127.0.0.1:19000 FLOORBENCH_S3_BUCKET=labscale \
 	FLOORBENCH_S3_ACCESS_KEY=floorbench FLOORBENCH_S3_SECRET_KEY=floorbench-secret
+"$fb" store init --config "" >/dev/null
 
 declare -A worker
 profile() { [ "$PROFILE" = 1 ] && echo "$run/$1.pprof" || true; }
@@ -160,6 +161,7 @@ if [ "$INPROCESS" = 1 ]; then
 	# The same work in one process, no Temporal: the same spec uploaded
 	# from its own folder into an empty bucket of the same MinIO.
 	export FLOORBENCH_S3_BUCKET=labscale-inprocess
+	"$fb" store init --config "" >/dev/null
 	minio_before=$(cpu_s "$(minio_now)")
 	start_in=$(date +%s.%N)
 	(cd "$run/inprocess" && FLOORBENCH_CPU_PROFILE=$(profile inprocess) /usr/bin/time -v -o "$run/inprocess.time" "$fb" submit -f "$run/submitter/spec.yaml" --config "" --in-process -o json >"$run/inprocess.json")

@@ -250,7 +250,7 @@ func TestSubmitErrorsAreOneLine(t *testing.T) {
 	cases := []struct{ name, spec, flag, want string }{
 		{"empty spec", "", "", "empty spec"},
 		{"no corpora", "corpora: []\nsystems: [{name: r, builtin: rms}]\n", "", "corpora: at least one corpus is needed"},
-		{"unknown field", good + "bogus: 1\n", "", "field bogus not found"},
+		{"unknown field", good + "bogus: 1\n", "", `unknown key "bogus"`},
 		{"unknown system", strings.Replace(good, "builtin: rms", "builtin: nope", 1), "", "systems[0] (r): "},
 		{"missing corpus folder", strings.Replace(good, "generate: {preset: tiny, seed: 1}", "path: "+dir+"/none", 1), "", "corpora[0] (tiny): "},
 		{"unreachable Temporal", good, "--temporal-address=127.0.0.1:1", "cannot reach Temporal at 127.0.0.1:1"},

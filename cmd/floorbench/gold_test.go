@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,4 +36,29 @@ func TestGoldTurnBenchRejectsBrokenSegments(t *testing.T) {
 	if stdout, stderr, code := run(t, "gold", "turnbench", "--annotations", path, "-o", "json"); code != 0 || !strings.Contains(stdout, `"int_excluded": [{"speaker": 1, "start": -0.1875, "end": 0.375}, {"speaker": 1, "start": 9.7, "end": 8.6}]`) {
 		t.Errorf("deviations as small as the reference's are kept: exit %d\n%s%s", code, stdout, stderr)
 	}
+}
+
+// Gold and submissions that cannot be true are refused with one line: a
+// speaker the conversation does not have (counted from a stated source),
+// and in floorbench's own gold (which states its speakers) a span that
+// ends before it starts.
+func TestImpossibleGoldAndSubmissionsAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	gold := writeFile(t, dir, "gold.json", cliGold)
+	entry := func(id string, speakers int) string {
+		s := `{"conversation_id": "` + id + `"`
+		for k := 1; k <= speakers; k++ {
+			s += `, "speaker_` + strconv.Itoa(k) + `": {"eot": [], "interruption": []}`
+		}
+		return s + "}"
+	}
+	extra := writeFile(t, dir, "p3.json", `{"schema_version": 1, "predictions": [`+entry("c1", 3)+`, `+entry("c2", 2)+`]}`)
+	stdout, stderr, code := run(t, "score", "--gold", gold, "--predictions", extra)
+	oneErrorLine(t, stdout, stderr, code, extra+`: conversation "c1": speaker_3 is not in the gold (the gold states no count: TurnBench's two)`)
+
+	stated := writeFile(t, dir, "stated.json", strings.Replace(strings.Replace(cliGold, `"duration_s": 30.0`, `"duration_s": 30.0, "speakers": 2`, 1),
+		`{"speaker": 2, "start": 8.0, "end": 9.0}`, `{"speaker": 1, "start": 9.0, "end": 4.0}`, 1))
+	pred := writeFile(t, dir, "p.json", `{"schema_version": 1, "predictions": [`+entry("c1", 2)+`, `+entry("c2", 2)+`]}`)
+	stdout, stderr, code = run(t, "score", "--gold", stated, "--predictions", pred)
+	oneErrorLine(t, stdout, stderr, code, stated+`: conversation "c1": eot_negative_spans[0] speaker 1: end 4 is not after start 9`)
 }

@@ -124,7 +124,7 @@ func TestIngestTurnBenchBadInputFailsWithOneLine(t *testing.T) {
 	}
 	cases := []struct{ name, file, want string }{
 		{"not parquet", notParquet, notParquet + ": not a readable parquet file"},
-		{"traversal id", traversal, traversal + `: row 0 (conversation_id "../../etc"): column "conversation_id": value "../../etc" is not a valid conversation id`},
+		{"traversal id", traversal, traversal + `: row 0 (conversation_id (not quoted)): column "conversation_id": value (not quoted) is not a valid conversation id`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
@@ -40,7 +39,7 @@ func TestSubmitRefusesWhatAWorkerCannotRun(t *testing.T) {
 		{"quantiles", goodSpec + "protocol: {n_quantiles: 1000000000}\n", []string{"n_quantiles: 1000000000 is over the limit of 10000", "limits.n_quantiles"}},
 		{"concurrency", goodSpec + "concurrency: 1000000000\n", []string{"concurrency: 1000000000 is over the limit of 1024", "limits.concurrency"}},
 		{"unknown preset", strings.Replace(goodSpec, "preset: tiny", "preset: huge", 1), []string{`corpora[0].generate.preset: unknown preset "huge" (want one of mptb, tiny)`}},
-		{"queue name", goodSpec + "queues: {gpu: \"gpu queue\\nx\"}\n", []string{`queues.gpu: "gpu queue\nx" is not a task queue name`}},
+		{"queue name", goodSpec + "queues: {gpu: \"gpu queue\\nx\"}\n", []string{`queues.gpu: (not quoted) is not a task queue name`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -52,7 +51,7 @@ func TestSubmitRefusesWhatAWorkerCannotRun(t *testing.T) {
 	stdout, stderr, code := run(t, "submit", "-f", big, "--config", "")
 	oneErrorLine(t, stdout, stderr, code, big+": a file of "+strconv.Itoa(len(goodSpec)+2+2<<20+1)+" bytes is over the limit of 1048576 bytes", "limits.spec_bytes")
 	stdout, stderr, code = run(t, "submit", "-f", "/dev/zero", "--config", "")
-	oneErrorLine(t, stdout, stderr, code, "/dev/zero: not a text file")
+	oneErrorLine(t, stdout, stderr, code, "/dev/zero: is a device, not a regular file")
 }
 
 // An operator raises a limit in the config file's limits section or with
@@ -99,12 +98,12 @@ func TestHostileInputSizes(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"gold /dev/zero", []string{"score", "--gold", "/dev/zero", "--predictions", pred}, []string{"/dev/zero: not a text file (NUL byte at offset 0)"}},
+		{"gold /dev/zero", []string{"score", "--gold", "/dev/zero", "--predictions", pred}, []string{"/dev/zero: is a device, not a regular file"}},
 		{"gold 2 GiB", []string{"score", "--gold", sparse, "--predictions", pred}, []string{sparse + ": a file of 2147483648 bytes is over the limit of 1073741824 bytes", "limits.input_bytes"}},
-		{"predictions /dev/zero", []string{"score", "--gold", gold, "--predictions", "/dev/zero"}, []string{"/dev/zero: not a text file"}},
+		{"predictions /dev/zero", []string{"score", "--gold", gold, "--predictions", "/dev/zero"}, []string{"/dev/zero: is a device, not a regular file"}},
 		{"predictions 2 GiB", []string{"score", "--gold", gold, "--predictions", sparse}, []string{sparse + ": a file of 2147483648 bytes", "limits.input_bytes"}},
-		{"system spec /dev/zero", []string{"detect", "--system-spec", "/dev/zero", "--corpus", dir, "--out", filepath.Join(dir, "out")}, []string{"/dev/zero: not a text file"}},
-		{"config /dev/zero", []string{"bundle", "ls", "--config", "/dev/zero"}, []string{"/dev/zero: not a text file"}},
+		{"system spec /dev/zero", []string{"detect", "--system-spec", "/dev/zero", "--corpus", dir, "--out", filepath.Join(dir, "out")}, []string{"/dev/zero: is a device, not a regular file"}},
+		{"config /dev/zero", []string{"bundle", "ls", "--config", "/dev/zero"}, []string{"/dev/zero: is a device, not a regular file"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,25 +114,44 @@ func TestHostileInputSizes(t *testing.T) {
 			}
 		})
 	}
-	// A stream past a lowered limit stops there.
-	yes := exec.Command("yes", "[")
-	pipe, err := yes.StdoutPipe()
-	if err != nil {
+}
+
+// What is not a regular file is refused before it is read, wherever a
+// command reads a file a user names: a pipe as the spec, a pipe or a
+// device as a system's model, a link to a device as the gold. None of
+// them is waited on.
+func TestSpecialFilesAreRefusedUnread(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(binary, "score", "--gold", "/dev/stdin", "--predictions", pred)
-	cmd.Env = append(os.Environ(), "FLOORBENCH_LIMIT_INPUT_BYTES=1000000")
-	cmd.Stdin = pipe
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := yes.Start(); err != nil {
-		t.Skip("no yes(1)")
+	zeroLink := filepath.Join(dir, "gold.json")
+	if err := os.Symlink("/dev/zero", zeroLink); err != nil {
+		t.Fatal(err)
 	}
-	runErr := cmd.Run()
-	_ = yes.Process.Kill()
-	_ = yes.Wait()
-	if runErr == nil || stderr.String() != "floorbench: /dev/stdin: more than 1000000 bytes is over the limit of 1000000 bytes (raise limits.input_bytes in the config file or FLOORBENCH_LIMIT_INPUT_BYTES)\n" {
-		t.Errorf("endless stream: %v, %q", runErr, stderr.String())
+	pred := writeFile(t, dir, "p.json", `{"schema_version": 1, "predictions": []}`)
+	sweep := func(model string) string {
+		name := filepath.Base(model)
+		sys := writeFile(t, dir, name+".yaml", "family: silero\nmodel: {path: "+model+"}\n")
+		return writeFile(t, dir, "sweep-"+name+".yaml", "corpora: [{name: tiny, generate: {preset: tiny, seed: 1}}]\nsystems: [{name: s, spec: "+sys+"}]\n")
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"spec a pipe", []string{"submit", "-f", fifo, "--dry-run", "--config", ""}, fifo + ": is a named pipe, not a regular file"},
+		{"model a pipe", []string{"submit", "-f", sweep(fifo), "--dry-run", "--config", ""}, "silero: model " + fifo + ": is a named pipe, not a regular file"},
+		{"model /dev/zero", []string{"submit", "-f", sweep("/dev/zero"), "--dry-run", "--config", ""}, "silero: model /dev/zero: is a device, not a regular file"},
+		{"gold a link to a device", []string{"score", "--gold", zeroLink, "--predictions", pred}, zeroLink + ": a link to /dev/zero, which is a device, not a regular file"},
+		{"predictions a pipe", []string{"score", "--gold", writeFile(t, dir, "g.json", cliGold), "--predictions", fifo}, fifo + ": is a named pipe, not a regular file"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stdout, stderr, code, _ := runWith(t, nil, c.args...)
+			oneErrorLine(t, stdout, stderr, code, c.want)
+		})
 	}
 }
 

@@ -15,8 +15,13 @@ import (
 
 // checkOutDir accepts a folder path that does not exist or is an empty
 // folder; with force also an existing file or non-empty folder, which
-// replaceDir then replaces.
+// replaceDir then replaces. The path must be given, its parent folder must
+// exist, and it must not be the current folder or one above it, which
+// nothing can replace.
 func checkOutDir(flag, path string, force bool) error {
+	if err := checkOutPath(flag, path); err != nil {
+		return err
+	}
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -36,6 +41,29 @@ func checkOutDir(flag, path string, force bool) error {
 	}
 	if len(entries) > 0 {
 		return fmt.Errorf("%s %s: folder is not empty (--force replaces it)", flag, path)
+	}
+	return nil
+}
+
+// checkOutPath refuses an output folder path that no command can fill: an
+// empty one, the current folder or a folder above it, one whose parent
+// folder does not exist.
+func checkOutPath(flag, path string) error {
+	if path == "" {
+		return fmt.Errorf("%s: give a folder to write into (the empty path names none)", flag)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(abs, wd); err == nil && filepath.IsLocal(rel) {
+			return fmt.Errorf("%s %s: is the current folder or one above it; give a new folder inside it", flag, path)
+		}
+	}
+	parent := filepath.Dir(abs)
+	if fi, err := os.Stat(parent); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%s %s: its parent folder %s does not exist (create it first)", flag, path, filepath.Dir(filepath.Clean(path)))
 	}
 	return nil
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,4 +136,49 @@ func mkdir(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// An --out no command can fill is one line naming it, and nothing is
+// touched: the empty path, the current folder or one above it (even with
+// --force), a folder whose parent does not exist.
+func TestOutputFoldersThatCannotBeMade(t *testing.T) {
+	st := t.TempDir()
+	id := storeBundle(t, st, "b", 0.5)
+	work := t.TempDir()
+	writeFile(t, work, "keep.txt", "mine")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", ""}, "--out: give a folder to write into (the empty path names none)"},
+		{[]string{"--out", "."}, "--out .: is the current folder or one above it; give a new folder inside it"},
+		{[]string{"--out", ".", "--force"}, "--out .: is the current folder or one above it"},
+		{[]string{"--out", "..", "--force"}, "--out ..: is the current folder or one above it"},
+		{[]string{"--out", "/", "--force"}, "--out /: is the current folder or one above it"},
+		{[]string{"--out", "missing/deeper/b"}, "--out missing/deeper/b: its parent folder missing/deeper does not exist (create it first)"},
+	} {
+		cmd := exec.Command(binary, append([]string{"bundle", "get", id, "--store-dir", st}, c.args...)...)
+		cmd.Dir = work
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		oneErrorLine(t, stdout.String(), stderr.String(), exitCode(err), c.want)
+	}
+	if data, err := os.ReadFile(filepath.Join(work, "keep.txt")); err != nil || string(data) != "mine" {
+		t.Fatalf("the current folder was touched: %v", err)
+	}
+	if entries, _ := os.ReadDir(work); len(entries) != 1 {
+		t.Errorf("left %d entries in the current folder", len(entries))
+	}
+}
+
+func exitCode(err error) int {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -52,6 +51,14 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 // name, reads the configuration, opens the store, connects to Temporal and
 // hands run both. Nothing is changed before every check has passed.
 func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
+	return configuredScheduleCommand(cmd, output, func(ctx context.Context, _ orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+		return run(ctx, cl, st, args)
+	})
+}
+
+// configuredScheduleCommand is scheduleCommand whose run also gets the
+// configuration (what it allows webhooks).
+func configuredScheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
 	outputFlag(cmd, output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
@@ -64,7 +71,11 @@ func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Co
 		if err != nil {
 			return err
 		}
-		return run(sv.ctx, cl, st, args)
+		cfg, err := sv.Config()
+		if err != nil {
+			return err
+		}
+		return run(sv.ctx, cfg, cl, st, args)
 	})
 }
 
@@ -99,10 +110,10 @@ run itself succeeds).`,
 	cmd.Flags().StringVar(&notify, "notify", "", "webhook URL each run's verdict.json is posted to")
 	cmd.Flags().DurationVar(&catchup, "catchup-window", orchestrate.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
 		settings := orchestrate.ScheduleSettings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
 			Tolerance: tolerance, Notify: notify, CatchupWindow: catchup}
-		data, err := checkScheduleSettings(ctx, st, file, &settings)
+		data, err := checkScheduleSettings(ctx, st, file, &settings, cfg.Webhooks().Check)
 		if err != nil {
 			return err
 		}
@@ -124,7 +135,7 @@ run itself succeeds).`,
 			return err
 		}
 		if output == "json" {
-			return writeJSON(cmd.OutOrStdout(), state)
+			return writeJSON(cmd.OutOrStdout(), state.Masked())
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "schedule %s created; next run %s\n", settings.Name, nextRun(state))
 		return nil
@@ -160,7 +171,7 @@ before anything changes: bad input changes nothing.`,
 	cmd.Flags().StringVar(&notify, "notify", "", `webhook URL each run's verdict.json is posted to ("": none)`)
 	cmd.Flags().DurationVar(&catchup, "catchup-window", 0, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
 		f := cmd.Flags()
 		var changed []string
 		for _, name := range updateFlags {
@@ -194,7 +205,7 @@ before anything changes: bad input changes nothing.`,
 		if f.Changed("catchup-window") {
 			s.CatchupWindow = catchup
 		}
-		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s)
+		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s, cfg.Webhooks().Check)
 		if err != nil {
 			return err
 		}
@@ -223,11 +234,11 @@ before anything changes: bad input changes nothing.`,
 // changes, and returns the new spec to store (nil: the spec stays). A
 // pinned baseline is checked against the spec the schedule will run when
 // either changes.
-func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings) ([]byte, error) {
+func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
 	if newSpec && file == "" {
 		return nil, errNoSpec
 	}
-	if err := checkSettings(s); err != nil {
+	if err := checkSettings(s, checkNotify); err != nil {
 		return nil, err
 	}
 	var data []byte
@@ -259,11 +270,11 @@ func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file
 // checkScheduleSettings checks everything create is given before anything
 // is stored or created, and returns the spec to store: the file with its
 // paths made absolute.
-func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings) ([]byte, error) {
+func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
 	if file == "" {
 		return nil, errNoSpec
 	}
-	if err := checkSettings(s); err != nil {
+	if err := checkSettings(s, checkNotify); err != nil {
 		return nil, err
 	}
 	data, sw, err := scheduledSpec(file, s)
@@ -282,7 +293,7 @@ var errNoSpec = errors.New("no sweep spec: give it with -f")
 
 // checkSettings checks when runs are due, the catch-up window, the
 // tolerance and the webhook.
-func checkSettings(s *orchestrate.ScheduleSettings) error {
+func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) error) error {
 	switch {
 	case s.Cron == "" && s.Every == 0:
 		return fmt.Errorf("say when runs are due: --cron EXPR or --every DURATION")
@@ -298,10 +309,7 @@ func checkSettings(s *orchestrate.ScheduleSettings) error {
 		return err
 	}
 	if s.Notify != "" {
-		u, err := url.Parse(s.Notify)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--notify %q: want an http or https URL", s.Notify)
-		}
+		return checkNotify(s.Notify)
 	}
 	return nil
 }
@@ -392,6 +400,9 @@ func newScheduleLsCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		for i := range list {
+			list[i] = list[i].Masked()
+		}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), list)
 		}
@@ -446,7 +457,7 @@ func newScheduleShowCommand() *cobra.Command {
 		if len(runs) > showRuns {
 			runs = runs[len(runs)-showRuns:]
 		}
-		v := scheduleView{s, runs}
+		v := scheduleView{s.Masked(), runs}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), v)
 		}
@@ -543,7 +554,7 @@ func printScheduleState(ctx context.Context, w io.Writer, cl orchestrate.Tempora
 		return err
 	}
 	if output == "json" {
-		return writeJSON(w, s)
+		return writeJSON(w, s.Masked())
 	}
 	fmt.Fprintf(w, "schedule %s %s; next run %s\n", name, done, nextRun(s))
 	return nil
@@ -572,13 +583,15 @@ func newScheduleBackfillCommand() *cobra.Command {
 		Short: "Start the runs that were due between two past times, one after another",
 		Long: `Backfill starts a run for every time the schedule was due in [--from, --to]
 (RFC 3339 times, e.g. 2026-12-01T03:00:00Z), one after another; each is
-named and judged as if it had run then, against the run before it.`,
+named and judged as if it had run then, against the run before it. A range
+with more runs than limits.backfill_runs (default 500) is refused, naming
+how many it would start, and starts none.`,
 		Example: "  floorbench schedule backfill nightly --from 2026-11-28T00:00:00Z --to 2026-12-01T00:00:00Z",
 		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&from, "from", "", "start of the range (RFC 3339)")
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (RFC 3339)")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
 		start, err := time.Parse(time.RFC3339, from)
 		if err != nil {
 			return fmt.Errorf("--from %q: want an RFC 3339 time such as 2026-12-01T03:00:00Z", from)
@@ -587,10 +600,11 @@ named and judged as if it had run then, against the run before it.`,
 		if err != nil {
 			return fmt.Errorf("--to %q: want an RFC 3339 time such as 2026-12-02T03:00:00Z", to)
 		}
-		if err := orchestrate.BackfillSchedule(ctx, cl, args[0], start, end); err != nil {
+		n, err := orchestrate.BackfillSchedule(ctx, cl, cfg.Namespace, args[0], start, end, cfg.Limits)
+		if err != nil {
 			return err
 		}
-		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "backfilled from "+from+" to "+to)
+		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, fmt.Sprintf("backfilled from %s to %s (%d run(s))", from, to, n))
 	})
 }
 
@@ -617,15 +631,21 @@ func newScheduleDeleteCommand() *cobra.Command {
 func newScheduleHistoryCommand() *cobra.Command {
 	var output, system, metric string
 	cmd := &cobra.Command{
-		Use:     "history NAME [--system S] [--metric eot.recall|eot.fp_rate|int.recall|int.fp_rate]",
-		Short:   "A metric per run of a schedule with its 95% CI, for trend plots",
+		Use:   "history NAME [--system S] [--metric eot.recall|eot.fp_rate|int.recall|int.fp_rate]",
+		Short: "A metric per run of a schedule with its 95% CI, for trend plots",
+		Long: `History reads the runs of a schedule from the store: a metric per run and
+system, with its 95% interval, and each failed run with its error. A
+--system no run evaluated is an error naming the systems the runs have.
+When the store holds no run, Temporal (--temporal-address) says whether
+the schedule exists: one that has not run yet gives an empty history, a
+name that is no schedule an error.`,
 		Example: "  floorbench schedule history nightly --system silero --metric eot.recall -o csv > trend.csv",
 		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&system, "system", "", "only this system (default: every system)")
 	cmd.Flags().StringVar(&metric, "metric", "eot.recall", "eot.recall, eot.fp_rate, int.recall or int.fp_rate")
 	outputFlag(cmd, &output, resultFormats)
-	return withServices(cmd, storeFlags(cmd), func(sv *services, args []string) error {
+	return withServices(cmd, configFlags(cmd), func(sv *services, args []string) error {
 		if err := nightly.CheckName(args[0]); err != nil {
 			return err
 		}
@@ -639,6 +659,17 @@ func newScheduleHistoryCommand() *cobra.Command {
 		points, err := nightly.History(sv.ctx, st, args[0], system, metric)
 		if err != nil {
 			return err
+		}
+		if len(points) == 0 {
+			// No run in the store: a schedule that has not run yet, or a
+			// name that is none (Temporal says which).
+			cl, err := sv.Temporal()
+			if err != nil {
+				return err
+			}
+			if _, err := orchestrate.DescribeSchedule(sv.ctx, cl, args[0]); err != nil {
+				return fmt.Errorf("%w, and the store holds no run of it", err)
+			}
 		}
 		if output == "json" {
 			return writeJSON(cmd.OutOrStdout(), points)

@@ -28,6 +28,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/score"
@@ -181,7 +182,7 @@ func (e *nightlyEnv) startWorkers() {
 		e.t.Fatal(err)
 	}
 	q := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
-	if e.workers, err = orchestrate.StartWorkers(cl, &activities.Activities{Store: e.store}, q, spec.QueueCPU, orchestrate.Admission{}); err != nil {
+	if e.workers, err = orchestrate.StartWorkers(cl, &activities.Activities{Store: e.store, ScheduleRoot: e.dir}, q, spec.QueueCPU, orchestrate.Admission{}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -196,8 +197,14 @@ func (e *nightlyEnv) stopWorkers() {
 // cli runs floorbench against the environment's Temporal and store.
 func (e *nightlyEnv) cli(args ...string) (string, string, int) {
 	e.t.Helper()
+	return e.cliEnv(nil, args...)
+}
+
+// cliEnv is cli with more environment variables.
+func (e *nightlyEnv) cliEnv(more []string, args ...string) (string, string, int) {
+	e.t.Helper()
 	env := []string{"FLOORBENCH_TEMPORAL_ADDRESS=" + e.cfg.TemporalAddress, "FLOORBENCH_TEMPORAL_NAMESPACE=default", "FLOORBENCH_STORE_DIR=" + e.storeDir}
-	out, errOut, code, _ := runWith(e.t, env, append(args, "--config", "")...)
+	out, errOut, code, _ := runWith(e.t, append(env, more...), append(args, "--config", "")...)
 	return out, errOut, code
 }
 
@@ -274,8 +281,8 @@ func (e *nightlyEnv) verdict(r nightly.RunView) *bundle.Verdict {
 	return &v
 }
 
-// storedFiles are the store's files outside schedules/ with their
-// modification times: what a run computed.
+// storedFiles are the store's files outside schedules/ (and their
+// recorded sums) with their modification times: what a run computed.
 func (e *nightlyEnv) storedFiles() map[string]time.Time {
 	e.t.Helper()
 	out := map[string]time.Time{}
@@ -284,7 +291,7 @@ func (e *nightlyEnv) storedFiles() map[string]time.Time {
 			return err
 		}
 		rel, _ := filepath.Rel(e.storeDir, path)
-		if strings.HasPrefix(rel, "schedules"+string(filepath.Separator)) {
+		if strings.HasPrefix(filepath.ToSlash(rel), "schedules/") || strings.HasPrefix(filepath.ToSlash(rel), keys.Sum("schedules/")) {
 			return nil
 		}
 		info, err := d.Info()
@@ -529,7 +536,18 @@ func TestScheduleCatchupOverlapBackfill(t *testing.T) {
 	at := time.Now().UTC().Truncate(10 * time.Second).Add(-time.Hour)
 	from, to := at.Add(-35*time.Second).Format(time.RFC3339), at.Add(-5*time.Second).Format(time.RFC3339)
 	runs := len(e.waitRuns("often", 1))
-	e.mustCLI("schedule", "backfill", "often", "--from", from, "--to", to)
+	// A backfill over the limit starts nothing and says how many it would.
+	started := e.show("often").Actions
+	out, stderr, code := e.cli("schedule", "backfill", "often", "--from", "1970-01-01T00:00:00Z", "--to", "2026-12-01T00:00:00Z")
+	oneErrorLine(t, out, stderr, code, "schedule often: a backfill from 1970-01-01T00:00:00Z to 2026-12-01T00:00:00Z: about ", "runs is over the limit of 500 runs", "limits.backfill_runs")
+	out, stderr, code = e.cliEnv([]string{"FLOORBENCH_LIMIT_BACKFILL_RUNS=2"}, "schedule", "backfill", "often", "--from", from, "--to", to)
+	oneErrorLine(t, out, stderr, code, ": 3 runs is over the limit of 2 runs", "FLOORBENCH_LIMIT_BACKFILL_RUNS")
+	if s := e.show("often"); s.Actions != started {
+		t.Errorf("refused backfills started %d runs", s.Actions-started)
+	}
+	if out := e.mustCLI("schedule", "backfill", "often", "--from", from, "--to", to); !strings.Contains(out, "(3 run(s))") {
+		t.Errorf("backfill says %q; want it to count 3 runs", out)
+	}
 	all := e.waitRuns("often", runs+3)
 	var backfilled []nightly.RunView
 	for _, r := range all {

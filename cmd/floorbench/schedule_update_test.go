@@ -301,3 +301,22 @@ func TestScheduleCatchupAfterTemporalCrash(t *testing.T) {
 		t.Errorf("the caught-up run's verdict: %+v; want every row identical, as an undisturbed run", v.Counts)
 	}
 }
+
+// schedule history takes --temporal-address as every schedule command
+// does: a name that is no schedule and has no runs is an error, a
+// schedule that has not run yet an empty history; a --system no run
+// evaluated is an error naming the systems the runs have.
+func TestScheduleHistoryNamesWhatItCannotShow(t *testing.T) {
+	e := newNightlyEnv(t)
+	addr := []string{"--temporal-address", e.cfg.TemporalAddress}
+	out, stderr, code := e.cli(append([]string{"schedule", "history", "nosuch"}, addr...)...)
+	oneErrorLine(t, out, stderr, code, "schedule nosuch: no such schedule (floorbench schedule ls lists them), and the store holds no run of it")
+	e.mustCLI("schedule", "create", "quiet", "-f", e.spec, "--every", "24h")
+	if out := e.mustCLI(append([]string{"schedule", "history", "quiet", "-o", "json"}, addr...)...); strings.TrimSpace(out) != "[]" {
+		t.Errorf("history of a schedule with no run: %q", out)
+	}
+	e.mustCLI("schedule", "trigger", "quiet")
+	e.waitRuns("quiet", 1)
+	out, stderr, code = e.cli("schedule", "history", "quiet", "--system", "<x>")
+	oneErrorLine(t, out, stderr, code, `--system "<x>": no run of schedule quiet evaluated a system of that name (its runs have oracle)`)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // smallCorpus writes a corpus of two conversations with two channels each.
@@ -53,7 +55,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 		return run(t, append([]string{"store", "verify", "--store-dir", root}, args...)...)
 	}
 	stdout, stderr, code := verify()
-	if code != 0 || stdout != "corpora/: 7 objects in 1 corpora match (0 unfinished corpora not checked)\n" {
+	if code != 0 || stdout != "local directory "+root+": 7 objects match (1 corpora; not checked: 0 unfinished corpora, 0 objects without a recorded sha256)\n" {
 		t.Fatalf("clean store: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
@@ -61,7 +63,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 	flipByte(t, filepath.Join(root, filepath.FromSlash(key)))
 	stdout, stderr, code = verify()
 	if code != 1 || !strings.HasPrefix(stdout, key+": sha256 ") || strings.Count(stdout, "\n") != 1 ||
-		stderr != "floorbench: corpora/: 1 of 7 objects in 1 corpora do not match their manifests\n" {
+		stderr != "floorbench: local directory "+root+": 1 of 7 objects do not match their manifests, keys or recorded sha256\n" {
 		t.Fatalf("changed object: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	stdout, _, code = verify(plan.Prefix+"/", "-o", "json")
@@ -70,7 +72,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 		t.Fatalf("json: exit %d, %q", code, stdout)
 	}
 	stdout, _, code = verify(plan.Prefix + "/" + plan.Conversations[0] + "/")
-	if code != 0 || !strings.HasPrefix(stdout, plan.Prefix+"/"+plan.Conversations[0]+"/: 3 objects in 1 corpora match") {
+	if code != 0 || !strings.HasPrefix(stdout, plan.Prefix+"/"+plan.Conversations[0]+"/: 3 objects match (1 corpora") {
 		t.Fatalf("another conversation: exit %d, %q", code, stdout)
 	}
 
@@ -78,7 +80,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"bundles/"}, `floorbench: prefix "bundles/": only corpora are verified (a prefix under corpora/)`},
+		{[]string{"sums/"}, `floorbench: prefix "sums/": sums are what objects are checked against, not objects to check`},
 		{[]string{"corpora/../x"}, `floorbench: store key "corpora/../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`},
 		{[]string{"a", "b"}, "floorbench: accepts at most 1 arg(s), received 2"},
 		{[]string{"-o", "csv"}, `floorbench: invalid argument "csv" for "-o, --output" flag: want table or json`},
@@ -143,5 +145,80 @@ func TestCorpusReadersRefuseChangedAndLinkedFiles(t *testing.T) {
 		if code != 1 || stdout != "" || stderr != "floorbench: "+events+": is a symbolic link; a corpus folder holds its own files, not links to others\n" {
 			t.Errorf("gold with a link to %s: exit %d, stdout %q, stderr %q", target, code, stdout, stderr)
 		}
+	}
+}
+
+// A sweep over a generated corpus stores the sha256 of everything not
+// named by its content; store verify then finds one flipped byte in the
+// generated corpus's corpus.json (named by its recipe, not its content),
+// in results.json, in a track and in an evaluation, each by its key.
+func TestStoreVerifyFindsAFlippedByteAnywhere(t *testing.T) {
+	if _, err := exec.LookPath("espeak-ng"); err != nil {
+		if testenv.Required() {
+			t.Fatal("espeak-ng not found (scripts/setup.sh speech)")
+		}
+		t.Skip("espeak-ng not found; skipping (FLOORBENCH_REQUIRE_TOOLS=1 fails instead)")
+	}
+	tmp := t.TempDir()
+	storeDir := filepath.Join(tmp, "store")
+	spec := writeFile(t, tmp, "sweep.yaml", "corpora: [{name: tiny, generate: {preset: tiny, seed: 1}}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: 20, seed: 1}\n")
+	flags := []string{"--config", "", "--store-dir", storeDir}
+	if _, stderr, code := run(t, append([]string{"submit", spec, "--in-process"}, flags...)...); code != 0 {
+		t.Fatalf("submit --in-process: %s", stderr)
+	}
+	verify := func() (string, string, int) { return run(t, append([]string{"store", "verify"}, flags...)...) }
+	if stdout, stderr, code := verify(); code != 0 || !strings.Contains(stdout, "0 objects without a recorded sha256") {
+		t.Fatalf("clean store: exit %d, %q, %q", code, stdout, stderr)
+	}
+	first := func(pattern string) string {
+		m, err := filepath.Glob(filepath.Join(storeDir, filepath.FromSlash(pattern)))
+		if err != nil || len(m) == 0 {
+			t.Fatalf("%s: %v", pattern, err)
+		}
+		return m[0]
+	}
+	for _, pattern := range []string{"corpora/*/corpus.json", "bundles/*/results.json", "tracks/*/*/*.eot.json", "evaluations/*/*/*.json"} {
+		path := first(pattern)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A digit changed keeps the JSON valid, as a flipped bit might.
+		i := strings.IndexAny(string(data[len(data)/2:]), "123456789") + len(data)/2
+		changed := append([]byte(nil), data...)
+		changed[i] = '0'
+		if err := os.WriteFile(path, changed, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		key := filepath.ToSlash(strings.TrimPrefix(path, storeDir+"/"))
+		stdout, stderr, code := verify()
+		if code != 1 || !strings.HasPrefix(stdout, key+": sha256 ") || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("%s changed: exit %d, stdout %q, stderr %q", key, code, stdout, stderr)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A bucket that does not exist is one error naming it for every command
+// that opens the store, not an empty store; store init creates it.
+func TestMissingBucketIsAnError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a real MinIO: skipped with -short")
+	}
+	m := testenv.StartMinIO(t)
+	env := []string{"FLOORBENCH_S3_ENDPOINT=" + m.Addr, "FLOORBENCH_S3_BUCKET=nobucket",
+		"FLOORBENCH_S3_ACCESS_KEY=" + m.User, "FLOORBENCH_S3_SECRET_KEY=" + m.Secret}
+	want := "s3 bucket nobucket at " + m.Addr + ": no such bucket (create it with floorbench store init"
+	for _, args := range [][]string{{"bundle", "ls"}, {"store", "verify"}, {"bundle", "get", "abc", "--out", t.TempDir() + "/b"}} {
+		stdout, stderr, code, _ := runWith(t, env, append(args, "--config", "")...)
+		oneErrorLine(t, stdout, stderr, code, want)
+	}
+	if stdout, stderr, code, _ := runWith(t, env, "store", "init", "--config", ""); code != 0 || stdout != "s3 bucket nobucket at "+m.Addr+": ready\n" {
+		t.Fatalf("store init: exit %d, %q, %q", code, stdout, stderr)
+	}
+	if stdout, stderr, code, _ := runWith(t, env, "bundle", "ls", "--config", ""); code != 0 {
+		t.Errorf("bundle ls after store init: exit %d, %q, %q", code, stdout, stderr)
 	}
 }

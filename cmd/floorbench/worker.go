@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,7 +36,10 @@ func newWorkerCommand() *cobra.Command {
 queues, or those --queues names, and runs their activities; the one polling
 the cpu queue also runs the workflows. It reads inputs and writes audio,
 tracks and bundles only through the configured store, so it needs no file
-of the machine that submitted the sweep.`,
+of the machine that submitted the sweep. Started before Temporal answers
+(or while it restarts), it waits and tries again with backoff (1 s
+doubling to 30 s), saying so in its log and in /readyz; it exits at once
+only on a configuration error.`,
 		Args: cobra.NoArgs,
 	}
 	config := configFlags(cmd)
@@ -59,17 +62,15 @@ of the machine that submitted the sweep.`,
 		if err != nil {
 			return err
 		}
+		if err := cfg.CheckTemporalAddress(); err != nil {
+			return err
+		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		st, err := cfg.OpenStore(ctx)
 		if err != nil {
 			return err
 		}
-		cl, err := cfg.Dial(ctx)
-		if err != nil {
-			return err
-		}
-		defer cl.Close()
 		ccfg, err := cluster.ConfigFromEnv(os.LookupEnv)
 		if err != nil {
 			return err
@@ -78,15 +79,9 @@ of the machine that submitted the sweep.`,
 		if err != nil {
 			return err
 		}
-		var polling atomic.Bool
+		state := &workerState{address: cfg.TemporalAddress}
 		if healthAddr != "" {
-			stopHealth, err := serveHealth(healthAddr, func(ctx context.Context) error {
-				if !polling.Load() {
-					return errors.New("workers not started")
-				}
-				_, err := cl.CheckHealth(ctx, &client.CheckHealthRequest{})
-				return err
-			})
+			stopHealth, err := serveHealth(healthAddr, state.ready)
 			if err != nil {
 				return err
 			}
@@ -96,18 +91,72 @@ of the machine that submitted the sweep.`,
 		if err := batchRows(&rt); err != nil {
 			return err
 		}
-		acts := &activities.Activities{Store: st, Runtime: rt, Capacity: capacity, Credentials: cfg.Credentials()}
+		cl, err := cfg.DialWaiting(ctx, orchestrate.DefaultBackoff, slog.Default(), state.waiting)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil // interrupted while waiting
+			}
+			return err
+		}
+		defer cl.Close()
+		state.connected(cl)
+		acts := &activities.Activities{Store: st, Runtime: rt, Capacity: capacity, Credentials: cfg.Credentials(), ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err
 		}
-		polling.Store(true)
-		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB\n", names, cfg.TemporalAddress, st.Describe(), admission.Memory.Bytes()>>20)
+		state.polling.Store(true)
+		root := cfg.ScheduleRoot
+		if root == "" {
+			root = "none"
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "floorbench worker: polling %v at %s, store %s, memory budget %d MiB, schedule root %s\n", names, cfg.TemporalAddress, st.Describe(), admission.Memory.Bytes()>>20, root)
 		<-ctx.Done()
 		ws.Stop()
 		return nil
 	}
 	return cmd
+}
+
+// workerState is what the worker's readiness says: waiting for Temporal
+// (and why), connected but not yet polling, or polling and Temporal
+// answers.
+type workerState struct {
+	address string
+	mu      sync.Mutex
+	cl      client.Client
+	lastErr error
+	polling atomic.Bool
+}
+
+func (s *workerState) waiting(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastErr = err
+}
+
+func (s *workerState) connected(cl client.Client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cl = cl
+}
+
+func (s *workerState) ready(ctx context.Context) error {
+	s.mu.Lock()
+	cl, lastErr := s.cl, s.lastErr
+	s.mu.Unlock()
+	switch {
+	case cl == nil && lastErr == nil:
+		return &orchestrate.NotReady{Reason: "waiting for Temporal", Err: fmt.Errorf("connecting to %s", s.address)}
+	case cl == nil:
+		return &orchestrate.NotReady{Reason: "waiting for Temporal", Err: lastErr}
+	case !s.polling.Load():
+		return &orchestrate.NotReady{Reason: "workers not started"}
+	}
+	if _, err := cl.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		return &orchestrate.NotReady{Reason: "Temporal does not answer", Err: err}
+	}
+	return nil
 }
 
 // admissionFlags adds --memory-budget to cmd and returns how the command

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/gopxl/beep/v2"
 	"github.com/mewkiz/flac"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // blockFrames is how many frames a streaming read or write handles at a
@@ -39,13 +40,13 @@ func OpenBlocks(data []byte) (*Blocks, error) {
 	case len(data) == 0:
 		return nil, errors.New("no audio bytes")
 	}
-	return nil, fmt.Errorf("neither WAV nor FLAC (starts with %q)", data[:min(4, len(data))])
+	return nil, errors.New("neither WAV nor FLAC (no RIFF or fLaC header)")
 }
 
 // OpenWAVBlocks opens a PCM WAV file of up to 8 channels for reading
 // block by block. Errors name the file; Close closes it.
 func OpenWAVBlocks(path string) (*Blocks, error) {
-	f, err := os.Open(path)
+	f, err := limits.Current().OpenSource(path)
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,7 @@ func DecodeChannels(data []byte) (channels [][]float32, rate int, err error) {
 	case len(data) == 0:
 		return nil, 0, errors.New("no audio bytes")
 	}
-	head := data[:min(4, len(data))]
-	return nil, 0, fmt.Errorf("neither WAV nor FLAC (starts with %q)", head)
+	return nil, 0, errors.New("neither WAV nor FLAC (no RIFF or fLaC header)")
 }
 
 // DecodeFLAC decodes a FLAC stream with github.com/mewkiz/flac. The

@@ -102,7 +102,8 @@ type pcmStream struct {
 	samples  int64 // samples (of all channels) the data chunk declares
 	held     int64 // of those, how many the stream's bytes can hold
 	raw      []byte
-	partial  int // bytes of a split sample kept at the start of raw
+	partial  int   // bytes of a split sample kept at the start of raw
+	offset   int64 // where the samples start in the file
 }
 
 // read decodes the next interleaved samples into dst, scaled to [-1, 1),
@@ -206,7 +207,7 @@ func openPCM(r io.ReadSeeker, maxChannels int) (*pcmStream, error) {
 	}
 	// go-audio's data chunk reader ends with the chunk.
 	return &pcmStream{data: d.PCMChunk.R, channels: nch, bits: bits, rate: int(d.SampleRate),
-		samples: declared, held: min(declared, (end-here)/int64(bits/8))}, nil
+		samples: declared, held: min(declared, (end-here)/int64(bits/8)), offset: here}, nil
 }
 
 func decodeWAV(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {

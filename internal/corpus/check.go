@@ -88,13 +88,9 @@ func (c *Corpus) checkConversation(conv Conversation, boundaries *int) []string 
 		return []string{err.Error()}
 	}
 	for k := range conv.Speakers {
-		x, rate, err := c.ReadChannel(conv, k+1)
+		x, err := c.channel16k(conv, k+1)
 		if err != nil {
 			out = append(out, err.Error())
-			continue
-		}
-		if rate != SampleRate || len(x) != conv.Samples {
-			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", ChannelName(k+1), len(x), rate, conv.Samples, SampleRate))
 			continue
 		}
 		if c.Manifest.Kind == KindAMI {
@@ -146,11 +142,8 @@ func (c *Corpus) checkTurnBench(conv Conversation, segments *int) []string {
 		return out
 	}
 	for k := range conv.Speakers {
-		x, rate, err := c.ReadChannel(conv, k+1)
-		if err != nil {
+		if _, err := c.channel16k(conv, k+1); err != nil {
 			out = append(out, err.Error())
-		} else if rate != SampleRate || len(x) != conv.Samples {
-			out = append(out, fmt.Sprintf("%s: %d samples at %d Hz, want %d at %d Hz", ChannelName(k+1), len(x), rate, conv.Samples, SampleRate))
 		}
 	}
 	if conv.Unlabelled {

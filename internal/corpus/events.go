@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 const maxEvents = 8 << 20 // bytes of events.json
@@ -62,13 +63,13 @@ func (l *EventLog) Validate() error {
 		return fmt.Errorf("%d speakers", l.Speakers)
 	}
 	if !(l.Duration > 0) || math.IsInf(l.Duration, 0) {
-		return fmt.Errorf("duration_s %v", l.Duration)
+		return fmt.Errorf("duration_s %v: want a finite length above 0 s (a zero-length conversation has nothing to detect or score)", l.Duration)
 	}
 	inside := func(t float64) bool { return t >= 0 && t <= l.Duration }
 	for i, e := range l.Events {
 		where := fmt.Sprintf("event %d (%s)", i, e.Kind)
 		if !known(e.Kind) {
-			return fmt.Errorf("event %d: unknown kind %q", i, e.Kind)
+			return fmt.Errorf("event %d: unknown kind %s", i, redact.Name(string(e.Kind)))
 		}
 		if e.Speaker < 1 || e.Speaker > l.Speakers {
 			return fmt.Errorf("%s: speaker %d of %d", where, e.Speaker, l.Speakers)
@@ -89,7 +90,7 @@ func (l *EventLog) Validate() error {
 			continue
 		}
 		if e.Ending != floor.Yielded && e.Ending != floor.Interrupted {
-			return fmt.Errorf("%s: ending %q (want yielded or interrupted)", where, e.Ending)
+			return fmt.Errorf("%s: ending %s (want yielded or interrupted)", where, redact.Name(string(e.Ending)))
 		}
 		if err := checkSilences(e); err != nil {
 			return fmt.Errorf("%s: %w", where, err)

@@ -25,11 +25,12 @@ func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
 		t.Fatalf("seed manifest: %v", err)
 	}
 	cases := map[string]struct{ from, to, want string }{
-		"traversal id":            {`"id":"c1"`, `"id":"../etc"`, `id "../etc"`},
+		"traversal id":            {`"id":"c1"`, `"id":"../etc"`, `id (not quoted)`},
 		"unknown field":           {`"preset":"tiny"`, `"preset":"tiny","extra":1`, `unknown field "extra"`},
 		"extra file":              {`"events.json":`, `"../x.wav":"` + sha + `","events.json":`, "want exactly"},
 		"bad hash":                {`"speaker_1.wav":"` + sha, `"speaker_1.wav":"zz` + sha[2:], "not 64 hex digits"},
-		"duration":                {`"duration_s":1`, `"duration_s":2`, "does not match 16000 samples"},
+		"duration":                {`"duration_s":1`, `"duration_s":2`, "duration_s 2 does not match 16000 samples (1 s at 16000 Hz)"},
+		"zero length":             {`"duration_s":1,"samples":16000`, `"duration_s":0,"samples":0`, "samples 0: a conversation has at least one sample"},
 		"kind":                    {`"kind":"mptb"`, `"kind":"switchboard"`, `kind "switchboard"`},
 		"ingested kind":           {`"kind":"mptb"`, `"kind":"turnbench"`, `channels []: want one name per speaker (2)`},
 		"generated with channels": {`"voices"`, `"channels":["A","B"],"voices"`, "no source channels"},

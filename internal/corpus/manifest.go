@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Writer is what a manifest records as the code that wrote it: the
@@ -173,7 +174,7 @@ func (m *Manifest) Validate() error {
 		return fmt.Errorf("schema_version %d (this floorbench reads %d)", m.SchemaVersion, SchemaVersion)
 	}
 	if m.Kind != KindMPTB && m.Kind != KindTurnBench && m.Kind != KindAMI {
-		return fmt.Errorf("kind %q (want %s, %s or %s)", m.Kind, KindMPTB, KindTurnBench, KindAMI)
+		return fmt.Errorf("kind %s (want %s, %s or %s)", redact.Name(m.Kind), KindMPTB, KindTurnBench, KindAMI)
 	}
 	if m.SampleRate != SampleRate {
 		return fmt.Errorf("sample_rate_hz %d (want %d)", m.SampleRate, SampleRate)
@@ -191,7 +192,7 @@ func (m *Manifest) Validate() error {
 			return err
 		}
 		if seen[c.ID] {
-			return fmt.Errorf("conversation %q listed twice", c.ID)
+			return fmt.Errorf("conversation %s listed twice", redact.Name(c.ID))
 		}
 		seen[c.ID] = true
 	}
@@ -200,10 +201,10 @@ func (m *Manifest) Validate() error {
 
 func (c *Conversation) validate(kind string) error {
 	if !dialogue.ValidID(c.ID) {
-		return fmt.Errorf("id %q: want lower-case letters, digits, - and _ (it names a folder)", c.ID)
+		return fmt.Errorf("id %s: want lower-case letters, digits, - and _ (it names a folder)", redact.Name(c.ID))
 	}
 	if c.Split != string(dialogue.Dev) && c.Split != string(dialogue.Test) {
-		return fmt.Errorf("%s: split %q (want dev or test)", c.ID, c.Split)
+		return fmt.Errorf("%s: split %s (want dev or test)", c.ID, redact.Name(c.Split))
 	}
 	if c.Speakers < 1 || c.Speakers > maxSpeakers {
 		return fmt.Errorf("%s: %d speakers (want 1 to %d)", c.ID, c.Speakers, maxSpeakers)
@@ -211,15 +212,18 @@ func (c *Conversation) validate(kind string) error {
 	if err := c.validateSource(kind); err != nil {
 		return fmt.Errorf("%s: %w", c.ID, err)
 	}
-	if c.Samples <= 0 || math.Abs(c.Duration-float64(c.Samples)/SampleRate) > 1e-6 {
-		return fmt.Errorf("%s: duration_s %g does not match %d samples", c.ID, c.Duration, c.Samples)
+	if c.Samples <= 0 {
+		return fmt.Errorf("%s: samples %d: a conversation has at least one sample (a zero-length conversation has nothing to detect or score)", c.ID, c.Samples)
+	}
+	if math.Abs(c.Duration-float64(c.Samples)/SampleRate) > 1e-6 {
+		return fmt.Errorf("%s: duration_s %g does not match %d samples (%g s at %d Hz)", c.ID, c.Duration, c.Samples, float64(c.Samples)/SampleRate, SampleRate)
 	}
 	want := FilesOf(kind, *c)
 	got := make([]string, 0, len(c.Files))
 	for name, sum := range c.Files {
 		got = append(got, name)
 		if len(sum) != 64 || !isHex(sum) {
-			return fmt.Errorf("%s: %s: sha256 %q is not 64 hex digits", c.ID, name, sum)
+			return fmt.Errorf("%s: %s: sha256 %s is not 64 hex digits", c.ID, name, redact.Name(sum))
 		}
 	}
 	slices.Sort(got)
@@ -273,7 +277,7 @@ func decodeStrict(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
-		return err
+		return redact.JSON(err)
 	}
 	if d.More() {
 		return errors.New("data after the JSON document")

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Corpus is an opened native corpus: its folder and validated manifest.
@@ -28,7 +29,7 @@ func Open(dir string) (*Corpus, error) {
 // all), in manifest order.
 func (c *Corpus) Conversations(split string) ([]Conversation, error) {
 	if split != "" && split != "dev" && split != "test" {
-		return nil, fmt.Errorf("split %q (want dev or test)", split)
+		return nil, fmt.Errorf("split %s (want dev or test)", redact.Name(split))
 	}
 	var out []Conversation
 	for _, conv := range c.Manifest.Conversations {
@@ -79,16 +80,27 @@ func (c *Corpus) ReadChannel16k(conv Conversation, k int) ([]float32, error) {
 func (c *Corpus) Channels16k(conv Conversation) ([][]float32, error) {
 	out := make([][]float32, 0, conv.Speakers)
 	for k := range conv.Speakers {
-		x, err := c.ReadChannel16k(conv, k+1)
+		x, err := c.channel16k(conv, k+1)
 		if err != nil {
-			return nil, fmt.Errorf("conversation %q: %w", conv.ID, err)
-		}
-		if d := len(x) - conv.Samples; d < -1 || d > 1 {
-			return nil, fmt.Errorf("conversation %q: %s has %d samples at 16 kHz, the manifest says %d", conv.ID, filepath.Join(c.Dir, conv.ID, ChannelName(k+1)), len(x), conv.Samples)
+			return nil, fmt.Errorf("conversation %s: %w", redact.Name(conv.ID), err)
 		}
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// channel16k is speaker k's channel at 16 kHz, of the manifest's length
+// give or take the one sample resampling may add or drop: every reader
+// (detect, check, the viewer) takes a channel by this one rule.
+func (c *Corpus) channel16k(conv Conversation, k int) ([]float32, error) {
+	x, err := c.ReadChannel16k(conv, k)
+	if err != nil {
+		return nil, err
+	}
+	if d := len(x) - conv.Samples; d < -1 || d > 1 {
+		return nil, fmt.Errorf("%s has %d samples at 16 kHz, the manifest says %d", filepath.Join(c.Dir, conv.ID, ChannelName(k)), len(x), conv.Samples)
+	}
+	return x, nil
 }
 
 // readLabelsFile reads a conversation's labels file whole (it is bounded

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // TurnBenchConversation is one conversation of raw TurnBench annotations:
@@ -54,13 +55,13 @@ func ParseTurnBenchAnnotations(data []byte) ([]TurnBenchConversation, error) {
 	haveConvs := false
 	err := d.Object(func(key string) error {
 		if key != "conversations" {
-			return fmt.Errorf("unknown key %q", key)
+			return fmt.Errorf("unknown key %s", redact.Name(key))
 		}
 		haveConvs = true
 		return d.Object(func(id string) error {
 			c, err := parseTurnBenchConversation(d, id)
 			if err != nil {
-				return fmt.Errorf("conversation %q: %w", id, err)
+				return fmt.Errorf("conversation %s: %w", redact.Name(id), err)
 			}
 			out = append(out, c)
 			return nil
@@ -99,14 +100,14 @@ func parseTurnBenchConversation(d *jsonio.Decoder, id string) (TurnBenchConversa
 			return d.Object(func(sk string) error {
 				k, ok := speakerNumber(sk)
 				if !ok {
-					return fmt.Errorf("annotations: unknown key %q (want speaker_1, speaker_2, ...)", sk)
+					return fmt.Errorf("annotations: unknown key %s (want speaker_1, speaker_2, ...)", redact.Name(sk))
 				}
 				tracks, err := parseAnnotatorTracks(d, sk)
 				speakers[k] = tracks
 				return err
 			})
 		}
-		return fmt.Errorf("unknown key %q", key)
+		return fmt.Errorf("unknown key %s", redact.Name(key))
 	})
 	if err != nil {
 		return c, err
@@ -141,7 +142,7 @@ func parseAnnotatorTracks(d *jsonio.Decoder, speaker string) (floor.SpeakerAnnot
 			}
 		}
 		if a < 0 {
-			return fmt.Errorf("%s: unknown annotator %q (want a, b and c)", speaker, key)
+			return fmt.Errorf("%s: unknown annotator %s (want a, b and c)", speaker, redact.Name(key))
 		}
 		seen[a] = true
 		return d.Array(func(i int) error {

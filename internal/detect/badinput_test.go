@@ -79,8 +79,8 @@ func TestOnnxSpecThatDoesNotMatchTheModelIsOneClearError(t *testing.T) {
 func TestSpecErrorsBeforeAnyModelRuns(t *testing.T) {
 	for _, tc := range []struct{ name, spec, want string }{
 		{"unknown family", "family: vap\n", `unknown system family "vap"`},
-		{"unknown key", "family: rms\ncolour: red\n", "field colour not found"},
-		{"two unknown keys", "family: rms\ncolour: red\nsize: 3\n", "line 2: field colour not found; line 3: field size not found"},
+		{"unknown key", "family: rms\ncolour: red\n", `line 2: unknown key "colour"`},
+		{"two unknown keys", "family: rms\ncolour: red\nsize: 3\n", `line 2: unknown key "colour"; line 3: unknown key "size"`},
 		{"unknown parameter", "family: rms\nparams: {mode: 3}\n", `no parameter "mode"`},
 		{"wrong kind", "family: webrtcvad\nparams: {mode: fast}\n", "parameter mode: want an integer"},
 		{"model on rms", "family: rms\nmodel: {path: x.onnx}\n", "takes no model"},

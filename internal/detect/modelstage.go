@@ -57,7 +57,7 @@ func (s *System) ModelHash(rt Runtime) (string, error) {
 	st := s.family.ModelStage
 	n := modelNormalised{Stage: st.Name, Version: st.Version, Params: s.stageValues(StageModel), ONNX: s.onnx}
 	if s.family.Model {
-		sum, err := s.modelSHA256(rt)
+		sum, err := s.modelSum(rt)
 		if err != nil {
 			return "", err
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // ParamKind is the type of a system parameter's value.
@@ -90,9 +92,25 @@ func (p Param) parse(v any) (any, error) {
 		if x, ok := v.(string); ok && slices.Contains(p.Choices, x) {
 			return x, nil
 		}
-		return nil, fmt.Errorf("parameter %s: want one of %v, got %v", p.Name, p.Choices, v)
+		return nil, fmt.Errorf("parameter %s: want one of %v, got %s", p.Name, p.Choices, given(v))
 	}
-	return nil, fmt.Errorf("parameter %s: want a %s, got %v", p.Name, p.Kind, v)
+	return nil, fmt.Errorf("parameter %s: want a %s, got %s", p.Name, p.Kind, given(v))
+}
+
+// given is a parameter's value as an error may quote it: a number or a
+// boolean, a string of the form of a name (redact.Name), else its kind.
+func given(v any) string {
+	switch x := v.(type) {
+	case string:
+		return redact.Name(x)
+	case int, float64, bool:
+		return fmt.Sprint(x)
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a mapping"
+	}
+	return "nothing"
 }
 
 func (p Param) parseString(s string) (any, error) {
@@ -100,19 +118,19 @@ func (p Param) parseString(s string) (any, error) {
 	case KindFloat:
 		x, err := strconv.ParseFloat(s, 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("parameter %s: want a finite number, got %q", p.Name, s)
+			return nil, fmt.Errorf("parameter %s: want a finite number, got %s", p.Name, redact.Name(s))
 		}
 		return x, nil
 	case KindInt:
 		x, err := strconv.Atoi(s)
 		if err != nil {
-			return nil, fmt.Errorf("parameter %s: want an integer, got %q", p.Name, s)
+			return nil, fmt.Errorf("parameter %s: want an integer, got %s", p.Name, redact.Name(s))
 		}
 		return x, nil
 	case KindBool:
 		x, err := strconv.ParseBool(s)
 		if err != nil {
-			return nil, fmt.Errorf("parameter %s: want true or false, got %q", p.Name, s)
+			return nil, fmt.Errorf("parameter %s: want true or false, got %s", p.Name, redact.Name(s))
 		}
 		return x, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // ModelRef names a model file and, optionally, the SHA-256 it must have.
@@ -87,9 +89,7 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, errors.New("empty spec")
 		}
-		// The YAML decoder lists several problems on several lines.
-		msg := strings.ReplaceAll(err.Error(), "\n ", ";")
-		return nil, errors.New(strings.ReplaceAll(msg, " in type detect.specFile", ""))
+		return nil, redact.YAML(err)
 	}
 	var extra any
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -123,7 +123,7 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		s.model = *spec.Model
 	}
 	if s.model.SHA256 != "" && !isSHA256(s.model.SHA256) {
-		return nil, fmt.Errorf("model.sha256: want 64 lowercase hex digits, got %q", s.model.SHA256)
+		return nil, errors.New("model.sha256: want 64 lowercase hex digits")
 	}
 	switch {
 	case spec.ONNX != nil && s.family.Name != "onnx":
@@ -159,7 +159,7 @@ func (s *System) SetParam(name, value string) error { return s.setParam(name, va
 func (s *System) setParam(name string, value any) error {
 	p, ok := s.family.param(name)
 	if !ok {
-		return fmt.Errorf("family %s has no parameter %q (see floorbench systems)", s.family.Name, name)
+		return fmt.Errorf("family %s has no parameter %s (see floorbench systems)", s.family.Name, redact.Name(name))
 	}
 	v, err := p.parse(value)
 	if err != nil {
@@ -223,34 +223,42 @@ func (s *System) modelRef(rt Runtime) ModelRef {
 	return m
 }
 
-// modelFile checks the model file exists and has the spec's hash, and
-// returns its path.
+// modelFile checks the model file by the rule every file a user names
+// follows (limits.Open: a regular file of at most limits.model_bytes) and,
+// when the spec pins one, its hash, and returns its path.
 func (s *System) modelFile(rt Runtime) (string, error) {
 	m := s.modelRef(rt)
-	if err := s.modelExists(m.Path); err != nil {
-		return "", err
-	}
-	if m.SHA256 != "" {
-		got, err := digest.FileSHA256(m.Path)
-		if err != nil {
+	if m.SHA256 == "" {
+		if _, err := s.modelSHA256(m.Path); err != nil {
 			return "", err
 		}
-		if got != m.SHA256 {
-			return "", fmt.Errorf("%s: model %s has sha256 %s, the spec pins %s", s.family.Name, m.Path, got, m.SHA256)
-		}
+		return m.Path, nil
+	}
+	got, err := s.modelSHA256(m.Path)
+	if err != nil {
+		return "", err
+	}
+	if got != m.SHA256 {
+		return "", fmt.Errorf("%s: model %s has sha256 %s, the spec pins %s", s.family.Name, m.Path, got, m.SHA256)
 	}
 	return m.Path, nil
 }
 
-func (s *System) modelExists(path string) error {
-	if _, err := os.Stat(path); err != nil {
+// modelSHA256 opens the model at path (limits.Open's rule) and hashes it.
+func (s *System) modelSHA256(path string) (string, error) {
+	f, err := limits.Current().OpenModel(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		hint := "check model.path in the spec"
 		if s.model.Path == "" {
 			hint = setupHint
 		}
-		return fmt.Errorf("%s: model %s not found (%s)", s.family.Name, path, hint)
+		return "", fmt.Errorf("%s: model %s not found (%s)", s.family.Name, path, hint)
 	}
-	return nil
+	if err != nil {
+		return "", fmt.Errorf("%s: model %w", s.family.Name, err)
+	}
+	defer f.Close()
+	return digest.SHA256(f, path)
 }
 
 // Open makes a Detector of the system on runtime rt. The caller closes it.
@@ -292,7 +300,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		}
 	}
 	if s.family.Model {
-		sum, err := s.modelSHA256(rt)
+		sum, err := s.modelSum(rt)
 		if err != nil {
 			return nil, err
 		}
@@ -300,7 +308,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	}
 	if s.family.Name == "external" {
 		for _, name := range ProbsFileNames {
-			sum, err := digest.FileSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
+			sum, err := inputSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
 			}
@@ -310,21 +318,14 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	return json.Marshal(n)
 }
 
-// modelSHA256 is the SHA-256 of the system's model file: the one its spec
+// modelSum is the SHA-256 of the system's model file: the one its spec
 // pins, else the file's own.
-func (s *System) modelSHA256(rt Runtime) (string, error) {
+func (s *System) modelSum(rt Runtime) (string, error) {
 	m := s.modelRef(rt)
 	if m.SHA256 != "" {
 		return m.SHA256, nil
 	}
-	if err := s.modelExists(m.Path); err != nil {
-		return "", err
-	}
-	sum, err := digest.FileSHA256(m.Path)
-	if err != nil {
-		return "", fmt.Errorf("hash model: %w", err)
-	}
-	return sum, nil
+	return s.modelSHA256(m.Path)
 }
 
 // Hash identifies the system: the hex SHA-256 of its normalised spec.
@@ -335,6 +336,17 @@ func (s *System) Hash(rt Runtime) (string, error) {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:]), nil
+}
+
+// inputSHA256 opens a probability file (limits.Open's rule, at most
+// limits.input_bytes) and hashes it.
+func inputSHA256(path string) (string, error) {
+	f, err := limits.Current().OpenInputFile(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256(f, path)
 }
 
 func isSHA256(s string) bool {

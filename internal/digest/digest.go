@@ -10,16 +10,23 @@ import (
 	"os"
 )
 
-// FileSHA256 is the hex sha256 of a file, read as a stream (parquet
-// shards, meeting recordings and models are large).
+// FileSHA256 is the hex sha256 of a file floorbench wrote itself, read as
+// a stream (parquet shards, meeting recordings and models are large).
+// Files a user names are opened by limits.Open's rule and hashed with
+// SHA256.
 func FileSHA256(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
+	return SHA256(f, path)
+}
+
+// SHA256 is the hex sha256 of what r holds; path names it in an error.
+func SHA256(r io.Reader, path string) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

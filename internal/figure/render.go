@@ -55,6 +55,7 @@ func Render(f Figure, format string) ([]byte, error) {
 	if ph <= 0 {
 		ph = 3
 	}
+	pw = max(pw, legiblePanelWidth(f.Panels))
 	grid := make([][]*plot.Plot, rows)
 	for r := range grid {
 		grid[r] = make([]*plot.Plot, cols)
@@ -76,11 +77,18 @@ func Render(f Figure, format string) ([]byte, error) {
 		legendW = max(legendW, legend.l.TextStyle.Width(label)+legend.l.ThumbnailWidth+0.3*vg.Inch)
 	}
 	titleH := vg.Length(0)
+	titleStyle := plot.New().Title.TextStyle
 	if f.Title != "" {
 		titleH = 0.35 * vg.Inch
+		titleStyle.Font.Size = titleSize
 	}
 	panelsW := vg.Length(float64(cols)*pw) * vg.Inch
 	w, h := panelsW+legendW, vg.Length(float64(rows)*ph)*vg.Inch+titleH
+	if f.Title != "" {
+		// The title keeps a readable size: the figure widens to hold it,
+		// with room for a wider font.
+		w = max(w, centredRoom*titleStyle.Width(f.Title)+0.3*vg.Inch)
+	}
 	var canvas vg.CanvasSizer
 	var svg *vgsvg.Canvas
 	var img *vgimg.Canvas
@@ -96,11 +104,7 @@ func Render(f Figure, format string) ([]byte, error) {
 	}
 	dc := draw.New(canvas)
 	if f.Title != "" {
-		sty := plot.New().Title.TextStyle
-		// Shrink a long title until it fits the width.
-		for sty.Font.Size = 13; sty.Font.Size > 7 && sty.Width(f.Title) > w-0.2*vg.Inch; sty.Font.Size -= 0.5 {
-		}
-		dc.FillText(sty, vg.Point{X: w / 2, Y: h - 0.08*vg.Inch}, f.Title)
+		dc.FillText(titleStyle, vg.Point{X: w / 2, Y: h - 0.08*vg.Inch}, f.Title)
 		dc.Max.Y -= titleH
 	}
 	if legendW > 0 {
@@ -126,12 +130,53 @@ func Render(f Figure, format string) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
+// SVG text is not embedded as fonts, so a browser draws it in the fonts it
+// has, which may be wider than the metrics the layout measured with:
+// fontSlack is the room every title and category label is given for
+// that (a fallback serif about a fifth wider than Liberation Serif).
+const fontSlack = 1.3
+
+// centredRoom is the width a centred text needs per unit of its measured
+// width: SVG text starts where the layout put its left edge, so a wider
+// font grows it to the right only, by the whole slack.
+const centredRoom = vg.Length(2*fontSlack - 1)
+
+// Font sizes, in points, of the figure title, panel titles and tick
+// labels (gonum's defaults for the latter).
+const (
+	titleSize      = 12
+	panelTitleSize = 10
+)
+
+// legiblePanelWidth is the least width (inches) at which every panel's
+// title and every category label fit with fontSlack to spare, category
+// labels side by side without touching.
+func legiblePanelWidth(panels []Panel) float64 {
+	p := plot.New()
+	tick := p.X.Tick.Label
+	title := p.Title.TextStyle
+	title.Font.Size = panelTitleSize
+	axis := 0.7 * vg.Inch // the y axis, its label and ticks
+	need := vg.Length(0)
+	for _, pn := range panels {
+		need = max(need, centredRoom*title.Width(pn.Title)+0.2*vg.Inch)
+		widest := vg.Length(0)
+		for _, c := range pn.Categories {
+			widest = max(widest, tick.Width(c))
+		}
+		if len(pn.Categories) > 0 {
+			need = max(need, axis+vg.Length(len(pn.Categories))*(vg.Length(fontSlack)*widest+0.15*vg.Inch))
+		}
+	}
+	return float64(need / vg.Inch)
+}
+
 // panelPlot turns a panel into a gonum plot: shaded bands and waveform
 // first, then lines, intervals, boxes, markers and rules on top.
 func panelPlot(p Panel, legend *figureLegend) (*plot.Plot, error) {
 	pl := plot.New()
 	pl.Title.Text = p.Title
-	pl.Title.TextStyle.Font.Size = 10
+	pl.Title.TextStyle.Font.Size = panelTitleSize
 	pl.X.Label.Text, pl.Y.Label.Text = p.XLabel, p.YLabel
 	if len(p.Categories) > 0 {
 		pl.NominalX(p.Categories...)

@@ -1,6 +1,10 @@
 package floor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/redact"
+)
 
 // Task is one of the two detection tasks.
 type Task string
@@ -22,7 +26,7 @@ func ParseTask(s string) (Task, error) {
 	case "int", "interruption":
 		return TaskINT, nil
 	}
-	return "", fmt.Errorf("unknown task %q (want eot or int)", s)
+	return "", fmt.Errorf("unknown task %s (want eot or int)", redact.Name(s))
 }
 
 // Anchor is a positive event: a window around Time on Speaker's channel is
@@ -63,8 +67,13 @@ type ConversationGold struct {
 	// (60, not 60.0); the gold artifact echoes it so, as TurnBench's
 	// json.dumps echoes the int it read.
 	DurationInteger bool
-	EOT             TaskGold
-	INT             TaskGold
+	// SpeakerCount is how many speakers the conversation has, where the
+	// gold states it ("speakers": the gold floorbench derives from a
+	// corpus states its manifest's count); 0 where it does not, as in
+	// TurnBench's gold format (see Speakers).
+	SpeakerCount int
+	EOT          TaskGold
+	INT          TaskGold
 }
 
 // Task returns the gold of task t.
@@ -75,8 +84,29 @@ func (c *ConversationGold) Task(t Task) *TaskGold {
 	return &c.EOT
 }
 
-// Speakers returns the highest speaker number the gold mentions (at least 1).
-func (c *ConversationGold) Speakers() int {
+// MaxSpeakers bounds a conversation's stated speaker count.
+const MaxSpeakers = 16
+
+// Speakers is how many speakers the conversation has and where that comes
+// from (docs/formats.md#gold-artifact): TurnBench's gold (dyadic) has
+// speakers 1 and 2; other gold that states a count has that many; gold
+// that states none is in TurnBench's format, whose conversations have two
+// speakers, or as many as the highest speaker it mentions.
+func (c *ConversationGold) Speakers(dyadic bool) (n int, source string) {
+	switch mentioned := c.mentioned(); {
+	case dyadic:
+		return 2, "TurnBench gold has speakers 1 and 2"
+	case c.SpeakerCount > 0:
+		return c.SpeakerCount, fmt.Sprintf("the gold says %d speakers", c.SpeakerCount)
+	case mentioned > 2:
+		return mentioned, fmt.Sprintf("the gold states no count and mentions speaker %d", mentioned)
+	default:
+		return 2, "the gold states no count: TurnBench's two"
+	}
+}
+
+// mentioned returns the highest speaker number the gold mentions (at least 1).
+func (c *ConversationGold) mentioned() int {
 	n := 1
 	for _, g := range []*TaskGold{&c.EOT, &c.INT} {
 		for _, a := range g.Positives {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/jsonio"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // WriteGoldSet writes g in the gold artifact format of TurnBench's
@@ -27,6 +28,9 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 			bw.WriteString(", ")
 		}
 		fmt.Fprintf(bw, `%s: {"duration_s": %s`, jsonio.PyString(c.ID), jsonio.PyNumber(c.Duration, c.DurationInteger))
+		if c.SpeakerCount > 0 { // floorbench's own gold; TurnBench's format has no such key
+			fmt.Fprintf(bw, `, "speakers": %d`, c.SpeakerCount)
+		}
 		writeAnchors(bw, "eot_positive_events", c.EOT.Positives)
 		writeSpans(bw, "eot_negative_spans", c.EOT.Negatives)
 		writeAnchors(bw, "int_positive_events", c.INT.Positives)
@@ -67,7 +71,8 @@ func ReadGoldSet(path string) (*GoldSet, error) {
 }
 
 // ParseGoldSet parses a gold artifact strictly: known keys only, every key
-// of a conversation present, speakers >= 1, finite times,
+// of a conversation present (but "speakers", which floorbench's own gold
+// adds), speakers >= 1, finite times,
 // and the matching windows finite and >= 0; then it checks the times
 // against each conversation's duration (GoldSet.Validate). Conversation
 // order is kept.
@@ -98,13 +103,13 @@ func ParseGoldSet(data []byte) (*GoldSet, error) {
 			return d.Object(func(id string) error {
 				c, err := parseConversationGold(d, id)
 				if err != nil {
-					return fmt.Errorf("conversation %q: %w", id, err)
+					return fmt.Errorf("conversation %s: %w", redact.Name(id), err)
 				}
 				g.Conversations = append(g.Conversations, c)
 				return limits.Current().CheckConversations("conversations", len(g.Conversations))
 			})
 		default:
-			return fmt.Errorf("unknown key %q", key)
+			return fmt.Errorf("unknown key %s", redact.Name(key))
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", key, err)
@@ -165,6 +170,14 @@ func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, erro
 				return fmt.Errorf("duration_s: %w", err)
 			}
 			return limits.Current().CheckDuration("duration_s", c.Duration)
+		case "speakers":
+			if c.SpeakerCount, err = d.Int(); err == nil && (c.SpeakerCount < 1 || c.SpeakerCount > MaxSpeakers) {
+				err = fmt.Errorf("want 1 to %d, got %d", MaxSpeakers, c.SpeakerCount)
+			}
+			if err != nil {
+				return fmt.Errorf("speakers: %w", err)
+			}
+			return nil
 		case "eot_positive_events":
 			c.EOT.Positives, err = parseAnchors(d)
 		case "int_positive_events":
@@ -178,7 +191,7 @@ func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, erro
 		case "int_excluded":
 			c.INT.Excluded, err = parseSpans(d)
 		default:
-			return fmt.Errorf("unknown key %q", key)
+			return fmt.Errorf("unknown key %s", redact.Name(key))
 		}
 		if err != nil {
 			return fmt.Errorf("%s%w", key, err)
@@ -259,7 +272,7 @@ func parseRecord(d *jsonio.Decoder, keys []string, speaker *int, times []*float6
 				return nil
 			}
 		}
-		return fmt.Errorf("unknown key %q", key)
+		return fmt.Errorf("unknown key %s", redact.Name(key))
 	})
 	if err != nil {
 		return field, err

@@ -1,6 +1,10 @@
 package floor
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/redact"
+)
 
 // BoundarySlack is how far, in seconds, an annotated boundary or a gold
 // span may lie outside its conversation [0, duration], and how far an
@@ -19,25 +23,34 @@ func (g *GoldSet) Dyadic() bool { return g.HasProvenance }
 // Validate checks what parsing cannot: every anchor inside
 // [0, duration + tau_pre] (an anchor later than that can never be matched
 // by a prediction inside the conversation), every span boundary within
-// BoundarySlack of [0, duration], and for TurnBench gold only speakers 1
-// and 2. The error names the conversation, field, speaker and value.
+// BoundarySlack of [0, duration], every speaker within the conversation's
+// (ConversationGold.Speakers: for TurnBench gold only 1 and 2, for gold
+// that states a count at most that), and every span an interval that can
+// be true. The error names the conversation, field, speaker and value.
 //
-// Two things TurnBench's scorer accepts are accepted here too, because the
-// reference data holds them: duplicate anchors (each counts as a positive
-// of its own) and spans whose start is after their end (such a span holds
-// no prediction: a negative one is always a true negative, an excluded one
-// excludes nothing).
+// Spans: gold that states its speaker count is floorbench's own, derived
+// from event logs whose spans all have a length, and a span of it that
+// ends at or before its start is refused. Gold in TurnBench's format
+// keeps what TurnBench's scorer accepts because its own consensus writes
+// it: a span whose end is before its start (the reference gold of
+// testdata/reference holds a hold pause from 15.90 s to 11.56 s; such a
+// span holds no prediction: a negative one is always a true negative, an
+// excluded one excludes nothing). Duplicate anchors are accepted (each
+// counts as a positive of its own).
 func (g *GoldSet) Validate() error {
 	for i := range g.Conversations {
 		c := &g.Conversations[i]
 		if err := c.validate(g.TauPre, g.Dyadic()); err != nil {
-			return fmt.Errorf("conversation %q: %w", c.ID, err)
+			return fmt.Errorf("conversation %s: %w", redact.Name(c.ID), err)
 		}
 	}
 	return nil
 }
 
 func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
+	if dyadic && c.SpeakerCount != 0 && c.SpeakerCount != 2 {
+		return fmt.Errorf("speakers: %d in TurnBench gold, which has speakers 1 and 2 only", c.SpeakerCount)
+	}
 	lists := []struct {
 		key     string
 		anchors []Anchor
@@ -50,11 +63,10 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 		{"eot_excluded", nil, c.EOT.Excluded},
 		{"int_excluded", nil, c.INT.Excluded},
 	}
-	lo, hi := -BoundarySlack, c.Duration+BoundarySlack
 	for _, l := range lists {
 		for j, a := range l.anchors {
 			where := fmt.Sprintf("%s[%d] speaker %d", l.key, j, a.Speaker)
-			if err := checkSpeaker(where, a.Speaker, dyadic); err != nil {
+			if err := c.checkSpeaker(where, a.Speaker, dyadic); err != nil {
 				return err
 			}
 			if a.Time < 0 || a.Time > c.Duration+tauPre {
@@ -63,25 +75,41 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 		}
 		for j, s := range l.spans {
 			where := fmt.Sprintf("%s[%d] speaker %d", l.key, j, s.Speaker)
-			if err := checkSpeaker(where, s.Speaker, dyadic); err != nil {
+			if err := c.checkSpeaker(where, s.Speaker, dyadic); err != nil {
 				return err
 			}
-			for _, b := range []struct {
-				field string
-				v     float64
-			}{{"start", s.Start}, {"end", s.End}} {
-				if b.v < lo || b.v > hi {
-					return fmt.Errorf("%s: %s %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, b.field, b.v, lo, hi, BoundarySlack, c.Duration)
-				}
+			if err := c.checkSpan(where, s); err != nil {
+				return err
 			}
 		}
 	}
 	return nil
 }
 
-func checkSpeaker(where string, speaker int, dyadic bool) error {
-	if dyadic && speaker > 2 {
+// checkSpan refuses a span that cannot be true (see Validate).
+func (c *ConversationGold) checkSpan(where string, s Span) error {
+	lo, hi := -BoundarySlack, c.Duration+BoundarySlack
+	for _, b := range []struct {
+		field string
+		v     float64
+	}{{"start", s.Start}, {"end", s.End}} {
+		if b.v < lo || b.v > hi {
+			return fmt.Errorf("%s: %s %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, b.field, b.v, lo, hi, BoundarySlack, c.Duration)
+		}
+	}
+	if c.SpeakerCount > 0 && s.End <= s.Start {
+		return fmt.Errorf("%s: end %v is not after start %v (a span of floorbench's gold, which states its speakers, has a length)", where, s.End, s.Start)
+	}
+	return nil
+}
+
+// checkSpeaker refuses a speaker the conversation does not have.
+func (c *ConversationGold) checkSpeaker(where string, speaker int, dyadic bool) error {
+	switch {
+	case dyadic && speaker > 2:
 		return fmt.Errorf("%s: speaker %d in TurnBench gold, which has speakers 1 and 2 only", where, speaker)
+	case c.SpeakerCount > 0 && speaker > c.SpeakerCount:
+		return fmt.Errorf("%s: speaker %d, but the gold says %d speakers", where, speaker, c.SpeakerCount)
 	}
 	return nil
 }

@@ -86,3 +86,42 @@ func TestAnnotatedSegmentsFarOutsideTheConversationAreRejected(t *testing.T) {
 		}
 	}
 }
+
+// Gold that states its speakers is floorbench's own: a speaker beyond the
+// count, and a span that ends at or before its start, cannot be true and
+// are refused; the count itself is 1..MaxSpeakers. Written and read back,
+// it keeps its count.
+func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
+	stated := func(speakers, body string) string {
+		return strings.Replace(goldWith("", body), `"duration_s": 10.0`, `"duration_s": 10.0, "speakers": `+speakers, 1)
+	}
+	for _, c := range []struct{ in, want string }{
+		{stated("2", `"eot_negative_spans": [{"speaker": 1, "start": 9.0, "end": 4.0}]`),
+			`conversation "c1": eot_negative_spans[0] speaker 1: end 4 is not after start 9 (a span of floorbench's gold, which states its speakers, has a length)`},
+		{stated("2", `"int_excluded": [{"speaker": 2, "start": 3.5, "end": 3.5}]`),
+			`conversation "c1": int_excluded[0] speaker 2: end 3.5 is not after start 3.5 (a span of floorbench's gold, which states its speakers, has a length)`},
+		{stated("2", `"int_positive_events": [{"speaker": 3, "time_s": 1}]`),
+			`conversation "c1": int_positive_events[0] speaker 3: speaker 3, but the gold says 2 speakers`},
+		{stated("0", ""), `conversation "c1": speakers: want 1 to 16, got 0`},
+		{stated("17", ""), `conversation "c1": speakers: want 1 to 16, got 17`},
+		{stated("1.5", ""), `conversation "c1": speakers: line 1 col 96: expected an integer, found 1.5`},
+	} {
+		if _, err := ParseGoldSet([]byte(c.in)); err == nil || err.Error() != c.want {
+			t.Errorf("%s\n  error %v\n  want  %s", c.in, err, c.want)
+		}
+	}
+	g, err := ParseGoldSet([]byte(stated("3", `"eot_negative_spans": [{"speaker": 3, "start": 4.0, "end": 9.0}]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := WriteGoldSet(&out, g); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"duration_s": 10.0, "speakers": 3, `) {
+		t.Errorf("written: %s", out.String())
+	}
+	if n, source := g.Conversations[0].Speakers(false); n != 3 || source != "the gold says 3 speakers" {
+		t.Errorf("Speakers: %d, %q", n, source)
+	}
+}

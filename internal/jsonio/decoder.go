@@ -7,10 +7,12 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Kind is the JSON type of the next value.
@@ -183,7 +185,7 @@ func (d *Decoder) expect(k Kind) error {
 		if !d.more(1) {
 			return d.Errorf("unexpected end of input, expected %s", k)
 		}
-		return d.Errorf("invalid character %q, expected %s", d.data[d.pos], k)
+		return d.Errorf("invalid character %s, expected %s", character(d.data[d.pos]), k)
 	}
 	return d.Errorf("expected %s, found %s", k, got)
 }
@@ -219,12 +221,12 @@ func (d *Decoder) Object(fn func(key string) error) error {
 		}
 		if seen[key] {
 			line, col := d.lineCol(d.tok) // the key's opening quote
-			return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf("duplicate key %q", key)}
+			return &SyntaxError{Line: line, Col: col, Msg: "duplicate key " + redact.Name(key)}
 		}
 		seen[key] = true
 		d.space()
 		if !d.more(1) || d.data[d.pos] != ':' {
-			return d.Errorf("expected ':' after key %q", key)
+			return d.Errorf("expected ':' after key %s", redact.Name(key))
 		}
 		d.pos++
 		if err := fn(key); err != nil {
@@ -330,7 +332,7 @@ func (d *Decoder) Float() (float64, error) {
 	if err != nil {
 		// Only range errors reach here: the syntax was checked above.
 		d.pos = d.tok
-		return 0, d.Errorf("number %s out of range", d.data[d.tok:d.pos])
+		return 0, d.Errorf("number out of range")
 	}
 	return v, nil
 }
@@ -570,7 +572,7 @@ func (d *Decoder) escape() (rune, error) {
 		}
 		return r, nil
 	}
-	return 0, d.Errorf("invalid escape %q", `\`+string(rune(c)))
+	return 0, d.Errorf("invalid escape")
 }
 
 func (d *Decoder) hex4() (rune, error) {
@@ -609,7 +611,7 @@ func (d *Decoder) Skip() error {
 	if !d.more(1) {
 		return d.Errorf("unexpected end of input, expected a value")
 	}
-	return d.Errorf("invalid character %q, expected a value", d.data[d.pos])
+	return d.Errorf("invalid character %s, expected a value", character(d.data[d.pos]))
 }
 
 // End checks that nothing but whitespace follows the document.
@@ -658,4 +660,22 @@ func ReadStream[T any](path string, parse func(*Decoder) (T, error)) (T, error) 
 		return v, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// character describes an unexpected byte without quoting the file: JSON's
+// own punctuation is named, anything else only by its class.
+func character(c byte) string {
+	switch {
+	case strings.IndexByte("{}[],:\"", c) >= 0:
+		return fmt.Sprintf("'%c'", c)
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		return "(a letter)"
+	case c >= '0' && c <= '9':
+		return "(a digit)"
+	case c < 0x20 || c == 0x7f:
+		return "(a control character)"
+	case c >= 0x80:
+		return "(a non-ASCII byte)"
+	}
+	return "(a symbol)"
 }

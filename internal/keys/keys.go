@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // The top-level prefixes of the store.
@@ -17,7 +18,29 @@ const (
 	Corpora = "corpora/" // one native corpus per content hash
 	Bundles = "bundles/" // one bundle per bundle id
 	Inputs  = "inputs/"  // uploaded files by the full SHA-256 of their content
+	Sums    = "sums/"    // the sha256 of objects not named by their content
+	Specs   = "specs/"   // scheduled sweep specs by the full SHA-256 of their content
 )
+
+// Sum is where the sha256 of the object under key is recorded.
+func Sum(key string) string { return Sums + key }
+
+// Summed reports whether the store records the sha256 of the object under
+// key (at Sum(key)): every object but those named by the SHA-256 of their
+// content (inputs/, specs/), the files of a stored corpus (its manifest
+// records their sha256) and the sums themselves. A corpus's corpus.json
+// and a generated conversation's entry are summed: a generated corpus is
+// named by its recipe, not its manifest's content.
+func Summed(key string) bool {
+	switch {
+	case strings.HasPrefix(key, Inputs), strings.HasPrefix(key, Specs), strings.HasPrefix(key, Sums):
+		return false
+	case strings.HasPrefix(key, Corpora):
+		rest := strings.Split(strings.TrimPrefix(key, Corpora), "/")
+		return (len(rest) == 2 && rest[1] == "corpus.json") || (len(rest) == 3 && rest[1] == "entries")
+	}
+	return true
+}
 
 // Hash is the short content hash that names stored outputs: the first 16
 // bytes of the SHA-256 of data, in hex. A corpus's hash is that of its

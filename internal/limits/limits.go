@@ -9,6 +9,7 @@ package limits
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -28,6 +29,14 @@ type Limits struct {
 	// They are a few KB; a system spec travels in workflow inputs, whose
 	// payloads Temporal caps at 2 MB.
 	SpecBytes int64 `yaml:"spec_bytes"`
+	// ModelBytes bounds one model file a system spec names. Silero VAD is
+	// 2 MB; 8 GiB holds the largest speech models a CPU or a single GPU
+	// runs.
+	ModelBytes int64 `yaml:"model_bytes"`
+	// SourceBytes bounds one file of an outside dataset an ingest reads:
+	// a TurnBench parquet shard, an AMI annotation or headset recording
+	// (an hour at 16 kHz is 115 MB). They are read as streams.
+	SourceBytes int64 `yaml:"source_bytes"`
 	// Resamples bounds the conversation bootstrap: ten times the protocol's
 	// 10,000. The resamples of 1,000 conversations take 2 bytes each, 200
 	// MB at this bound.
@@ -49,6 +58,26 @@ type Limits struct {
 	// several AMI meetings end to end; one 16 kHz channel of 4 h is 920 MB
 	// of samples in memory.
 	DurationS float64 `yaml:"conversation_duration_s"`
+	// BackfillRuns bounds the runs one `schedule backfill` starts: each is
+	// a sweep and a webhook post. 500 is more than a year of nightly runs.
+	BackfillRuns int `yaml:"backfill_runs"`
+}
+
+// OpenModel opens a model file by Open's rule, of at most ModelBytes.
+func (l Limits) OpenModel(path string) (*os.File, error) {
+	return Open(path, l.ModelBytes, "model_bytes")
+}
+
+// OpenSource opens a file of an outside dataset by Open's rule, of at
+// most SourceBytes.
+func (l Limits) OpenSource(path string) (*os.File, error) {
+	return Open(path, l.SourceBytes, "source_bytes")
+}
+
+// OpenInputFile opens a JSON input by Open's rule, of at most InputBytes,
+// for reading as bytes (hashing, uploading) rather than as text.
+func (l Limits) OpenInputFile(path string) (*os.File, error) {
+	return Open(path, l.InputBytes, "input_bytes")
 }
 
 // Default is the limits of a fresh installation.
@@ -56,11 +85,14 @@ func Default() Limits {
 	return Limits{
 		InputBytes:    1 << 30,
 		SpecBytes:     1 << 20,
+		ModelBytes:    8 << 30,
+		SourceBytes:   16 << 30,
 		Resamples:     100_000,
 		Quantiles:     10_000,
 		Concurrency:   1024,
 		Conversations: 20_000,
 		DurationS:     4 * 3600,
+		BackfillRuns:  500,
 	}
 }
 
@@ -134,11 +166,14 @@ func (l *Limits) fields() []field {
 	return []field{
 		i64("input_bytes", &l.InputBytes),
 		i64("spec_bytes", &l.SpecBytes),
+		i64("model_bytes", &l.ModelBytes),
+		i64("source_bytes", &l.SourceBytes),
 		i("resamples", &l.Resamples),
 		i("n_quantiles", &l.Quantiles),
 		i("concurrency", &l.Concurrency),
 		i("conversations", &l.Conversations),
 		{"conversation_duration_s", true, func() float64 { return l.DurationS }, func(v float64) { l.DurationS = v }},
+		i("backfill_runs", &l.BackfillRuns),
 	}
 }
 
@@ -199,6 +234,19 @@ func (l Limits) CheckConversations(field string, n int) error {
 		return over(field, "conversations", n, l.Conversations)
 	}
 	return nil
+}
+
+// CheckBackfillRuns checks the number of runs a backfill would start;
+// about says the number is an estimate (a lower bound was passed).
+func (l Limits) CheckBackfillRuns(field string, n int, about bool) error {
+	if n <= l.BackfillRuns {
+		return nil
+	}
+	v := fmt.Sprintf("%d runs", n)
+	if about {
+		v = "about " + v
+	}
+	return &OverError{Field: field, Value: v, Key: "backfill_runs", Limit: fmt.Sprintf("%d runs", l.BackfillRuns)}
 }
 
 // CheckDuration checks one conversation's length in seconds.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -34,53 +33,18 @@ func TestReadRefusesWhatIsNotATextFileOfBoundedSize(t *testing.T) {
 	if want := big + ": a file of 2147483648 bytes is over the limit of 1073741824 bytes (raise limits.input_bytes in the config file or FLOORBENCH_LIMIT_INPUT_BYTES)"; err == nil || err.Error() != want {
 		t.Errorf("2 GiB file:\n got %v\nwant %s", err, want)
 	}
-	if _, err := readText("/dev/zero", 1<<30, "input_bytes"); err == nil || err.Error() != "/dev/zero: not a text file (NUL byte at offset 0)" {
+	binary := filepath.Join(dir, "model.bin")
+	if err := os.WriteFile(binary, []byte("{\x00}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readText(binary, 1<<30, "input_bytes"); err == nil || err.Error() != binary+": not a text file (NUL byte at offset 1)" {
+		t.Errorf("a binary file: %v", err)
+	}
+	if _, err := readText("/dev/zero", 1<<30, "input_bytes"); err == nil || err.Error() != "/dev/zero: is a device, not a regular file" {
 		t.Errorf("/dev/zero: %v", err)
 	}
-	if _, err := readText(dir, 1<<30, "input_bytes"); err == nil || !strings.Contains(err.Error(), "is a directory") {
+	if _, err := readText(dir, 1<<30, "input_bytes"); err == nil || err.Error() != dir+": is a folder, not a file" {
 		t.Errorf("a directory: %v", err)
-	}
-}
-
-// A stream (a pipe) has no size to check first: it is read up to the limit
-// and refused past it, whether read whole or in a stream decoder's reads
-// (a NUL byte past the limit is never reached).
-func TestReadStopsAStreamAtTheLimit(t *testing.T) {
-	for _, whole := range []bool{true, false} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			defer w.Close()
-			chunk := []byte(strings.Repeat(" ", 4096))
-			for i := range 1 << 10 { // 4 MiB, then the reader has stopped
-				chunk[0] = ' '
-				if i == 30 {
-					chunk[0] = 0 // at offset 122880, past the limit
-				}
-				if _, err := w.Write(chunk); err != nil {
-					return
-				}
-			}
-		}()
-		path := "/dev/fd/" + strconv.Itoa(int(r.Fd()))
-		if whole {
-			_, err = readText(path, 100_000, "spec_bytes")
-		} else {
-			var tr *textReader
-			if tr, _, err = openText(path, 100_000, "spec_bytes"); err == nil {
-				buf := make([]byte, 64<<10)
-				for err == nil {
-					_, err = tr.Read(buf)
-				}
-				tr.Close()
-			}
-		}
-		r.Close()
-		if want := path + ": more than 100000 bytes is over the limit of 100000 bytes (raise limits.spec_bytes in the config file or FLOORBENCH_LIMIT_SPEC_BYTES)"; err == nil || err.Error() != want {
-			t.Errorf("read whole %v: got %v\nwant %s", whole, err, want)
-		}
 	}
 }
 
@@ -100,5 +64,15 @@ func TestLimitsFromEnvironment(t *testing.T) {
 	if err := Default().CheckResamples("bootstrap.resamples", 1_000_000_000); err == nil ||
 		err.Error() != "bootstrap.resamples: 1000000000 is over the limit of 100000 (raise limits.resamples in the config file or FLOORBENCH_LIMIT_RESAMPLES)" {
 		t.Errorf("resamples: %v", err)
+	}
+}
+
+func TestCheckBackfillRunsSaysHowMany(t *testing.T) {
+	l := Default()
+	if err := l.CheckBackfillRuns("backfill", 500, false); err != nil {
+		t.Errorf("500 runs: %v", err)
+	}
+	if err := l.CheckBackfillRuns("backfill", 490560, true); err == nil || err.Error() != "backfill: about 490560 runs is over the limit of 500 runs (raise limits.backfill_runs in the config file or FLOORBENCH_LIMIT_BACKFILL_RUNS)" {
+		t.Errorf("490560 runs: %v", err)
 	}
 }

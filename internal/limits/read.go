@@ -21,8 +21,10 @@ func ReadSpec(path string) ([]byte, error) {
 }
 
 // OpenInput opens a JSON input for reading as a stream, with ReadInput's
-// checks: a regular file over InputBytes is refused at once, and reading
-// fails at a NUL byte or past the limit. Closing it closes the file.
+// checks: what Open refuses (anything but a regular file of at most
+// InputBytes) is refused at once, and reading fails at a NUL byte or past
+// the limit (a file that grows while it is read). Closing it closes the
+// file.
 func OpenInput(path string) (io.ReadCloser, error) {
 	r, _, err := openText(path, Current().InputBytes, "input_bytes")
 	if err != nil {
@@ -32,19 +34,18 @@ func OpenInput(path string) (io.ReadCloser, error) {
 }
 
 // textReader reads a text file of at most max bytes. A NUL byte, which no
-// JSON or YAML text holds, ends the read at once: `--gold /dev/zero` is one
-// error, not a process that fills its memory.
+// JSON or YAML text holds, ends the read at once: a binary file given as
+// a spec is one error, not a parse of its bytes.
 type textReader struct {
 	f         *os.File
 	path, key string
 	max, n    int64 // n: the bytes read so far
 }
 
-// openText opens path for a textReader and returns the size to expect:
-// a regular file's size (one larger than max is refused before it is
-// read), 64 KiB for anything else (a pipe, a device).
+// openText opens path by Open's rule for a textReader and returns the
+// file's size.
 func openText(path string, max int64, key string) (*textReader, int64, error) {
-	f, err := os.Open(path)
+	f, err := Open(path, max, key)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -53,19 +54,7 @@ func openText(path string, max int64, key string) (*textReader, int64, error) {
 		f.Close()
 		return nil, 0, err
 	}
-	if info.IsDir() {
-		f.Close()
-		return nil, 0, fmt.Errorf("%s: is a directory, not a file", path)
-	}
-	size := int64(64 << 10)
-	if info.Mode().IsRegular() {
-		if info.Size() > max {
-			f.Close()
-			return nil, 0, &OverError{Field: path, Value: fmt.Sprintf("a file of %d bytes", info.Size()), Key: key, Limit: fmt.Sprintf("%d bytes", max)}
-		}
-		size = info.Size()
-	}
-	return &textReader{f: f, path: path, key: key, max: max}, size, nil
+	return &textReader{f: f, path: path, key: key, max: max}, info.Size(), nil
 }
 
 // Read reads at most one byte past the limit, which is then an error.
@@ -90,7 +79,7 @@ func (r *textReader) Read(p []byte) (int, error) {
 func (r *textReader) Close() error { return r.f.Close() }
 
 // readText reads a whole text file of at most max bytes (see textReader),
-// in one read when it is a regular file.
+// in one read.
 func readText(path string, max int64, key string) ([]byte, error) {
 	r, size, err := openText(path, max, key)
 	if err != nil {

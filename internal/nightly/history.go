@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/report"
@@ -50,11 +51,30 @@ func History(ctx context.Context, st store.Store, schedule, system, metric strin
 	if err != nil {
 		return nil, err
 	}
-	all, err := Histories(ctx, st, runs, system)
+	all, err := Histories(ctx, st, runs, "")
 	if err != nil {
 		return nil, err
 	}
-	return all[metric], nil
+	points := all[metric]
+	if system == "" {
+		return points, nil
+	}
+	if systems := systemsOf(points); len(systems) > 0 && !slices.Contains(systems, system) {
+		return nil, fmt.Errorf("--system %q: no run of schedule %s evaluated a system of that name (its runs have %s)", system, schedule, strings.Join(systems, ", "))
+	}
+	return slices.DeleteFunc(points, func(p Point) bool { return p.Error == "" && p.System != system }), nil
+}
+
+// systemsOf lists the systems points name, sorted.
+func systemsOf(points []Point) []string {
+	var out []string
+	for _, p := range points {
+		if p.System != "" && !slices.Contains(out, p.System) {
+			out = append(out, p.System)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Histories is History of every metric over runs, by metric, reading each

@@ -3,6 +3,7 @@ package nightly_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,9 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 			t.Fatal(err)
 		}
 		scheduled = append(scheduled, at.Format(time.RFC3339))
+	}
+	if _, err := nightly.History(ctx, st, "h", "<x>", "eot.recall"); err == nil || !strings.Contains(err.Error(), `--system "<x>": no run of schedule h evaluated a system of that name (its runs have `) {
+		t.Errorf("an unknown system: %v", err)
 	}
 	runs, err := nightly.Runs(ctx, st, "h")
 	if err != nil {

@@ -42,7 +42,7 @@ func CheckName(name string) error {
 // the same spec is stored once whatever schedules use it.
 func SpecKey(data []byte) string {
 	sum := sha256.Sum256(data)
-	return "specs/" + hex.EncodeToString(sum[:]) + ".yaml"
+	return keys.Specs + hex.EncodeToString(sum[:]) + ".yaml"
 }
 
 // timeLayout names a run by its scheduled time in UTC; it sorts as time

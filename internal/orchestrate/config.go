@@ -11,8 +11,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/webhook"
 )
 
 // Config says where Temporal and the store are. It is read from a YAML
@@ -30,6 +32,12 @@ type Config struct {
 	S3Secure        bool   `yaml:"s3_secure"`
 	// StoreDir is the local-directory store used when no S3 endpoint is set.
 	StoreDir string `yaml:"store_dir"`
+	// ScheduleRoot is the one folder of a worker's machine whose files
+	// scheduled runs may read ("": none, docs/operations.md#nightly-schedules).
+	ScheduleRoot string `yaml:"schedule_root"`
+	// WebhookAllowLinkLocal lets scheduled runs' webhooks reach link-local
+	// and cloud metadata addresses (webhook.Policy).
+	WebhookAllowLinkLocal bool `yaml:"webhook_allow_link_local"`
 	// Limits bound what this process accepts (package limits); the file's
 	// limits section raises them, FLOORBENCH_LIMIT_* over it.
 	Limits limits.Limits `yaml:"limits"`
@@ -96,7 +104,8 @@ func LoadConfig(path string, required bool) (Config, error) {
 	env("FLOORBENCH_S3_ACCESS_KEY", &c.S3AccessKey)
 	env("FLOORBENCH_S3_SECRET_KEY", &c.S3SecretKey)
 	env("FLOORBENCH_STORE_DIR", &c.StoreDir)
-	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure} {
+	env("FLOORBENCH_SCHEDULE_ROOT", &c.ScheduleRoot)
+	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure, "FLOORBENCH_WEBHOOK_ALLOW_LINK_LOCAL": &c.WebhookAllowLinkLocal} {
 		if v, ok := os.LookupEnv(name); ok {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -108,6 +117,11 @@ func LoadConfig(path string, required bool) (Config, error) {
 	return c, nil
 }
 
+// Webhooks is what the configuration allows webhooks.
+func (c Config) Webhooks() webhook.Policy {
+	return webhook.Policy{AllowLinkLocal: c.WebhookAllowLinkLocal}
+}
+
 // DevServer is c pointed at a local dev server at address, in its default
 // namespace, without TLS and without the API key: credentials for a remote
 // Temporal are not sent to a server of our own, which would refuse TLS.
@@ -117,12 +131,40 @@ func (c Config) DevServer(address string) Config {
 }
 
 // OpenStore opens the S3 store when an endpoint is set, else the local one.
+// A bucket that does not exist is an error naming it.
 func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
+	var st store.Store
+	var err error
 	if c.S3Endpoint != "" {
-		return store.NewS3(ctx, store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket,
-			AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure})
+		st, err = store.NewS3(ctx, c.s3())
+	} else {
+		st, err = store.NewLocal(c.StoreDir)
 	}
-	return store.NewLocal(c.StoreDir)
+	if err != nil {
+		return nil, err
+	}
+	return Summing(st), nil
+}
+
+// Summing is st recording the sha256 of every object not named by its
+// content (keys.Summed), for `store verify`.
+func Summing(st store.Store) store.Store {
+	return store.Summing{Store: st, Summed: keys.Summed, SumKey: keys.Sum}
+}
+
+// InitStore creates the configured bucket unless it exists (the local
+// store's folder is created when it is opened).
+func (c Config) InitStore(ctx context.Context) (store.Store, error) {
+	if c.S3Endpoint != "" {
+		if err := store.CreateBucket(ctx, c.s3()); err != nil {
+			return nil, err
+		}
+	}
+	return c.OpenStore(ctx)
+}
+
+func (c Config) s3() store.S3Config {
+	return store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure}
 }
 
 // Dial connects to Temporal and checks the connection, so an unreachable

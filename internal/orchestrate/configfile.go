@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // decodeConfig reads a config file's YAML over c. Unlike yaml.Unmarshal it
@@ -40,9 +42,7 @@ func decodeConfig(data []byte, c *Config) error {
 }
 
 // yamlError is a YAML syntax error on one line; it quotes no value.
-func yamlError(err error) error {
-	return errors.New(strings.ReplaceAll(strings.TrimPrefix(err.Error(), "yaml: "), "\n", "; "))
-}
+func yamlError(err error) error { return redact.YAML(err) }
 
 // decodeMapping decodes a mapping node into the struct v, whose fields are
 // named by their yaml tags; prefix is the path of v's keys ("limits.").
@@ -65,10 +65,10 @@ func decodeMapping(n *yaml.Node, v reflect.Value, prefix string) error {
 		key := prefix + k.Value
 		f, ok := fields[k.Value]
 		if !ok {
-			return fmt.Errorf("line %d: unknown key %q", k.Line, key)
+			return fmt.Errorf("line %d: unknown key %s", k.Line, redact.Name(key))
 		}
 		if seen[k.Value] {
-			return fmt.Errorf("line %d: key %q given twice", k.Line, key)
+			return fmt.Errorf("line %d: key %s given twice", k.Line, redact.Name(key))
 		}
 		seen[k.Value] = true
 		if f.Kind() == reflect.Struct {

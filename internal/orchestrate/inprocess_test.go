@@ -370,7 +370,11 @@ func TestOpenStoreLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, ok := st.(*store.Local)
+	summing, ok := st.(store.Summing)
+	if !ok {
+		t.Fatalf("store %T: want one that records the sha256 of what it stores", st)
+	}
+	l, ok := summing.Unwrap().(*store.Local)
 	if !ok || l.Root() != dir {
 		t.Fatalf("store %s", st.Describe())
 	}

@@ -122,6 +122,9 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 		return nil, "", err
 	}
 	where := st.Describe() + ": " + keys.Bundle(status.BundleID, "")
+	if s, ok := st.(store.Summing); ok {
+		st = s.Unwrap()
+	}
 	if l, ok := st.(*store.Local); ok {
 		where = l.Root() + "/" + keys.Bundle(status.BundleID, "")
 	}

@@ -11,11 +11,15 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
+	"github.com/floorbench/floorbench/internal/webhook"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -61,6 +65,16 @@ type ScheduleState struct {
 	Running        []string    `json:"running,omitempty"`
 	Recent         []RunStart  `json:"recent_starts,omitempty"`
 	Next           []time.Time `json:"next_runs,omitempty"`
+}
+
+// Masked is the state as it may be shown: the webhook URL masked
+// (webhook.Mask). The real URL stays in the schedule, where the runs need
+// it.
+func (s ScheduleState) Masked() ScheduleState {
+	if s.Notify != "" {
+		s.Notify = webhook.Mask(s.Notify)
+	}
+	return s
 }
 
 // RunStart is one run a schedule started.
@@ -290,17 +304,60 @@ func TriggerSchedule(ctx context.Context, cl client.Client, name string) error {
 }
 
 // BackfillSchedule starts the runs due in [from, to], one after another
-// (a backfill buffers its runs rather than skipping them).
-func BackfillSchedule(ctx context.Context, cl client.Client, name string, from, to time.Time) error {
+// (a backfill buffers its runs rather than skipping them), and returns how
+// many. More than lim.BackfillRuns is refused before any starts, with the
+// number it would start.
+func BackfillSchedule(ctx context.Context, cl client.Client, namespace, name string, from, to time.Time, lim limits.Limits) (int, error) {
 	if !from.Before(to) {
-		return fmt.Errorf("--from %s is not before --to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
+		return 0, fmt.Errorf("--from %s is not before --to %s", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	h, _, err := schedule(ctx, cl, name)
 	if err != nil {
-		return err
+		return 0, err
 	}
-	return h.Backfill(ctx, client.ScheduleBackfillOptions{Backfill: []client.ScheduleBackfill{
+	n, exact, err := dueRuns(ctx, cl, namespace, name, from, to, lim.BackfillRuns)
+	if err != nil {
+		return 0, err
+	}
+	field := fmt.Sprintf("schedule %s: a backfill from %s to %s", name, from.Format(time.RFC3339), to.Format(time.RFC3339))
+	if err := lim.CheckBackfillRuns(field, n, !exact); err != nil {
+		return n, err
+	}
+	return n, h.Backfill(ctx, client.ScheduleBackfillOptions{Backfill: []client.ScheduleBackfill{
 		{Start: from, End: to, Overlap: enums.SCHEDULE_OVERLAP_POLICY_BUFFER_ALL}}})
+}
+
+// matchingTimesPage is how many due times Temporal lists at most in one
+// answer (its scheduler's maxListMatchingTimesCount).
+const matchingTimesPage = 1000
+
+// dueRuns counts the times the schedule was due in [from, to], as
+// Temporal's own calendar says (its cron, interval, time zone and jitter).
+// Past max+1 it stops listing and extrapolates from the times listed: n
+// is then an estimate (exact false) and over max.
+func dueRuns(ctx context.Context, cl client.Client, namespace, name string, from, to time.Time, max int) (n int, exact bool, err error) {
+	start := from
+	for {
+		resp, err := cl.WorkflowService().ListScheduleMatchingTimes(ctx, &workflowservice.ListScheduleMatchingTimesRequest{
+			Namespace: namespace, ScheduleId: scheduleIDPrefix + name, StartTime: timestamppb.New(start), EndTime: timestamppb.New(to)})
+		if err != nil {
+			return 0, false, fmt.Errorf("schedule %s: list its due times: %s", name, serverMessage(err))
+		}
+		times := resp.GetStartTime()
+		n += len(times)
+		if len(times) < matchingTimesPage {
+			return n, true, nil
+		}
+		last := times[len(times)-1].AsTime()
+		if n > max {
+			covered := last.Sub(from)
+			if covered <= 0 {
+				return n, false, nil
+			}
+			return int(float64(n) * float64(to.Sub(from)) / float64(covered)), false, nil
+		}
+		start = last.Add(time.Nanosecond)
+	}
 }
 
 // DeleteSchedule deletes a schedule; its runs and their records stay.

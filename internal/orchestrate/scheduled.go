@@ -27,7 +27,9 @@ type Scheduled struct {
 // ResolveScheduled reads a stored spec and resolves it as submit does
 // (Resolve, then Upload): system specs, model files and local corpora are
 // read where the spec points, hashed and stored, and the worker's code
-// version is stamped. A spec or a path that does not resolve fails at once.
+// version is stamped. Only paths under the worker's schedule root are
+// read (checkScheduleRoot). A spec or a path that does not resolve fails
+// at once.
 func (s Scheduled) ResolveScheduled(ctx context.Context, in workflows.ResolveScheduledInput) (workflows.SweepInput, error) {
 	data, err := store.GetBytes(ctx, s.acts.Store, in.SpecKey)
 	if errors.Is(err, store.ErrNotFound) {
@@ -38,6 +40,9 @@ func (s Scheduled) ResolveScheduled(ctx context.Context, in workflows.ResolveSch
 	sw, err := spec.Parse(in.SpecKey, data)
 	if err != nil {
 		return workflows.SweepInput{}, badInput("%v", err)
+	}
+	if err := checkScheduleRoot(sw, s.acts.ScheduleRoot, s.acts.Runtime); err != nil {
+		return workflows.SweepInput{}, badInput("%s: %v", in.SpecKey, err)
 	}
 	sweep, err := Resolve(sw, s.acts.Runtime)
 	if err != nil {

@@ -40,7 +40,7 @@ func TestResolveScheduledReadsTheSpecWhenTheRunStarts(t *testing.T) {
 	if err := store.PutBytes(ctx, st, key, []byte(specYAML)); err != nil {
 		t.Fatal(err)
 	}
-	resolver := orchestrate.NewScheduled(&activities.Activities{Store: st})
+	resolver := orchestrate.NewScheduled(&activities.Activities{Store: st, ScheduleRoot: filepath.Dir(t.TempDir())})
 	resolve := func() (workflows.SweepInput, error) {
 		return resolver.ResolveScheduled(ctx, workflows.ResolveScheduledInput{SpecKey: key})
 	}

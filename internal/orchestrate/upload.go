@@ -3,14 +3,16 @@ package orchestrate
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -43,7 +45,7 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 		}
 		files := sys.LocalFiles(rt)
 		for _, role := range slices.Sorted(maps.Keys(files)) {
-			key, err := uploadFile(ctx, st, files[role])
+			key, err := uploadFile(ctx, st, role, files[role])
 			if err != nil {
 				return fmt.Errorf("upload %s of system %s: %w", role, ref.Name, err)
 			}
@@ -57,10 +59,22 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 	return nil
 }
 
-// uploadFile stores a file under keys.Input of its SHA-256,
-// unless an object is already there.
-func uploadFile(ctx context.Context, st store.Store, path string) (string, error) {
-	sum, err := digest.FileSHA256(path)
+// uploadFile stores the file of a role (see detect.System.LocalFiles)
+// under keys.Input of its SHA-256, unless an object is already there. The
+// file is opened once, by limits.Open's rule (a model at most
+// limits.model_bytes, a probability file limits.input_bytes), hashed and
+// uploaded from the same descriptor: what is stored is what was hashed.
+func uploadFile(ctx context.Context, st store.Store, role, path string) (string, error) {
+	open := limits.Current().OpenInputFile
+	if role == "model" {
+		open = limits.Current().OpenModel
+	}
+	f, err := open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sum, err := digest.SHA256(f, path)
 	if err != nil {
 		return "", err
 	}
@@ -68,10 +82,12 @@ func uploadFile(ctx context.Context, st store.Store, path string) (string, error
 	if done, err := store.Exists(ctx, st, key); err != nil || done {
 		return key, err
 	}
-	f, err := os.Open(path)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := corpus.VerifiedFile(f, sum)
 	if err != nil {
 		return "", err
 	}
-	defer f.Close()
-	return key, st.Put(ctx, key, f)
+	return key, st.Put(ctx, key, r)
 }

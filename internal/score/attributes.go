@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Attributes are per-conversation labels to break results down by (speaker
@@ -37,11 +38,11 @@ func ParseAttributes(data []byte) (Attributes, error) {
 				}
 				attrs[name] = strconv.FormatFloat(v, 'g', -1, 64)
 				if err != nil {
-					return fmt.Errorf("conversation %q attribute %q: %w", id, name, err)
+					return fmt.Errorf("conversation %s attribute %q: %w", redact.Name(id), name, err)
 				}
 				return nil
 			}
-			return fmt.Errorf("conversation %q attribute %q: want a string or a number", id, name)
+			return fmt.Errorf("conversation %s attribute %q: want a string or a number", redact.Name(id), name)
 		})
 	})
 	if err == nil {
@@ -60,7 +61,7 @@ func (a Attributes) Values(ids []string, name string) ([]string, error) {
 	for i, id := range ids {
 		v, ok := a[id][name]
 		if !ok {
-			return nil, fmt.Errorf("conversation %q has no attribute %q", id, name)
+			return nil, fmt.Errorf("conversation %s has no attribute %q", redact.Name(id), name)
 		}
 		out[i] = v
 	}

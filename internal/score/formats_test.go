@@ -33,7 +33,7 @@ func TestParseSubmissionErrors(t *testing.T) {
 }
 
 func TestCheckSubmissionNamesConversationSpeakerTaskIndex(t *testing.T) {
-	gold := &floor.GoldSet{Conversations: []floor.ConversationGold{{ID: "a", Duration: 10}, {ID: "b", Duration: 10}}}
+	gold := &floor.GoldSet{Conversations: []floor.ConversationGold{{ID: "a", Duration: 10}, {ID: "b", Duration: 10, SpeakerCount: 1}}}
 	sub := func(eot ...float64) *Submission {
 		return &Submission{Conversations: []ConversationPredictions{
 			{ID: "a", Speakers: []SpeakerPredictions{{EOT: []float64{1}}, {EOT: eot}}},
@@ -163,30 +163,35 @@ func TestTurnBenchGoldWantsExactlyTwoSpeakers(t *testing.T) {
 		return p
 	}
 	want := map[int]string{
-		1: `conversation "a": speaker_2 is missing (the gold has speakers 1..2)`,
+		1: `conversation "a": speaker_2 is missing (TurnBench gold has speakers 1 and 2)`,
 		2: "",
-		3: `conversation "a": speaker_3 is not in the gold (TurnBench gold has speakers 1 and 2 only)`,
+		3: `conversation "a": speaker_3 is not in the gold (TurnBench gold has speakers 1 and 2)`,
 	}
-	for n, w := range want {
-		for name, err := range map[string]error{"submission": CheckSubmission(sub(n), turnbench), "probs": CheckProbs(probs(n), turnbench)} {
-			if got := fmt.Sprint(err); (w == "" && err != nil) || (w != "" && got != w) {
-				t.Errorf("%s with %d speakers: error %v, want %q", name, n, err, w)
+	check := func(gold *floor.GoldSet, want map[int]string) {
+		t.Helper()
+		for n, w := range want {
+			for name, err := range map[string]error{"submission": CheckSubmission(sub(n), gold), "probs": CheckProbs(probs(n), gold)} {
+				if got := fmt.Sprint(err); (w == "" && err != nil) || (w != "" && got != w) {
+					t.Errorf("%s with %d speakers: error %v, want %q", name, n, err, w)
+				}
 			}
 		}
 	}
-	// Gold floorbench derived does not record its speaker count: the
-	// speakers it mentions are required, further ones allowed.
-	for _, n := range []int{1, 3} {
-		if err := CheckSubmission(sub(n), derived); err != nil {
-			t.Errorf("derived gold, %d speakers: %v", n, err)
-		}
-		if err := CheckProbs(probs(n), derived); err != nil {
-			t.Errorf("derived gold, %d probability tracks: %v", n, err)
-		}
-	}
-	if err := CheckSubmission(sub(0), derived); err == nil || err.Error() != `conversation "a": speaker_1 is missing (the gold has speakers 1..1)` {
-		t.Errorf("derived gold, no speakers: %v", err)
-	}
+	check(turnbench, want)
+	// Gold that states no count is in TurnBench's format: two speakers,
+	// the source named; gold that states one is held to it.
+	check(derived, map[int]string{
+		0: `conversation "a": speaker_1 is missing (the gold states no count: TurnBench's two)`,
+		1: `conversation "a": speaker_2 is missing (the gold states no count: TurnBench's two)`,
+		2: "",
+		3: `conversation "a": speaker_3 is not in the gold (the gold states no count: TurnBench's two)`,
+	})
+	derived.Conversations[0].SpeakerCount = 3
+	check(derived, map[int]string{
+		2: `conversation "a": speaker_3 is missing (the gold says 3 speakers)`,
+		3: "",
+		4: `conversation "a": speaker_4 is not in the gold (the gold says 3 speakers)`,
+	})
 }
 
 func FuzzParseSystemFile(f *testing.F) {

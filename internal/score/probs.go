@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // ProbsFile is a probability file (docs/formats.md#probability-files): per conversation and speaker,
@@ -90,7 +91,7 @@ func parseProbs(d *jsonio.Decoder) (*ProbsFile, error) {
 				return fmt.Errorf("task: %w", err)
 			}
 			if s != "eot" && s != "int" {
-				return fmt.Errorf("task: %q is not eot or int", s)
+				return fmt.Errorf("task: %s is not eot or int", redact.Name(s))
 			}
 			p.Task = floor.Task(s)
 		case "frame_rate_hz":
@@ -111,14 +112,14 @@ func parseProbs(d *jsonio.Decoder) (*ProbsFile, error) {
 					return err
 				}
 				if seen[c.ID] {
-					return fmt.Errorf("probs[%d]: conversation %q appears twice", i, c.ID)
+					return fmt.Errorf("probs[%d]: conversation %s appears twice", i, redact.Name(c.ID))
 				}
 				seen[c.ID] = true
 				p.Conversations = append(p.Conversations, c)
 				return nil
 			})
 		default:
-			return fmt.Errorf("unknown key %q", key)
+			return fmt.Errorf("unknown key %s", redact.Name(key))
 		}
 		return nil
 	})
@@ -155,12 +156,12 @@ func parseConversationProbs(d *jsonio.Decoder, i int, scratch *[]float64) (Conve
 		}
 		k, ok := speakerKey(key)
 		if !ok {
-			return fmt.Errorf("probs[%d]: unknown key %q", i, key)
+			return fmt.Errorf("probs[%d]: unknown key %s", i, redact.Name(key))
 		}
 		where := fmt.Sprintf("probs[%d] (conversation %q) %s", i, c.ID, key)
 		return d.Object(func(field string) error {
 			if field != "prob" {
-				return fmt.Errorf("%s: unknown key %q", where, field)
+				return fmt.Errorf("%s: unknown key %s", where, redact.Name(field))
 			}
 			// Frames are read into one buffer that grows to the longest
 			// track, and each track is an exact copy: no garbage from
@@ -189,12 +190,12 @@ func parseConversationProbs(d *jsonio.Decoder, i int, scratch *[]float64) (Conve
 	for k := 1; k <= len(tracks); k++ {
 		t, ok := tracks[k]
 		if !ok {
-			return c, fmt.Errorf("probs[%d] (conversation %q): speaker_%d is missing (speakers must be numbered 1..%d)", i, c.ID, k, len(tracks))
+			return c, fmt.Errorf("probs[%d] (conversation %s): speaker_%d is missing (speakers must be numbered 1..%d)", i, redact.Name(c.ID), k, len(tracks))
 		}
 		c.Speakers = append(c.Speakers, t)
 	}
 	if len(c.Speakers) == 0 {
-		return c, fmt.Errorf("probs[%d] (conversation %q): no speaker_N tracks", i, c.ID)
+		return c, fmt.Errorf("probs[%d] (conversation %s): no speaker_N tracks", i, redact.Name(c.ID))
 	}
 	return c, nil
 }
@@ -221,7 +222,7 @@ func CheckProbs(p *ProbsFile, gold *floor.GoldSet) error {
 		g := &gold.Conversations[i]
 		c, ok := byID[g.ID]
 		if !ok {
-			return fmt.Errorf("conversation %q: missing (every gold conversation must appear once)", g.ID)
+			return fmt.Errorf("conversation %s: missing (every gold conversation must appear once)", redact.Name(g.ID))
 		}
 		if err := checkSpeakerSet(g.ID, len(c.Speakers), g, gold.Dyadic()); err != nil {
 			return err
@@ -229,13 +230,13 @@ func CheckProbs(p *ProbsFile, gold *floor.GoldSet) error {
 		want := FrameCount(g.Duration, p.FrameRate)
 		for k, track := range c.Speakers {
 			if len(track) != want {
-				return fmt.Errorf("conversation %q speaker_%d: %d frames, expected %d (= floor(%gs * %g Hz))", g.ID, k+1, len(track), want, g.Duration, p.FrameRate)
+				return fmt.Errorf("conversation %s speaker_%d: %d frames, expected %d (= floor(%gs * %g Hz))", redact.Name(g.ID), k+1, len(track), want, g.Duration, p.FrameRate)
 			}
 		}
 	}
 	for _, c := range p.Conversations {
 		if gold.Find(c.ID) == nil {
-			return fmt.Errorf("conversation %q: not in the gold", c.ID)
+			return fmt.Errorf("conversation %s: not in the gold", redact.Name(c.ID))
 		}
 	}
 	return nil

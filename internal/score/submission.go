@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Submission is a TurnBench submission (docs/formats.md#submission) generalised to N
@@ -121,7 +122,7 @@ func ParseSubmission(data []byte) (*Submission, error) {
 				return nil
 			})
 		}
-		return fmt.Errorf("unknown key %q", key)
+		return fmt.Errorf("unknown key %s", redact.Name(key))
 	})
 	if err == nil {
 		err = d.End()
@@ -154,7 +155,7 @@ func parseConversationPredictions(d *jsonio.Decoder, i int) (ConversationPredict
 		}
 		k, ok := speakerKey(key)
 		if !ok {
-			return fmt.Errorf("predictions[%d]: unknown key %q", i, key)
+			return fmt.Errorf("predictions[%d]: unknown key %s", i, redact.Name(key))
 		}
 		where := fmt.Sprintf("predictions[%d] %s", i, key)
 		if haveID {
@@ -173,7 +174,7 @@ func parseConversationPredictions(d *jsonio.Decoder, i int) (ConversationPredict
 	for k := 1; k <= len(speakers); k++ {
 		sp, ok := speakers[k]
 		if !ok {
-			return c, fmt.Errorf("conversation %q: speaker_%d is missing (speakers must be numbered 1..%d)", c.ID, k, len(speakers))
+			return c, fmt.Errorf("conversation %s: speaker_%d is missing (speakers must be numbered 1..%d)", redact.Name(c.ID), k, len(speakers))
 		}
 		c.Speakers = append(c.Speakers, sp)
 	}
@@ -191,7 +192,7 @@ func parseSpeakerPredictions(d *jsonio.Decoder, where string) (SpeakerPrediction
 		case "interruption":
 			haveINT, dst = true, &sp.INT
 		default:
-			return fmt.Errorf("%s: unknown key %q (want eot and interruption)", where, key)
+			return fmt.Errorf("%s: unknown key %s (want eot and interruption)", where, redact.Name(key))
 		}
 		*dst = []float64{}
 		return d.Array(func(j int) error {
@@ -220,12 +221,12 @@ func CheckSubmission(s *Submission, gold *floor.GoldSet) error {
 	seen := map[string]bool{}
 	for _, c := range s.Conversations {
 		if seen[c.ID] {
-			return fmt.Errorf("conversation %q: appears more than once", c.ID)
+			return fmt.Errorf("conversation %s: appears more than once", redact.Name(c.ID))
 		}
 		seen[c.ID] = true
 		g := gold.Find(c.ID)
 		if g == nil {
-			return fmt.Errorf("conversation %q: not in the gold", c.ID)
+			return fmt.Errorf("conversation %s: not in the gold", redact.Name(c.ID))
 		}
 		if err := checkSpeakerSet(c.ID, len(c.Speakers), g, gold.Dyadic()); err != nil {
 			return err
@@ -237,14 +238,14 @@ func CheckSubmission(s *Submission, gold *floor.GoldSet) error {
 					times = sp.INT
 				}
 				if err := checkTimes(times, g.Duration); err != nil {
-					return fmt.Errorf("conversation %q speaker_%d %s%w", c.ID, k+1, submissionTaskKey(t), err)
+					return fmt.Errorf("conversation %s speaker_%d %s%w", redact.Name(c.ID), k+1, submissionTaskKey(t), err)
 				}
 			}
 		}
 	}
 	for _, g := range gold.Conversations {
 		if !seen[g.ID] {
-			return fmt.Errorf("conversation %q: missing (every gold conversation must appear once)", g.ID)
+			return fmt.Errorf("conversation %s: missing (every gold conversation must appear once)", redact.Name(g.ID))
 		}
 	}
 	return nil
@@ -265,21 +266,17 @@ func checkTimes(times []float64, duration float64) error {
 }
 
 // checkSpeakerSet checks that a conversation's n submitted speakers (numbered
-// 1..n, as parsing makes sure) cover every speaker the gold mentions and,
-// for TurnBench's dyadic gold, are exactly speakers 1 and 2: TurnBench
-// rejects a submission that omits a speaker or names a third. Other gold
-// does not record how many speakers a conversation has, so further
-// speakers are accepted there (they have no gold to be scored against).
+// 1..n, as parsing makes sure) are exactly the conversation's speakers, as
+// many as floor.ConversationGold.Speakers says and from the source it
+// names: TurnBench's scorer rejects a submission that omits a speaker or
+// names one the gold does not have.
 func checkSpeakerSet(id string, n int, g *floor.ConversationGold, dyadic bool) error {
-	want := g.Speakers()
-	if dyadic {
-		want = 2
-	}
+	want, source := g.Speakers(dyadic)
 	if n < want {
-		return fmt.Errorf("conversation %q: speaker_%d is missing (the gold has speakers 1..%d)", id, n+1, want)
+		return fmt.Errorf("conversation %s: speaker_%d is missing (%s)", redact.Name(id), n+1, source)
 	}
-	if dyadic && n > want {
-		return fmt.Errorf("conversation %q: speaker_%d is not in the gold (TurnBench gold has speakers 1 and 2 only)", id, want+1)
+	if n > want {
+		return fmt.Errorf("conversation %s: speaker_%d is not in the gold (%s)", redact.Name(id), want+1, source)
 	}
 	return nil
 }

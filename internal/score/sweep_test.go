@@ -19,7 +19,7 @@ func randomSplit(rng *rand.Rand, convs, speakers int, fps float64) (*floor.GoldS
 	p := &ProbsFile{Task: floor.TaskEOT, FrameRate: fps}
 	for c := range convs {
 		duration := 20 + rng.Float64()*40
-		cg := floor.ConversationGold{ID: fmt.Sprint("c", c), Duration: duration}
+		cg := floor.ConversationGold{ID: fmt.Sprint("c", c), Duration: duration, SpeakerCount: speakers}
 		for k := 1; k <= speakers; k++ {
 			for t := rng.Float64() * 3; t < duration; t += 0.5 + rng.Float64()*4 {
 				switch rng.IntN(3) {

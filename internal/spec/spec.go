@@ -20,6 +20,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -122,7 +123,7 @@ func Parse(name string, data []byte) (*Sweep, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("%s: empty spec", name)
 		}
-		return nil, fmt.Errorf("%s: %s", name, strings.ReplaceAll(err.Error(), "\n", "; "))
+		return nil, fmt.Errorf("%s: %w", name, redact.YAML(err))
 	}
 	if err := s.validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -210,7 +211,7 @@ func (s *Sweep) validate() error {
 			continue
 		}
 		if _, ok := names[c.TransferFrom]; !ok || c.TransferFrom == c.Name {
-			return fmt.Errorf("corpora[%d].transfer_from: %q is not another corpus of this spec", i, c.TransferFrom)
+			return fmt.Errorf("corpora[%d].transfer_from: %s is not another corpus of this spec", i, redact.Name(c.TransferFrom))
 		}
 	}
 	names = map[string]string{}
@@ -234,7 +235,7 @@ func (s *Sweep) Check() error {
 	l := limits.Current()
 	for i, c := range s.Corpora {
 		if c.Generate != nil && !slices.Contains(synth.PresetNames, c.Generate.Preset) {
-			return fmt.Errorf("corpora[%d].generate.preset: unknown preset %q (want one of %s)", i, c.Generate.Preset, strings.Join(synth.PresetNames, ", "))
+			return fmt.Errorf("corpora[%d].generate.preset: unknown preset %s (want one of %s)", i, redact.Name(c.Generate.Preset), strings.Join(synth.PresetNames, ", "))
 		}
 	}
 	if err := s.Params().Validate(); err != nil {
@@ -262,7 +263,7 @@ func (s *Sweep) Check() error {
 	}
 	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
 		if q.name != "" && !validQueue.MatchString(q.name) {
-			return fmt.Errorf("%s: %q is not a task queue name (1-63 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, q.name)
+			return fmt.Errorf("%s: %s is not a task queue name (1-63 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, redact.Name(q.name))
 		}
 	}
 	return nil
@@ -279,7 +280,7 @@ func checkName(where, name string, seen map[string]string) error {
 		return fmt.Errorf("%s.name: missing", where)
 	}
 	if store.SafeName(name) != name || len(name) > 64 {
-		return fmt.Errorf("%s.name: %q must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'", where, name)
+		return fmt.Errorf("%s.name: %s must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'", where, redact.Name(name))
 	}
 	if prev, ok := seen[name]; ok {
 		return fmt.Errorf("%s.name: %q is also the name of %s", where, name, prev)

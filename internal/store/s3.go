@@ -30,10 +30,48 @@ type S3 struct {
 	cfg    S3Config
 }
 
-// NewS3 connects to the endpoint and checks that the bucket exists,
-// creating it when missing, so a wrong endpoint or credentials fail here
-// with one clear error instead of in the middle of a sweep.
+// NewS3 connects to the endpoint and checks that the bucket exists, so a
+// wrong endpoint, wrong credentials or a missing bucket fail here with one
+// clear error naming the bucket instead of in the middle of a sweep, or as
+// an empty store. It never creates the bucket (CreateBucket does).
 func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
+	s, err := newS3(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := s.client.BucketExists(ctx, cfg.Bucket)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Describe(), describeS3Error(err))
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: no such bucket (create it with floorbench store init, or set s3_bucket to one that exists)", s.Describe())
+	}
+	return s, nil
+}
+
+// CreateBucket creates cfg's bucket unless it exists. Processes starting
+// together may all call it: the ones that lose the race are told the
+// bucket exists, which is what they wanted.
+func CreateBucket(ctx context.Context, cfg S3Config) error {
+	s, err := newS3(cfg)
+	if err != nil {
+		return err
+	}
+	if ok, err := s.client.BucketExists(ctx, cfg.Bucket); err != nil {
+		return fmt.Errorf("%s: %w", s.Describe(), describeS3Error(err))
+	} else if ok {
+		return nil
+	}
+	if err := s.client.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
+		if exists, err2 := s.client.BucketExists(ctx, cfg.Bucket); err2 != nil || !exists {
+			return fmt.Errorf("%s: create bucket: %w", s.Describe(), describeS3Error(err))
+		}
+	}
+	return nil
+}
+
+// newS3 is a client for cfg, not yet in touch with the server.
+func newS3(cfg S3Config) (*S3, error) {
 	endpoint := cfg.Endpoint
 	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
 		endpoint, cfg.Secure = u.Host, u.Scheme == "https"
@@ -55,22 +93,7 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 endpoint %s: %w", endpoint, err)
 	}
-	s := &S3{client: client, cfg: cfg}
-	ok, err := client.BucketExists(ctx, cfg.Bucket)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Describe(), describeS3Error(err))
-	}
-	if !ok {
-		if err := client.MakeBucket(ctx, cfg.Bucket, minio.MakeBucketOptions{Region: cfg.Region}); err != nil {
-			// Workers and a submitter starting together race to create
-			// the bucket; the losers are told it exists
-			// (BucketAlreadyOwnedByYou), which is what they wanted.
-			if exists, err2 := client.BucketExists(ctx, cfg.Bucket); err2 != nil || !exists {
-				return nil, fmt.Errorf("%s: create bucket: %w", s.Describe(), describeS3Error(err))
-			}
-		}
-	}
-	return s, nil
+	return &S3{client: client, cfg: cfg}, nil
 }
 
 // Describe names the endpoint and bucket, never the credentials.

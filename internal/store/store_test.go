@@ -124,22 +124,30 @@ func TestS3StoreAgainstMinIO(t *testing.T) {
 	exercise(t, m.Store(t, "floorbench-test"))
 }
 
-// Processes starting together on a new bucket all open it: the ones that
-// lose the race to create it are not failed (labscale.sh's cpu worker
-// exited with "create bucket: Your previous request to create the named
-// bucket succeeded and you already own it").
-func TestS3ConcurrentOpensOfANewBucket(t *testing.T) {
+// Processes starting together on a new bucket may all create it: the
+// ones that lose the race are not failed (labscale.sh's cpu worker exited
+// with "create bucket: Your previous request to create the named bucket
+// succeeded and you already own it"). A bucket that does not exist is one
+// error naming it, never an empty store.
+func TestS3ConcurrentCreatesOfANewBucket(t *testing.T) {
 	m := testenv.StartMinIO(t)
+	if _, err := store.NewS3(context.Background(), m.Config("nobucket")); err == nil ||
+		!strings.Contains(err.Error(), "s3 bucket nobucket at "+m.Addr+": no such bucket (create it with floorbench store init") {
+		t.Fatalf("a missing bucket: %v", err)
+	}
 	for round := range 5 {
 		cfg := m.Config(fmt.Sprintf("race-%d", round))
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
 		for i := range errs {
-			wg.Go(func() { _, errs[i] = store.NewS3(context.Background(), cfg) })
+			wg.Go(func() { errs[i] = store.CreateBucket(context.Background(), cfg) })
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			t.Fatalf("round %d: %v", round, err)
+		}
+		if _, err := store.NewS3(context.Background(), cfg); err != nil {
+			t.Fatalf("round %d: open the bucket created: %v", round, err)
 		}
 	}
 }

@@ -105,9 +105,20 @@ func (m *MinIO) Config(bucket string) store.S3Config {
 	return store.S3Config{Endpoint: m.Addr, Bucket: bucket, AccessKey: m.User, SecretKey: m.Secret}
 }
 
-// Store opens bucket on this server.
+// CreateBucket creates bucket on this server unless it exists.
+func (m *MinIO) CreateBucket(t testing.TB, bucket string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := store.CreateBucket(ctx, m.Config(bucket)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Store opens bucket on this server, creating it first.
 func (m *MinIO) Store(t testing.TB, bucket string) *store.S3 {
 	t.Helper()
+	m.CreateBucket(t, bucket)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := store.NewS3(ctx, m.Config(bucket))

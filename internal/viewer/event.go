@@ -1,9 +1,7 @@
 package viewer
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,7 +10,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/figure"
@@ -193,51 +190,55 @@ func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline
 		tl.Step = step
 	}
 	prefix := ev.b.corpusPrefix(ev.ref.Corpus, ev.eval.CorpusHash)
+	n := int(math.Ceil((tl.End-tl.Start)/step)) + 1
 	for k := 1; k <= ev.speakers(); k++ {
-		samples, rate, err := s.channel(ctx, prefix, conv, k)
+		env, err := s.channelEnvelope(ctx, prefix, conv, k, tl.Start, step, n)
 		if err != nil {
 			tl.Waveform = nil // drawn without audio
 			break
 		}
-		tl.Waveform = append(tl.Waveform, envelope(samples, rate, tl.Start, step, int(math.Ceil((tl.End-tl.Start)/step))+1))
+		tl.Waveform = append(tl.Waveform, env)
 	}
 	return tl, nil
 }
 
-// envelope is the minimum and maximum sample of n steps from start.
-func envelope(samples []float32, rate int, start, step float64, n int) bundle.Envelope {
+// channelEnvelope is the envelope of n steps from start of speaker k's
+// stored channel, reading only those seconds of it.
+func (s *Server) channelEnvelope(ctx context.Context, prefix, conv string, k int, start, step float64, n int) (bundle.Envelope, error) {
+	c, err := s.openChannel(ctx, prefix, conv, k)
+	if err != nil {
+		return bundle.Envelope{}, err
+	}
+	defer c.Close()
+	first := int64(math.Floor(start * float64(c.Rate)))
+	samples, err := c.Window(first, int64(math.Ceil(float64(n)*step*float64(c.Rate)))+1)
+	if err != nil {
+		return bundle.Envelope{}, err
+	}
+	return envelope(samples, max(first, 0), c.Rate, start, step, n), nil
+}
+
+// envelope is the minimum and maximum sample of n steps from start, of
+// samples that begin at sample first of their channel.
+func envelope(samples []float32, first int64, rate int, start, step float64, n int) bundle.Envelope {
 	env := bundle.Envelope{Lo: make([]float64, n), Hi: make([]float64, n)}
+	at := func(t float64) int {
+		return min(len(samples), max(0, int(int64(t*float64(rate))-first)))
+	}
 	for i := range n {
-		a := int((start + float64(i)*step) * float64(rate))
-		b := min(len(samples), int((start+float64(i+1)*step)*float64(rate)))
-		for _, v := range samples[min(max(a, 0), len(samples)):max(b, min(max(a, 0), len(samples)))] {
+		a, b := at(start+float64(i)*step), at(start+float64(i+1)*step)
+		for _, v := range samples[a:max(a, b)] {
 			env.Lo[i], env.Hi[i] = min(env.Lo[i], float64(v)), max(env.Hi[i], float64(v))
 		}
 	}
 	return env
 }
 
-// channel decodes speaker k's stored channel of a conversation of the
-// corpus under prefix.
-func (s *Server) channel(ctx context.Context, prefix, conv string, k int) ([]float32, int, error) {
-	data, err := s.channelBytes(ctx, prefix, conv, k)
-	if err != nil {
-		return nil, 0, err
-	}
-	return audio.DecodeWAV(bytes.NewReader(data))
-}
-
-func (s *Server) channelBytes(ctx context.Context, prefix, conv string, k int) ([]byte, error) {
-	key := channelKey(prefix, conv, k)
-	if err := store.CheckKey(key); err != nil {
-		return nil, notFound("no audio: %v", err)
-	}
-	return store.GetBytes(ctx, s.store, key)
-}
-
 // audio serves a channel (channel=K) or the mix of all channels
 // (channel=mix) of a conversation of the bundle, with range requests, so
-// the page's players seek to the event without fetching the whole file.
+// the page's players seek to the event without fetching the whole file: a
+// range reads only its bytes of a channel, and only its samples of each
+// channel for the mix.
 func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	b, err := s.load(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -265,50 +266,53 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("Channel %q: want mix or a speaker number.", channel))
 		return
 	}
-	var data []byte
-	prefix := b.corpusPrefix(eval.Corpus, eval.CorpusHash)
-	if channel == "mix" {
-		data, err = s.mix(r.Context(), prefix, conv)
-	} else {
-		data, err = s.channelBytes(r.Context(), prefix, conv, k)
+	missing := func(err error) error {
+		return s.missing(err, "The store has no audio for %s, channel %s (corpus %s).", conv, channel, eval.Corpus)
 	}
+	prefix := b.corpusPrefix(eval.Corpus, eval.CorpusHash)
+	if channel != "mix" {
+		c, err := s.openChannel(r.Context(), prefix, conv, k)
+		if err != nil {
+			s.failErr(w, r, missing(err))
+			return
+		}
+		defer c.Close()
+		serveChannel(w, r, c)
+		return
+	}
+	channels, err := s.openChannels(r.Context(), prefix, conv, s.speakersOf(r.Context(), b, eval.Corpus, prefix, conv))
 	if err != nil {
-		s.failErr(w, r, s.missing(err, "The store has no audio for %s, channel %s (corpus %s).", conv, channel, eval.Corpus))
+		s.failErr(w, r, missing(err))
+		return
+	}
+	defer closeAll(channels)
+	mix, err := newMix(conv, channels)
+	if err != nil {
+		s.failErr(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "audio/wav")
 	w.Header().Set("Cache-Control", "max-age=86400, immutable")
-	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(data))
+	http.ServeContent(w, r, "", time.Time{}, mix)
 }
 
-// mix sums a conversation's channels (speaker_1.wav, ... until one is
-// missing) into one WAV, clipped to [-1, 1].
-func (s *Server) mix(ctx context.Context, prefix, conv string) ([]byte, error) {
-	var sum []float32
-	rate := 0
-	for k := 1; k <= 64; k++ {
-		samples, r, err := s.channel(ctx, prefix, conv, k)
-		if err != nil {
-			if k > 1 && errors.Is(err, store.ErrNotFound) {
-				break
+// speakersOf is a conversation's channel count: from the stored corpus
+// manifest, else as many channels as the store holds (speaker_1 on, up to
+// 64).
+func (s *Server) speakersOf(ctx context.Context, b *loaded, corpusName, prefix, conv string) int {
+	if c := b.corpora[corpusName]; c != nil {
+		for _, cv := range c.manifest.Conversations {
+			if cv.ID == conv {
+				return cv.Speakers
 			}
-			return nil, err
-		}
-		if rate != 0 && r != rate {
-			return nil, fmt.Errorf("%s: speaker_%d is at %d Hz, speaker_1 at %d Hz", conv, k, r, rate)
-		}
-		rate = r
-		if len(samples) > len(sum) {
-			sum = append(sum, make([]float32, len(samples)-len(sum))...)
-		}
-		for i, v := range samples {
-			sum[i] += v
 		}
 	}
-	for i, v := range sum {
-		sum[i] = max(-1, min(1, v))
+	n := 1
+	for n < 64 {
+		if _, err := s.store.Stat(ctx, channelKey(prefix, conv, n+1)); err != nil {
+			break
+		}
+		n++
 	}
-	var buf bytes.Buffer
-	err := audio.EncodeWAV(&buf, sum, rate)
-	return buf.Bytes(), err
+	return n
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -38,6 +39,9 @@ type Server struct {
 	cached []*loaded // most recently used last
 
 	trends trendCache
+	slots  chan struct{} // the heavy requests running (heavy)
+	// heavyWait is how long a heavy request waits for a slot.
+	heavyWait time.Duration
 }
 
 // cacheSize is how many bundles' parsed results are kept: bundles are
@@ -66,18 +70,18 @@ func New(st store.Store, logger *log.Logger) *Server {
 	if logger == nil {
 		logger = log.Default()
 	}
-	s := &Server{store: st, log: logger, mux: http.NewServeMux()}
+	s := &Server{store: st, log: logger, mux: http.NewServeMux(), slots: make(chan struct{}, maxHeavy), heavyWait: heavyWait}
 	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
 	s.mux.HandleFunc("GET /{$}", s.list)
 	s.mux.HandleFunc("GET /bundles/{id}/{$}", s.bundlePage)
-	s.mux.HandleFunc("GET /bundles/{id}/figures/{file}", s.figure)
+	s.mux.HandleFunc("GET /bundles/{id}/figures/{file}", s.heavy(s.figure))
 	s.mux.HandleFunc("GET /bundles/{id}/events", s.events)
 	s.mux.HandleFunc("GET /bundles/{id}/event", s.event)
-	s.mux.HandleFunc("GET /bundles/{id}/timeline.svg", s.timelineSVG)
-	s.mux.HandleFunc("GET /bundles/{id}/audio", s.audio)
+	s.mux.HandleFunc("GET /bundles/{id}/timeline.svg", s.heavy(s.timelineSVG))
+	s.mux.HandleFunc("GET /bundles/{id}/audio", s.heavy(s.audio))
 	s.mux.HandleFunc("GET /diff", s.diff)
 	s.mux.HandleFunc("GET /schedules/{name}/{$}", s.schedulePage)
-	s.mux.HandleFunc("GET /schedules/{name}/trend.svg", s.trendSVG)
+	s.mux.HandleFunc("GET /schedules/{name}/trend.svg", s.heavy(s.trendSVG))
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "No page at "+r.URL.Path+".")
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Options is what `corpus ingest ami` asks for.
@@ -99,16 +100,16 @@ func readMeetingList(path, defaultSplit string) ([]amiListEntry, error) {
 		}
 		e := amiListEntry{Meeting: f[0], Split: defaultSplit}
 		if len(f) > 2 {
-			return nil, fmt.Errorf("%s:%d: %q: want a meeting id and an optional split", path, i+1, strings.TrimSpace(line))
+			return nil, fmt.Errorf("%s:%d: want a meeting id and an optional split", path, i+1)
 		}
 		if len(f) == 2 {
 			e.Split = f[1]
 		}
 		if !meetingID.MatchString(e.Meeting) {
-			return nil, fmt.Errorf("%s:%d: meeting id %q: want letters, digits, - and _ (an AMI id such as ES2002a)", path, i+1, e.Meeting)
+			return nil, fmt.Errorf("%s:%d: meeting id %s: want letters, digits, - and _ (an AMI id such as ES2002a)", path, i+1, redact.Name(e.Meeting))
 		}
 		if e.Split != "dev" && e.Split != "test" {
-			return nil, fmt.Errorf("%s:%d: split %q (want dev or test)", path, i+1, e.Split)
+			return nil, fmt.Errorf("%s:%d: split %s (want dev or test)", path, i+1, redact.Name(e.Split))
 		}
 		id := strings.ToLower(e.Meeting)
 		if seen[id] {
@@ -402,7 +403,7 @@ func sourceFiles(o Options, paths []string) ([]corpus.SourceFile, error) {
 		default:
 			local = o.Meetings
 		}
-		sum, err := digest.FileSHA256(local)
+		sum, err := sourceSHA256(local)
 		if err != nil {
 			return nil, err
 		}
@@ -449,4 +450,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	row("total", "", "", "", r.Total)
 	return tw.Flush()
+}
+
+// sourceSHA256 hashes a file of the dataset, opened by limits.Open's rule.
+func sourceSHA256(path string) (string, error) {
+	f, err := limits.Current().OpenSource(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return digest.SHA256(f, path)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // amiLetters are AMI's speaker letters; headset n belongs to letter n.
@@ -97,7 +99,7 @@ func readAMIMeeting(nxt, meeting string) (*amiMeeting, error) {
 // readNXT opens and parses one NXT file; errors name it.
 func readNXT[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
 	var zero T
-	f, err := os.Open(path)
+	f, err := limits.Current().OpenSource(path)
 	if err != nil {
 		return zero, err
 	}
@@ -167,7 +169,7 @@ func markDialogueActs(path string, acts []nxtDialogueAct, types map[string]strin
 	for _, a := range acts {
 		gloss, ok := types[a.Type]
 		if !ok {
-			return fmt.Errorf("%s: <dact> %s: da-aspect id %q is not in da-types.xml", path, shownID(a.ID), a.Type)
+			return fmt.Errorf("%s: <dact> %s: da-aspect id %s is not in da-types.xml", path, shownID(a.ID), redact.Name(a.Type))
 		}
 		class := floor.DAOther
 		if g := strings.ToLower(gloss); g == "backchannel" || g == "bck" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // niteSpace is the namespace of NXT's nite: elements and attributes.
@@ -93,13 +95,23 @@ func (n *nxtDecoder) next() (xml.Token, error) {
 			if errors.Is(err, io.EOF) {
 				return nil, io.EOF
 			}
-			return nil, n.errorf("%v", err)
+			return nil, n.errorf("%s", xmlProblem(err))
 		}
 		switch tok.(type) {
 		case xml.StartElement, xml.EndElement:
 			return tok, nil
 		}
 	}
+}
+
+// xmlProblem is the XML decoder's error without the document's text it
+// quotes (an element or entity name, a character).
+func xmlProblem(err error) string {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return "not well-formed XML: " + redact.Message(se.Msg)
+	}
+	return redact.Message(err.Error())
 }
 
 // root reads up to the nite:root start element.
@@ -360,7 +372,7 @@ func parseDATypes(r io.Reader) (map[string]string, error) {
 func parseHref(href string) (nxtRange, error) {
 	file, frag, ok := strings.Cut(href, "#")
 	if !ok || file == "" {
-		return nxtRange{}, fmt.Errorf("href %q: want file#id(x) or file#id(x)..id(y)", href)
+		return nxtRange{}, fmt.Errorf("href %s: want file#id(x) or file#id(x)..id(y)", redact.Name(href))
 	}
 	first, last, isRange := strings.Cut(frag, "..")
 	a, okA := hrefID(first)
@@ -369,7 +381,7 @@ func parseHref(href string) (nxtRange, error) {
 		b, okB = hrefID(last)
 	}
 	if !okA || !okB {
-		return nxtRange{}, fmt.Errorf("href %q: want file#id(x) or file#id(x)..id(y)", href)
+		return nxtRange{}, fmt.Errorf("href %s: want file#id(x) or file#id(x)..id(y)", redact.Name(href))
 	}
 	return nxtRange{File: file, First: a, Last: b}, nil
 }
@@ -387,11 +399,11 @@ func hrefID(s string) (string, bool) {
 func (w *nxtWords) resolve(r nxtRange) (int, int, error) {
 	i, ok := w.index[r.First]
 	if !ok {
-		return 0, 0, fmt.Errorf("id %q is not in %s", r.First, r.File)
+		return 0, 0, fmt.Errorf("id %s is not in %s", redact.Name(r.First), r.File)
 	}
 	j, ok := w.index[r.Last]
 	if !ok {
-		return 0, 0, fmt.Errorf("id %q is not in %s", r.Last, r.File)
+		return 0, 0, fmt.Errorf("id %s is not in %s", redact.Name(r.Last), r.File)
 	}
 	if j < i {
 		return 0, 0, fmt.Errorf("range id(%s)..id(%s) runs backwards", shownID(r.First), shownID(r.Last))
@@ -407,7 +419,7 @@ func timeAttr(se xml.StartElement, name string) (float64, bool, error) {
 	}
 	t, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 	if err != nil || math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
-		return 0, false, fmt.Errorf("attribute %s=%q is not a time in seconds", name, v)
+		return 0, false, fmt.Errorf("attribute %s=%s is not a time in seconds", name, redact.Name(v))
 	}
 	return t, true, nil
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // IngestVersion is the version of this ingester: bump it with any change
@@ -57,12 +59,9 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindTurnBench, CodeVersion: corpus.Writer("turnbench-ingest", IngestVersion), SampleRate: corpus.SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
-		sum, err := digest.FileSHA256(path)
-		if err != nil {
-			return nil, err
-		}
-		m.Source = append(m.Source, corpus.SourceFile{Path: filepath.Base(path), SHA256: sum})
-		err = ReadParquetFile(path, func(row *Row) error {
+		err := ingestShard(path, func(sum string) {
+			m.Source = append(m.Source, corpus.SourceFile{Path: filepath.Base(path), SHA256: sum})
+		}, func(row *Row) error {
 			e, err := ingestRow(st.Dir, row, o.Split, from, path)
 			if err != nil {
 				return err
@@ -88,12 +87,28 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	return m, nil
 }
 
+// ingestShard opens a parquet shard once (limits.Open's rule), hashes it,
+// passes the hash to source, and reads its rows with fn.
+func ingestShard(path string, source func(sha256 string), fn func(*Row) error) error {
+	f, err := limits.Current().OpenSource(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sum, err := digest.SHA256(f, path)
+	if err != nil {
+		return err
+	}
+	source(sum)
+	return readParquetFile(f, path, fn)
+}
+
 // ingestRow checks a row's id and split and writes its folder into dir.
 func ingestRow(dir string, row *Row, split string, from map[string]string, path string) (corpus.Conversation, error) {
 	// Ids are kept as TurnBench spells them (submissions name them), so
 	// an id that cannot name a folder is an error, not a silent mapping.
 	if !dialogue.ValidID(row.ID) {
-		return corpus.Conversation{}, fmt.Errorf("column %q: value %q is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, row.ID)
+		return corpus.Conversation{}, fmt.Errorf("column %q: value %s is not a valid conversation id (want lower-case letters, digits, - and _; it names a folder)", colID, redact.Name(row.ID))
 	}
 	if prev, ok := from[row.ID]; ok {
 		return corpus.Conversation{}, fmt.Errorf("conversation appears twice (also in %s)", prev)
@@ -101,7 +116,7 @@ func ingestRow(dir string, row *Row, split string, from map[string]string, path 
 	from[row.ID] = path
 	switch {
 	case row.Split != "" && split != "" && row.Split != split:
-		return corpus.Conversation{}, fmt.Errorf("column %q says %q, --split says %q", colSplit, row.Split, split)
+		return corpus.Conversation{}, fmt.Errorf("column %q says %s, --split says %s", colSplit, redact.Name(row.Split), redact.Name(split))
 	case row.Split == "" && split == "":
 		return corpus.Conversation{}, fmt.Errorf("no %q column: give the split of its rows (--split dev|test)", colSplit)
 	case row.Split == "":
@@ -117,14 +132,14 @@ func WriteConversation(dir string, row *Row) (corpus.Conversation, error) {
 		Voices: []string{}, Duration: row.Duration(), Samples: row.Samples(),
 		Channels: Channels, Unlabelled: row.Speakers == nil, Files: map[string]string{}}
 	if err := floor.CheckTurnBenchGold(row.ID, e.Duration, row.Speakers); err != nil {
-		return corpus.Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
+		return corpus.Conversation{}, fmt.Errorf("conversation %s: %w", redact.Name(row.ID), err)
 	}
 	folder := filepath.Join(dir, row.ID)
 	if err := os.Mkdir(folder, 0o755); err != nil {
 		return corpus.Conversation{}, err
 	}
 	if err := row.writeChannels(folder); err != nil {
-		return corpus.Conversation{}, fmt.Errorf("conversation %q: %w", row.ID, err)
+		return corpus.Conversation{}, fmt.Errorf("conversation %s: %w", redact.Name(row.ID), err)
 	}
 	if !e.Unlabelled {
 		data, err := corpus.EncodeTurnBenchAnnotations([]corpus.TurnBenchConversation{row.Annotations()})

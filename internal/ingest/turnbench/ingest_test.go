@@ -217,7 +217,7 @@ func setSegment(field string, v any) func(*tbfixture.Table) {
 
 func TestIngestTurnBenchBadInput(t *testing.T) {
 	const row = `row 0 (conversation_id "tb-001"): `
-	const evil = `row 0 (conversation_id "../evil"): `
+	const evil = `row 0 (conversation_id (not quoted)): `
 	cases := []badCase{
 		{"missing column", func(tab *tbfixture.Table) { delete(tab.Columns, "speaker_2_annotation_c") },
 			`missing column "speaker_2_annotation_c"`},
@@ -233,7 +233,7 @@ func TestIngestTurnBenchBadInput(t *testing.T) {
 		}, row + `column "speaker_2_audio": audio bytes: `},
 		{"not audio", func(tab *tbfixture.Table) {
 			tab.Rows[0]["speaker_1_audio"].(map[string]any)["bytes"] = []byte("ID3 mp3")
-		}, row + `column "speaker_1_audio": audio bytes: neither WAV nor FLAC (starts with "ID3 ")`},
+		}, row + `column "speaker_1_audio": audio bytes: neither WAV nor FLAC (no RIFF or fLaC header)`},
 		{"NaN time", setSegment("end_s", math.NaN()),
 			row + `column "speaker_1_annotation_b"[1] field "end_s": value NaN is not finite`},
 		{"infinite time", setSegment("start_s", math.Inf(1)),
@@ -245,7 +245,7 @@ func TestIngestTurnBenchBadInput(t *testing.T) {
 		{"end before start", setSegment("end_s", 0.5),
 			row + `column "speaker_1_annotation_b"[1] field "end_s": value 0.5 is before start_s 2.42`},
 		{"traversal id", func(tab *tbfixture.Table) { tab.Rows[0]["conversation_id"] = "../evil" },
-			evil + `column "conversation_id": value "../evil" is not a valid conversation id`},
+			evil + `column "conversation_id": value (not quoted) is not a valid conversation id`},
 		{"missing audio channel", func(tab *tbfixture.Table) { delete(tab.Columns, "speaker_2_audio") },
 			`missing column "speaker_2_audio" (the other speaker's audio column is present)`},
 		{"null audio", func(tab *tbfixture.Table) { tab.Rows[0]["speaker_2_audio"] = nil },

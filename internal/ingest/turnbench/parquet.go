@@ -15,6 +15,8 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Column names of the TurnBench parquet schema (see doc.go).
@@ -72,11 +74,16 @@ func (r *Row) Annotations() corpus.TurnBenchConversation {
 // conversation's audio in memory at a time) and calls fn with each row in
 // file order. Every error names the file.
 func ReadParquetFile(path string, fn func(*Row) error) error {
-	f, err := os.Open(path)
+	f, err := limits.Current().OpenSource(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
+	return readParquetFile(f, path, fn)
+}
+
+// readParquetFile is ReadParquetFile on a file opened by the caller.
+func readParquetFile(f *os.File, path string, fn func(*Row) error) error {
 	st, err := f.Stat()
 	if err != nil {
 		return err
@@ -137,7 +144,7 @@ func readRowGroup(rg parquet.RowGroup, l *layout, index *int, fn func(*Row) erro
 				return fmt.Errorf("row %d%w", *index, err)
 			}
 			if err := fn(row); err != nil {
-				return fmt.Errorf("row %d (conversation_id %q): %w", *index, row.ID, err)
+				return fmt.Errorf("row %d (conversation_id %s): %w", *index, redact.Name(row.ID), err)
 			}
 			*index++
 			read++
@@ -395,7 +402,7 @@ func (l *layout) decode(pr parquet.Row) (*Row, error) {
 		return nil, fmt.Errorf(": column %q: null or empty", colID)
 	}
 	row := &Row{ID: id, Type: UnknownType}
-	wrap := func(err error) error { return fmt.Errorf(" (conversation_id %q): %w", id, err) }
+	wrap := func(err error) error { return fmt.Errorf(" (conversation_id %s): %w", redact.Name(id), err) }
 	if err := l.decodeMeta(m, row); err != nil {
 		return nil, wrap(err)
 	}
@@ -415,7 +422,7 @@ func (l *layout) decodeMeta(m map[string]any, row *Row) error {
 			return fmt.Errorf("column %q: null", colSplit)
 		}
 		if s != "dev" && s != "test" {
-			return fmt.Errorf("column %q: value %q (want dev or test)", colSplit, s)
+			return fmt.Errorf("column %q: value %s (want dev or test)", colSplit, redact.Name(s))
 		}
 		row.Split = s
 	}
@@ -426,7 +433,7 @@ func (l *layout) decodeMeta(m map[string]any, row *Row) error {
 	if s, ok := str(meta); ok {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(s), &obj); err != nil {
-			return fmt.Errorf("column %q: not a JSON object: %w", colMetadata, err)
+			return fmt.Errorf("column %q: not a JSON object: %w", colMetadata, redact.JSON(err))
 		}
 		meta = obj
 	}
