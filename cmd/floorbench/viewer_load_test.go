@@ -38,6 +38,31 @@ func loadSetting(t *testing.T, name string, def int) int {
 	return n
 }
 
+// loadBundle is the store folder and bundle the load test serves: those
+// FLOORBENCH_LOAD_STORE and FLOORBENCH_LOAD_BUNDLE name (a full-preset
+// bundle, for docs/performance.md), else a bundle of the tiny preset swept
+// here with two systems.
+func loadBundle(t *testing.T) (storeDir, id string) {
+	storeDir, id = os.Getenv("FLOORBENCH_LOAD_STORE"), os.Getenv("FLOORBENCH_LOAD_BUNDLE")
+	if storeDir != "" || id != "" {
+		if storeDir == "" || id == "" {
+			t.Fatal("FLOORBENCH_LOAD_STORE and FLOORBENCH_LOAD_BUNDLE go together")
+		}
+		return storeDir, id
+	}
+	tmp := t.TempDir()
+	storeDir = filepath.Join(tmp, "store")
+	spec := writeFile(t, tmp, "sweep.yaml", "corpora: [{name: tiny, generate: {preset: tiny, seed: 1}}]\n"+
+		"systems: [{name: rms, builtin: rms}, {name: ep, builtin: rms-endpointer}]\nbootstrap: {resamples: 50, seed: 1}\n")
+	stdout, stderr, code := run(t, "submit", spec, "--in-process", "-o", "json", "--config", "", "--store-dir", storeDir)
+	if code != 0 {
+		t.Fatalf("submit --in-process: %s", stderr)
+	}
+	var sub map[string]string
+	decode(t, "submit", stdout, &sub)
+	return storeDir, sub["bundle_id"]
+}
+
 // viewerPeakLimit is what `floorbench serve` may reach under the load.
 const viewerPeakLimit = 300 << 20
 
@@ -58,17 +83,7 @@ func TestViewerMemoryIsBoundedUnderLoad(t *testing.T) {
 		t.Skip("espeak-ng not found; skipping (FLOORBENCH_REQUIRE_TOOLS=1 fails instead)")
 	}
 	clients, seconds := loadSetting(t, "FLOORBENCH_LOAD_CLIENTS", 200), loadSetting(t, "FLOORBENCH_LOAD_SECONDS", 10)
-	tmp := t.TempDir()
-	storeDir := filepath.Join(tmp, "store")
-	spec := writeFile(t, tmp, "sweep.yaml", "corpora: [{name: tiny, generate: {preset: tiny, seed: 1}}]\n"+
-		"systems: [{name: rms, builtin: rms}, {name: ep, builtin: rms-endpointer}]\nbootstrap: {resamples: 50, seed: 1}\n")
-	stdout, stderr, code := run(t, "submit", spec, "--in-process", "-o", "json", "--config", "", "--store-dir", storeDir)
-	if code != 0 {
-		t.Fatalf("submit --in-process: %s", stderr)
-	}
-	var sub map[string]string
-	decode(t, "submit", stdout, &sub)
-	id := sub["bundle_id"]
+	storeDir, id := loadBundle(t)
 	paths := loadPaths(t, storeDir, id)
 
 	addr := testenv.Addr(testenv.FreePort(t))

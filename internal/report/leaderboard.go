@@ -12,7 +12,10 @@ import (
 
 // Standing statuses.
 const (
-	StatusInBudget    = "in budget"
+	StatusInBudget = "in budget"
+	// StatusNeverFires is an in-budget system whose test predictions
+	// count nowhere: its rank is the protocol's, its recall 0 not a win.
+	StatusNeverFires  = "in budget, never fires"
 	StatusOverBudget  = "out of budget"
 	StatusNoOperating = "no operating point"
 	StatusUnsupported = "not supported"
@@ -94,6 +97,9 @@ func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
 		case s.InBudget:
 			rank := s.Rank
 			row.Rank, row.Status = &rank, StatusInBudget
+			if s.Test.Silent() {
+				row.Status = StatusNeverFires
+			}
 		case s.HasOperatingPoint:
 			row.Status = StatusOverBudget
 		case s.Unsupported:

@@ -299,3 +299,21 @@ func TestTurnBenchLeaderboard(t *testing.T) {
 		t.Errorf("TurnBench file:\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// An in-budget system none of whose test predictions counts anywhere (no
+// match, no false positive under either window) keeps the protocol's rank
+// and says it never fires; one that fires only under the anchored window
+// does fire.
+func TestNeverFiringSystemSaysSo(t *testing.T) {
+	mute := func(name string, anchoredFP int) score.Standing {
+		return score.Standing{Rank: 1, TaskEvaluation: &score.TaskEvaluation{System: name, Task: floor.TaskINT, Candidates: 2,
+			HasOperatingPoint: true, InBudget: true, InBudgetUnder: score.WindowBudgets{Span: true, Anchored: true}, Theta: 0.9,
+			Test: score.Counts{FN: 4, TN: 5, Windows: windows(0, 5, anchoredFP, 5-anchoredFP)}}}
+	}
+	lb := NewTaskLeaderboard(floor.TaskINT, score.Ranking{Standings: []score.Standing{mute("quiet", 0), mute("anchored-only", 1)}, NegativeWindow: score.SpanWindow})
+	for i, want := range []string{StatusNeverFires, StatusInBudget} {
+		if row := lb.Rows[i]; row.Status != want || row.Rank == nil || *row.Rank != 1 {
+			t.Errorf("%s: status %q rank %v, want %q ranked", row.System, row.Status, row.Rank, want)
+		}
+	}
+}

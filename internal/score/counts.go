@@ -26,6 +26,14 @@ func (c *Counts) Add(o Counts) {
 	c.Windows.add(o.Windows)
 }
 
+// Silent reports whether c holds no prediction the protocol counted: no
+// match and no false positive under either negative window. A system in
+// budget whose test counts are silent ranks by recall 0 only because it
+// never fires.
+func (c Counts) Silent() bool {
+	return c.TP == 0 && c.FP == 0 && c.Windows.Span.FP == 0 && c.Windows.Anchored.FP == 0
+}
+
 // UnderWindow returns c with FP and TN those of negative window w, so
 // that every rate, interval and comparison of Counts reads that window.
 func (c Counts) UnderWindow(w NegativeWindow) Counts {
