@@ -199,3 +199,30 @@ func TestSchedulePageReadsEachRunsResultsOnce(t *testing.T) {
 		}
 	}
 }
+
+// Many readers arriving at once at a bundle not yet read wait for one read
+// of its results (a full bundle's are megabytes parsed), not one each.
+func TestABundleIsReadOnceByReadersArrivingTogether(t *testing.T) {
+	f := newFixture(t)
+	counted := &countingStore{Store: f.store, gets: map[string]int{}}
+	srv := httptest.NewServer(viewer.New(counted, log.New(testWriter{t}, "viewer: ", 0)))
+	defer srv.Close()
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			resp, err := http.Get(srv.URL + "/bundles/" + f.cur + "/")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer resp.Body.Close()
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil || resp.StatusCode != http.StatusOK {
+				t.Errorf("bundle page: %d, %v", resp.StatusCode, err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := counted.results(); got[f.cur] != 1 {
+		t.Errorf("32 readers at once read results.json %d times, want 1", got[f.cur])
+	}
+}

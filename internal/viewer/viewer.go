@@ -21,6 +21,7 @@ import (
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"golang.org/x/sync/singleflight"
 )
 
 //go:embed templates/*.html
@@ -37,6 +38,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	cached []*loaded // most recently used last
+	// loading reads each bundle once however many requests ask for it
+	// before it is cached: a bundle's parsed results are megabytes.
+	loading singleflight.Group
 
 	trends trendCache
 	slots  chan struct{} // the heavy requests running (heavy)
@@ -115,20 +119,52 @@ func (e errNotFound) Error() string { return e.msg }
 func notFound(format string, args ...any) error { return errNotFound{fmt.Sprintf(format, args...)} }
 
 // load reads a bundle's manifest, results and the manifests of its stored
-// corpora, or takes them from the cache.
+// corpora, or takes them from the cache. Requests for a bundle not yet
+// cached wait for one read of it.
 func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 	if !bundleID.MatchString(id) {
 		return nil, notFound("%q is not a bundle id (24 hexadecimal digits).", id)
 	}
+	if b := s.fromCache(id); b != nil {
+		return b, nil
+	}
+	v, err, _ := s.loading.Do(id, func() (any, error) {
+		if b := s.fromCache(id); b != nil { // read while this request waited
+			return b, nil
+		}
+		b, err := s.read(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.cached = append(s.cached, b)
+		if len(s.cached) > cacheSize {
+			s.cached = s.cached[1:]
+		}
+		s.mu.Unlock()
+		return b, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*loaded), nil
+}
+
+// fromCache is bundle id's cached read, marked most recently used, or nil.
+func (s *Server) fromCache(id string) *loaded {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i, b := range s.cached {
 		if b.id == id {
 			s.cached = append(slices.Delete(s.cached, i, i+1), b)
-			s.mu.Unlock()
-			return b, nil
+			return b
 		}
 	}
-	s.mu.Unlock()
+	return nil
+}
+
+// read reads bundle id from the store.
+func (s *Server) read(ctx context.Context, id string) (*loaded, error) {
 	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*storedCorpus{}}
 	if err := s.readJSON(ctx, keys.Bundle(id, "manifest.json"), b.manifest); err != nil {
 		return nil, s.missing(err, "No bundle %s in %s.", id, s.store.Describe())
@@ -151,12 +187,6 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 			b.corpora[e.Corpus] = c
 		}
 	}
-	s.mu.Lock()
-	s.cached = append(s.cached, b)
-	if len(s.cached) > cacheSize {
-		s.cached = s.cached[1:]
-	}
-	s.mu.Unlock()
 	return b, nil
 }
 
