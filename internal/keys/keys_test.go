@@ -36,11 +36,11 @@ func TestKeysFollowTheStoreLayout(t *testing.T) {
 // A generated corpus is named by preset, seed and generator version, each
 // of which changes the name.
 func TestGeneratedCorpusHashCoversPresetSeedAndGenerator(t *testing.T) {
-	base := GeneratedCorpus("mptb", 1, 4)
+	base := GeneratedCorpus("mptb", 1, 4, nil)
 	if base != Hash([]byte("mptb-generate\x00mptb\x001\x004")) {
 		t.Errorf("GeneratedCorpus %s is not the hash of its identity", base)
 	}
-	for _, other := range []string{GeneratedCorpus("tiny", 1, 4), GeneratedCorpus("mptb", 2, 4), GeneratedCorpus("mptb", 1, 5)} {
+	for _, other := range []string{GeneratedCorpus("tiny", 1, 4, nil), GeneratedCorpus("mptb", 2, 4, nil), GeneratedCorpus("mptb", 1, 5, nil)} {
 		if other == base {
 			t.Errorf("a different preset, seed or generator keeps the hash %s", base)
 		}
