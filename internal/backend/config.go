@@ -187,6 +187,6 @@ func (c Config) CheckPools(preset synth.Preset) error {
 	for len(synth.VoicePoolOf(make([]synth.Voice, n), "dev")) < need["dev"] || len(synth.VoicePoolOf(make([]synth.Voice, n), "test")) < need["test"] {
 		n++
 	}
-	return fmt.Errorf("voices_names: %d voices give %d dev and %d test voices (every fifth, from the third, is a dev voice); preset %s needs %d and %d: name at least %d",
+	return fmt.Errorf("voices_names: %d voices give %d dev and %d test voices (every fifth, from the third, is a dev voice); preset %s needs %d dev and %d test voices: name at least %d",
 		len(inv), dev, test, preset.Name, need["dev"], need["test"], n)
 }

@@ -28,6 +28,12 @@ type Operations struct {
 	DialogueConcurrency int           // chat requests in flight at once
 	VoicesConcurrency   int           // speech requests in flight at once
 	Timeout             time.Duration // deadline of one request attempt
+	Attempts            int           // tries of one request (429, 5xx, transport failures)
+	Backoff             time.Duration // first wait between tries
+}
+
+func (o Operations) client(concurrency int) openai.Options {
+	return openai.Options{Concurrency: concurrency, Timeout: o.Timeout, Attempts: o.Attempts, Backoff: o.Backoff}
 }
 
 // Opened is a configuration's backends, ready for a generation.
@@ -47,7 +53,7 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 	o := &Opened{Config: c}
 	var err error
 	if c.dialogue() == OpenAIChat {
-		o.chat, err = openai.New(c.DialogueEndpoint, s.Dialogue, openai.Options{Concurrency: ops.DialogueConcurrency, Timeout: ops.Timeout})
+		o.chat, err = openai.New(c.DialogueEndpoint, s.Dialogue, ops.client(ops.DialogueConcurrency))
 		if err != nil {
 			return nil, err
 		}
@@ -63,7 +69,7 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 		o.Backends.Engines = engines
 		return o, nil
 	}
-	o.speech, err = openai.New(c.VoicesEndpoint, s.Voices, openai.Options{Concurrency: ops.VoicesConcurrency, Timeout: ops.Timeout})
+	o.speech, err = openai.New(c.VoicesEndpoint, s.Voices, ops.client(ops.VoicesConcurrency))
 	if err != nil {
 		return nil, err
 	}

@@ -46,3 +46,26 @@ func TestGeneratedCorpusHashCoversPresetSeedAndGenerator(t *testing.T) {
 		}
 	}
 }
+
+// Generative outputs are named by the request that made them; a corpus
+// made with generative backends is named apart from the offline one.
+func TestGenerativeKeys(t *testing.T) {
+	chat, speech := ChatAnswer([]byte(`{"model":"m"}`)), Speech([]byte(`{"model":"m"}`))
+	if chat != "generative/chat/"+Hash([]byte(`{"model":"m"}`))+".json" || speech != "generative/speech/"+Hash([]byte(`{"model":"m"}`)) {
+		t.Fatalf("keys %s, %s", chat, speech)
+	}
+	if ChatAnswer([]byte(`{"model":"n"}`)) == chat {
+		t.Fatal("another request, the same key")
+	}
+	for key, want := range map[string]bool{chat: true, speech: true, "generative/chat/" + Hash(nil): false,
+		"generative/speech/" + Hash(nil) + ".json": false, "corpora/x/corpus.json": false, "generative/chat/../../x.json": false,
+		"generative/other/" + Hash(nil): false} {
+		if IsGenerative(key) != want {
+			t.Errorf("IsGenerative(%q) = %v", key, !want)
+		}
+	}
+	offline := GeneratedCorpus("tiny", 1, 4, nil)
+	if GeneratedCorpus("tiny", 1, 4, []string{"openai-chat", "m"}) == offline {
+		t.Fatal("backends do not change the corpus hash")
+	}
+}
