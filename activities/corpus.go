@@ -86,8 +86,8 @@ func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (
 	if err := in.Backends.Validate("generate."); err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
-	if err := in.Backends.CheckPools(preset); err != nil {
-		return CorpusPlan{}, badInput("corpus %s: generate.%v", in.Name, err)
+	if err := in.Backends.CheckPools(preset, "generate.voices_names"); err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
 	hash := GeneratedCorpusHash(in.Preset, in.Seed, in.Backends)
 	p := CorpusPlan{Name: in.Name, Prefix: keys.Corpus(hash), Hash: hash, Preset: in.Preset, Seed: in.Seed, Kind: corpus.KindMPTB, Backends: in.Backends}

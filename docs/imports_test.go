@@ -40,7 +40,7 @@ var tiers = []tier{
 		"internal/corpus", "internal/synth", "internal/score", "internal/detect",
 	}},
 	{"composition", true, []string{
-		"internal/generate", "internal/backend", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
+		"internal/generate", "internal/backend", "internal/backend/backendfixture", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
 		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
 		"internal/audit/auditfixture", "internal/bundle", "internal/bundle/bundlefixture", "internal/spec", "internal/viewer", "internal/nightly",
 		"internal/agent", "internal/agent/refagent", "internal/agent/harness", "internal/agent/seated",

@@ -81,7 +81,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
 				return err
 			}
-			b, err := backends.open(cmd.Context())
+			b, err := backends.open(cmd.Context(), preset, s)
 			if err != nil {
 				return err
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/synth"
 )
 
 // backendFlags are `corpus generate`'s flags for the generative backends.
@@ -40,9 +41,9 @@ func addBackendFlags(cmd *cobra.Command) *backendFlags {
 	return b
 }
 
-// open validates the flags and opens the backends; nil when every stage
-// is offline.
-func (b *backendFlags) open(ctx context.Context) (*backend.Opened, error) {
+// open validates the flags and opens the backends for a preset; nil when
+// every stage is offline.
+func (b *backendFlags) open(ctx context.Context, preset string, seed uint64) (*backend.Opened, error) {
 	if b.config.Dialogue == backend.Templates {
 		b.config.Dialogue = ""
 	}
@@ -57,6 +58,11 @@ func (b *backendFlags) open(ctx context.Context) (*backend.Opened, error) {
 	}
 	if !b.config.Generative() {
 		return nil, nil
+	}
+	if p, err := synth.PresetByName(preset, seed); err == nil {
+		if err := b.config.CheckPools(p, "--voices-names"); err != nil {
+			return nil, err
+		}
 	}
 	cfg, err := b.storeConfig()
 	if err != nil {

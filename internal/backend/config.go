@@ -169,8 +169,8 @@ func (c Config) Inventory() []synth.Voice {
 
 // CheckPools checks that the inventory's dev and test pools
 // (synth.VoicePoolOf) each hold enough voices for the preset's largest
-// conversation of that split.
-func (c Config) CheckPools(preset synth.Preset) error {
+// conversation of that split; key names the voice names in the error.
+func (c Config) CheckPools(preset synth.Preset, key string) error {
 	inv := c.Inventory()
 	if inv == nil {
 		return nil
@@ -187,6 +187,6 @@ func (c Config) CheckPools(preset synth.Preset) error {
 	for len(synth.VoicePoolOf(make([]synth.Voice, n), "dev")) < need["dev"] || len(synth.VoicePoolOf(make([]synth.Voice, n), "test")) < need["test"] {
 		n++
 	}
-	return fmt.Errorf("voices_names: %d voices give %d dev and %d test voices (every fifth, from the third, is a dev voice); preset %s needs %d dev and %d test voices: name at least %d",
-		len(inv), dev, test, preset.Name, need["dev"], need["test"], n)
+	return fmt.Errorf("%s: %d voices give %d dev and %d test voices (every fifth, from the third, is a dev voice); preset %s needs %d dev and %d test voices: name at least %d",
+		key, len(inv), dev, test, preset.Name, need["dev"], need["test"], n)
 }

@@ -88,14 +88,14 @@ func TestIdentityCoversWhatDecidesOutputs(t *testing.T) {
 func TestCheckPoolsSaysHowManyVoices(t *testing.T) {
 	tiny, _ := synth.PresetByName("tiny", 1)
 	c := generative()
-	err := c.CheckPools(tiny)
-	if err == nil || !strings.Contains(err.Error(), "6 voices give 1 dev and 5 test voices") || !strings.Contains(err.Error(), "preset tiny needs 4 dev and 5 test voices: name at least 18") {
+	err := c.CheckPools(tiny, "--voices-names")
+	if err == nil || !strings.Contains(err.Error(), "--voices-names: 6 voices give 1 dev and 5 test voices") || !strings.Contains(err.Error(), "preset tiny needs 4 dev and 5 test voices: name at least 18") {
 		t.Fatalf("err = %v", err)
 	}
 	for len(c.VoicesNames) < 18 {
 		c.VoicesNames = append(c.VoicesNames, "v"+string(rune('a'+len(c.VoicesNames))))
 	}
-	if err := c.CheckPools(tiny); err != nil {
+	if err := c.CheckPools(tiny, "--voices-names"); err != nil {
 		t.Fatal(err)
 	}
 	dev := synth.VoicePoolOf(c.Inventory(), "dev")

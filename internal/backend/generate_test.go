@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/backend"
+	"github.com/floorbench/floorbench/internal/backend/backendfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -20,14 +21,14 @@ import (
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
-var secrets = backend.Secrets{Dialogue: "test-key", Voices: "test-key"}
+var secrets = backend.Secrets{Dialogue: backendfixture.Key, Voices: backendfixture.Key}
 
 // fast are request bounds that make a dead server fail in milliseconds.
 var fast = backend.Operations{DialogueConcurrency: 3, VoicesConcurrency: 3, Timeout: 30 * time.Second, Attempts: 3, Backoff: 5 * time.Millisecond}
 
-func config(chat, speech *endpoint) backend.Config {
+func config(chat, speech *backendfixture.Endpoint) backend.Config {
 	return backend.Config{Dialogue: backend.OpenAIChat, DialogueEndpoint: chat.URL + "/v1", DialogueModel: "test-chat",
-		Voices: backend.OpenAISpeech, VoicesEndpoint: speech.URL + "/v1", VoicesModel: "test-voices", VoicesNames: espeakVoices(25)}
+		Voices: backend.OpenAISpeech, VoicesEndpoint: speech.URL + "/v1", VoicesModel: "test-voices", VoicesNames: backendfixture.EspeakVoices(25)}
 }
 
 func generateTiny(t *testing.T, c backend.Config, cache store.Store, out string, jobs int) (*corpus.Manifest, error) {
@@ -62,16 +63,16 @@ func generativeKeys(t *testing.T, st store.Store) []string {
 // job instead of two, servers still up) requests nothing at all and
 // writes the same bytes.
 func TestTinyThroughBothBackendsResumesAndReplays(t *testing.T) {
-	chat := newChatServer(t, func(attempt int, user string) string {
+	chat := backendfixture.ChatServer(t, func(attempt int, user string) string {
 		faults := []string{"", "malformed", "truncated", "speaker", "", "runaway", "empty", "missing", ""}
 		if attempt > 1 {
 			return ""
 		}
-		return faults[hash(user)%uint64(len(faults))]
+		return faults[backendfixture.Hash(user)%uint64(len(faults))]
 	})
-	chat.transient = faultsEvery(3, "429", "503", "cut")
-	dying := newSpeechServer(t)
-	dying.dieAfter = 40
+	chat.Transient = backendfixture.FaultsEvery(3, "429", "503", "cut")
+	dying := backendfixture.SpeechServer(t)
+	dying.DieAfter = 40
 	cache := newStore(t)
 	first := filepath.Join(t.TempDir(), "first")
 	_, err := generateTiny(t, config(chat, dying), cache, first, 2)
@@ -82,17 +83,17 @@ func TestTinyThroughBothBackendsResumesAndReplays(t *testing.T) {
 		t.Fatal("a failed generation left a corpus.json")
 	}
 	before := generativeKeys(t, cache)
-	if _, answered := dying.counts(); len(answered) != 40 || len(before) < 40 {
+	if _, answered := dying.Counts(); len(answered) != 40 || len(before) < 40 {
 		t.Fatalf("the killed server answered %d requests; %d outputs cached", len(answered), len(before))
 	}
 
-	speech := newSpeechServer(t)
-	speech.transient = faultsEvery(10, "503", "429")
+	speech := backendfixture.SpeechServer(t)
+	speech.Transient = backendfixture.FaultsEvery(10, "503", "429")
 	m, err := generateTiny(t, config(chat, speech), cache, first+"-resumed", 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, answered := speech.counts()
+	_, answered := speech.Counts()
 	for _, k := range answered {
 		if slices.Contains(before, k) {
 			t.Fatalf("the resumed generation requested %s, which was cached", k)
@@ -102,18 +103,18 @@ func TestTinyThroughBothBackendsResumesAndReplays(t *testing.T) {
 	if tries := chatKeys(m); tries <= len(m.Conversations) {
 		t.Fatalf("%d chat answers for %d conversations: no rejected answer was retried", tries, len(m.Conversations))
 	}
-	if n, answered := chat.counts(); n <= len(answered) {
+	if n, answered := chat.Counts(); n <= len(answered) {
 		t.Fatalf("%d chat requests for %d answers: no 429, 503 or cut answer was retried", n, len(answered))
 	}
 
-	chatBefore, _ := chat.counts()
-	speechBefore, _ := speech.counts()
+	chatBefore, _ := chat.Counts()
+	speechBefore, _ := speech.Counts()
 	replay := filepath.Join(t.TempDir(), "replay")
 	if _, err := generateTiny(t, config(chat, speech), cache, replay, 1); err != nil {
 		t.Fatal(err)
 	}
-	chatAfter, _ := chat.counts()
-	speechAfter, _ := speech.counts()
+	chatAfter, _ := chat.Counts()
+	speechAfter, _ := speech.Counts()
 	if chatAfter != chatBefore || speechAfter != speechBefore {
 		t.Fatalf("the replay made %d chat and %d speech requests", chatAfter-chatBefore, speechAfter-speechBefore)
 	}
@@ -190,8 +191,8 @@ func sameBytes(t *testing.T, a, b string) {
 // A model that never answers as asked fails the generation with one
 // error naming the conversation, the tries and the last fault.
 func TestRejectedAnswersNameTheConversation(t *testing.T) {
-	chat := newChatServer(t, func(int, string) string { return "speaker" })
-	speech := newSpeechServer(t)
+	chat := backendfixture.ChatServer(t, func(int, string) string { return "speaker" })
+	speech := backendfixture.SpeechServer(t)
 	out := filepath.Join(t.TempDir(), "c")
 	c := config(chat, speech)
 	_, err := generateTiny(t, c, newStore(t), out, 1)
@@ -202,7 +203,7 @@ func TestRejectedAnswersNameTheConversation(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), want) {
 		t.Fatalf("err = %q, want it to start %q", err, want)
 	}
-	if n, _ := chat.counts(); n != 3 {
+	if n, _ := chat.Counts(); n != 3 {
 		t.Fatalf("%d chat requests for 3 tries", n)
 	}
 	if _, statErr := os.Stat(filepath.Join(out, corpus.ManifestName)); statErr == nil {

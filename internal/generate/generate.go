@@ -45,7 +45,7 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 			return nil, err
 		}
 	}
-	if err := b.Config.CheckPools(preset); err != nil {
+	if err := b.Config.CheckPools(preset, "voices names"); err != nil {
 		return nil, err
 	}
 	if err := corpus.PrepareOut(o.Out, o.Force); err != nil {

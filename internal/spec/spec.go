@@ -247,8 +247,8 @@ func (s *Sweep) Check() error {
 			return err
 		}
 		preset, _ := synth.PresetByName(c.Generate.Preset, c.Generate.Seed)
-		if err := c.Generate.Config.CheckPools(preset); err != nil {
-			return fmt.Errorf("corpora[%d].generate.%w", i, err)
+		if err := c.Generate.Config.CheckPools(preset, fmt.Sprintf("corpora[%d].generate.voices_names", i)); err != nil {
+			return err
 		}
 	}
 	if err := s.Params().Validate(); err != nil {

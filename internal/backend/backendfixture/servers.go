@@ -1,4 +1,10 @@
-package backend_test
+// Package backendfixture serves the two OpenAI-compatible APIs on
+// 127.0.0.1 for the tests of the generative backends: a chat server that
+// writes the lines a script prompt asks for, or bad answers where its
+// script says, and a speech server that renders with espeak-ng at 24 kHz.
+// Both can fail requests' first tries (429, 503, cut bodies) or die after a
+// number of requests, as a killed server would.
+package backendfixture
 
 import (
 	"bytes"
@@ -25,28 +31,34 @@ import (
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
-// endpoint is a test server of one of the two APIs on 127.0.0.1. It
+// Key is the API key the servers want.
+const Key = "test-key"
+
+// Endpoint is a test server of one of the two APIs on 127.0.0.1. It
 // records the cache key of every request it answers and can fail a
 // request's first tries (HTTP faults, retried by the client) or die after
 // a number of requests, as a killed server would.
-type endpoint struct {
+type Endpoint struct {
 	*httptest.Server
-	keyOf func(body []byte) string
+	// Transient says how the send-th arrival (from 1) of the request with
+	// cache key key fails: "429", "503", "cut" or "" (answered). Set
+	// before the first request, as DieAfter.
+	Transient func(key string, send int) string
+	DieAfter  int // answer this many requests, then die (0: never)
 
-	mu        sync.Mutex
-	sends     map[string]int // times each request body arrived
-	answered  []string       // cache keys of the requests answered
-	requests  int
-	transient func(key string, send int) string // "429", "503", "cut" or "" for the send-th arrival (from 1)
-	dieAfter  int                               // answer this many requests, then die (0: never)
-	dead      bool
+	keyOf    func(body []byte) string
+	mu       sync.Mutex
+	sends    map[string]int // times each request body arrived
+	answered []string       // cache keys of the requests answered
+	requests int
+	dead     bool
 }
 
-func newEndpoint(t *testing.T, keyOf func([]byte) string, answer func(w http.ResponseWriter, body []byte)) *endpoint {
-	e := &endpoint{keyOf: keyOf, sends: map[string]int{}}
+func newEndpoint(t testing.TB, keyOf func([]byte) string, answer func(w http.ResponseWriter, body []byte)) *Endpoint {
+	e := &Endpoint{keyOf: keyOf, sends: map[string]int{}}
 	e.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if r.Header.Get("Authorization") != "Bearer test-key" {
+		if r.Header.Get("Authorization") != "Bearer "+Key {
 			http.Error(w, "no key", http.StatusUnauthorized)
 			return
 		}
@@ -61,7 +73,7 @@ func newEndpoint(t *testing.T, keyOf func([]byte) string, answer func(w http.Res
 }
 
 // arrive counts a request and says how it fails ("" : it is answered).
-func (e *endpoint) arrive(body []byte) string {
+func (e *Endpoint) arrive(body []byte) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.requests++
@@ -70,12 +82,12 @@ func (e *endpoint) arrive(body []byte) string {
 	}
 	key := e.keyOf(body)
 	e.sends[key]++
-	if e.transient != nil {
-		if f := e.transient(key, e.sends[key]); f != "" {
+	if e.Transient != nil {
+		if f := e.Transient(key, e.sends[key]); f != "" {
 			return f
 		}
 	}
-	if e.dieAfter > 0 && len(e.answered) == e.dieAfter {
+	if e.DieAfter > 0 && len(e.answered) == e.DieAfter {
 		e.dead = true
 		return "die"
 	}
@@ -83,7 +95,7 @@ func (e *endpoint) arrive(body []byte) string {
 	return ""
 }
 
-func (e *endpoint) fail(w http.ResponseWriter, fault string) {
+func (e *Endpoint) fail(w http.ResponseWriter, fault string) {
 	switch fault {
 	case "429":
 		w.Header().Set("Retry-After", "0")
@@ -102,19 +114,19 @@ func (e *endpoint) fail(w http.ResponseWriter, fault string) {
 	}
 }
 
-// counts returns the requests that arrived and the keys answered.
-func (e *endpoint) counts() (int, []string) {
+// Counts returns the requests that arrived and the keys answered.
+func (e *Endpoint) Counts() (int, []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.requests, append([]string(nil), e.answered...)
 }
 
-// faultsEvery fails the first send of about one request in n with fault,
+// FaultsEvery fails the first send of about one request in n with fault,
 // chosen by the request's key so that it does not depend on the order of
 // arrival.
-func faultsEvery(n uint64, faults ...string) func(string, int) string {
+func FaultsEvery(n uint64, faults ...string) func(string, int) string {
 	return func(key string, send int) string {
-		h := hash(key)
+		h := Hash(key)
 		if send > 1 || h%n != 0 {
 			return ""
 		}
@@ -122,7 +134,7 @@ func faultsEvery(n uint64, faults ...string) func(string, int) string {
 	}
 }
 
-func hash(s string) uint64 {
+func Hash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()
@@ -140,9 +152,13 @@ var (
 		"maybe after lunch would work better for me since the morning is busy with calls and the shop opens late")
 )
 
-type chatScript func(attempt int, user string) string
+// ChatScript says how the chat server answers attempt of a prompt
+// whose user message is user: "" (well) or "malformed", "truncated",
+// "speaker", "runaway", "empty", "missing".
+type ChatScript func(attempt int, user string) string
 
-func newChatServer(t *testing.T, script chatScript) *endpoint {
+// ChatServer starts the chat server (model "test-chat").
+func ChatServer(t testing.TB, script ChatScript) *Endpoint {
 	return newEndpoint(t, keys.ChatAnswer, func(w http.ResponseWriter, body []byte) {
 		var req openai.ChatRequest
 		if err := json.Unmarshal(body, &req); err != nil || len(req.Messages) != 2 || req.Model != "test-chat" {
@@ -214,7 +230,8 @@ func sentences(rng *rand.Rand, n, s int, question bool) []string {
 
 // The speech server renders the input with espeak-ng in the voice asked
 // for and answers at 24 kHz, as WAV or as the API's headerless pcm.
-func newSpeechServer(t *testing.T) *endpoint {
+// SpeechServer starts the speech server (model "test-voices").
+func SpeechServer(t testing.TB) *Endpoint {
 	espeak := testenv.Program(t, "espeak-ng", "speech")
 	dir := t.TempDir()
 	var n sync.Mutex
@@ -259,9 +276,9 @@ func newSpeechServer(t *testing.T) *endpoint {
 	})
 }
 
-// espeakVoices are voice names the speech server knows: espeak-ng's
+// EspeakVoices are n voice names the speech server knows: espeak-ng's
 // English accents with its variants.
-func espeakVoices(n int) []string {
+func EspeakVoices(n int) []string {
 	var out []string
 	for _, acc := range []string{"en-us", "en", "en-gb-scotland", "en-029"} {
 		for _, va := range []string{"m1", "m2", "m3", "m4", "m5", "m7", "f1", "f2", "f3", "f4"} {
