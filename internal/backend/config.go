@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -52,16 +53,9 @@ var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,199}$`)
 // Generative reports whether any stage uses a generative backend.
 func (c Config) Generative() bool { return c.dialogue() != Templates || c.voices() != Offline }
 
-func (c Config) dialogue() string { return cmpOr(c.Dialogue, Templates) }
-func (c Config) voices() string   { return cmpOr(c.Voices, Offline) }
-func (c Config) format() string   { return cmpOr(c.VoicesFormat, openai.FormatWAV) }
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
+func (c Config) dialogue() string { return cmp.Or(c.Dialogue, Templates) }
+func (c Config) voices() string   { return cmp.Or(c.Voices, Offline) }
+func (c Config) format() string   { return cmp.Or(c.VoicesFormat, openai.FormatWAV) }
 
 // Validate checks the configuration; errors name the key (prefix is
 // where it stands: "--" for flags, "corpora[0].generate." in a spec)
