@@ -44,12 +44,7 @@ func addBackendFlags(cmd *cobra.Command) *backendFlags {
 // open validates the flags and opens the backends for a preset; nil when
 // every stage is offline.
 func (b *backendFlags) open(ctx context.Context, preset string, seed uint64) (*backend.Opened, error) {
-	if b.config.Dialogue == backend.Templates {
-		b.config.Dialogue = ""
-	}
-	if b.config.Voices == backend.Offline {
-		b.config.Voices = ""
-	}
+	b.config = b.config.Normalised()
 	if err := b.config.Validate("--"); err != nil {
 		return nil, err
 	}

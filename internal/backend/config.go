@@ -57,6 +57,18 @@ func (c Config) dialogue() string { return cmp.Or(c.Dialogue, Templates) }
 func (c Config) voices() string   { return cmp.Or(c.Voices, Offline) }
 func (c Config) format() string   { return cmp.Or(c.VoicesFormat, openai.FormatWAV) }
 
+// Normalised is c with the default backends' names left out, so a
+// configuration that names them says the same as one that does not.
+func (c Config) Normalised() Config {
+	if c.Dialogue == Templates {
+		c.Dialogue = ""
+	}
+	if c.Voices == Offline {
+		c.Voices = ""
+	}
+	return c
+}
+
 // Validate checks the configuration; errors name the key (prefix is
 // where it stands: "--" for flags, "corpora[0].generate." in a spec)
 // and never quote an endpoint.

@@ -317,6 +317,12 @@ func (s *Sweep) Normalise() {
 	if slices.Equal(p.LatencyBudgetsMS, d.LatencyBudgetsMS) {
 		s.Protocol.LatencyBudgetsMS = nil
 	}
+	for _, c := range s.Corpora {
+		if c.Generate != nil {
+			// The offline backends named or not are the same run.
+			c.Generate.Config = c.Generate.Config.Normalised()
+		}
+	}
 	b := s.Resamples()
 	s.Bootstrap.Resamples = &b
 	if s.Queues.CPU == "" {

@@ -120,10 +120,19 @@ func TestGenerateBackendKeys(t *testing.T) {
 	if c := mustCanonical(plain); strings.Contains(c, "dialogue") || strings.Contains(c, "voices") {
 		t.Fatalf("a spec without backends names them: %s", c)
 	}
+	plain.Normalise()
 	h1, _ := plain.Hash()
 	h2, _ := s.Hash()
 	if h1 == h2 {
 		t.Fatal("a dialogue backend keeps the spec's hash")
+	}
+	named, err := Parse("s.yaml", []byte(strings.Replace(example, "seed: 7}", "seed: 7, dialogue: templates, voices: offline}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named.Normalise()
+	if h3, _ := named.Hash(); h3 != h1 {
+		t.Fatal("naming the offline backends changed the spec's hash")
 	}
 }
 
