@@ -68,8 +68,11 @@ func New(endpoint string, key proto.Secret, o Options) (*Client, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
+	// Keep a connection per request in flight rather than the default two.
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = o.Concurrency
 	return &Client{endpoint: strings.TrimSuffix(endpoint, "/"), key: key, opts: o,
-		http: &http.Client{}, slots: make(chan struct{}, o.Concurrency)}, nil
+		http: &http.Client{Transport: t}, slots: make(chan struct{}, o.Concurrency)}, nil
 }
 
 // CheckEndpoint accepts an http or https URL with a host and no query or
