@@ -7,16 +7,19 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -32,6 +35,10 @@ type Activities struct {
 	Capacity Capacity
 	// Engines are the TTS engines for generation (nil: espeak-ng and flite).
 	Engines map[string]synth.TTS
+	// Generative lends the generator's generative backends their API keys
+	// and request bounds (nil: no keys, default bounds); their outputs
+	// are cached in Store.
+	Generative *GenerativeSettings
 	// Scratch is where audio is unpacked while an activity runs ("" : the
 	// system temp dir).
 	Scratch string
@@ -49,6 +56,41 @@ type Activities struct {
 	// post to.
 	Webhooks webhook.Policy
 	Log      *slog.Logger
+}
+
+// GenerativeSettings are what the worker lends the generative backends.
+type GenerativeSettings struct {
+	Secrets    backend.Secrets
+	Operations backend.Operations
+
+	mu     sync.Mutex
+	opened map[string]*backend.Opened // by configuration, so each endpoint's bound holds across activities
+}
+
+// generativeBackends opens the backends of c once per worker.
+func (a *Activities) generativeBackends(c backend.Config) (*backend.Opened, error) {
+	g := a.Generative
+	if g == nil {
+		return backend.Open(c, backend.Secrets{}, backend.Operations{}, a.Store, a.Engines)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	id, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := g.opened[string(id)]; ok {
+		return o, nil
+	}
+	o, err := backend.Open(c, g.Secrets, g.Operations, a.Store, a.Engines)
+	if err != nil {
+		return nil, err
+	}
+	if g.opened == nil {
+		g.opened = map[string]*backend.Opened{}
+	}
+	g.opened[string(id)] = o
+	return o, nil
 }
 
 func (a *Activities) logger() *slog.Logger {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -32,6 +33,9 @@ type CorpusPlan struct {
 	// transferred from another corpus's dev split.
 	Kind  string
 	NoDev bool
+	// Backends are a generated corpus's generative backends (zero: the
+	// offline ones).
+	Backends backend.Config `json:",omitzero"`
 }
 
 // planOf is the plan of a stored corpus with manifest m.
@@ -48,16 +52,27 @@ func planOf(name, prefix, hash string, m *corpus.Manifest) CorpusPlan {
 
 // PlanGeneratedInput asks for a generated corpus.
 type PlanGeneratedInput struct {
-	Name   string
-	Preset string
-	Seed   uint64
+	Name     string
+	Preset   string
+	Seed     uint64
+	Backends backend.Config `json:",omitzero"`
 }
 
 // GeneratedCorpusHash identifies a generated corpus by what determines its
-// bytes: preset, seed and the generator's version (synth.GeneratorVersion),
-// not the binary's revision, so a change elsewhere reuses the audio.
-func GeneratedCorpusHash(preset string, seed uint64) string {
-	return keys.GeneratedCorpus(preset, seed, synth.GeneratorVersion)
+// bytes: preset, seed, the generator's version (synth.GeneratorVersion)
+// and its backends' identity, not the binary's revision, so a change
+// elsewhere reuses the audio.
+func GeneratedCorpusHash(preset string, seed uint64, b backend.Config) string {
+	return keys.GeneratedCorpus(preset, seed, synth.GeneratorVersion, backendsIdentity(b.Identity()))
+}
+
+// backendsIdentity is what a generated corpus's hash covers of its
+// backends: nothing for the offline ones, so their hash is unchanged.
+func backendsIdentity(ids []corpus.Backend) any {
+	if len(ids) == 0 {
+		return nil
+	}
+	return ids
 }
 
 // PlanGenerated lists a preset's conversations and says whether the corpus
@@ -68,8 +83,14 @@ func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
-	hash := GeneratedCorpusHash(in.Preset, in.Seed)
-	p := CorpusPlan{Name: in.Name, Prefix: keys.Corpus(hash), Hash: hash, Preset: in.Preset, Seed: in.Seed, Kind: corpus.KindMPTB}
+	if err := in.Backends.Validate("generate."); err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
+	}
+	if err := in.Backends.CheckPools(preset, "generate.voices_names"); err != nil {
+		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
+	}
+	hash := GeneratedCorpusHash(in.Preset, in.Seed, in.Backends)
+	p := CorpusPlan{Name: in.Name, Prefix: keys.Corpus(hash), Hash: hash, Preset: in.Preset, Seed: in.Seed, Kind: corpus.KindMPTB, Backends: in.Backends}
 	for _, c := range preset.Conversations {
 		p.Conversations = append(p.Conversations, c.ID)
 	}
@@ -82,6 +103,7 @@ type GenerateInput struct {
 	Prefix, Preset string
 	Seed           uint64
 	Conversation   string
+	Backends       backend.Config `json:",omitzero"`
 }
 
 // GenerateConversation synthesises one conversation (docs/architecture.md#generator) and stores
@@ -108,14 +130,12 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 	if spec == nil {
 		return badInput("preset %s has no conversation %q", in.Preset, in.Conversation)
 	}
-	engines := a.Engines
-	if engines == nil {
-		if engines, err = synth.NewTTS(""); err != nil {
-			return badInput("%v", err)
-		}
+	b, err := a.generativeBackends(in.Backends)
+	if err != nil {
+		return badInput("%v", err)
 	}
 	stop := keepAlive(ctx, "synthesising")
-	c, err := synth.Generate(ctx, in.Seed, *spec, engines)
+	c, err := synth.GenerateWith(ctx, in.Seed, *spec, b.Backends)
 	stop()
 	if err != nil {
 		return err
@@ -156,7 +176,7 @@ func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err 
 	}
 	defer keepAlive(ctx, "finalizing")()
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: in.Plan.Preset, Seed: in.Plan.Seed,
-		CodeVersion: generate.CodeVersion(), SampleRate: corpus.SampleRate}
+		CodeVersion: generate.CodeVersion(), SampleRate: corpus.SampleRate, Backends: in.Plan.Backends.Identity()}
 	for _, id := range in.Plan.Conversations {
 		data, err := store.GetBytes(ctx, a.Store, keys.Entry(in.Plan.Prefix, id))
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
@@ -205,11 +206,11 @@ func TestPlanGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Ready || p.Kind != corpus.KindMPTB || p.Hash != GeneratedCorpusHash("tiny", 1) || p.Prefix != "corpora/"+p.Hash ||
+	if p.Ready || p.Kind != corpus.KindMPTB || p.Hash != GeneratedCorpusHash("tiny", 1, backend.Config{}) || p.Prefix != "corpora/"+p.Hash ||
 		len(p.Conversations) != 12 || p.Conversations[0] != "tiny-00-2p-"+p.Conversations[0][len("tiny-00-2p-"):] || p.Preset != "tiny" || p.Seed != 1 {
 		t.Fatalf("plan %+v", p)
 	}
-	if GeneratedCorpusHash("tiny", 2) == p.Hash || keys.GeneratedCorpus("tiny", 1, 0) == p.Hash {
+	if GeneratedCorpusHash("tiny", 2, backend.Config{}) == p.Hash || keys.GeneratedCorpus("tiny", 1, 0, nil) == p.Hash {
 		t.Error("another seed or generator version has the same hash")
 	}
 	if err := store.PutBytes(ctx, local, p.Prefix+"/"+corpus.ManifestName, []byte("{}")); err != nil {
@@ -228,7 +229,7 @@ func TestPlanGenerated(t *testing.T) {
 func TestGenerateConversationInputs(t *testing.T) {
 	ctx := context.Background()
 	a, rec, local := recording(t)
-	prefix := "corpora/" + GeneratedCorpusHash("tiny", 1)
+	prefix := "corpora/" + GeneratedCorpusHash("tiny", 1, backend.Config{})
 	err := a.GenerateConversation(ctx, GenerateInput{Prefix: prefix, Preset: "tiny", Seed: 1, Conversation: "tiny-99"})
 	assertBadInput(t, "an unknown conversation", err, `preset tiny has no conversation "tiny-99"`)
 	err = a.GenerateConversation(ctx, GenerateInput{Prefix: prefix, Preset: "huge", Seed: 1, Conversation: "x"})

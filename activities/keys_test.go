@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audit"
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
@@ -16,14 +17,14 @@ import (
 // re-evaluates but keeps corpora and tracks; a new audit re-audits only.
 // Detector family versions are covered in internal/detect (system hashes).
 func TestComponentVersionsInvalidateExactlyTheirOutputs(t *testing.T) {
-	gen := GeneratedCorpusHash("mptb", 1)
-	if gen != keys.GeneratedCorpus("mptb", 1, synth.GeneratorVersion) {
+	gen := GeneratedCorpusHash("mptb", 1, backend.Config{})
+	if gen != keys.GeneratedCorpus("mptb", 1, synth.GeneratorVersion, nil) {
 		t.Fatal("GeneratedCorpusHash is not keyed by the generator's version")
 	}
-	if keys.GeneratedCorpus("mptb", 1, synth.GeneratorVersion+1) == gen {
+	if keys.GeneratedCorpus("mptb", 1, synth.GeneratorVersion+1, nil) == gen {
 		t.Error("a new generator version keeps the corpus hash")
 	}
-	if GeneratedCorpusHash("mptb", 2) == gen || GeneratedCorpusHash("tiny", 1) == gen {
+	if GeneratedCorpusHash("mptb", 2, backend.Config{}) == gen || GeneratedCorpusHash("tiny", 1, backend.Config{}) == gen {
 		t.Error("seed or preset do not change the corpus hash")
 	}
 

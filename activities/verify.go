@@ -254,7 +254,7 @@ func manifestHasHash(hash string, raw []byte, m *corpus.Manifest) bool {
 		return false
 	}
 	for g := 1; g <= synth.GeneratorVersion; g++ {
-		if keys.GeneratedCorpus(m.Preset, m.Seed, g) == hash {
+		if keys.GeneratedCorpus(m.Preset, m.Seed, g, backendsIdentity(m.Backends)) == hash {
 			return true
 		}
 	}

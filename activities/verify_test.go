@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
@@ -276,7 +277,7 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.Kind, m.Preset, m.Seed = corpus.KindMPTB, "tiny", 7
-	root := keys.Corpus(GeneratedCorpusHash("tiny", 7))
+	root := keys.Corpus(GeneratedCorpusHash("tiny", 7, backend.Config{}))
 	raw, err := m.Encode()
 	if err != nil {
 		t.Fatal(err)

@@ -34,13 +34,13 @@ var tiers = []tier{
 		"internal/limits", "internal/version", "internal/childenv", "internal/swbd", "internal/digest",
 		"internal/keys", "internal/dialogue", "internal/jsonio", "internal/audio", "internal/store",
 		"internal/cluster", "internal/floor", "internal/testenv", "internal/cluster/clustertest",
-		"internal/figure", "internal/agent/proto", "internal/redact", "internal/webhook",
+		"internal/figure", "internal/agent/proto", "internal/redact", "internal/webhook", "internal/openai",
 	}},
 	{"domain", false, []string{
 		"internal/corpus", "internal/synth", "internal/score", "internal/detect",
 	}},
 	{"composition", true, []string{
-		"internal/generate", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
+		"internal/generate", "internal/backend", "internal/backend/backendfixture", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
 		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
 		"internal/audit/auditfixture", "internal/bundle", "internal/bundle/bundlefixture", "internal/spec", "internal/viewer", "internal/nightly",
 		"internal/agent", "internal/agent/refagent", "internal/agent/harness", "internal/agent/seated",

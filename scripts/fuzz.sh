@@ -27,6 +27,9 @@ required=(
 	internal/agent/proto:FuzzParseDuplex        # duplex hello and events
 	internal/agent/proto:FuzzParseRealtime      # realtime events and sessions
 	internal/agent/proto:FuzzPCM16RoundTrip     # audio frames of both protocols
+	internal/openai:FuzzParseChatResponse       # a chat endpoint's completion
+	internal/synth:FuzzParseScriptAnswer        # a chat model's script
+	internal/backend:FuzzDecodeSpeech           # a speech endpoint's audio
 )
 ran=()
 for pkg in $(go list ./...); do

@@ -199,7 +199,7 @@ func (c CorpusSource) Planning() CorpusPlanning {
 	case c.Generate == nil:
 		return CorpusPlanning{Ingest: &activities.IngestInput{Name: c.Name, Dir: c.Dir}}
 	default:
-		return CorpusPlanning{Generated: &activities.PlanGeneratedInput{Name: c.Name, Preset: c.Generate.Preset, Seed: c.Generate.Seed}}
+		return CorpusPlanning{Generated: &activities.PlanGeneratedInput{Name: c.Name, Preset: c.Generate.Preset, Seed: c.Generate.Seed, Backends: c.Generate.Config}}
 	}
 }
 
@@ -212,7 +212,7 @@ func Generation(plan activities.CorpusPlan) []activities.GenerateInput {
 	}
 	out := make([]activities.GenerateInput, len(plan.Conversations))
 	for i, id := range plan.Conversations {
-		out[i] = activities.GenerateInput{Prefix: plan.Prefix, Preset: plan.Preset, Seed: plan.Seed, Conversation: id}
+		out[i] = activities.GenerateInput{Prefix: plan.Prefix, Preset: plan.Preset, Seed: plan.Seed, Conversation: id, Backends: plan.Backends}
 	}
 	return out
 }

@@ -24,7 +24,7 @@ func newCorpusCommand() *cobra.Command {
 		Use:   "corpus",
 		Short: "Generate, ingest, inspect, check and export corpora (MPTB, TurnBench, AMI)",
 	}
-	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusTimingCommand(), newCorpusCheckCommand(), newCorpusExportCommand(), newCorpusAuditCommand())
+	cmd.AddCommand(newCorpusGenerateCommand(), newCorpusIngestCommand(), newCorpusStatsCommand(), newCorpusTimingCommand(), newCorpusCheckCommand(), newCorpusExportCommand(), newCorpusExportCacheCommand(), newCorpusAuditCommand())
 	return cmd
 }
 
@@ -37,15 +37,17 @@ type writtenCorpus struct {
 	Conversations  int    `json:"conversations"`
 	Unlabelled     int    `json:"unlabelled"`
 	ManifestSHA256 string `json:"manifest_sha256"`
+	// Generative counts the generative backends' work (generate only).
+	Generative *generativeCounts `json:"generative,omitempty"`
 }
 
 // writeCorpusResult writes what -o json says of a corpus written to dir.
-func writeCorpusResult(w io.Writer, dir string, m *corpus.Manifest) error {
+func writeCorpusResult(w io.Writer, dir string, m *corpus.Manifest, g *generativeCounts) error {
 	sum, err := fileSHA256(filepath.Join(dir, "corpus.json"))
 	if err != nil {
 		return err
 	}
-	r := writtenCorpus{Corpus: dir, Kind: m.Kind, Conversations: len(m.Conversations), ManifestSHA256: sum}
+	r := writtenCorpus{Corpus: dir, Kind: m.Kind, Conversations: len(m.Conversations), ManifestSHA256: sum, Generative: g}
 	for _, c := range m.Conversations {
 		if c.Unlabelled {
 			r.Unlabelled++
@@ -59,10 +61,11 @@ func newCorpusGenerateCommand() *cobra.Command {
 		preset, seed, out, output string
 		jobs                      int
 		force                     bool
+		backends                  *backendFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --preset mptb|tiny --seed N --out DIR",
-		Short: "Generate a corpus with the five-stage MPTB pipeline (espeak-ng, flite)",
+		Short: "Generate a corpus with the five-stage MPTB pipeline (templates, espeak-ng, flite; or chat and speech endpoints)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := strconv.ParseUint(seed, 10, 64)
@@ -78,14 +81,20 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
 				return err
 			}
+			b, err := backends.open(cmd.Context(), preset, s)
+			if err != nil {
+				return err
+			}
 			progress := newCountProgress(cmd.ErrOrStderr(), "generating")
 			m, err := generate.Corpus(cmd.Context(), generate.Options{
-				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress.Set})
+				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress.Set, Backends: b})
+			counts := countsOf(b)
+			counts.print(cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
 			if output == "json" {
-				return writeCorpusResult(cmd.OutOrStdout(), out, m)
+				return writeCorpusResult(cmd.OutOrStdout(), out, m, counts)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %d conversations to %s\n", len(m.Conversations), out)
 			return nil
@@ -98,6 +107,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 	// The help names the default rather than this machine's count.
 	cmd.Flags().Lookup("jobs").DefValue = "the number of CPUs"
 	cmd.Flags().BoolVar(&force, "force", false, "replace the corpus already in --out")
+	backends = addBackendFlags(cmd)
 	outputFlag(cmd, &output, statusFormats)
 	cmd.MarkFlagRequired("preset")
 	_ = cmd.RegisterFlagCompletionFunc("preset", cobra.FixedCompletions(synth.PresetNames, cobra.ShellCompDirectiveNoFileComp))

@@ -85,7 +85,7 @@ setting. For the distributed path without a cluster.`,
 		}
 		defer cl.Close()
 		queues := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
-		acts := &activities.Activities{Store: st, Runtime: rt, Credentials: cfg.Credentials(), ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
+		acts := &activities.Activities{Store: st, Runtime: rt, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
 		ws, err := orchestrate.StartWorkers(cl, acts, queues, spec.QueueCPU, orchestrate.DefaultAdmission())
 		if err != nil {
 			return err

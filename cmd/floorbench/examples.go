@@ -66,7 +66,15 @@ var examples = map[string]string{
 	"store verify": `  floorbench store verify
   floorbench store verify corpora/ -o json --s3-endpoint localhost:9000 --s3-bucket floorbench`,
 	"corpus generate": `  floorbench corpus generate --preset tiny --seed 1 --out tiny/
-  floorbench corpus generate --preset mptb --seed 1 --out mptb/ --jobs 8 -o json`,
+  floorbench corpus generate --preset mptb --seed 1 --out mptb/ --jobs 8 -o json
+  floorbench corpus generate --preset tiny --seed 1 --out tiny-llm/ \
+      --dialogue openai-chat --dialogue-endpoint http://127.0.0.1:8000/v1 --dialogue-model Qwen/Qwen2.5-7B-Instruct \
+      --voices openai-speech --voices-endpoint http://127.0.0.1:8880/v1 --voices-model kokoro \
+      --voices-names af_bella,af_sky,am_adam,am_michael,bf_emma,bm_george,...
+  floorbench corpus generate --preset tiny --seed 1 --out again/ --cache chat-cache/ \
+      --dialogue openai-chat --dialogue-endpoint http://127.0.0.1:11434/v1 --dialogue-model llama3.1:8b`,
+	"corpus export-cache": `  floorbench corpus export-cache tiny-llm/ --out tiny-llm-cache/
+  floorbench corpus export-cache tiny-llm/ --out tiny-llm-cache/ --store-dir /data/floorbench-store -o json`,
 	"corpus check": `  floorbench corpus check mptb/
   floorbench corpus check tb -o json`,
 	"corpus stats": `  floorbench corpus stats mptb/

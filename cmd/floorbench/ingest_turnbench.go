@@ -35,7 +35,7 @@ else from --split. The accepted schema is in docs/formats.md#turnbench-parquet.`
 				return err
 			}
 			if output == "json" {
-				return writeCorpusResult(cmd.OutOrStdout(), out, m)
+				return writeCorpusResult(cmd.OutOrStdout(), out, m, nil)
 			}
 			unlabelled := 0
 			for _, c := range m.Conversations {

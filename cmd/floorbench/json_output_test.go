@@ -24,7 +24,7 @@ func TestJSONOutputOfCommandsThatWrite(t *testing.T) {
 	out := filepath.Join(dir, "corpus")
 	var ingested writtenCorpus
 	runJSON(t, &ingested, "corpus", "ingest", "turnbench", "--parquet", dev, "--parquet", test, "--out", out, "-o", "json")
-	if want := (writtenCorpus{out, "turnbench", 3, 1, sha256File(t, filepath.Join(out, "corpus.json"))}); ingested != want {
+	if want := (writtenCorpus{out, "turnbench", 3, 1, sha256File(t, filepath.Join(out, "corpus.json")), nil}); ingested != want {
 		t.Errorf("ingest -o json: %+v, want %+v", ingested, want)
 	}
 

@@ -108,7 +108,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err := batchRows(&rt); err != nil {
 				return err
 			}
-			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials()}, ad)
+			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}

@@ -69,6 +69,9 @@ func TestParseEventsValidates(t *testing.T) {
 func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(manifestSeed))
 	f.Add([]byte(`{"schema_version":1,"kind":"mptb","sample_rate_hz":16000,"conversations":[]}`))
+	f.Add([]byte(strings.Replace(strings.Replace(manifestSeed, `"conversations"`,
+		`"backends":[{"stage":"dialogue","name":"openai-chat","model":"m","params":{"temperature":"0.8"}}],"conversations"`, 1),
+		`"files"`, `"cache_keys":["generative/chat/00112233445566778899aabbccddeeff.json","generative/speech/00112233445566778899aabbccddeeff"],"files"`, 1)))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseManifest(data)
@@ -80,6 +83,11 @@ func FuzzParseManifest(f *testing.F) {
 		for _, conv := range m.Conversations {
 			if !dialogue.ValidID(conv.ID) {
 				t.Fatalf("accepted id %q", conv.ID)
+			}
+			for _, k := range conv.CacheKeys {
+				if !strings.HasPrefix(k, "generative/") || strings.Contains(k, "..") {
+					t.Fatalf("accepted cache key %q", k)
+				}
 			}
 			for _, p := range c.ChannelPaths(conv) {
 				if rel, err := filepath.Rel("/corpus", p); err != nil || strings.HasPrefix(rel, "..") || filepath.Dir(filepath.Dir(p)) != "/corpus" {

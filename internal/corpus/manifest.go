@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/floorbench/floorbench/internal/dialogue"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -50,8 +51,21 @@ type Manifest struct {
 	SampleRate    int    `json:"sample_rate_hz"`
 	// Source says where an ingested corpus came from (file names and their
 	// sha256); empty for generated corpora.
-	Source        []SourceFile   `json:"source,omitempty"`
+	Source []SourceFile `json:"source,omitempty"`
+	// Backends are the generative backends a generated corpus was made
+	// with; empty with the offline ones (templates, espeak-ng and flite).
+	Backends      []Backend      `json:"backends,omitempty"`
 	Conversations []Conversation `json:"conversations"`
+}
+
+// Backend is a generative backend of a generated corpus: the stage it
+// served (dialogue or voices), its name, its model and the parameters
+// that decide its outputs. Where it was served from is not recorded.
+type Backend struct {
+	Stage  string            `json:"stage"`
+	Name   string            `json:"name"`
+	Model  string            `json:"model"`
+	Params map[string]string `json:"params,omitempty"`
 }
 
 // SourceFile is one input file of an ingested corpus.
@@ -78,6 +92,10 @@ type Conversation struct {
 	// Unlabelled is true for audio without labels (TurnBench's held-out
 	// test): it can be detected but not scored.
 	Unlabelled bool `json:"unlabelled,omitempty"`
+	// CacheKeys are the store keys of the cached generative outputs (chat
+	// answers, rendered utterances) the conversation was made from, in
+	// the order first used; empty with the offline backends.
+	CacheKeys []string `json:"cache_keys,omitempty"`
 	// Files maps every file of the conversation's folder to its sha256.
 	Files map[string]string `json:"files"`
 }
@@ -183,10 +201,20 @@ func (m *Manifest) Validate() error {
 	if err := l.CheckConversations("conversations", len(m.Conversations)); err != nil {
 		return err
 	}
+	for i, b := range m.Backends {
+		if b.Stage == "" || b.Name == "" || b.Model == "" {
+			return fmt.Errorf("backends[%d]: stage, name and model are required", i)
+		}
+	}
 	seen := map[string]bool{}
 	for i, c := range m.Conversations {
 		if err := c.validate(m.Kind); err != nil {
 			return fmt.Errorf("conversation %d: %w", i, err)
+		}
+		for k, key := range c.CacheKeys {
+			if !keys.IsGenerative(key) {
+				return fmt.Errorf("conversation %d: cache_keys[%d] %s: not a key of a cached generative output", i, k, redact.Name(key))
+			}
 		}
 		if err := l.CheckDuration(fmt.Sprintf("conversation %q duration_s", c.ID), c.Duration); err != nil {
 			return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -24,6 +25,9 @@ type Options struct {
 	Progress func(done, total int)
 	// Engines overrides the TTS engines (nil: espeak-ng and flite from $PATH).
 	Engines map[string]synth.TTS
+	// Backends are the generative backends (nil: the offline ones with
+	// Engines); the corpus records their identity.
+	Backends *backend.Opened
 }
 
 // Corpus generates a whole corpus of a preset (docs/architecture.md#generator).
@@ -35,17 +39,20 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	engines := o.Engines
-	if engines == nil {
-		if engines, err = synth.NewTTS(""); err != nil {
+	b := o.Backends
+	if b == nil {
+		if b, err = backend.Open(backend.Config{}, backend.Secrets{}, backend.Operations{}, nil, o.Engines); err != nil {
 			return nil, err
 		}
+	}
+	if err := b.Config.CheckPools(preset, "voices names"); err != nil {
+		return nil, err
 	}
 	if err := corpus.PrepareOut(o.Out, o.Force); err != nil {
 		return nil, err
 	}
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: preset.Name, Seed: o.Seed,
-		CodeVersion: CodeVersion(), SampleRate: corpus.SampleRate,
+		CodeVersion: CodeVersion(), SampleRate: corpus.SampleRate, Backends: b.Config.Identity(),
 		Conversations: make([]corpus.Conversation, len(preset.Conversations))}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -59,7 +66,7 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 	for range max(1, o.Jobs) {
 		wg.Go(func() {
 			for i := range next {
-				c, err := synth.Generate(ctx, o.Seed, preset.Conversations[i], engines)
+				c, err := synth.GenerateWith(ctx, o.Seed, preset.Conversations[i], b.Backends)
 				var e corpus.Conversation
 				if err == nil {
 					e, err = WriteConversation(o.Out, c)

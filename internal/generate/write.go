@@ -18,7 +18,7 @@ func WriteConversation(dir string, c synth.Conversation) (corpus.Conversation, e
 	e := corpus.Conversation{
 		ID: c.Spec.ID, Split: string(c.Spec.Split), InteractionType: string(c.Spec.Type),
 		Speakers: c.Spec.Speakers, Topic: c.Topic, Samples: len(c.Channels[0]),
-		Duration: c.Duration(), Files: map[string]string{},
+		Duration: c.Duration(), CacheKeys: c.Sources, Files: map[string]string{},
 	}
 	for k := range c.Channels {
 		e.Voices = append(e.Voices, c.Cast.Voices[k].ID)

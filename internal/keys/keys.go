@@ -20,6 +20,9 @@ const (
 	Inputs  = "inputs/"  // uploaded files by the full SHA-256 of their content
 	Sums    = "sums/"    // the sha256 of objects not named by their content
 	Specs   = "specs/"   // scheduled sweep specs by the full SHA-256 of their content
+	// Generative holds the generator's cached chat answers and rendered
+	// utterances, each under the hash of the request that produced it.
+	Generative = "generative/"
 )
 
 // Sum is where the sha256 of the object under key is recorded.
@@ -51,10 +54,48 @@ func Hash(data []byte) string {
 }
 
 // GeneratedCorpus is the hash of a generated corpus: what decides its
-// bytes, the preset, the seed and the generator's version, and not the
+// bytes, the preset, the seed, the generator's version and the identities
+// of its generative backends (nil: the offline ones), and not the
 // binary's revision, so a change elsewhere reuses the audio.
-func GeneratedCorpus(preset string, seed uint64, generator int) string {
-	return Hash(fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%d", preset, seed, generator))
+func GeneratedCorpus(preset string, seed uint64, generator int, backends any) string {
+	recipe := fmt.Appendf(nil, "mptb-generate\x00%s\x00%d\x00%d", preset, seed, generator)
+	if backends != nil {
+		recipe = append(append(recipe, 0), hashJSON(backends)...)
+	}
+	return Hash(recipe)
+}
+
+// ChatAnswer is where the answer to a chat request is cached: under the
+// hash of the request's body (model, messages, sampling parameters).
+func ChatAnswer(request []byte) string {
+	return Generative + "chat/" + Hash(request) + ".json"
+}
+
+// Speech is where the audio of a speech request is cached: under the
+// hash of the request's body (model, text, voice, format).
+func Speech(request []byte) string {
+	return Generative + "speech/" + Hash(request)
+}
+
+// IsGenerative reports whether key is a cached generative output, the
+// only keys a corpus.json may list as its sources.
+func IsGenerative(key string) bool {
+	rest, ok := strings.CutPrefix(key, Generative)
+	if !ok {
+		return false
+	}
+	kind, name, ok := strings.Cut(rest, "/")
+	hash := strings.TrimSuffix(name, ".json")
+	return ok && (kind == "chat" && name == hash+".json" || kind == "speech" && name == hash) && len(hash) == 32 && isHex(hash)
+}
+
+func isHex(s string) bool {
+	for _, r := range s {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // Corpus is the prefix of the corpus with the given hash.

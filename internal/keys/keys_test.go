@@ -36,13 +36,36 @@ func TestKeysFollowTheStoreLayout(t *testing.T) {
 // A generated corpus is named by preset, seed and generator version, each
 // of which changes the name.
 func TestGeneratedCorpusHashCoversPresetSeedAndGenerator(t *testing.T) {
-	base := GeneratedCorpus("mptb", 1, 4)
+	base := GeneratedCorpus("mptb", 1, 4, nil)
 	if base != Hash([]byte("mptb-generate\x00mptb\x001\x004")) {
 		t.Errorf("GeneratedCorpus %s is not the hash of its identity", base)
 	}
-	for _, other := range []string{GeneratedCorpus("tiny", 1, 4), GeneratedCorpus("mptb", 2, 4), GeneratedCorpus("mptb", 1, 5)} {
+	for _, other := range []string{GeneratedCorpus("tiny", 1, 4, nil), GeneratedCorpus("mptb", 2, 4, nil), GeneratedCorpus("mptb", 1, 5, nil)} {
 		if other == base {
 			t.Errorf("a different preset, seed or generator keeps the hash %s", base)
 		}
+	}
+}
+
+// Generative outputs are named by the request that made them; a corpus
+// made with generative backends is named apart from the offline one.
+func TestGenerativeKeys(t *testing.T) {
+	chat, speech := ChatAnswer([]byte(`{"model":"m"}`)), Speech([]byte(`{"model":"m"}`))
+	if chat != "generative/chat/"+Hash([]byte(`{"model":"m"}`))+".json" || speech != "generative/speech/"+Hash([]byte(`{"model":"m"}`)) {
+		t.Fatalf("keys %s, %s", chat, speech)
+	}
+	if ChatAnswer([]byte(`{"model":"n"}`)) == chat {
+		t.Fatal("another request, the same key")
+	}
+	for key, want := range map[string]bool{chat: true, speech: true, "generative/chat/" + Hash(nil): false,
+		"generative/speech/" + Hash(nil) + ".json": false, "corpora/x/corpus.json": false, "generative/chat/../../x.json": false,
+		"generative/other/" + Hash(nil): false} {
+		if IsGenerative(key) != want {
+			t.Errorf("IsGenerative(%q) = %v", key, !want)
+		}
+	}
+	offline := GeneratedCorpus("tiny", 1, 4, nil)
+	if GeneratedCorpus("tiny", 1, 4, []string{"openai-chat", "m"}) == offline {
+		t.Fatal("backends do not change the corpus hash")
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
@@ -45,6 +47,17 @@ type Config struct {
 	// credential_env gives; the environment variable of that name, when
 	// set, overrides the entry. Never printed.
 	AgentCredentials map[string]string `yaml:"agent_credentials,omitempty"`
+	// DialogueAPIKey and VoicesAPIKey are the generator's generative
+	// backends' API keys (docs/corpora.md#generative-backends);
+	// FLOORBENCH_DIALOGUE_API_KEY and FLOORBENCH_VOICES_API_KEY override
+	// them. Never printed.
+	DialogueAPIKey string `yaml:"dialogue_api_key"`
+	VoicesAPIKey   string `yaml:"voices_api_key"`
+}
+
+// GenerativeSecrets are the generative backends' API keys.
+func (c Config) GenerativeSecrets() backend.Secrets {
+	return backend.Secrets{Dialogue: proto.Secret(c.DialogueAPIKey), Voices: proto.Secret(c.VoicesAPIKey)}
 }
 
 // DefaultConfig is a Temporal dev server and a local store on this machine.
@@ -105,6 +118,8 @@ func LoadConfig(path string, required bool) (Config, error) {
 	env("FLOORBENCH_S3_SECRET_KEY", &c.S3SecretKey)
 	env("FLOORBENCH_STORE_DIR", &c.StoreDir)
 	env("FLOORBENCH_SCHEDULE_ROOT", &c.ScheduleRoot)
+	env(backend.DialogueKeyEnv, &c.DialogueAPIKey)
+	env(backend.VoicesKeyEnv, &c.VoicesAPIKey)
 	for name, dst := range map[string]*bool{"FLOORBENCH_TEMPORAL_TLS": &c.TLS, "FLOORBENCH_S3_SECURE": &c.S3Secure, "FLOORBENCH_WEBHOOK_ALLOW_LINK_LOCAL": &c.WebhookAllowLinkLocal} {
 		if v, ok := os.LookupEnv(name); ok {
 			b, err := strconv.ParseBool(v)

@@ -1,6 +1,7 @@
 package orchestrate
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,5 +77,23 @@ func TestDevServerConfigDropsRemoteCredentials(t *testing.T) {
 	want := Config{TemporalAddress: "127.0.0.1:7777", Namespace: "default", StoreDir: "/s"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+// The generative backends' API keys come from the file, the environment
+// over it, and never print.
+func TestGenerativeSecrets(t *testing.T) {
+	path := writeConfig(t, "dialogue_api_key: sk-file-dialogue\nvoices_api_key: sk-file-voices\n")
+	t.Setenv("FLOORBENCH_VOICES_API_KEY", "sk-env-voices")
+	c, err := LoadConfig(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.GenerativeSecrets()
+	if s.Dialogue != "sk-file-dialogue" || s.Voices != "sk-env-voices" {
+		t.Fatalf("secrets: dialogue from the file, voices from the environment; got other values")
+	}
+	if shown := fmt.Sprintf("%v %+v %#v", s, s, s); strings.Contains(shown, "sk-") {
+		t.Fatalf("secrets print as %s", shown)
 	}
 }

@@ -107,14 +107,14 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 	c := CorpusPreview{Name: src.Name}
 	switch {
 	case src.Generate != nil:
-		c.Source, c.Hash = "generate", activities.GeneratedCorpusHash(src.Generate.Preset, src.Generate.Seed)
+		c.Source, c.Hash = "generate", activities.GeneratedCorpusHash(src.Generate.Preset, src.Generate.Seed, src.Generate.Config)
 		raw, err = storedManifest(ctx, st, keys.Corpus(c.Hash))
 		if err != nil {
 			return activities.CorpusPlan{}, c, err
 		}
 		if raw == nil {
 			plan := activities.CorpusPlan{Name: src.Name, Prefix: keys.Corpus(c.Hash), Hash: c.Hash,
-				Preset: src.Generate.Preset, Seed: src.Generate.Seed, Kind: corpus.KindMPTB}
+				Preset: src.Generate.Preset, Seed: src.Generate.Seed, Kind: corpus.KindMPTB, Backends: src.Generate.Config}
 			return plan, c, nil
 		}
 		c.Stored = true

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -128,7 +129,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := pv.Corpora[0]
-	if c.Source != "generate" || c.Hash != activities.GeneratedCorpusHash("tiny", 9) || c.Stored || c.Conversations != 0 || pv.Evaluations[0].Stored {
+	if c.Source != "generate" || c.Hash != activities.GeneratedCorpusHash("tiny", 9, backend.Config{}) || c.Stored || c.Conversations != 0 || pv.Evaluations[0].Stored {
 		t.Errorf("generated corpus %+v, evaluation %+v", c, pv.Evaluations[0])
 	}
 

@@ -96,7 +96,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	}
 	defer cl.Close()
 	queues := []string{in.Spec.Queues.CPU, in.Spec.Queues.Synth, in.Spec.Queues.GPU}
-	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Credentials: o.Config.Credentials()}, queues, in.Spec.Queues.CPU, DefaultAdmission())
+	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Credentials: o.Config.Credentials(), Generative: &activities.GenerativeSettings{Secrets: o.Config.GenerativeSecrets()}}, queues, in.Spec.Queues.CPU, DefaultAdmission())
 	if err != nil {
 		return nil, "", err
 	}

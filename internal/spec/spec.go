@@ -19,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 	"github.com/floorbench/floorbench/internal/score"
@@ -57,10 +58,12 @@ type Corpus struct {
 	Hash string `yaml:"-" json:"hash,omitempty"`
 }
 
-// Generate asks for a generated corpus.
+// Generate asks for a generated corpus; the backend keys choose its
+// generative backends (docs/corpora.md#generative-backends).
 type Generate struct {
-	Preset string `yaml:"preset" json:"preset"`
-	Seed   uint64 `yaml:"seed" json:"seed"`
+	Preset         string `yaml:"preset" json:"preset"`
+	Seed           uint64 `yaml:"seed" json:"seed"`
+	backend.Config `yaml:",inline"`
 }
 
 // System is one system to evaluate: a built-in family with parameters, or
@@ -234,8 +237,18 @@ func (s *Sweep) validate() error {
 func (s *Sweep) Check() error {
 	l := limits.Current()
 	for i, c := range s.Corpora {
-		if c.Generate != nil && !slices.Contains(synth.PresetNames, c.Generate.Preset) {
+		if c.Generate == nil {
+			continue
+		}
+		if !slices.Contains(synth.PresetNames, c.Generate.Preset) {
 			return fmt.Errorf("corpora[%d].generate.preset: unknown preset %s (want one of %s)", i, redact.Name(c.Generate.Preset), strings.Join(synth.PresetNames, ", "))
+		}
+		if err := c.Generate.Config.Validate(fmt.Sprintf("corpora[%d].generate.", i)); err != nil {
+			return err
+		}
+		preset, _ := synth.PresetByName(c.Generate.Preset, c.Generate.Seed)
+		if err := c.Generate.Config.CheckPools(preset, fmt.Sprintf("corpora[%d].generate.voices_names", i)); err != nil {
+			return err
 		}
 	}
 	if err := s.Params().Validate(); err != nil {
@@ -303,6 +316,12 @@ func (s *Sweep) Normalise() {
 	}
 	if slices.Equal(p.LatencyBudgetsMS, d.LatencyBudgetsMS) {
 		s.Protocol.LatencyBudgetsMS = nil
+	}
+	for _, c := range s.Corpora {
+		if c.Generate != nil {
+			// The offline backends named or not are the same run.
+			c.Generate.Config = c.Generate.Config.Normalised()
+		}
 	}
 	b := s.Resamples()
 	s.Bootstrap.Resamples = &b

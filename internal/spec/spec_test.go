@@ -103,21 +103,56 @@ func mustCanonical(s *Sweep) string {
 	return string(b)
 }
 
+// The backend keys of generate: are part of the spec and of its hash;
+// left out, the spec hashes as it did before they existed.
+func TestGenerateBackendKeys(t *testing.T) {
+	withChat := strings.Replace(example, "generate: {preset: tiny, seed: 7}",
+		"generate: {preset: tiny, seed: 7, dialogue: openai-chat, dialogue_endpoint: 'http://127.0.0.1:8000/v1', dialogue_model: qwen2.5}", 1)
+	s, err := Parse("s.yaml", []byte(withChat))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := s.Corpora[0].Generate
+	if g.Dialogue != "openai-chat" || g.DialogueModel != "qwen2.5" || g.Preset != "tiny" {
+		t.Fatalf("generate %+v", g)
+	}
+	plain, _ := Parse("s.yaml", []byte(example))
+	if c := mustCanonical(plain); strings.Contains(c, "dialogue") || strings.Contains(c, "voices") {
+		t.Fatalf("a spec without backends names them: %s", c)
+	}
+	plain.Normalise()
+	h1, _ := plain.Hash()
+	h2, _ := s.Hash()
+	if h1 == h2 {
+		t.Fatal("a dialogue backend keeps the spec's hash")
+	}
+	named, err := Parse("s.yaml", []byte(strings.Replace(example, "seed: 7}", "seed: 7, dialogue: templates, voices: offline}", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named.Normalise()
+	if h3, _ := named.Hash(); h3 != h1 {
+		t.Fatal("naming the offline backends changed the spec's hash")
+	}
+}
+
 func TestSpecErrorsNameTheField(t *testing.T) {
 	cases := map[string]string{
 		"":                         "s.yaml: empty spec",
 		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed (or an agent, under agents)",
-		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]":          "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
-		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                                     `s.yaml: corpora[0].name: (not quoted) must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":                 `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                           "s.yaml: systems[0] (r): give exactly one of builtin or spec",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":                  "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {negative_window: wide}":          `s.yaml: protocol: protocol parameter negative_window: "wide" is not a negative window (want span or anchored)`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {latency_budgets_ms: [500, 250]}": "s.yaml: protocol: protocol parameter latency_budgets_ms: budgets must be strictly ascending, got 250 after 500",
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                                   `s.yaml: line 3: unknown key "bogus"`,
-		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":               "s.yaml: line 3: want an integer, not a string",
-		"corpora: [{name: a, path: /x, transfer_from: b}]\nsystems: [{name: r, builtin: rms}]":                           `s.yaml: corpora[0].transfer_from: "b" is not another corpus of this spec`,
-		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                             `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
+		"corpora:\n  - name: a\n    generate: {preset: tiny}\n    path: /x\nsystems: [{name: r, builtin: rms}]":                                                                            "s.yaml: corpora[0] (a): give exactly one of generate, path or s3",
+		"corpora:\n  - name: ../a\n    path: /x\nsystems: [{name: r, builtin: rms}]":                                                                                                       `s.yaml: corpora[0].name: (not quoted) must be 1-64 letters, digits, '.', '_' or '-', not starting with '.' or '-'`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}, {name: r, builtin: silero}]":                                                                                   `s.yaml: systems[1].name: "r" is also the name of systems[0]`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r}]":                                                                                                                             "s.yaml: systems[0] (r): give exactly one of builtin or spec",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {tau_pre_s: -1}":                                                                                    "s.yaml: protocol: protocol parameter tau_pre_s must be finite and >= 0, got -1",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {negative_window: wide}":                                                                            `s.yaml: protocol: protocol parameter negative_window: "wide" is not a negative window (want span or anchored)`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nprotocol: {latency_budgets_ms: [500, 250]}":                                                                   "s.yaml: protocol: protocol parameter latency_budgets_ms: budgets must be strictly ascending, got 250 after 500",
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbogus: 1":                                                                                                     `s.yaml: line 3: unknown key "bogus"`,
+		"corpora: [{name: a, path: /x}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: many}":                                                                                 "s.yaml: line 3: want an integer, not a string",
+		"corpora: [{name: a, path: /x, transfer_from: b}]\nsystems: [{name: r, builtin: rms}]":                                                                                             `s.yaml: corpora[0].transfer_from: "b" is not another corpus of this spec`,
+		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                                                                                               `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
+		"corpora: [{name: a, generate: {preset: tiny, dialogue: openai-chat}}]\nsystems: [{name: r, builtin: rms}]":                                                                        "s.yaml: corpora[0].generate.dialogue_endpoint: missing",
+		"corpora: [{name: a, generate: {preset: tiny, voices: openai-speech, voices_endpoint: 'http://h/v1', voices_model: k, voices_names: [a, b]}}]\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0].generate.voices_names: 2 voices give 0 dev and 2 test voices (every fifth, from the third, is a dev voice); preset tiny needs 4 dev and 5 test voices: name at least 18",
 	}
 	for in, want := range cases {
 		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != want {

@@ -2,12 +2,15 @@
 // stages of docs/architecture.md#generator, each a separate step with its own types:
 //
 //  1. Script (WriteScript): who says what, from per-type topic banks and
-//     sentence templates.
+//     sentence templates; or (ChatScripts) the same plan (PlanScript)
+//     written by a language model, every answer checked against it
+//     (ParseScriptAnswer).
 //  2. Floor plan (PlanFloor): the symbolic event log, decided before any
 //     audio: turn order, handover gaps and overlaps, holds, backchannels,
 //     successful, failed and non-floor-taking interruptions, non-content.
 //  3. Render (Render): every utterance synthesised by a real TTS engine
-//     with one voice per speaker; boundaries measured on the samples.
+//     (or a speech endpoint, a TTS of package backend) with one voice per
+//     speaker; boundaries measured on the samples.
 //  4. Acoustics (ApplyAcoustics): per-channel noise at a drawn SNR.
 //  5. Assemble (Assemble): the plan laid out on one sample timeline per
 //     speaker; every event time is a sample index divided by the rate, so

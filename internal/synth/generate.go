@@ -22,6 +22,34 @@ type Conversation struct {
 	Acoustics []ChannelAcoustics
 	Channels  [][]float32 // 16 kHz, one per speaker, equal lengths, in [-1, 1]
 	Events    []floor.Event
+	// Sources are the cache keys of the generative outputs (chat answers,
+	// rendered utterances) the conversation was made from, in the order
+	// first used; empty with the offline backends.
+	Sources []string
+}
+
+// Backends are what the generator's stages 1 and 3 use: who writes the
+// script, which voices there are, and the TTS engine of each voice's
+// Engine. The zero value of a field is the offline default.
+type Backends struct {
+	Scripts ScriptWriter // nil: TemplateScripts
+	// Voices is the inventory cast from (nil: Inventory()); its split
+	// rule is VoicePoolOf's.
+	Voices  []Voice
+	Engines map[string]TTS
+}
+
+// KeyedChat is what a Chat implements when its answers are cached under
+// content keys: the key a prompt's answer is stored under, which the
+// conversation records.
+type KeyedChat interface {
+	ChatKey(p ChatPrompt) string
+}
+
+// KeyedTTS is what a TTS implements when its renderings are cached under
+// content keys.
+type KeyedTTS interface {
+	SpeechKey(text string, v Voice) string
 }
 
 // Duration is the conversation's length in seconds.
@@ -31,13 +59,29 @@ func (c Conversation) Duration() float64 { return float64(len(c.Channels[0])) / 
 // from streams seeded by (seed, spec.ID), so the result depends on nothing
 // else: not on order, not on what ran in parallel.
 func Generate(ctx context.Context, seed uint64, spec ConversationSpec, engines map[string]TTS) (Conversation, error) {
+	return GenerateWith(ctx, seed, spec, Backends{Engines: engines})
+}
+
+// GenerateWith is Generate with the given backends.
+func GenerateWith(ctx context.Context, seed uint64, spec ConversationSpec, b Backends) (Conversation, error) {
 	if err := spec.Validate(); err != nil {
 		return Conversation{}, err
 	}
-	script := WriteScript(spec, StreamFor(seed, spec.ID, StageScript))
+	scripts := b.Scripts
+	if scripts == nil {
+		scripts = TemplateScripts{}
+	}
+	script, err := scripts.WriteScript(ctx, spec, StreamFor(seed, spec.ID, StageScript))
+	if err != nil {
+		return Conversation{}, err
+	}
 	plan := PlanFloor(script, StreamFor(seed, spec.ID, StageFloor), StreamFor(seed, spec.ID, StageOverlap))
-	cast := CastVoices(spec, StreamFor(seed, spec.ID, StageVoices))
-	r, err := Render(ctx, plan, cast, engines)
+	inventory := b.Voices
+	if inventory == nil {
+		inventory = Inventory()
+	}
+	cast := CastFrom(spec, VoicePoolOf(inventory, spec.Split), StreamFor(seed, spec.ID, StageVoices))
+	r, err := Render(ctx, plan, cast, b.Engines)
 	if err != nil {
 		return Conversation{}, err
 	}
@@ -49,5 +93,6 @@ func Generate(ctx context.Context, seed uint64, spec ConversationSpec, engines m
 	if err != nil {
 		return Conversation{}, err
 	}
-	return Conversation{Spec: spec, Topic: script.Topic, Cast: cast, Acoustics: ac, Channels: tl.Channels, Events: tl.Events}, nil
+	return Conversation{Spec: spec, Topic: script.Topic, Cast: cast, Acoustics: ac, Channels: tl.Channels, Events: tl.Events,
+		Sources: append(script.Sources, r.Sources...)}, nil
 }

@@ -32,12 +32,16 @@ type RenderedAct struct {
 // Rendering is stage 3's output, parallel to the plan's acts.
 type Rendering struct {
 	Acts []RenderedAct
+	// Sources are the cache keys of the renderings of engines that are
+	// KeyedTTS, in the order first used.
+	Sources []string
 }
 
 // Render synthesises every utterance of the plan with the cast's voices.
 // Repeated texts of one voice (backchannels, mostly) are synthesised once.
 func Render(ctx context.Context, p FloorPlan, cast Cast, engines map[string]TTS) (Rendering, error) {
 	cache := map[string][]float32{}
+	var sources []string
 	say := func(u Utterance) ([]float32, error) {
 		v := cast.Voices[u.Speaker-1]
 		key := v.ID + "\x00" + u.Text
@@ -51,6 +55,9 @@ func Render(ctx context.Context, p FloorPlan, cast Cast, engines map[string]TTS)
 		raw, err := tts.Synthesize(ctx, u.Text, v)
 		if err != nil {
 			return nil, err
+		}
+		if k, ok := tts.(KeyedTTS); ok {
+			sources = append(sources, k.SpeechKey(u.Text, v))
 		}
 		c := TrimSpeech(raw)
 		if len(c) == 0 {
@@ -74,6 +81,7 @@ func Render(ctx context.Context, p FloorPlan, cast Cast, engines map[string]TTS)
 			r.Acts[i].Clips = append(r.Acts[i].Clips, c)
 		}
 	}
+	r.Sources = sources
 	return r, nil
 }
 

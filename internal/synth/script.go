@@ -51,6 +51,9 @@ type Script struct {
 	Topic    string
 	Personas []Persona
 	Lines    []Line
+	// Sources are the cache keys of the chat answers the script was
+	// written from (none for templates).
+	Sources []string
 
 	topic topic // what listener speech may mention (the floor planner's text)
 }

@@ -56,9 +56,13 @@ func Inventory() []Voice {
 // VoicePool returns the voices of one split. Every fifth voice of the
 // inventory is a dev voice, the rest are test voices, so the two pools are
 // disjoint (MPTB §3.2) and both span accents, variants and engines.
-func VoicePool(split dialogue.Split) []Voice {
+func VoicePool(split dialogue.Split) []Voice { return VoicePoolOf(Inventory(), split) }
+
+// VoicePoolOf returns the voices of one split of an inventory: every
+// fifth voice, from the third, is a dev voice, the rest are test voices.
+func VoicePoolOf(inventory []Voice, split dialogue.Split) []Voice {
 	var out []Voice
-	for i, v := range Inventory() {
+	for i, v := range inventory {
 		if (i%5 == 2) == (split == dialogue.Dev) {
 			out = append(out, v)
 		}
@@ -77,7 +81,11 @@ type Cast struct {
 // (same timbre in another accent) where the pool allows, and a speech
 // level per speaker between -24 and -18 dBFS.
 func CastVoices(spec ConversationSpec, rng *rand.Rand) Cast {
-	pool := VoicePool(spec.Split)
+	return CastFrom(spec, VoicePool(spec.Split), rng)
+}
+
+// CastFrom is CastVoices drawing from the given pool.
+func CastFrom(spec ConversationSpec, pool []Voice, rng *rand.Rand) Cast {
 	perm := rng.Perm(len(pool))
 	var c Cast
 	variants := map[string]bool{}

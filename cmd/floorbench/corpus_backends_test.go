@@ -1,0 +1,85 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/backend/backendfixture"
+)
+
+// A corpus made through chat and speech endpoints is made again, byte for
+// byte, from its exported cache after both servers are gone.
+func TestGenerateExportCacheAndReplayWithoutTheModels(t *testing.T) {
+	chat := backendfixture.ChatServer(t, func(attempt int, user string) string {
+		if attempt == 1 && backendfixture.Hash(user)%4 == 0 {
+			return "malformed"
+		}
+		return ""
+	})
+	speech := backendfixture.SpeechServer(t)
+	speech.Transient = backendfixture.FaultsEvery(8, "429")
+	dir := t.TempDir()
+	env := []string{"FLOORBENCH_DIALOGUE_API_KEY=" + backendfixture.Key, "FLOORBENCH_VOICES_API_KEY=" + backendfixture.Key}
+	flags := []string{"--preset", "tiny", "--seed", "1", "--dialogue", "openai-chat", "--dialogue-endpoint", chat.URL + "/v1",
+		"--dialogue-model", "test-chat", "--voices", "openai-speech", "--voices-endpoint", speech.URL + "/v1", "--voices-model", "test-voices",
+		"--voices-names", strings.Join(backendfixture.EspeakVoices(20), ","), "--voices-format", "pcm", "-o", "json"}
+	generate := func(out string, more ...string) (writtenCorpus, string) {
+		t.Helper()
+		var w writtenCorpus
+		stdout, stderr, code, _ := runWith(t, env, append(append([]string{"corpus", "generate", "--out", out}, flags...), more...)...)
+		if code != 0 {
+			t.Fatalf("generate: exit %d: %s", code, stderr)
+		}
+		dec := json.NewDecoder(strings.NewReader(stdout))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&w); err != nil {
+			t.Fatalf("generate -o json: %v\n%s", err, stdout)
+		}
+		return w, stderr
+	}
+	first, stderr := generate(filepath.Join(dir, "first"), "--store-dir", filepath.Join(dir, "store"), "--jobs", "3")
+	g := first.Generative
+	if g == nil || g.DialogueFetched <= 12 || g.DialogueCached != 0 || g.VoicesFetched < 36 || g.VoicesRequests <= g.VoicesFetched {
+		t.Fatalf("first generation: %+v", g)
+	}
+	if !strings.Contains(stderr, "dialogue: ") || strings.Contains(stderr, backendfixture.Key) {
+		t.Fatalf("stderr: %s", stderr)
+	}
+
+	var exported exportCacheResult
+	runJSON(t, &exported, "corpus", "export-cache", first.Corpus, "--out", filepath.Join(dir, "cache"), "--store-dir", filepath.Join(dir, "store"), "-o", "json")
+	if exported.Outputs != int(g.DialogueFetched+g.VoicesFetched) {
+		t.Fatalf("exported %d outputs of %d fetched", exported.Outputs, g.DialogueFetched+g.VoicesFetched)
+	}
+
+	chat.Close()
+	speech.Close()
+	again, _ := generate(filepath.Join(dir, "again"), "--cache", filepath.Join(dir, "cache"), "--jobs", "1")
+	if again.ManifestSHA256 != first.ManifestSHA256 {
+		t.Fatalf("corpus.json %s from the cache, %s first", again.ManifestSHA256, first.ManifestSHA256)
+	}
+	if a := again.Generative; a.DialogueRequests != 0 || a.VoicesRequests != 0 || a.DialogueCached != g.DialogueFetched+g.DialogueCached || a.VoicesCached != g.VoicesFetched+g.VoicesCached {
+		t.Fatalf("replay: %+v", a)
+	}
+}
+
+func TestGenerateBackendFlagErrors(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dialogue", "openai-chat"}, "--dialogue-endpoint: missing"},
+		{[]string{"--dialogue-model", "m"}, "--dialogue-endpoint and --dialogue-model: only with --dialogue openai-chat"},
+		{[]string{"--voices", "openai-speech", "--voices-endpoint", "http://127.0.0.1:1/v1", "--voices-model", "k", "--voices-names", "a,b,c"},
+			"3 voices give 1 dev and 2 test voices"},
+		{[]string{"--voices", "piper"}, `--voices "piper": want offline or openai-speech`},
+	} {
+		_, stderr, code := run(t, append([]string{"corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", out}, c.args...)...)
+		if code == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
+		}
+	}
+}

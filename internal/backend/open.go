@@ -1,0 +1,91 @@
+package backend
+
+import (
+	"time"
+
+	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/openai"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/synth"
+)
+
+// Environment variables that hold the backends' API keys; the
+// configuration file's dialogue_api_key and voices_api_key are read when
+// they are unset.
+const (
+	DialogueKeyEnv = "FLOORBENCH_DIALOGUE_API_KEY"
+	VoicesKeyEnv   = "FLOORBENCH_VOICES_API_KEY"
+)
+
+// Secrets are the backends' API keys ("" sends none).
+type Secrets struct {
+	Dialogue, Voices proto.Secret
+}
+
+// Operations bound the work of the backends' requests; zero fields take
+// openai's defaults.
+type Operations struct {
+	DialogueConcurrency int           // chat requests in flight at once
+	VoicesConcurrency   int           // speech requests in flight at once
+	Timeout             time.Duration // deadline of one request attempt
+	Attempts            int           // tries of one request (429, 5xx, transport failures)
+	Backoff             time.Duration // first wait between tries
+}
+
+func (o Operations) client(concurrency int) openai.Options {
+	return openai.Options{Concurrency: concurrency, Timeout: o.Timeout, Attempts: o.Attempts, Backoff: o.Backoff}
+}
+
+// Opened is a configuration's backends, ready for a generation.
+type Opened struct {
+	Config   Config
+	Backends synth.Backends
+	// Dialogue and Voices count the generative backends' work (nil for an
+	// offline stage).
+	Dialogue, Voices *Stats
+	chat, speech     *openai.Client
+}
+
+// Open makes the backends of c: generative stages through clients of
+// their endpoints with outputs cached in cache, offline voices from
+// engines (nil: espeak-ng and flite from $PATH).
+func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[string]synth.TTS) (*Opened, error) {
+	o := &Opened{Config: c}
+	var err error
+	if c.dialogue() == OpenAIChat {
+		o.chat, err = openai.New(c.DialogueEndpoint, s.Dialogue, ops.client(ops.DialogueConcurrency))
+		if err != nil {
+			return nil, err
+		}
+		ch := &chat{client: o.chat, model: c.DialogueModel, cache: newCache(cache)}
+		o.Backends.Scripts, o.Dialogue = synth.ChatScripts{Chat: ch}, ch.cache.stats
+	}
+	if c.voices() != OpenAISpeech {
+		if engines == nil {
+			if engines, err = synth.NewTTS(""); err != nil {
+				return nil, err
+			}
+		}
+		o.Backends.Engines = engines
+		return o, nil
+	}
+	o.speech, err = openai.New(c.VoicesEndpoint, s.Voices, ops.client(ops.VoicesConcurrency))
+	if err != nil {
+		return nil, err
+	}
+	sp := &speech{client: o.speech, model: c.VoicesModel, format: c.format(), cache: newCache(cache)}
+	o.Backends.Voices, o.Backends.Engines, o.Voices = c.Inventory(), map[string]synth.TTS{OpenAISpeech: sp}, sp.cache.stats
+	return o, nil
+}
+
+// Requests is how many HTTP requests the dialogue and voice backends sent,
+// retries included.
+func (o *Opened) Requests() (dialogue, voices int64) {
+	if o.chat != nil {
+		dialogue = o.chat.Requests()
+	}
+	if o.speech != nil {
+		voices = o.speech.Requests()
+	}
+	return dialogue, voices
+}

@@ -1,0 +1,206 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/floorbench/floorbench/internal/agent/proto"
+)
+
+// Options are a client's operational settings; zero fields take the
+// defaults below.
+type Options struct {
+	Concurrency int           // requests in flight at once
+	Timeout     time.Duration // deadline of one attempt
+	Attempts    int           // tries of one request before its error is returned
+	Backoff     time.Duration // first wait between tries, doubled each time up to MaxBackoff
+}
+
+// Defaults of Options.
+const (
+	DefaultConcurrency = 4
+	DefaultTimeout     = 2 * time.Minute
+	DefaultAttempts    = 6
+	DefaultBackoff     = time.Second
+	MaxBackoff         = 30 * time.Second
+	maxRetryAfter      = time.Minute
+)
+
+func (o Options) withDefaults() Options {
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Attempts <= 0 {
+		o.Attempts = DefaultAttempts
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = DefaultBackoff
+	}
+	return o
+}
+
+// Client sends requests to one endpoint.
+type Client struct {
+	endpoint string
+	key      proto.Secret
+	opts     Options
+	http     *http.Client
+	slots    chan struct{}
+	requests atomic.Int64
+}
+
+// New returns a client of the API at endpoint (an http or https URL such
+// as http://127.0.0.1:8000/v1), sending key when it is not empty.
+func New(endpoint string, key proto.Secret, o Options) (*Client, error) {
+	if err := CheckEndpoint(endpoint); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	// Keep a connection per request in flight rather than the default two.
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = o.Concurrency
+	return &Client{endpoint: strings.TrimSuffix(endpoint, "/"), key: key, opts: o,
+		http: &http.Client{Transport: t}, slots: make(chan struct{}, o.Concurrency)}, nil
+}
+
+// CheckEndpoint accepts an http or https URL with a host and no query or
+// fragment; the error does not quote the URL, which may hold credentials.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return errors.New("want an http or https URL with a host and no query, such as http://127.0.0.1:8000/v1")
+	}
+	return nil
+}
+
+// Requests is how many HTTP requests the client has sent, retries included.
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// Where names the endpoint in messages: its URL without user information.
+func (c *Client) Where() string {
+	u, _ := url.Parse(c.endpoint)
+	u.User = nil
+	return u.String()
+}
+
+// StatusError is an answer other than 200 that retrying does not mend, or
+// the last of the retried ones.
+type StatusError struct {
+	Code int
+	URL  string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s answered %d %s", e.URL, e.Code, http.StatusText(e.Code))
+}
+
+// post sends body to path and returns the answer's body, read up to limit
+// bytes, retrying what is worth retrying.
+func (c *Client) post(ctx context.Context, path string, body []byte, limit int64) ([]byte, error) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-c.slots }()
+	wait := c.opts.Backoff
+	var last error
+	for attempt := 1; ; attempt++ {
+		data, retryAfter, err := c.once(ctx, path, body, limit)
+		if err == nil {
+			return data, nil
+		}
+		last = err
+		if retryAfter < 0 || attempt == c.opts.Attempts || ctx.Err() != nil {
+			break
+		}
+		pause := max(wait, retryAfter)
+		select {
+		case <-time.After(pause):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		wait = min(2*wait, MaxBackoff)
+	}
+	return nil, last
+}
+
+// once makes one attempt. retryAfter is negative when retrying cannot
+// help, else the least wait the server asked for.
+func (c *Client) once(ctx context.Context, path string, body []byte, limit int64) (_ []byte, retryAfter time.Duration, _ error) {
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	where := c.Where() + path
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, -1, fmt.Errorf("%s: %w", where, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+string(c.key))
+	}
+	c.requests.Add(1)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		// Transport errors name the URL as given; say it without credentials.
+		return nil, 0, fmt.Errorf("%s: request failed (%s)", where, transportReason(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		e := &StatusError{Code: resp.StatusCode, URL: where}
+		if retryable(resp.StatusCode) {
+			return nil, retryAfterOf(resp.Header), e
+		}
+		return nil, -1, e
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: answer cut off (%s)", where, transportReason(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, -1, fmt.Errorf("%s: answer longer than %d bytes", where, limit)
+	}
+	return data, 0, nil
+}
+
+func retryable(code int) bool {
+	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
+}
+
+// retryAfterOf reads a Retry-After in seconds, capped at a minute.
+func retryAfterOf(h http.Header) time.Duration {
+	s, err := strconv.Atoi(h.Get("Retry-After"))
+	if err != nil || s < 0 {
+		return 0
+	}
+	return min(time.Duration(s)*time.Second, maxRetryAfter)
+}
+
+// transportReason says why a request failed without the URL the
+// library's error repeats.
+func transportReason(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer within the deadline"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	return err.Error()
+}
