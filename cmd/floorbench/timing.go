@@ -28,7 +28,10 @@ Switchboard's floor-transfer offsets, of its hold pauses of 0.2 s or more
 from Switchboard's pauses, and, where it has interruptions, of the holder's
 reaction to them (claim onset to the end of the holder's speech) from how
 long Switchboard's speakers talk on into the overlap at a floor transfer
-(package internal/swbd).`,
+(package internal/swbd). Where event logs have interruptions it also says
+what they predict for the audit's holder-silence rule: in what share of
+claims (within 3 s of onset) and of INT negatives every other speaker falls
+silent for 0.13 to 0.6 s while the vocaliser speaks.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := corpus.Timing(args[0], split)
@@ -67,5 +70,19 @@ func timingParts(t floor.Timing) []resultPart {
 		}
 		parts = append(parts, linesPart(lines...))
 	}
+	if h := t.HolderSilence; h != nil {
+		parts = append(parts, linesPart(silenceLines(h)...))
+	}
 	return parts
+}
+
+// silenceLines say, per threshold, in what share of claims and of INT
+// negatives the event logs have the others silent that long.
+func silenceLines(h *floor.SilenceShares) []string {
+	lines := []string{fmt.Sprintf("the others' silence inside the vocaliser's speech (event logs, %s s hangover), what the audit's holder-silence rule can read:", report.Fixed(floor.SpeechHangover, 1))}
+	for i, th := range h.Thresholds {
+		lines = append(lines, fmt.Sprintf("  ≥ %s s  claims %s (n=%d, within %s s of onset)  INT negatives %s (n=%d)",
+			report.Fixed(th, 2), report.Fixed(100*h.ClaimShare[i], 1)+"%", h.Claims, report.Fixed(floor.DefaultTauMax, 0), report.Fixed(100*h.NegativeShare[i], 1)+"%", h.Negatives))
+	}
+	return lines
 }

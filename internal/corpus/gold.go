@@ -86,8 +86,9 @@ func Gold(dir, split string) (*floor.GoldSet, error) {
 }
 
 // Timing is the human timing baseline of a corpus's split ("" for all):
-// the floor-transfer offsets of its labelled conversations, and how its
-// handover offsets and hold pauses compare with Switchboard's.
+// the floor-transfer offsets of its labelled conversations, how its
+// handover offsets and hold pauses compare with Switchboard's, and what its
+// event logs predict for the audit's holder-silence rule.
 func Timing(dir, split string) (floor.Timing, error) {
 	c, err := Open(dir)
 	if err != nil {
@@ -100,6 +101,7 @@ func Timing(dir, split string) (floor.Timing, error) {
 	var (
 		transfers                  []floor.Transfer
 		offsets, pauses, reactions []float64
+		claims, negatives          []float64
 	)
 	for _, conv := range convs {
 		if conv.Unlabelled {
@@ -113,8 +115,11 @@ func Timing(dir, split string) (floor.Timing, error) {
 		offsets = append(offsets, floor.HandoverOffsets(l.Floor)...)
 		pauses = append(pauses, floor.HoldPauses(l.Gold)...)
 		reactions = append(reactions, floor.HolderReactions(l.Floor)...)
+		c, n := floor.OthersSilences(l.Events, floor.DefaultTauMax)
+		claims, negatives = append(claims, c...), append(negatives, n...)
 	}
 	t := floor.NewTiming(transfers)
 	t.Switchboard = floor.CheckTiming(offsets, pauses, reactions)
+	t.HolderSilence = floor.NewSilenceShares(claims, negatives)
 	return t, nil
 }

@@ -101,6 +101,10 @@ type Timing struct {
 	// Switchboard compares the timing with real conversation (set by
 	// corpus-level summaries that have holds to compare).
 	Switchboard *TimingCheck `json:"switchboard,omitempty"`
+	// HolderSilence is what the event logs predict for the audit's
+	// holder-silence rule (set by corpus-level summaries of event logs with
+	// interruptions).
+	HolderSilence *SilenceShares `json:"holder_silence,omitempty"`
 }
 
 // OffsetStats summarises floor-transfer offsets in seconds; NaN (null in
