@@ -78,7 +78,7 @@ func (a *Activities) PlanSeats(ctx context.Context, in PlanSeatsInput) (_ SeatPl
 		return SeatPlan{}, err
 	}
 	defer cleanup()
-	seats := seatsOf(c, in.Agent)
+	seats := SeatsOf(c.Manifest, in.Agent)
 	p := SeatPlan{Estimate: seated.Estimate(seats, SeatOptions(in.Agent))}
 	for _, s := range seats {
 		p.Seats = append(p.Seats, SeatRef{Conversation: s.Conversation.ID, Seat: s.Speaker})
@@ -86,10 +86,11 @@ func (a *Activities) PlanSeats(ctx context.Context, in PlanSeatsInput) (_ SeatPl
 	return p, nil
 }
 
-// seatsOf are agent a's seats on c's labelled conversations.
-func seatsOf(c *corpus.Corpus, a spec.Agent) []seated.Seat {
+// SeatsOf are seated agent a's seats on the labelled conversations of a
+// corpus with manifest m: an unlabelled one could not be scored.
+func SeatsOf(m *corpus.Manifest, a spec.Agent) []seated.Seat {
 	var convs []corpus.Conversation
-	for _, conv := range c.Manifest.Conversations {
+	for _, conv := range m.Conversations {
 		if !conv.Unlabelled {
 			convs = append(convs, conv)
 		}

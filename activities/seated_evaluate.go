@@ -79,7 +79,7 @@ func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput)
 		return out, err
 	}
 	defer cleanup()
-	seats := seatsOf(c, in.Agent)
+	seats := SeatsOf(c.Manifest, in.Agent)
 	out.Run.Seats = len(seats)
 	recs := make([]*seated.Recording, len(seats))
 	for i, s := range seats {

@@ -167,3 +167,28 @@ func TestRunResumesAndRecordsFailures(t *testing.T) {
 		t.Fatalf("failed trial recorded as %q with audio %v", r.Error, r.HasAudio())
 	}
 }
+
+// A scenario set's planned length (agent.PlannedSet, what a sweep's dry
+// run estimates from before the set is generated) bounds every generated
+// scenario's, so the planned estimate bounds the generated one.
+func TestPlannedScenariosBoundTheGenerated(t *testing.T) {
+	_, generated := tinyAgentSet(t)
+	preset, err := agent.ScenarioPresetByName("tiny-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := agent.PlannedSet(preset)
+	o := DefaultOptions("a", proto.DuplexName, "")
+	for i := range generated.Scenarios {
+		g := &generated.Scenarios[i]
+		p := &planned.Scenarios[i]
+		if p.ID != g.ID {
+			t.Fatalf("planned scenario %d is %s, generated %s", i, p.ID, g.ID)
+		}
+		if pd, gd := trialDeadline(p, o), trialDeadline(g, o); pd < gd {
+			t.Errorf("%s: planned %v, generated %v", g.ID, pd, gd)
+		}
+	}
+	ro := RunOptions{Options: o, Repeats: 3, Concurrency: 4}
+	t.Logf("tiny-agent, 3 repeats at concurrency 4: planned %v, generated %v", Estimate(planned, ro), Estimate(generated, ro))
+}
