@@ -71,7 +71,7 @@ func serveDetectorAgent(t *testing.T, cfg refagent.Config, protocol string) stri
 		t.Fatal(err)
 	}
 	s := &agentServer{t: t, addr: testenv.Addr(testenv.FreePort(t)), started: make(chan struct{})}
-	s.handler, err = ref.Handler(protocol, proto.ServerOptions{Rate: agentRate, MaxSessions: 64})
+	s.handler, err = ref.Handler(protocol, proto.ServerOptions{Rate: seatedRate, MaxSessions: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func serveDetectorAgent(t *testing.T, cfg refagent.Config, protocol string) stri
 // seatedSpeakers are the seats of the known answer: every speaker, or
 // speaker 1 alone under the race detector, which plays in real time.
 func seatedSpeakers() string {
-	if agentRate == 1 {
+	if seatedRate == 1 {
 		return "[1]"
 	}
 	return "[]"
@@ -100,7 +100,7 @@ func seatedSpec(duplex, realtime, silent string) string {
     rate: %d
     concurrency: %d
     seated: {speakers: %s, tail_s: %g}
-`, name, protocol, url, agentRate, agentConcurrency, speakers, seatedTail)
+`, name, protocol, url, seatedRate, seatedConcurrency, speakers, seatedTail)
 	}
 	return `name: seated
 corpora:
@@ -138,7 +138,7 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 	specYAML := seatedSpec(serveDetectorAgent(t, cfg, "duplex"), serveDetectorAgent(t, cfg, "realtime"), silentEndpoint(t))
 	started := time.Now()
 	res, st := h.seatedSweep(specYAML)
-	t.Logf("seated sweep took %v at rate %d, concurrency %d", time.Since(started).Round(time.Second), agentRate, agentConcurrency)
+	t.Logf("seated sweep took %v at rate %d, concurrency %d", time.Since(started).Round(time.Second), seatedRate, seatedConcurrency)
 	for _, a := range st.Progress.Agents {
 		if a.Seats == 0 || a.SeatsDone != a.Seats {
 			t.Errorf("status of the finished sweep: agent %+v", a)
@@ -175,6 +175,9 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 	for _, a := range s.Agents[:2] {
 		t.Run(a.Protocol, func(t *testing.T) {
 			offline := offlineSeats(t, c, a, cfg)
+			if len(offline) == 0 {
+				t.Fatal("no seats")
+			}
 			checkHeard(t, h.root, corpusHash, a, offline)
 			checkCounts(t, res, a.Name, gold, offline, c)
 		})
@@ -278,14 +281,8 @@ func offlineSeats(t *testing.T, c *corpus.Corpus, a spec.Agent, cfg refagent.Con
 		t.Fatal(err)
 	}
 	defer d.Close()
-	var convs []corpus.Conversation
-	for _, conv := range c.Manifest.Conversations {
-		if !conv.Unlabelled {
-			convs = append(convs, conv)
-		}
-	}
 	var out []offlineSeat
-	for _, s := range seated.Seats(convs, seated.Speakers(a.Seated.Speakers)) {
+	for _, s := range activities.SeatsOf(c.Manifest, a) {
 		channels, err := c.Channels16k(s.Conversation)
 		if err != nil {
 			t.Fatal(err)
