@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -9,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -191,4 +195,86 @@ func TestPlannedScenariosBoundTheGenerated(t *testing.T) {
 	}
 	ro := RunOptions{Options: o, Repeats: 3, Concurrency: 4}
 	t.Logf("tiny-agent, 3 repeats at concurrency 4: planned %v, generated %v", Estimate(planned, ro), Estimate(generated, ro))
+}
+
+// misbehaving serves an agent that behaves as told on each connection.
+func misbehaving(t *testing.T, behave func(ctx context.Context, c *websocket.Conn)) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		behave(r.Context(), c)
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// helloThen reads the client's hello, answers with a duplex hello
+// declaring rate, then does then.
+func helloThen(rate int, then func(ctx context.Context, c *websocket.Conn)) func(context.Context, *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		hello := fmt.Sprintf(`{"type":"hello","protocol":"floorbench-duplex","version":1,"sample_rate":%d,"channels":1,"encoding":"pcm_s16le","frame_ms":20}`, rate)
+		if c.Write(ctx, websocket.MessageText, []byte(hello)) == nil {
+			then(ctx, c)
+		}
+	}
+}
+
+// readUntilGone reads until the client goes.
+func readUntilGone(ctx context.Context, c *websocket.Conn) {
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+	}
+}
+
+// An agent that sends malformed frames, closes after its hello, declares
+// another sample rate or never answers leaves every trial failed with
+// that error (naming the agent) in its recording, and the run ends:
+// nothing hangs. (`agent run` opens one session first, so such an agent
+// is one error before any trial there.)
+func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
+	dir, s := tinyAgentSet(t)
+	for _, c := range []struct {
+		name   string
+		behave func(context.Context, *websocket.Conn)
+		want   string
+	}{
+		{"malformed frames", helloThen(16000, func(ctx context.Context, c *websocket.Conn) {
+			c.Write(ctx, websocket.MessageBinary, []byte("abc"))
+			readUntilGone(ctx, c)
+		}), "a binary message of 3 bytes; a frame is 640 bytes"},
+		{"closes after its hello", helloThen(16000, func(context.Context, *websocket.Conn) {}), "dropped the connection"},
+		{"wrong sample rate", helloThen(24000, readUntilGone), "sample_rate 24000"},
+		{"never answers", readUntilGone, "no answer within 10s of session time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := misbehaving(t, c.behave)
+			ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,
+				Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate}}
+			out := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			sum, err := Run(ctx, dir, s, ro, out)
+			if err != nil || sum.Failed != len(s.Scenarios) {
+				t.Fatalf("run: %+v, %v (want every trial failed, no error)", sum, err)
+			}
+			for _, sc := range s.Scenarios {
+				r, err := agent.ReadRecording(filepath.Join(out, agent.TrialName("bad", sc.ID, 0)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(r.Error, c.want) || !strings.Contains(r.Error, url) || r.HasAudio() {
+					t.Errorf("%s: error %q with audio %v; want %q naming %s", sc.ID, r.Error, r.HasAudio(), c.want, url)
+				}
+			}
+		})
+	}
 }
