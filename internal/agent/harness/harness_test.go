@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -62,11 +63,18 @@ func tinyAgentSet(t *testing.T) (string, *agent.Set) {
 // 127.0.0.1 and returns its URL.
 func serveReference(t *testing.T, policy, protocol string) string {
 	t.Helper()
+	return serveConfig(t, refagent.DefaultConfig(policy), protocol)
+}
+
+// serveConfig starts the reference agent with cfg over protocol on
+// 127.0.0.1 and returns its URL.
+func serveConfig(t *testing.T, cfg refagent.Config, protocol string) string {
+	t.Helper()
 	tts, err := refagent.EspeakTTS()
 	if err != nil {
 		t.Skip(err)
 	}
-	ref, err := refagent.New(context.Background(), refagent.DefaultConfig(policy), tts)
+	ref, err := refagent.New(context.Background(), cfg, tts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +90,15 @@ func serveReference(t *testing.T, policy, protocol string) string {
 // runPolicy plays the set to the reference agent and decides every trial.
 func runPolicy(t *testing.T, policy, protocol string) map[string]agent.Trial {
 	t.Helper()
+	return runConfig(t, refagent.DefaultConfig(policy), policy, protocol)
+}
+
+// runConfig plays the set to the reference agent with cfg and decides
+// every trial.
+func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[string]agent.Trial {
+	t.Helper()
 	dir, s := tinyAgentSet(t)
-	url := serveReference(t, policy, protocol)
+	url := serveConfig(t, cfg, protocol)
 	ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
 		Endpoint: proto.Endpoint{Protocol: protocol, URL: url, Rate: testRate}}
 	out := t.TempDir()
@@ -276,5 +291,53 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The detector-backed policy (rms-endpointer with 2 s ramps at 0.25,
+// the cascaded-agent baseline) lands between the extremes: it enters
+// after every turn end, as both extremes do, and yields to some STOP
+// stimuli but not all (never-yield yields to none, always-yield to all),
+// with the same decisions over both protocols.
+func TestTheDetectorPolicyLandsBetween(t *testing.T) {
+	sys, err := detect.Builtin("rms-endpointer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"eot_ramp_s", "int_ramp_s"} {
+		if err := sys.SetParam(p, "2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := refagent.DefaultConfig(refagent.Detector)
+	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Threshold, cfg.Detector.Runtime = sys, "rms-endpointer", 0.25, detect.RuntimeFromEnv()
+	var first map[string]agent.Trial
+	for _, protocol := range []string{"duplex", "realtime"} {
+		trials := runConfig(t, cfg, refagent.Detector, protocol)
+		yielded, stops := 0, 0
+		for id, tr := range trials {
+			t.Logf("%s %s (%s): acted=%v", protocol, id, tr.Condition, tr.Decision.Acted)
+			if tr.Condition == agent.StartAfterEOT && !tr.Decision.Acted {
+				t.Errorf("over %s: %s: did not enter after the turn end", protocol, id)
+			}
+			if tr.Condition.Stop() {
+				stops++
+				if tr.Decision.Acted {
+					yielded++
+				}
+			}
+		}
+		if yielded == 0 || yielded == stops {
+			t.Errorf("over %s: yielded to %d of %d STOP stimuli; want some, not all", protocol, yielded, stops)
+		}
+		if first == nil {
+			first = trials
+			continue
+		}
+		for id, tr := range trials {
+			if tr.Decision.Acted != first[id].Decision.Acted {
+				t.Errorf("%s: acted=%v over %s, %v over duplex", id, tr.Decision.Acted, protocol, first[id].Decision.Acted)
+			}
+		}
 	}
 }
