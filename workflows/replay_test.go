@@ -41,6 +41,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflow(ModelWorkflow)
 	r.RegisterWorkflow(NightlyWorkflow)
 	r.RegisterWorkflow(AgentWorkflow)
+	r.RegisterWorkflow(SeatedWorkflow)
 	for file, id := range index {
 		f, err := os.Open(filepath.Join("testdata", file))
 		if err != nil {

@@ -90,8 +90,8 @@ func seatedSpeakers() string {
 }
 
 // seatedSpec seats the detector-backed reference agent over both
-// protocols, and an endpoint that never answers, in the tiny corpus
-// beside the offline detector.
+// protocols, and an endpoint that never answers (unless silent is ""), in
+// the tiny corpus beside the offline detector.
 func seatedSpec(duplex, realtime, silent string) string {
 	agentYAML := func(name, protocol, url, speakers string) string {
 		return fmt.Sprintf(`  - name: %s
@@ -102,15 +102,17 @@ func seatedSpec(duplex, realtime, silent string) string {
     seated: {speakers: %s, tail_s: %g}
 `, name, protocol, url, seatedRate, seatedConcurrency, speakers, seatedTail)
 	}
+	agents := agentYAML("seated-duplex", "duplex", duplex, seatedSpeakers()) + agentYAML("seated-realtime", "realtime", realtime, seatedSpeakers())
+	if silent != "" {
+		agents += agentYAML("seated-silent", "duplex", silent, "[1]")
+	}
 	return `name: seated
 corpora:
   - {name: tiny, generate: {preset: tiny, seed: 1}}
 systems:
   - {name: rms-endpointer, builtin: rms-endpointer, params: {eot_ramp_s: "2", int_ramp_s: "2"}}
 agents:
-` + agentYAML("seated-duplex", "duplex", duplex, seatedSpeakers()) +
-		agentYAML("seated-realtime", "realtime", realtime, seatedSpeakers()) +
-		agentYAML("seated-silent", "duplex", silent, "[1]") + `bootstrap: {resamples: 200, seed: 1}
+` + agents + `bootstrap: {resamples: 200, seed: 1}
 `
 }
 
@@ -125,9 +127,12 @@ agents:
 //   - in every seat each decision of the offline detector on what the
 //     agent heard is heard once from the stored output, at or after its
 //     decision (less the VAD's 10 ms grid) and before the next;
-//   - the agent's TP, FN, FP and TN, per split and task, are the offline
-//     detector's at the frozen threshold, its commits taken at the end of
-//     the input frame that completes them;
+//   - the offline detector's predictions score the same TP, FN, FP and TN
+//     per split and task at its decision times as at its commit times (the
+//     streaming frame changes no count), and the agent's counts in the
+//     bundle are those of the replies heard from it; the offline and the
+//     seated counts are logged (what is left between them is the output
+//     delay);
 //   - the endpoint that never answers leaves every seat failed with its
 //     error in the bundle, is not ranked, and the sweep completes;
 //   - a second sweep of the same seated agents under other names plays no
@@ -135,7 +140,8 @@ agents:
 func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 	h := newAgentSweeps(t)
 	cfg := speakAtCommit(t)
-	specYAML := seatedSpec(serveDetectorAgent(t, cfg, "duplex"), serveDetectorAgent(t, cfg, "realtime"), silentEndpoint(t))
+	duplex, realtime := serveDetectorAgent(t, cfg, "duplex"), serveDetectorAgent(t, cfg, "realtime")
+	specYAML := seatedSpec(duplex, realtime, silentEndpoint(t))
 	started := time.Now()
 	res, st := h.seatedSweep(specYAML)
 	t.Logf("seated sweep took %v at rate %d, concurrency %d", time.Since(started).Round(time.Second), seatedRate, seatedConcurrency)
@@ -182,7 +188,7 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 			checkCounts(t, res, a.Name, gold, offline, c)
 		})
 	}
-	renamed := strings.ReplaceAll(strings.ReplaceAll(specYAML, "seated-duplex", "again-duplex"), "seated-realtime", "again-realtime")
+	renamed := strings.ReplaceAll(strings.ReplaceAll(seatedSpec(duplex, realtime, ""), "seated-duplex", "again-duplex"), "seated-realtime", "again-realtime")
 	before, err := h.st.List(context.Background(), keys.Seats)
 	if err != nil {
 		t.Fatal(err)
@@ -223,6 +229,11 @@ func (h *agentSweeps) seatedSweep(specYAML string) (*bundle.Results, orchestrate
 	st, err := orchestrate.Watch(ctx, h.cl, run.GetID(), time.Second, nil)
 	if err != nil || st.State != "completed" {
 		h.t.Fatalf("sweep %s: %v %+v", run.GetID(), err, st)
+	}
+	if *recordHistories != "" && !h.recorded {
+		child := run.GetID() + "/seated-" + s.Agents[0].Name
+		writeHistories(ctx, h.t, h.cl, []string{run.GetID(), child}, []string{"seated-sweep", "seated"})
+		h.recorded = true
 	}
 	data, err := store.GetBytes(ctx, h.st, keys.Bundle(st.BundleID, "results.json"))
 	if err != nil {
@@ -268,6 +279,8 @@ type offlineSeat struct {
 	seat    seated.Seat
 	mix     []float32
 	commits []float64
+	// heard are the onsets of the agent's replies in the stored output.
+	heard []float64
 }
 
 // offlineSeats runs the detector whole-file over exactly what the agent
@@ -317,7 +330,8 @@ func decisionTime(c float64) float64 {
 // VAD's 10 ms grid) and before the next one, and nothing else is heard.
 func checkHeard(t *testing.T, root, corpusHash string, a spec.Agent, offline []offlineSeat) {
 	t.Helper()
-	for _, o := range offline {
+	for j := range offline {
+		o := &offline[j]
 		key := activities.SeatKey(a, corpusHash, o.seat.Conversation.ID, o.seat.Speaker)
 		folder := filepath.Join(root, filepath.FromSlash(key)) // the local store keeps a key's object at its path
 		r, err := seated.ReadRecording(folder)
@@ -332,6 +346,7 @@ func checkHeard(t *testing.T, root, corpusHash string, a spec.Agent, offline []o
 		for _, seg := range agent.DefaultVAD().Segments(output) {
 			onsets = append(onsets, seg.Onset)
 		}
+		o.heard = onsets
 		if len(onsets) != len(o.commits) {
 			t.Errorf("%s: heard %d replies at %v, the offline detector commits %d times at %v", o.seat.Name(), len(onsets), onsets, len(o.commits), o.commits)
 			continue
@@ -363,8 +378,14 @@ func storedGold(t *testing.T, st store.Store, hash string) splitGold {
 	return splitGold{"dev": bc.Dev, "test": bc.Test}
 }
 
-// checkCounts checks that the seated agent's counts in the bundle, per
-// split and task, are the offline detector's at its decision times.
+// checkCounts checks, per split and task, that the offline detector's
+// predictions score the same at its decision times (the end of the input
+// frame that completes each commit) as at its commit times: the
+// streaming frame changes no count; and that the seated agent's counts in
+// the bundle are those of the replies heard from it, mapped to
+// predictions and scored here, independently of the sweep. It logs the
+// offline and the seated counts: what is left between them is the output
+// delay (docs/agents.md#known-answer).
 func checkCounts(t *testing.T, res *bundle.Results, agentName string, gold splitGold, offline []offlineSeat, c *corpus.Corpus) {
 	t.Helper()
 	i := slices.IndexFunc(res.Evaluations, func(e bundle.Evaluation) bool { return e.System == agentName })
@@ -372,30 +393,50 @@ func checkCounts(t *testing.T, res *bundle.Results, agentName string, gold split
 		t.Fatalf("no evaluation of %s", agentName)
 	}
 	p := seated.DefaultParams()
-	for _, split := range []string{"dev", "test"} {
-		sub := offlineSubmission(t, c, split, offline, p)
-		rows, err := score.ScoreSubmission(gold[split], sub, res.Protocol)
-		if err != nil {
-			t.Fatal(err)
+	commits := func(o offlineSeat) []float64 { return o.commits }
+	decisions := func(o offlineSeat) []float64 {
+		var out []float64
+		for _, c := range o.commits {
+			out = append(out, decisionTime(c))
 		}
-		for _, task := range floor.Tasks {
-			var want score.Counts
-			for _, r := range rows {
-				want.Add(*r.Task(task))
+		return out
+	}
+	heard := func(o offlineSeat) []float64 { return o.heard }
+	for _, split := range []string{"dev", "test"} {
+		counts := func(times func(offlineSeat) []float64) map[floor.Task]string {
+			rows, err := score.ScoreSubmission(gold[split], offlineSubmission(t, c, split, offline, times, p), res.Protocol)
+			if err != nil {
+				t.Fatal(err)
 			}
+			out := map[floor.Task]string{}
+			for _, task := range floor.Tasks {
+				var sum score.Counts
+				for _, r := range rows {
+					sum.Add(*r.Task(task))
+				}
+				out[task] = fmt.Sprintf("%d/%d/%d/%d", sum.TP, sum.FN, sum.FP, sum.TN)
+			}
+			return out
+		}
+		atCommit, atDecision, atHeard := counts(commits), counts(decisions), counts(heard)
+		for _, task := range floor.Tasks {
 			got := bundleCounts(res.Evaluations[i], task, split)
-			t.Logf("%s %s: offline TP/FN/FP/TN %d/%d/%d/%d, seated %s", split, task, want.TP, want.FN, want.FP, want.TN, got)
-			if w := fmt.Sprintf("%d/%d/%d/%d", want.TP, want.FN, want.FP, want.TN); got != w {
-				t.Errorf("%s %s %s: seated %s, offline %s", agentName, split, task, got, w)
+			t.Logf("%s %s TP/FN/FP/TN: offline at θ %s, seated %s", split, task, atCommit[task], got)
+			if atDecision[task] != atCommit[task] {
+				t.Errorf("%s %s: offline at the decision times %s, at the commit times %s", split, task, atDecision[task], atCommit[task])
+			}
+			if got != atHeard[task] {
+				t.Errorf("%s %s %s: the bundle says %s, the replies heard score %s", agentName, split, task, got, atHeard[task])
 			}
 		}
 	}
 }
 
-// offlineSubmission maps the offline decisions of a split's seats through
-// the seated mapping (seated.ConversationPredictions), as the agent's
-// onsets are mapped.
-func offlineSubmission(t *testing.T, c *corpus.Corpus, split string, offline []offlineSeat, p seated.Params) *score.Submission {
+// offlineSubmission maps the times of a split's seats through the seated
+// mapping (seated.ConversationPredictions), as the agent's onsets are
+// mapped: each time is cut to the conversation's end, barge-ins read
+// from the mix the agent heard.
+func offlineSubmission(t *testing.T, c *corpus.Corpus, split string, offline []offlineSeat, times func(offlineSeat) []float64, p seated.Params) *score.Submission {
 	t.Helper()
 	convs, err := c.Conversations(split)
 	if err != nil {
@@ -411,16 +452,16 @@ func offlineSubmission(t *testing.T, c *corpus.Corpus, split string, offline []o
 			if o.seat.Conversation.ID != conv.ID {
 				continue
 			}
-			var times []float64
-			for _, c := range o.commits {
-				times = append(times, min(decisionTime(c), conv.Duration))
+			var onsets []float64
+			for _, at := range times(o) {
+				onsets = append(onsets, min(at, conv.Duration))
 			}
-			times = slices.Compact(times)
-			barge, err := seated.Barges(context.Background(), conv.ID, o.mix[:seated.InputFrames(conv, 0)*proto.FrameSamples], conv.Duration, times)
+			onsets = slices.Compact(onsets)
+			barge, err := seated.Barges(context.Background(), conv.ID, o.mix[:seated.InputFrames(conv, 0)*proto.FrameSamples], conv.Duration, onsets)
 			if err != nil {
 				t.Fatal(err)
 			}
-			so = append(so, seated.SeatOnsets{Speaker: o.seat.Speaker, Onsets: times, Barge: barge})
+			so = append(so, seated.SeatOnsets{Speaker: o.seat.Speaker, Onsets: onsets, Barge: barge})
 		}
 		sub.Conversations = append(sub.Conversations, seated.ConversationPredictions(conv.ID, conv.Speakers, so, p.Refractory))
 	}
