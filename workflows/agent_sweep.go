@@ -26,7 +26,7 @@ func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture
 	params := AgentScoreParams(s.in.Spec)
 	var children []workflow.ChildWorkflowFuture
 	for _, a := range s.in.Spec.Agents {
-		p := AgentProgress{Name: a.Name, Concurrency: a.Concurrency}
+		p := AgentProgress{Name: a.Name, Concurrency: a.Concurrency, HasTrials: a.HasTrials(), Seated: a.Seated != nil}
 		var child workflow.ChildWorkflowFuture
 		if a.HasTrials() {
 			name := "agent-" + a.Name

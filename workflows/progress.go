@@ -41,6 +41,10 @@ type AgentProgress struct {
 	Done        int    `json:"done"`
 	// EstimateS is in seconds of wall time.
 	EstimateS float64 `json:"estimate_s"`
+	// HasTrials and Seated say what the agent does: plays trials, is
+	// seated in the corpora, or both.
+	HasTrials bool `json:"has_trials,omitempty"`
+	Seated    bool `json:"seated,omitempty"`
 	// SeatedWorkflowID names the agent's SeatedWorkflow when it is seated
 	// in the sweep's corpora: of its Seats sessions, SeatsDone are
 	// finished, and all take at most SeatEstimateS seconds at its

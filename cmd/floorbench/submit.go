@@ -323,11 +323,10 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 			p.Phase, p.ConversationsGenerated, p.ConversationsTotal, p.TracksInferred, p.TracksTotal, p.SystemsScored, p.SystemsTotal)
 	}
 	for _, a := range p.Agents {
-		seatedAgent := a.SeatedWorkflowID != "" || a.Seats > 0
-		if a.WorkflowID != "" || a.Trials > 0 || !seatedAgent {
+		if a.HasTrials || !a.Seated { // a sweep recorded before seated agents says neither
 			fmt.Fprintln(w, agentStatusLine(a))
 		}
-		if seatedAgent {
+		if a.Seated {
 			fmt.Fprintln(w, seatedStatusLine(a))
 		}
 	}

@@ -185,7 +185,7 @@ func seatedDone(p *workflows.Progress, dc converter.DataConverter, result *commo
 func agentsOf(s spec.Sweep) []workflows.AgentProgress {
 	var out []workflows.AgentProgress
 	for _, a := range s.Agents {
-		out = append(out, workflows.AgentProgress{Name: a.Name, Concurrency: a.Concurrency})
+		out = append(out, workflows.AgentProgress{Name: a.Name, Concurrency: a.Concurrency, HasTrials: a.HasTrials(), Seated: a.Seated != nil})
 	}
 	return out
 }
