@@ -139,6 +139,7 @@ func (a *Agent) normalise() {
 		if seatedOn.TailS == 0 {
 			seatedOn.TailS = DefaultSeatedTail
 		}
+		seatedOn.Corpora, seatedOn.Speakers = slices.Clone(seatedOn.Corpora), slices.Clone(seatedOn.Speakers)
 		slices.Sort(seatedOn.Speakers)
 		a.Seated = &seatedOn
 	}
