@@ -22,10 +22,6 @@ import (
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
-// testRate is the playback rate of these tests: both sides keep time by
-// the audio, so a faster clock changes no decision (docs/agents.md#harness).
-const testRate = 2
-
 var (
 	setOnce sync.Once
 	setDir  string
@@ -268,12 +264,12 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 		}), "a binary message of 3 bytes; a frame is 640 bytes"},
 		{"closes after its hello", helloThen(16000, func(context.Context, *websocket.Conn) {}), "dropped the connection"},
 		{"wrong sample rate", helloThen(24000, readUntilGone), "sample_rate 24000"},
-		{"never answers", readUntilGone, "no answer within 10s of session time"},
+		{"never answers", readUntilGone, "no answer within 2s of session time"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url := misbehaving(t, c.behave)
 			ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,
-				Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate}}
+				Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate, HandshakeTimeout: 2 * time.Second}}
 			out := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
