@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log"
 	"math"
 	"path/filepath"
 	"slices"
@@ -58,8 +59,14 @@ func speakAtCommit(t *testing.T) refagent.Config {
 }
 
 // serveDetectorAgent serves the reference agent with cfg over protocol on
-// 127.0.0.1 at the sweeps' rate.
+// 127.0.0.1 at the seated sweeps' rate.
 func serveDetectorAgent(t *testing.T, cfg refagent.Config, protocol string) string {
+	return detectorServer(t, cfg, protocol).url()
+}
+
+// detectorServer is serveDetectorAgent's server, which can be killed and
+// started again.
+func detectorServer(t *testing.T, cfg refagent.Config, protocol string) *agentServer {
 	t.Helper()
 	testenv.Program(t, "espeak-ng", "speech")
 	tts, err := refagent.EspeakTTS()
@@ -71,13 +78,13 @@ func serveDetectorAgent(t *testing.T, cfg refagent.Config, protocol string) stri
 		t.Fatal(err)
 	}
 	s := &agentServer{t: t, addr: testenv.Addr(testenv.FreePort(t)), started: make(chan struct{})}
-	s.handler, err = ref.Handler(protocol, proto.ServerOptions{Rate: seatedRate, MaxSessions: 64})
+	s.handler, err = ref.Handler(protocol, proto.ServerOptions{Rate: seatedRate, MaxSessions: 64, Log: log.New(sessionCounter{s}, "", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.start()
 	t.Cleanup(func() { s.stop() })
-	return s.url()
+	return s
 }
 
 // seatedSpeakers are the seats of the known answer: every speaker, or
@@ -533,4 +540,56 @@ func seatedCounts(res *bundle.Results, agentName string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// A seated agent killed in the middle of its sessions and started again:
+// the sessions it dropped are played again, the sweep completes with no
+// seat failed, and in every seat the killed agent's replies are heard
+// where the offline detector decides, as an undisturbed agent's are.
+func TestASeatedAgentKilledMidSessionIsRetried(t *testing.T) {
+	h := newAgentSweeps(t)
+	cfg := speakAtCommit(t)
+	killed, calm := detectorServer(t, cfg, "duplex"), detectorServer(t, cfg, "duplex")
+	agentYAML := func(name, url string) string {
+		return fmt.Sprintf("  - {name: %s, protocol: duplex, endpoint: %q, rate: %d, concurrency: %d, seated: {speakers: [1], tail_s: %g}}\n",
+			name, url, seatedRate, seatedConcurrency, seatedTail)
+	}
+	specYAML := `name: seated-kill
+corpora:
+  - {name: tiny, generate: {preset: tiny, seed: 1}}
+systems:
+  - {name: rms-endpointer, builtin: rms-endpointer, params: {eot_ramp_s: "2", int_ramp_s: "2"}}
+agents:
+` + agentYAML("killed", killed.url()) + agentYAML("calm", calm.url()) + "bootstrap: {resamples: 200, seed: 1}\n"
+	go func() {
+		<-killed.started
+		time.Sleep(2 * time.Second) // sessions are under way
+		killed.stop()
+		time.Sleep(time.Second)
+		killed.start()
+	}()
+	res, _ := h.seatedSweep(specYAML)
+	for _, r := range res.Seated {
+		if r.Seats != 12 || len(r.Failed) != 0 {
+			t.Errorf("%s: %d seats, failed %+v", r.Agent, r.Seats, r.Failed)
+		}
+	}
+	if n := killed.sessions.Load(); n <= 12 {
+		t.Errorf("the killed agent opened %d sessions for 12 seats: none was played again", n)
+	}
+	s, err := spec.Parse("seated.yaml", []byte(specYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Normalise()
+	corpusHash := activities.GeneratedCorpusHash("tiny", 1)
+	c, err := corpus.Open(filepath.Join(h.root, keys.Corpus(corpusHash)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range s.Agents {
+		t.Run(a.Name, func(t *testing.T) {
+			checkHeard(t, h.root, corpusHash, a, offlineSeats(t, c, a, cfg))
+		})
+	}
 }
