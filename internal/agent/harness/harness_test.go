@@ -291,10 +291,15 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 }
 
 // The detector-backed policy (rms-endpointer with 2 s ramps at 0.25,
-// the cascaded-agent baseline) lands between the extremes: it enters
-// after every turn end, as both extremes do, and yields to some STOP
-// stimuli but not all (never-yield yields to none, always-yield to all),
-// with the same decisions over both protocols.
+// the cascaded-agent baseline) lands between the extremes: over each
+// protocol it enters after every turn end, as both extremes do, and
+// yields to some STOP stimuli but not all (never-yield yields to none,
+// always-yield to all). Its decisions are not compared across protocols:
+// a STOP stimulus is played relative to when the agent is heard, so what
+// the detector hears of a backchannel moves with the output delay, and
+// its decision on one can go either way (under the race detector on a
+// loaded machine it yielded to a different backchannel over each
+// protocol); the extremes' decisions do not depend on it.
 func TestTheDetectorPolicyLandsBetween(t *testing.T) {
 	sys, err := detect.Builtin("rms-endpointer")
 	if err != nil {
@@ -307,7 +312,6 @@ func TestTheDetectorPolicyLandsBetween(t *testing.T) {
 	}
 	cfg := refagent.DefaultConfig(refagent.Detector)
 	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Threshold, cfg.Detector.Runtime = sys, "rms-endpointer", 0.25, detect.RuntimeFromEnv()
-	var first map[string]agent.Trial
 	for _, protocol := range []string{"duplex", "realtime"} {
 		trials := runConfig(t, cfg, refagent.Detector, protocol)
 		yielded, stops := 0, 0
@@ -325,15 +329,6 @@ func TestTheDetectorPolicyLandsBetween(t *testing.T) {
 		}
 		if yielded == 0 || yielded == stops {
 			t.Errorf("over %s: yielded to %d of %d STOP stimuli; want some, not all", protocol, yielded, stops)
-		}
-		if first == nil {
-			first = trials
-			continue
-		}
-		for id, tr := range trials {
-			if tr.Decision.Acted != first[id].Decision.Acted {
-				t.Errorf("%s: acted=%v over %s, %v over duplex", id, tr.Decision.Acted, protocol, first[id].Decision.Acted)
-			}
 		}
 	}
 }
