@@ -19,6 +19,9 @@ type AggregateInput struct {
 	Audits      []AuditRef
 	// Agents are the keys of the agents' stored results (ScoreAgent).
 	Agents []string
+	// Seated are the seated agents' outcomes on their corpora
+	// (EvaluateSeated), in the sweep's order.
+	Seated []SeatedOutcome `json:",omitempty"`
 }
 
 // AuditRef is a stored corpus audit and the corpus it is of.
@@ -68,7 +71,11 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 	if err != nil {
 		return "", err
 	}
-	files, _, err := bundle.Build(in.Meta, evals, audits, agents, time.Now().UTC().Format(time.RFC3339))
+	parts := bundle.Parts{Evaluations: evals, Audits: audits, Agents: agents}
+	if err := a.addSeated(ctx, in.Seated, &parts); err != nil {
+		return "", err
+	}
+	files, _, err := bundle.Build(in.Meta, parts, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return "", err
 	}
@@ -79,6 +86,32 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 		}
 	}
 	return id, nil
+}
+
+// addSeated adds the seated agents' runs and their stored evaluations,
+// each named as this sweep names the agent and the corpus (evaluations
+// are stored by content).
+func (a *Activities) addSeated(ctx context.Context, outcomes []SeatedOutcome, parts *bundle.Parts) error {
+	for _, o := range outcomes {
+		parts.Seated = append(parts.Seated, o.Run)
+		if o.Key == "" {
+			continue
+		}
+		data, err := store.GetBytes(ctx, a.Store, o.Key)
+		if err != nil {
+			return err
+		}
+		var e bundle.Evaluation
+		if err := json.Unmarshal(data, &e); err != nil {
+			return corrupt(o.Key, err)
+		}
+		e.System, e.Corpus = o.Run.Agent, o.Run.Corpus
+		if e.CorpusInfo != nil {
+			e.CorpusInfo.Name = o.Run.Corpus
+		}
+		parts.Evaluations = append(parts.Evaluations, e)
+	}
+	return nil
 }
 
 // nameEvaluations gives each evaluation the names this sweep gives its

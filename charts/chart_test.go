@@ -36,6 +36,8 @@ func TestSchemaRejectsBadValues(t *testing.T) {
 		"unknown onnx provider":        "workers:\n  gpu:\n    onnxProvider: rocm\n",
 		"non-numeric resource request": "workers:\n  cpu:\n    resources: {requests: {cpu: lots}}\n",
 		"URL for the S3 host:port":     "s3:\n  endpoint: http://minio:9000\n",
+		"agent credential in values":   "agentCredentials:\n  secretName: agents\n  optional: true\n  HOSTED_KEY: sk-0000\n",
+		"agent Secret not a name":      "agentCredentials:\n  secretName: Lab_Agents\n  optional: true\n",
 	} {
 		t.Run(name, func(t *testing.T) {
 			file := writeTemp(t, "values.yaml", []byte(values))

@@ -14,9 +14,10 @@ import (
 // bundle. Sweeps without agents record no marker for it.
 const agentEvaluations = "agent-evaluations"
 
-// startAgents starts one AgentWorkflow per agent of the spec, all at once
-// and before the corpora: trials take real time and depend on nothing
-// else of the sweep.
+// startAgents starts one AgentWorkflow per agent of the spec that plays
+// trials, all at once and before the corpora: trials take real time and
+// depend on nothing else of the sweep. The futures are in the spec's
+// agent order, nil for an agent that is only seated.
 func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture {
 	if len(s.in.Spec.Agents) == 0 ||
 		workflow.GetVersion(ctx, agentEvaluations, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
@@ -25,12 +26,17 @@ func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture
 	params := AgentScoreParams(s.in.Spec)
 	var children []workflow.ChildWorkflowFuture
 	for _, a := range s.in.Spec.Agents {
-		name := "agent-" + a.Name
-		id := s.self + "/" + name
-		s.progress.started(id, ChildAgent)
-		s.progress.Agents = append(s.progress.Agents, AgentProgress{Name: a.Name, WorkflowID: id, Concurrency: a.Concurrency})
-		children = append(children, workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, name), AgentWorkflow,
-			AgentInput{Agent: a, Queues: s.in.Spec.Queues, Params: params, Parent: s.self}))
+		p := AgentProgress{Name: a.Name, Concurrency: a.Concurrency, HasTrials: a.HasTrials(), Seated: a.Seated != nil}
+		var child workflow.ChildWorkflowFuture
+		if a.HasTrials() {
+			name := "agent-" + a.Name
+			p.WorkflowID = s.self + "/" + name
+			s.progress.started(p.WorkflowID, ChildAgent)
+			child = workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, name), AgentWorkflow,
+				AgentInput{Agent: a, Queues: s.in.Spec.Queues, Params: params, Parent: s.self})
+		}
+		s.progress.Agents = append(s.progress.Agents, p)
+		children = append(children, child)
 	}
 	return children
 }
@@ -40,6 +46,9 @@ func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture
 func (s *sweep) waitAgents(ctx workflow.Context, children []workflow.ChildWorkflowFuture) ([]string, error) {
 	var keys []string
 	for i, f := range children {
+		if f == nil {
+			continue
+		}
 		p := &s.progress.Agents[i]
 		var out AgentOutcome
 		if err := f.Get(ctx, &out); err != nil {

@@ -41,6 +41,18 @@ type AgentProgress struct {
 	Done        int    `json:"done"`
 	// EstimateS is in seconds of wall time.
 	EstimateS float64 `json:"estimate_s"`
+	// HasTrials and Seated say what the agent does: plays trials, is
+	// seated in the corpora, or both.
+	HasTrials bool `json:"has_trials,omitempty"`
+	Seated    bool `json:"seated,omitempty"`
+	// SeatedWorkflowID names the agent's SeatedWorkflow when it is seated
+	// in the sweep's corpora: of its Seats sessions, SeatsDone are
+	// finished, and all take at most SeatEstimateS seconds at its
+	// concurrency (0 until its seats are planned).
+	SeatedWorkflowID string  `json:"seated_workflow_id,omitempty"`
+	Seats            int     `json:"seats,omitempty"`
+	SeatsDone        int     `json:"seats_done,omitempty"`
+	SeatEstimateS    float64 `json:"seat_estimate_s,omitempty"`
 }
 
 // Child is a running child workflow whose progress the client queries.
@@ -54,17 +66,19 @@ const (
 	ChildCorpus     = "corpus"
 	ChildEvaluation = "evaluation"
 	ChildAgent      = "agent"
+	ChildSeated     = "seated"
 	ChildModel      = "model"
 )
 
 // ChildProgress is what a child's "progress" query reports: of Total
 // conversations (0 while a corpus is being planned), Done are generated or
-// inferred; of an agent evaluation's Total trials, Done are finished.
+// inferred; of an agent evaluation's Total trials (a seated agent's
+// sessions), Done are finished.
 type ChildProgress struct {
 	Total int `json:"total"`
 	Done  int `json:"done"`
-	// Estimate is, for an agent evaluation, how long all its trials take
-	// at its concurrency.
+	// Estimate is, for an agent evaluation, how long all its trials (a
+	// seated agent's sessions) take at its concurrency.
 	Estimate time.Duration `json:"estimate_ns,omitempty"`
 }
 

@@ -12,4 +12,5 @@ func Register(w worker.Registry) {
 	w.RegisterWorkflow(ModelWorkflow)
 	w.RegisterWorkflow(NightlyWorkflow)
 	w.RegisterWorkflow(AgentWorkflow)
+	w.RegisterWorkflow(SeatedWorkflow)
 }

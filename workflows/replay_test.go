@@ -23,7 +23,11 @@ import (
 // schedule tests with -record-nightly), one that regressed and one whose
 // system spec was gone; and a sweep of one agent, the reference
 // never-yield over duplex on tiny-agent (v5-agent-, internal/orchestrate's
-// TestAgentSweepsThroughTemporal with -record-histories). A change to a workflow that would break running
+// TestAgentSweepsThroughTemporal with -record-histories); and a sweep of
+// agents seated in the tiny corpus beside a detector (v6-seated-, its
+// SeatedWorkflow for the reference agent over duplex kept too;
+// TestSeatedAgentsInASweepScoreAsTheOfflineDetector with
+// -record-histories -history-prefix v6-). A change to a workflow that would break running
 // sweeps fails here.
 func TestReplayRecordedHistories(t *testing.T) {
 	data, err := os.ReadFile("testdata/histories.json")
@@ -41,6 +45,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r.RegisterWorkflow(ModelWorkflow)
 	r.RegisterWorkflow(NightlyWorkflow)
 	r.RegisterWorkflow(AgentWorkflow)
+	r.RegisterWorkflow(SeatedWorkflow)
 	for file, id := range index {
 		f, err := os.Open(filepath.Join("testdata", file))
 		if err != nil {

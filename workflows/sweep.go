@@ -80,6 +80,7 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	if err != nil {
 		return SweepResult{}, err
 	}
+	seated := s.startSeated(ctx, plans, agents)
 	plan := NewPlan(in, plans)
 	if workflow.GetVersion(ctx, modelStages, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		plan = plan.Unstaged()
@@ -103,7 +104,11 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	if err != nil {
 		return SweepResult{}, err
 	}
-	return s.aggregate(ctx, activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Audits: refs, Agents: agentKeys})
+	seatedOutcomes, err := s.waitSeated(ctx, seated)
+	if err != nil {
+		return SweepResult{}, err
+	}
+	return s.aggregate(ctx, activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Audits: refs, Agents: agentKeys, Seated: seatedOutcomes})
 }
 
 // sweep is a running SweepWorkflow: its input, its workflow id (the

@@ -30,7 +30,7 @@ func storeBundle(t *testing.T, storeDir, name string, recall float64) string {
 // into a local store folder; it returns the bundle's id.
 func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, evals ...bundle.Evaluation) string {
 	t.Helper()
-	files, _, err := bundle.Build(meta, evals, nil, nil, "2026-12-02T00:00:00Z")
+	files, _, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-02T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,10 @@ prints the workflow id, the content hashes of corpora and systems, and
 which corpora, evaluations and bundle the store already holds (what is
 not stored would be computed); for each agent, how many trials it would
 play, how many are recorded, and how long all of them take at its
-concurrency once its scenario set is stored.
+concurrency (from the preset's planned scenarios until its scenario set
+is stored); for each seated agent, how many sessions it would play on
+each corpus, how many are recorded, and how long the rest take at its
+concurrency.
 
 --in-process runs the sweep's plan in this process instead, with no
 Temporal: the same activities, admitted as a worker admits them (slots
@@ -206,6 +209,9 @@ func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
 	for _, a := range pv.Agents {
 		fmt.Fprintln(w, agentPreviewLine(a))
 	}
+	for _, a := range pv.Seated {
+		fmt.Fprintln(w, seatedPreviewLine(a))
+	}
 	fmt.Fprintf(w, "bundle %s: %s\n", pv.Bundle.ID, stored[pv.Bundle.Stored])
 	return nil
 }
@@ -216,9 +222,25 @@ func agentPreviewLine(a orchestrate.AgentPreview) string {
 	line := fmt.Sprintf("agent %s over %s: %d trials (%d scenarios of %s seed %d x %d repeats), %d recorded; ",
 		a.Name, a.Protocol, a.Trials, a.Scenarios, a.Preset, a.Seed, a.Repeats, a.Recorded)
 	if !a.SetStored {
-		return line + "scenario set to generate (its length, hence the trials' time, is known once it is; status shows it)"
+		return line + fmt.Sprintf("scenario set to generate; all trials take at most %s (planned lengths) at concurrency %d, rate %g",
+			a.Estimate().Round(time.Second), a.Concurrency, a.Rate)
 	}
 	return line + fmt.Sprintf("all trials take at most %s at concurrency %d, rate %g", a.Estimate().Round(time.Second), a.Concurrency, a.Rate)
+}
+
+// seatedPreviewLine says how many sessions a seated agent would play and
+// how long they take.
+func seatedPreviewLine(a orchestrate.SeatedPreview) string {
+	var corpora []string
+	for _, c := range a.Corpora {
+		corpora = append(corpora, fmt.Sprintf("%d on %s", c.Seats, c.Corpus))
+	}
+	line := fmt.Sprintf("seated agent %s over %s: %d sessions (%s), %d recorded; the rest take at most %s",
+		a.Name, a.Protocol, a.Seats, strings.Join(corpora, ", "), a.Recorded, a.Estimate().Round(time.Second))
+	if a.Planned {
+		line += " (planned lengths of corpora to generate)"
+	}
+	return line + fmt.Sprintf(" at concurrency %d, rate %g", a.Concurrency, a.Rate)
 }
 
 // sweepCommand is a command about one existing sweep: it reads the
@@ -301,7 +323,12 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 			p.Phase, p.ConversationsGenerated, p.ConversationsTotal, p.TracksInferred, p.TracksTotal, p.SystemsScored, p.SystemsTotal)
 	}
 	for _, a := range p.Agents {
-		fmt.Fprintln(w, agentStatusLine(a))
+		if a.HasTrials || !a.Seated { // a sweep recorded before seated agents says neither
+			fmt.Fprintln(w, agentStatusLine(a))
+		}
+		if a.Seated {
+			fmt.Fprintln(w, seatedStatusLine(a))
+		}
 	}
 	if st.BundleID != "" {
 		fmt.Fprintf(w, "bundle %s\n", st.BundleID)
@@ -310,6 +337,16 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 		fmt.Fprintf(w, "error: %s\n", st.Error)
 	}
 	return nil
+}
+
+// seatedStatusLine is a seated agent's progress and, once its seats are
+// planned, how long all its sessions take.
+func seatedStatusLine(a orchestrate.AgentProgress) string {
+	line := fmt.Sprintf("seated agent %s: sessions %d/%d", a.Name, a.SeatsDone, a.Seats)
+	if a.SeatEstimateS > 0 {
+		line += fmt.Sprintf("; all take at most %s at concurrency %d", time.Duration(a.SeatEstimateS*float64(time.Second)).Round(time.Second), a.Concurrency)
+	}
+	return line
 }
 
 // agentStatusLine is an agent evaluation's progress and, once its

@@ -36,7 +36,7 @@ func TestBundleWithAgents(t *testing.T) {
 	meta := bundle.Meta{Name: "agents", SpecHash: "abc", Spec: json.RawMessage(`{"name":"agents"}`), CodeVersion: "test",
 		Protocol: score.DefaultParams(), Resamples: 100, Seed: 1}
 	build := func() []bundle.File {
-		files, _, err := bundle.Build(meta, nil, nil, storedAgents(t), "2026-12-03T00:00:00Z")
+		files, _, err := bundle.Build(meta, bundle.Parts{Agents: storedAgents(t)}, "2026-12-03T00:00:00Z")
 		if err != nil {
 			t.Fatal(err)
 		}

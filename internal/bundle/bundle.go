@@ -71,6 +71,10 @@ type Results struct {
 	// Agents are the sweep's voice agents scored on their scenario sets
 	// (docs/agents.md#in-sweeps); absent when it has none.
 	Agents *agent.Results `json:"agents,omitempty"`
+	// Seated are the sweep's agents seated in its corpora as systems
+	// (docs/agents.md#seated-agents-in-sweeps): their evaluations are
+	// among Evaluations, ranked beside the detectors; absent when none.
+	Seated []SeatedRun `json:"seated,omitempty"`
 }
 
 // CorpusLeaderboard is one corpus and task's leaderboard.
@@ -85,18 +89,30 @@ type File struct {
 	Data []byte
 }
 
-// Build assembles a bundle from evaluations (any order), the audits of
-// its corpora by corpus name (any subset) and its agents' results (nil:
-// none): results.json, report.md, events.csv, figures (SVG), predictions,
-// and manifest.json stamped created.
-func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, agents *agent.Results, created string) ([]File, *Results, error) {
+// Parts are what a bundle is built from besides its meta.
+type Parts struct {
+	// Evaluations are every system's (and seated agent's) evaluations, in
+	// any order.
+	Evaluations []Evaluation
+	// Audits are the audits of the corpora by corpus name (any subset).
+	Audits map[string]*audit.Report
+	// Agents are the agents' trial results (nil: none).
+	Agents *agent.Results
+	// Seated are the seated agents' runs, in the sweep's order.
+	Seated []SeatedRun
+}
+
+// Build assembles a bundle from its parts: results.json, report.md,
+// events.csv, figures (SVG), predictions, and manifest.json stamped
+// created.
+func Build(meta Meta, parts Parts, created string) ([]File, *Results, error) {
 	id := ID(meta)
-	evals = slices.Clone(evals)
+	evals, audits, agents := slices.Clone(parts.Evaluations), parts.Audits, parts.Agents
 	slices.SortFunc(evals, func(a, b Evaluation) int {
 		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))
 	})
 	res := &Results{SchemaVersion: SchemaVersion, BundleID: id, Protocol: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed,
-		Evaluations: evals, Agents: agents}
+		Evaluations: evals, Agents: agents, Seated: parts.Seated}
 	for i := range evals {
 		if info := evals[i].CorpusInfo; info != nil && (len(res.Corpora) == 0 || res.Corpora[len(res.Corpora)-1].Name != info.Name) {
 			res.Corpora = append(res.Corpora, *info)
@@ -231,7 +247,8 @@ func submission(e Evaluation) []byte {
 // evaluation is the part of a stored task result that ranking reads.
 func (t *TaskResult) evaluation(system string) *score.TaskEvaluation {
 	e := &score.TaskEvaluation{System: system, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget,
-		InBudgetUnder: score.WindowBudgets{Span: t.InBudgetByWindow.Span, Anchored: t.InBudgetByWindow.Anchored}}
+		OperatingPoint: t.OperatingPoint,
+		InBudgetUnder:  score.WindowBudgets{Span: t.InBudgetByWindow.Span, Anchored: t.InBudgetByWindow.Anchored}}
 	if !t.HasOP {
 		return e
 	}

@@ -45,7 +45,7 @@ func buildBundle(t *testing.T, reverse bool, audits map[string]*audit.Report) ([
 	if reverse {
 		slices.Reverse(evals)
 	}
-	files, res, err := bundle.Build(meta, evals, audits, nil, "2026-11-30T00:00:00Z")
+	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals, Audits: audits}, "2026-11-30T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}

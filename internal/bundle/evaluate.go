@@ -94,12 +94,15 @@ func (e *Evaluation) OperatingPoints(from string) map[floor.Task]TransferredThet
 
 // TaskResult is one task of an evaluation.
 type TaskResult struct {
-	Task            floor.Task `json:"task"`
-	NCandidates     int        `json:"n_candidates"`
-	HasOP           bool       `json:"has_operating_point"`
-	Theta           report.Num `json:"theta"`
-	TransferredFrom string     `json:"transferred_from,omitempty"`
-	InBudget        bool       `json:"in_budget"`
+	Task        floor.Task `json:"task"`
+	NCandidates int        `json:"n_candidates"`
+	HasOP       bool       `json:"has_operating_point"`
+	Theta       report.Num `json:"theta"`
+	// OperatingPoint says how an operating point without a threshold came
+	// about: a seated agent's is "as it behaves" (Theta is null then).
+	OperatingPoint  string `json:"operating_point,omitempty"`
+	TransferredFrom string `json:"transferred_from,omitempty"`
+	InBudget        bool   `json:"in_budget"`
 	// InBudgetByWindow is the budget rule under each negative window at
 	// this operating point; BlindSpot: in budget under span only.
 	InBudgetByWindow report.WindowBudgets `json:"in_budget_by_window"`
@@ -235,14 +238,15 @@ func evaluateTask(in *Input, task floor.Task) (*TaskResult, error) {
 		dev := report.Metrics(e.Dev, in.Params.LatencyBudgetsMS)
 		r.Dev = &dev
 	}
-	explainTest(in, e, r)
+	explainTestCounts(in, e, r)
+	r.Timelines = timelines(in, e.Task, in.TestProbs[e.Task], e.TestPredictions, e.Theta, r.Events)
 	return r, nil
 }
 
-// explainTest fills the test metrics, intervals, per-conversation counts,
-// breakdowns, anatomy, events and predictions of e's test at its frozen
-// threshold.
-func explainTest(in *Input, e *score.TaskEvaluation, r *TaskResult) {
+// explainTestCounts fills the test metrics, intervals, per-conversation
+// counts, breakdowns, anatomy, events and predictions of e's test at its
+// operating point.
+func explainTestCounts(in *Input, e *score.TaskEvaluation, r *TaskResult) {
 	gold := in.Corpus.Test
 	r.Predictions = e.TestPredictions
 	for i := range gold.Conversations {
@@ -269,7 +273,6 @@ func explainTest(in *Input, e *score.TaskEvaluation, r *TaskResult) {
 		}
 	}
 	r.Anatomy = anatomy(in, e.Task, gold, r.Events)
-	r.Timelines = timelines(in, e.Task, in.TestProbs[e.Task], e.TestPredictions, e.Theta, r.Events)
 }
 
 // CurvePoint is one candidate threshold of a dev sweep.

@@ -45,7 +45,7 @@ func TestFiguresAreLegible(t *testing.T) {
 		}
 		evals = append(evals, *e)
 	}
-	_, res, err := bundle.Build(meta, evals, nil, nil, "2026-12-01T00:00:00Z")
+	_, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}

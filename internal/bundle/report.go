@@ -76,6 +76,7 @@ func Report(res *Results, meta Meta) []byte {
 			}
 		}
 	}
+	seatedSection(&b, res.Seated)
 	agentSection(&b, res.Agents)
 	return b.Bytes()
 }
@@ -226,6 +227,8 @@ func SimToReal(res *Results) *report.Table {
 				row[col], row[col+1] = withInterval(*r.Test, true), withInterval(*r.Test, false)
 			}
 			switch {
+			case r.OperatingPoint != "":
+				from = append(from, fmt.Sprintf("%s: %s", strings.ToUpper(string(r.Task)), r.OperatingPoint))
 			case r.TransferredFrom != "":
 				from = append(from, fmt.Sprintf("%s: %s dev", strings.ToUpper(string(r.Task)), r.TransferredFrom))
 			case r.HasOP:
@@ -277,10 +280,13 @@ func OperatingPointsTable(evals []Evaluation) *report.Table {
 	for _, e := range evals {
 		for _, r := range e.Tasks {
 			row := []string{e.Corpus, e.System, string(r.Task), "—", fmt.Sprint(r.NCandidates), "—", "—", "—"}
-			if r.HasOP {
+			switch {
+			case r.OperatingPoint != "":
+				row[3], row[7] = r.OperatingPoint, "no threshold"
+			case r.HasOP:
 				row[3] = report.Fixed(float64(r.Theta), 4)
 				row[7] = "dev"
-			} else {
+			default:
 				row[7] = "none in budget"
 			}
 			if r.Dev != nil {

@@ -4,9 +4,11 @@ import "fmt"
 
 // The prefixes of agent evaluations (docs/architecture.md#store-layout).
 const (
-	Scenarios    = "scenarios/"     // one agent scenario set per content hash
-	Trials       = "trials/"        // one trial recording per agent, scenario, repeat and harness
-	AgentResults = "agent-results/" // one agent's scores on one scenario set
+	Scenarios    = "scenarios/"          // one agent scenario set per content hash
+	Trials       = "trials/"             // one trial recording per agent, scenario, repeat and harness
+	AgentResults = "agent-results/"      // one agent's scores on one scenario set
+	Seats        = "seats/"              // one seated session per agent, corpus, conversation, seat and player
+	SeatedEvals  = "seated-evaluations/" // one seated agent's evaluation on one corpus
 )
 
 // ScenarioSet is the hash of a generated scenario set: what decides its
@@ -36,4 +38,19 @@ func Trial(agentHash, scenarioHash string, repeat int, harness string) string {
 // scoring version and parameters), hashed as JSON.
 func AgentResult(agentHash, setHash string, identity any) string {
 	return fmt.Sprintf("%s%s/%s/%s.json", AgentResults, agentHash, setHash, hashJSON(identity))
+}
+
+// Seat is the prefix of one seated session's recording (session.json,
+// output.wav): the agent's identity hash, the corpus's content hash, the
+// conversation, the seat (the speaker the agent stood in for) and the
+// hash of how the session was played (its version and options).
+func Seat(agentHash, corpusHash, conv string, seat int, player string) string {
+	return fmt.Sprintf("%s%s/%s/%s/seat%d-%s", Seats, agentHash, corpusHash, conv, seat, player)
+}
+
+// SeatedEvaluation is where a seated agent's evaluation on a corpus is
+// stored; identity is everything else that decides it (seats, player,
+// prediction and protocol parameters, bootstrap), hashed as JSON.
+func SeatedEvaluation(agentHash, corpusHash string, identity any) string {
+	return fmt.Sprintf("%s%s/%s/%s.json", SeatedEvals, agentHash, corpusHash, hashJSON(identity))
 }

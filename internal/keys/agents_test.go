@@ -12,6 +12,8 @@ func TestAgentKeysFollowTheStoreLayout(t *testing.T) {
 		{Agent(identity), idHash},
 		{Trial("a1", "c2", 2, "h3"), "trials/a1/c2/r2-h3"},
 		{AgentResult("a1", "s0", identity), "agent-results/a1/s0/" + idHash + ".json"},
+		{Seat("a1", "c9", "tiny-01-2p", 2, "h3"), "seats/a1/c9/tiny-01-2p/seat2-h3"},
+		{SeatedEvaluation("a1", "c9", identity), "seated-evaluations/a1/c9/" + idHash + ".json"},
 	} {
 		if c.got != c.want {
 			t.Errorf("%q, want %q", c.got, c.want)

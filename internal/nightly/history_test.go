@@ -37,7 +37,7 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 		}
 		evals = append(evals, *e)
 	}
-	files, res, err := bundle.Build(meta, evals, nil, nil, "2026-12-01T00:00:00Z")
+	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}

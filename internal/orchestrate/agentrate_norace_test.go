@@ -10,3 +10,11 @@ const (
 	agentRate        = 4
 	agentConcurrency = 4
 )
+
+// The seated sweeps play every seat of tiny at twice real time, 3
+// sessions per agent at once: the seated known answer compares what was heard, so
+// the agents' replies must not be starved late on a loaded machine.
+const (
+	seatedRate        = 2
+	seatedConcurrency = 3
+)

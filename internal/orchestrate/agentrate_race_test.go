@@ -10,3 +10,10 @@ const (
 	agentRate        = 1
 	agentConcurrency = 2
 )
+
+// The seated sweeps under the race detector play speaker 1's seats of
+// tiny in real time, 2 sessions per agent at once.
+const (
+	seatedRate        = 1
+	seatedConcurrency = 2
+)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -52,12 +53,15 @@ func CheckAgentCredentials(s *spec.Sweep, credentials func(name string) (proto.S
 
 // agents runs every agent evaluation of the sweep as AgentWorkflow does,
 // all at once, and returns their stored results' keys in the spec's
-// order.
+// order; an agent that is only seated has none.
 func (r *inProcess) agents(ctx context.Context) ([]string, error) {
 	params := workflows.AgentScoreParams(r.in.Spec)
 	keys := make([]string, len(r.in.Spec.Agents))
 	g, gctx := errgroup.WithContext(ctx)
 	for i, a := range r.in.Spec.Agents {
+		if !a.HasTrials() {
+			continue
+		}
 		g.Go(func() (err error) {
 			if keys[i], err = r.agent(gctx, a, params); err != nil {
 				return fmt.Errorf("agent %s: %w", a.Name, err)
@@ -65,7 +69,10 @@ func (r *inProcess) agents(ctx context.Context) ([]string, error) {
 			return nil
 		})
 	}
-	return keys, g.Wait()
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(keys, func(k string) bool { return k == "" }), nil
 }
 
 // agent is AgentWorkflow in process: the scenario set, every trial (at
@@ -147,11 +154,38 @@ func addAgent(p *workflows.Progress, id string, cp workflows.ChildProgress) {
 	}
 }
 
+// seatedWorkflowType is the name SeatedWorkflow is registered under.
+const seatedWorkflowType = "SeatedWorkflow"
+
+// addSeated fills the progress of the running seated agent id with what
+// its query answered.
+func addSeated(p *workflows.Progress, id string, cp workflows.ChildProgress) {
+	for i := range p.Agents {
+		if a := &p.Agents[i]; a.SeatedWorkflowID == id {
+			a.Seats, a.SeatsDone, a.SeatEstimateS = cp.Total, cp.Done, cp.Estimate.Seconds()
+		}
+	}
+}
+
+// seatedDone counts a finished seated agent from its result.
+func seatedDone(p *workflows.Progress, dc converter.DataConverter, result *commonpb.Payloads) error {
+	var out workflows.SeatedOutcome
+	if err := dc.FromPayloads(result, &out); err != nil {
+		return err
+	}
+	for i := range p.Agents {
+		if a := &p.Agents[i]; a.Name == out.Name {
+			a.Seats, a.SeatsDone = out.Seats, out.Seats
+		}
+	}
+	return nil
+}
+
 // agentsOf lists a sweep's agents as its progress does before they start.
 func agentsOf(s spec.Sweep) []workflows.AgentProgress {
 	var out []workflows.AgentProgress
 	for _, a := range s.Agents {
-		out = append(out, workflows.AgentProgress{Name: a.Name, Concurrency: a.Concurrency})
+		out = append(out, workflows.AgentProgress{Name: a.Name, Concurrency: a.Concurrency, HasTrials: a.HasTrials(), Seated: a.Seated != nil})
 	}
 	return out
 }

@@ -133,6 +133,8 @@ type agentSweeps struct {
 	t  *testing.T
 	cl client.Client
 	st *store.Local
+	// root is the local store's folder.
+	root string
 	// recorded: the first sweep's histories are written (with
 	// -record-histories) for the replay test.
 	recorded bool
@@ -151,7 +153,8 @@ func newAgentSweeps(t *testing.T) *agentSweeps {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	st, err := store.NewLocal(t.TempDir())
+	root := t.TempDir()
+	st, err := store.NewLocal(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +170,7 @@ func newAgentSweeps(t *testing.T) *agentSweeps {
 		t.Fatal(err)
 	}
 	t.Cleanup(ws.Stop)
-	return &agentSweeps{t: t, cl: cl, st: st}
+	return &agentSweeps{t: t, cl: cl, st: st, root: root}
 }
 
 // agentSpec is a sweep of one agent on tiny-agent, each scenario once.

@@ -26,9 +26,11 @@ type AgentPreview struct {
 	Trials      int     `json:"trials"`
 	// Recorded are trials the store holds played (not failed).
 	Recorded int `json:"recorded"`
-	// SetStored says whether the scenario set is generated; only then is
-	// EstimateS known: how long all the trials take at most on the wall at
-	// the agent's concurrency (harness.Estimate), in seconds.
+	// SetStored says whether the scenario set is generated. EstimateS is
+	// how long all the trials take at most on the wall at the agent's
+	// concurrency (harness.Estimate), in seconds: of the generated set,
+	// or before it is generated of the preset's planned scenarios
+	// (agent.PlannedSet, which bound the generated ones).
 	SetStored bool    `json:"scenario_set_stored"`
 	EstimateS float64 `json:"estimate_s,omitempty"`
 }
@@ -51,6 +53,7 @@ func previewAgent(ctx context.Context, st store.Store, a spec.Agent) (AgentPrevi
 	key := keys.ScenarioSetPrefix(activities.ScenarioSetHash(a.Scenarios.Preset, a.Scenarios.Seed)) + "/" + agent.SetName
 	data, err := store.GetBytes(ctx, st, key)
 	if errors.Is(err, store.ErrNotFound) {
+		p.EstimateS = activities.EstimateTrials(a, agent.PlannedSet(preset)).Seconds()
 		return p, nil
 	}
 	if err != nil {

@@ -62,6 +62,11 @@ func (r *inProcess) run(ctx context.Context) (string, error) {
 		evaluations, err = r.evaluate(gctx, plan)
 		return err
 	})
+	var seated []activities.SeatedOutcome
+	g.Go(func() (err error) {
+		seated, err = r.seatAll(gctx, plans, agentsDone)
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return "", err
 	}
@@ -69,7 +74,7 @@ func (r *inProcess) run(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	agg := activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Agents: agents}
+	agg := activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Agents: agents, Seated: seated}
 	for i, audit := range plan.Audits {
 		agg.Audits = append(agg.Audits, activities.AuditRef{Corpus: audit.Corpus.Name, Key: auditKeys[i]})
 	}

@@ -23,6 +23,7 @@ type Preview struct {
 	Systems     []SystemPreview     `json:"systems"`
 	Evaluations []EvaluationPreview `json:"evaluations"`
 	Agents      []AgentPreview      `json:"agents,omitempty"`
+	Seated      []SeatedPreview     `json:"seated,omitempty"`
 	Bundle      BundlePreview       `json:"bundle"`
 }
 
@@ -67,12 +68,13 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 	}
 	pv := Preview{WorkflowID: id, SpecHash: in.SpecHash}
 	plans := make([]activities.CorpusPlan, len(in.Corpora))
+	manifests := make([]*corpus.Manifest, len(in.Corpora))
 	for i, src := range in.Corpora {
-		plan, c, err := previewCorpus(ctx, st, src)
+		plan, c, m, err := previewCorpus(ctx, st, src)
 		if err != nil {
 			return pv, fmt.Errorf("corpora[%d] (%s): %w", i, src.Name, err)
 		}
-		plans[i] = plan
+		plans[i], manifests[i] = plan, m
 		pv.Corpora = append(pv.Corpora, c)
 	}
 	for _, s := range in.Systems {
@@ -87,11 +89,20 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 		pv.Evaluations = append(pv.Evaluations, EvaluationPreview{System: in.Systems[e.System].Name, Corpus: plans[e.Corpus].Name, Key: e.Key, Stored: stored})
 	}
 	for i, a := range in.Spec.Agents {
-		ap, err := previewAgent(ctx, st, a)
-		if err != nil {
-			return pv, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
+		if a.HasTrials() {
+			ap, err := previewAgent(ctx, st, a)
+			if err != nil {
+				return pv, fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
+			}
+			pv.Agents = append(pv.Agents, ap)
 		}
-		pv.Agents = append(pv.Agents, ap)
+		if a.Seated != nil {
+			sp, err := previewSeated(ctx, st, in.Spec, a, plans, manifests)
+			if err != nil {
+				return pv, fmt.Errorf("agents[%d] (%s).seated: %w", i, a.Name, err)
+			}
+			pv.Seated = append(pv.Seated, sp)
+		}
 	}
 	pv.Bundle.ID = bundle.ID(plan.Meta)
 	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))
@@ -100,8 +111,9 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 
 // previewCorpus is the plan the sweep would make of a corpus (as
 // activities.PlanStored makes it from the manifest), as far as it can be
-// known without generating anything.
-func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSource) (activities.CorpusPlan, CorpusPreview, error) {
+// known without generating anything, and its manifest (nil for a
+// generated corpus not stored yet).
+func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSource) (activities.CorpusPlan, CorpusPreview, *corpus.Manifest, error) {
 	var raw []byte
 	var err error
 	c := CorpusPreview{Name: src.Name}
@@ -110,38 +122,38 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 		c.Source, c.Hash = "generate", activities.GeneratedCorpusHash(src.Generate.Preset, src.Generate.Seed, src.Generate.Config)
 		raw, err = storedManifest(ctx, st, keys.Corpus(c.Hash))
 		if err != nil {
-			return activities.CorpusPlan{}, c, err
+			return activities.CorpusPlan{}, c, nil, err
 		}
 		if raw == nil {
 			plan := activities.CorpusPlan{Name: src.Name, Prefix: keys.Corpus(c.Hash), Hash: c.Hash,
 				Preset: src.Generate.Preset, Seed: src.Generate.Seed, Kind: corpus.KindMPTB, Backends: src.Generate.Config}
-			return plan, c, nil
+			return plan, c, nil, nil
 		}
 		c.Stored = true
 	case src.Dir != "":
 		c.Source = "path"
 		if _, raw, err = corpus.ReadManifestRaw(src.Dir); err != nil {
-			return activities.CorpusPlan{}, c, err
+			return activities.CorpusPlan{}, c, nil, err
 		}
 		c.Hash = keys.Hash(raw)
 		c.Stored, err = store.Exists(ctx, st, keys.Corpus(c.Hash)+"/"+corpus.ManifestName)
 		if err != nil {
-			return activities.CorpusPlan{}, c, err
+			return activities.CorpusPlan{}, c, nil, err
 		}
 	default:
 		c.Source = "s3"
 		prefix := strings.TrimSuffix(src.Prefix, "/")
 		if raw, err = storedManifest(ctx, st, prefix); err != nil {
-			return activities.CorpusPlan{}, c, err
+			return activities.CorpusPlan{}, c, nil, err
 		}
 		if raw == nil {
-			return activities.CorpusPlan{}, c, fmt.Errorf("%s/%s is not in the store", prefix, corpus.ManifestName)
+			return activities.CorpusPlan{}, c, nil, fmt.Errorf("%s/%s is not in the store", prefix, corpus.ManifestName)
 		}
 		c.Hash, c.Stored = keys.Hash(raw), true
 	}
 	m, err := corpus.ParseManifest(raw)
 	if err != nil {
-		return activities.CorpusPlan{}, c, err
+		return activities.CorpusPlan{}, c, nil, err
 	}
 	plan := activities.CorpusPlan{Name: src.Name, Hash: c.Hash, Preset: m.Preset, Seed: m.Seed, Kind: m.Kind, NoDev: true}
 	for _, conv := range m.Conversations {
@@ -151,7 +163,7 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 		}
 	}
 	c.Conversations = len(plan.Conversations)
-	return plan, c, nil
+	return plan, c, m, nil
 }
 
 // storedManifest is the corpus manifest under prefix, or nil when the

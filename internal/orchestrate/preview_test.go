@@ -142,3 +142,50 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 		t.Error("previewing stored a bundle")
 	}
 }
+
+// Before anything is generated, the preview estimates an agent's trials
+// from its preset's planned scenarios and a seated agent's sessions from
+// its corpora's planned conversations: tiny's 12 conversations of 2 to 5
+// speakers are 42 seats, or 12 in speaker 1's seats; the estimate is
+// their planned length and the handshake allowance at the concurrency.
+func TestPreviewEstimatesAgentsBeforeGeneration(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := resolved(t, `name: seated
+corpora:
+  - {name: t, generate: {preset: tiny, seed: 9}}
+systems:
+  - {name: rms, builtin: rms}
+agents:
+  - {name: both, protocol: duplex, endpoint: "ws://127.0.0.1:1/", concurrency: 4, scenarios: {preset: tiny-agent, seed: 1}, seated: {}}
+  - {name: one, protocol: duplex, endpoint: "ws://127.0.0.1:1/", concurrency: 1, seated: {speakers: [1]}}
+`)
+	pv, err := orchestrate.PreviewSweep(ctx, st, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pv.Agents) != 1 || pv.Agents[0].SetStored || pv.Agents[0].Trials != 24 || pv.Agents[0].EstimateS <= 0 {
+		t.Errorf("agents %+v: want one, its trials estimated from the planned set", pv.Agents)
+	}
+	if len(pv.Seated) != 2 {
+		t.Fatalf("seated %+v", pv.Seated)
+	}
+	all, one := pv.Seated[0], pv.Seated[1]
+	if all.Seats != 42 || all.Recorded != 0 || !all.Planned || len(all.Corpora) != 1 || all.Corpora[0].Corpus != "t" {
+		t.Errorf("every seat: %+v", all)
+	}
+	if one.Seats != 12 || !one.Planned {
+		t.Errorf("speaker 1's seats: %+v", one)
+	}
+	// Each tiny conversation is planned at 20 s: a seat is at most 20 s,
+	// the planned overrun of 5 s, the tail of 0.5 s and 5 s to open.
+	if want := 12 * (20 + 5 + 0.5 + 5.0); one.EstimateS < want-1 || one.EstimateS > want+1 {
+		t.Errorf("speaker 1's seats at concurrency 1 take %g s, want about %g", one.EstimateS, want)
+	}
+	if all.EstimateS >= one.EstimateS*42/12 {
+		t.Errorf("42 seats at concurrency 4 take %g s, 12 at concurrency 1 %g s", all.EstimateS, one.EstimateS)
+	}
+}

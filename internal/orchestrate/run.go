@@ -256,6 +256,12 @@ func finalProgress(ctx context.Context, cl client.Client, id string) (Progress, 
 				}
 				continue
 			}
+			if a.GetWorkflowType().GetName() == seatedWorkflowType {
+				if err := seatedDone(&p, dc, a.GetResult()); err != nil {
+					return p, fmt.Errorf("history: seated agent %s: %w", a.GetWorkflowExecution().GetWorkflowId(), err)
+				}
+				continue
+			}
 			if a.GetWorkflowType().GetName() != corpusWorkflowType {
 				continue
 			}
@@ -326,6 +332,8 @@ func addRunning(ctx context.Context, cl client.Client, p *workflows.Progress, ch
 			p.TracksInferred += cp.Done
 		case workflows.ChildAgent:
 			addAgent(p, c.ID, cp)
+		case workflows.ChildSeated:
+			addSeated(p, c.ID, cp)
 		}
 	}
 	p.Running = nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Agent is one voice agent to evaluate on an interactive scenario set
@@ -35,11 +36,34 @@ type Agent struct {
 	AuthHeader    string `yaml:"auth_header,omitempty" json:"auth_header,omitempty"`
 	// Rate is the playback rate: 1 is real time (the default); faster
 	// only for agents that keep time by the audio they hear.
-	Rate      float64        `yaml:"rate,omitempty" json:"rate"`
+	Rate float64 `yaml:"rate,omitempty" json:"rate"`
+	// Scenarios is the agent's START/STOP trial set; an agent that is
+	// only seated (Seated) has none (Preset "").
 	Scenarios AgentScenarios `yaml:"scenarios" json:"scenarios"`
 	// Repeats is how often each scenario is played (MPTB: 3).
 	Repeats int `yaml:"repeats,omitempty" json:"repeats"`
+	// Seated, when set, also seats the agent in the sweep's corpora as a
+	// system (docs/agents.md#seated-agents-in-sweeps).
+	Seated *Seated `yaml:"seated,omitempty" json:"seated,omitempty"`
 }
+
+// Seated says where a sweep seats an agent as a system: in every
+// conversation of the named corpora, in the named speakers' seats.
+type Seated struct {
+	// Corpora are names of the spec's corpora; empty is every corpus
+	// (normalising lists them).
+	Corpora []string `yaml:"corpora,omitempty" json:"corpora"`
+	// Speakers are the speaker numbers (from 1) the agent stands in for;
+	// empty is every speaker of every conversation.
+	Speakers []int `yaml:"speakers,omitempty" json:"speakers,omitempty"`
+	// TailS is the silence sent after each conversation, in seconds
+	// (seated.DefaultTail).
+	TailS float64 `yaml:"tail_s,omitempty" json:"tail_s"`
+}
+
+// HasTrials reports whether the agent plays START/STOP trials: whether
+// it names a scenario set.
+func (a Agent) HasTrials() bool { return a.Scenarios.Preset != "" }
 
 // AgentScenarios names a generated scenario set.
 type AgentScenarios struct {
@@ -110,11 +134,32 @@ func (a *Agent) normalise() {
 	if a.Repeats == 0 {
 		a.Repeats = DefaultAgentRepeats
 	}
+	if a.Seated != nil {
+		seatedOn := *a.Seated
+		if seatedOn.TailS == 0 {
+			seatedOn.TailS = DefaultSeatedTail
+		}
+		seatedOn.Corpora, seatedOn.Speakers = slices.Clone(seatedOn.Corpora), slices.Clone(seatedOn.Speakers)
+		slices.Sort(seatedOn.Speakers)
+		a.Seated = &seatedOn
+	}
+}
+
+// normaliseSeated lists every corpus for a seated agent that names none.
+func (a *Agent) normaliseSeated(corpora []Corpus) {
+	if a.Seated == nil || len(a.Seated.Corpora) > 0 {
+		return
+	}
+	for _, c := range corpora {
+		a.Seated.Corpora = append(a.Seated.Corpora, c.Name)
+	}
 }
 
 // checkAgents checks every agent: unique names and every setting, each
-// error naming the field and its value.
-func checkAgents(agents []Agent) error {
+// error naming the field and its value; a seated agent's corpora must be
+// corpora of the spec, and its name no system's (both are ranked on the
+// same leaderboards).
+func checkAgents(agents []Agent, corpora []Corpus, systems []System) error {
 	names := map[string]string{}
 	for i, a := range agents {
 		where := fmt.Sprintf("agents[%d]", i)
@@ -124,6 +169,50 @@ func checkAgents(agents []Agent) error {
 		if err := a.check(); err != nil {
 			return fmt.Errorf("%s (%s).%w", where, a.Name, err)
 		}
+		if err := a.Seated.check(corpora); err != nil {
+			return fmt.Errorf("%s (%s).seated.%w", where, a.Name, err)
+		}
+		if j := slices.IndexFunc(systems, func(s System) bool { return s.Name == a.Name }); a.Seated != nil && j >= 0 {
+			return fmt.Errorf("%s.name: %q is also the name of systems[%d]; a seated agent is ranked beside the systems", where, a.Name, j)
+		}
+	}
+	return nil
+}
+
+// Bounds of a seated agent's settings.
+const (
+	DefaultSeatedTail = 0.5
+	maxSeatedTail     = 10.0
+	maxSeatedSpeaker  = 16
+)
+
+// check checks a seated agent's settings; the error starts with the
+// field. A nil Seated is an agent that is not seated.
+func (s *Seated) check(corpora []Corpus) error {
+	if s == nil {
+		return nil
+	}
+	if len(corpora) == 0 {
+		return fieldError("corpora", "the spec has no corpora to seat the agent in")
+	}
+	for i, name := range s.Corpora {
+		if !slices.ContainsFunc(corpora, func(c Corpus) bool { return c.Name == name }) {
+			return fieldError(fmt.Sprintf("corpora[%d]", i), "%s is not a corpus of this spec", redact.Name(name))
+		}
+		if slices.Index(s.Corpora, name) != i {
+			return fieldError(fmt.Sprintf("corpora[%d]", i), "%s twice", redact.Name(name))
+		}
+	}
+	for i, k := range s.Speakers {
+		if k < 1 || k > maxSeatedSpeaker {
+			return fieldError(fmt.Sprintf("speakers[%d]", i), "%d (want a speaker number from 1 to %d)", k, maxSeatedSpeaker)
+		}
+		if slices.Index(s.Speakers, k) != i {
+			return fieldError(fmt.Sprintf("speakers[%d]", i), "speaker %d twice", k)
+		}
+	}
+	if !(s.TailS >= 0 && s.TailS <= maxSeatedTail) {
+		return fieldError("tail_s", "%g (want 0 to %g seconds; 0 is %g)", s.TailS, maxSeatedTail, DefaultSeatedTail)
 	}
 	return nil
 }
@@ -178,8 +267,11 @@ func (a Agent) check() error {
 	if a.AuthHeader != "" && !headerName.MatchString(a.AuthHeader) {
 		return fieldError("auth_header", "%q is not an HTTP header name", a.AuthHeader)
 	}
+	if a.Seated != nil && a.Scenarios == (AgentScenarios{}) {
+		return nil // seated only: no trials
+	}
 	if !slices.Contains(agent.ScenarioPresetNames, a.Scenarios.Preset) {
-		return fieldError("scenarios.preset", "%q (want one of %s)", a.Scenarios.Preset, strings.Join(agent.ScenarioPresetNames, ", "))
+		return fieldError("scenarios.preset", "%q (want one of %s; an agent with seated: may have no scenarios)", a.Scenarios.Preset, strings.Join(agent.ScenarioPresetNames, ", "))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,13 +107,73 @@ func TestAgentErrorsNameTheField(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"agents:\n  - {name: bot, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: huge}}":                                                                                            `agents[0] (bot).scenarios.preset: "huge" (want one of mptb-agent, tiny-agent)`,
+		"agents:\n  - {name: bot, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: huge}}":                                                                                            `agents[0] (bot).scenarios.preset: "huge" (want one of mptb-agent, tiny-agent; an agent with seated: may have no scenarios)`,
 		"agents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}": `agents[1].name: "a" is also the name of agents[0]`,
 		"systems: [{name: r, builtin: rms}]\nagents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}":                                                    "corpora: at least one corpus is needed to evaluate the systems on",
 	} {
 		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != "s.yaml: "+want {
 			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", in, err, want)
 		}
+	}
+}
+
+const seatedHead = "corpora:\n  - {name: tiny, generate: {preset: tiny, seed: 1}}\n  - {name: tb, s3: corpora/tb}\n" +
+	"systems: [{name: rms, builtin: rms}]\nagents:\n  - name: bot\n    protocol: duplex\n    endpoint: ws://h/\n"
+
+// A seated agent needs no scenario set; its defaults (every corpus, every
+// speaker, the tail) are filled on normalising, and it keeps the spec's
+// identity of an agent that is not seated.
+func TestSeatedAgentParsesAndNormalises(t *testing.T) {
+	s, err := Parse("s.yaml", []byte(seatedHead+"    seated: {speakers: [2, 1]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Normalise()
+	a := s.Agents[0]
+	if a.HasTrials() || a.Seated == nil {
+		t.Fatalf("agent %+v: want seated, without trials", a)
+	}
+	got := *a.Seated
+	if !slices.Equal(got.Corpora, []string{"tiny", "tb"}) || !slices.Equal(got.Speakers, []int{1, 2}) || got.TailS != DefaultSeatedTail {
+		t.Errorf("seated %+v: want every corpus, speakers 1 and 2, tail %g", got, DefaultSeatedTail)
+	}
+	if !strings.Contains(mustCanonical(s), `"seated":{"corpora":["tiny","tb"],"speakers":[1,2],"tail_s":0.5}`) {
+		t.Errorf("canonical spec %s", mustCanonical(s))
+	}
+	plain, err := Parse("a.yaml", []byte(agentExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain.Normalise()
+	if strings.Contains(mustCanonical(plain), "seated") {
+		t.Errorf("an agent that is not seated has seated in its canonical spec: %s", mustCanonical(plain))
+	}
+}
+
+// Every bad seated setting is one line naming the agent, the field and the
+// value.
+func TestSeatedErrorsNameTheField(t *testing.T) {
+	for body, want := range map[string]string{
+		"    seated: {corpora: [ami]}":             `agents[0] (bot).seated.corpora[0]: "ami" is not a corpus of this spec`,
+		"    seated: {corpora: [tb, tb]}":          `agents[0] (bot).seated.corpora[1]: "tb" twice`,
+		"    seated: {speakers: [0]}":              `agents[0] (bot).seated.speakers[0]: 0 (want a speaker number from 1 to 16)`,
+		"    seated: {speakers: [2, 2]}":           `agents[0] (bot).seated.speakers[1]: speaker 2 twice`,
+		"    seated: {tail_s: 11}":                 `agents[0] (bot).seated.tail_s: 11 (want 0 to 10 seconds; 0 is 0.5)`,
+		"    seated: {}\n    name: rms":            `agents[0].name: "rms" is also the name of systems[0]; a seated agent is ranked beside the systems`,
+		"    scenarios: {seed: 2}\n    seated: {}": `agents[0] (bot).scenarios.preset: "" (want one of mptb-agent, tiny-agent; an agent with seated: may have no scenarios)`,
+	} {
+		in := seatedHead + body + "\n"
+		if strings.Contains(body, "name: rms") {
+			in = strings.Replace(seatedHead, "  - name: bot\n", "  -\n", 1) + body + "\n"
+		}
+		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != "s.yaml: "+want {
+			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", body, err, want)
+		}
+	}
+	agentsOnly := "agents:\n  - {name: bot, protocol: duplex, endpoint: 'ws://h/', seated: {}}\n"
+	want := "s.yaml: agents[0] (bot).seated.corpora: the spec has no corpora to seat the agent in"
+	if _, err := Parse("s.yaml", []byte(agentsOnly)); err == nil || err.Error() != want {
+		t.Errorf("seated without corpora: %v, want %s", err, want)
 	}
 }
 

@@ -271,7 +271,7 @@ func (s *Sweep) Check() error {
 			return err
 		}
 	}
-	if err := checkAgents(s.Agents); err != nil {
+	if err := checkAgents(s.Agents, s.Corpora, s.Systems); err != nil {
 		return err
 	}
 	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
@@ -339,6 +339,7 @@ func (s *Sweep) Normalise() {
 	}
 	for i := range s.Agents {
 		s.Agents[i].normalise()
+		s.Agents[i].normaliseSeated(s.Corpora)
 	}
 	if s.Corpora == nil { // a spec of agents only: [] and absent are one run
 		s.Corpora = []Corpus{}

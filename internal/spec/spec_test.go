@@ -164,6 +164,7 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(example))
 	f.Add([]byte(agentExample))
+	f.Add([]byte(seatedHead + "    seated: {corpora: [tb], speakers: [2, 1], tail_s: 1.5}\n"))
 	f.Add([]byte(strings.Replace(example, "bootstrap:", "protocol: {negative_window: anchored, latency_budgets_ms: [100, 300]}\nbootstrap:", 1)))
 	f.Add([]byte(strings.Replace(example, "bootstrap:", "protocol: {latency_budgets_ms: []}\nbootstrap:", 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {

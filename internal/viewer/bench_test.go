@@ -34,7 +34,7 @@ func fullSizeBundle(b *testing.B) (store.Store, string) {
 		}
 		evals = append(evals, *e)
 	}
-	files, _, err := bundle.Build(meta, evals, nil, nil, "2026-12-01T00:00:00Z")
+	files, _, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -10,16 +12,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
-
-// testRate is the playback rate of these tests: both sides keep time by
-// the audio, so a faster clock changes no decision (docs/agents.md#harness).
-const testRate = 2
 
 var (
 	setOnce sync.Once
@@ -58,11 +59,18 @@ func tinyAgentSet(t *testing.T) (string, *agent.Set) {
 // 127.0.0.1 and returns its URL.
 func serveReference(t *testing.T, policy, protocol string) string {
 	t.Helper()
+	return serveConfig(t, refagent.DefaultConfig(policy), protocol)
+}
+
+// serveConfig starts the reference agent with cfg over protocol on
+// 127.0.0.1 and returns its URL.
+func serveConfig(t *testing.T, cfg refagent.Config, protocol string) string {
+	t.Helper()
 	tts, err := refagent.EspeakTTS()
 	if err != nil {
 		t.Skip(err)
 	}
-	ref, err := refagent.New(context.Background(), refagent.DefaultConfig(policy), tts)
+	ref, err := refagent.New(context.Background(), cfg, tts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +86,15 @@ func serveReference(t *testing.T, policy, protocol string) string {
 // runPolicy plays the set to the reference agent and decides every trial.
 func runPolicy(t *testing.T, policy, protocol string) map[string]agent.Trial {
 	t.Helper()
+	return runConfig(t, refagent.DefaultConfig(policy), policy, protocol)
+}
+
+// runConfig plays the set to the reference agent with cfg and decides
+// every trial.
+func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[string]agent.Trial {
+	t.Helper()
 	dir, s := tinyAgentSet(t)
-	url := serveReference(t, policy, protocol)
+	url := serveConfig(t, cfg, protocol)
 	ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
 		Endpoint: proto.Endpoint{Protocol: protocol, URL: url, Rate: testRate}}
 	out := t.TempDir()
@@ -165,5 +180,155 @@ func TestRunResumesAndRecordsFailures(t *testing.T) {
 	}
 	if r.Error == "" || r.HasAudio() {
 		t.Fatalf("failed trial recorded as %q with audio %v", r.Error, r.HasAudio())
+	}
+}
+
+// A scenario set's planned length (agent.PlannedSet, what a sweep's dry
+// run estimates from before the set is generated) bounds every generated
+// scenario's, so the planned estimate bounds the generated one.
+func TestPlannedScenariosBoundTheGenerated(t *testing.T) {
+	_, generated := tinyAgentSet(t)
+	preset, err := agent.ScenarioPresetByName("tiny-agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := agent.PlannedSet(preset)
+	o := DefaultOptions("a", proto.DuplexName, "")
+	for i := range generated.Scenarios {
+		g := &generated.Scenarios[i]
+		p := &planned.Scenarios[i]
+		if p.ID != g.ID {
+			t.Fatalf("planned scenario %d is %s, generated %s", i, p.ID, g.ID)
+		}
+		if pd, gd := trialDeadline(p, o), trialDeadline(g, o); pd < gd {
+			t.Errorf("%s: planned %v, generated %v", g.ID, pd, gd)
+		}
+	}
+	ro := RunOptions{Options: o, Repeats: 3, Concurrency: 4}
+	t.Logf("tiny-agent, 3 repeats at concurrency 4: planned %v, generated %v", Estimate(planned, ro), Estimate(generated, ro))
+}
+
+// misbehaving serves an agent that behaves as told on each connection.
+func misbehaving(t *testing.T, behave func(ctx context.Context, c *websocket.Conn)) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		behave(r.Context(), c)
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// helloThen reads the client's hello, answers with a duplex hello
+// declaring rate, then does then.
+func helloThen(rate int, then func(ctx context.Context, c *websocket.Conn)) func(context.Context, *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		hello := fmt.Sprintf(`{"type":"hello","protocol":"floorbench-duplex","version":1,"sample_rate":%d,"channels":1,"encoding":"pcm_s16le","frame_ms":20}`, rate)
+		if c.Write(ctx, websocket.MessageText, []byte(hello)) == nil {
+			then(ctx, c)
+		}
+	}
+}
+
+// readUntilGone reads until the client goes.
+func readUntilGone(ctx context.Context, c *websocket.Conn) {
+	for {
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+	}
+}
+
+// An agent that sends malformed frames, closes after its hello, declares
+// another sample rate or never answers leaves every trial failed with
+// that error (naming the agent) in its recording, and the run ends:
+// nothing hangs. (`agent run` opens one session first, so such an agent
+// is one error before any trial there.)
+func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
+	dir, s := tinyAgentSet(t)
+	for _, c := range []struct {
+		name   string
+		behave func(context.Context, *websocket.Conn)
+		want   string
+	}{
+		{"malformed frames", helloThen(16000, func(ctx context.Context, c *websocket.Conn) {
+			c.Write(ctx, websocket.MessageBinary, []byte("abc"))
+			readUntilGone(ctx, c)
+		}), "a binary message of 3 bytes; a frame is 640 bytes"},
+		{"closes after its hello", helloThen(16000, func(context.Context, *websocket.Conn) {}), "dropped the connection"},
+		{"wrong sample rate", helloThen(24000, readUntilGone), "sample_rate 24000"},
+		{"never answers", readUntilGone, "no answer within 2s of session time"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			url := misbehaving(t, c.behave)
+			ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,
+				Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate, HandshakeTimeout: 2 * time.Second}}
+			out := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			sum, err := Run(ctx, dir, s, ro, out)
+			if err != nil || sum.Failed != len(s.Scenarios) {
+				t.Fatalf("run: %+v, %v (want every trial failed, no error)", sum, err)
+			}
+			for _, sc := range s.Scenarios {
+				r, err := agent.ReadRecording(filepath.Join(out, agent.TrialName("bad", sc.ID, 0)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(r.Error, c.want) || !strings.Contains(r.Error, url) || r.HasAudio() {
+					t.Errorf("%s: error %q with audio %v; want %q naming %s", sc.ID, r.Error, r.HasAudio(), c.want, url)
+				}
+			}
+		})
+	}
+}
+
+// The detector-backed policy (rms-endpointer with 2 s ramps at 0.25,
+// the cascaded-agent baseline) lands between the extremes: over each
+// protocol it enters after every turn end, as both extremes do, and
+// yields to some STOP stimuli but not all (never-yield yields to none,
+// always-yield to all). Its decisions are not compared across protocols:
+// a STOP stimulus is played relative to when the agent is heard, so what
+// the detector hears of a backchannel moves with the output delay, and
+// its decision on one can go either way (under the race detector on a
+// loaded machine it yielded to a different backchannel over each
+// protocol); the extremes' decisions do not depend on it.
+func TestTheDetectorPolicyLandsBetween(t *testing.T) {
+	sys, err := detect.Builtin("rms-endpointer")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"eot_ramp_s", "int_ramp_s"} {
+		if err := sys.SetParam(p, "2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := refagent.DefaultConfig(refagent.Detector)
+	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Threshold, cfg.Detector.Runtime = sys, "rms-endpointer", 0.25, detect.RuntimeFromEnv()
+	for _, protocol := range []string{"duplex", "realtime"} {
+		trials := runConfig(t, cfg, refagent.Detector, protocol)
+		yielded, stops := 0, 0
+		for id, tr := range trials {
+			t.Logf("%s %s (%s): acted=%v", protocol, id, tr.Condition, tr.Decision.Acted)
+			if tr.Condition == agent.StartAfterEOT && !tr.Decision.Acted {
+				t.Errorf("over %s: %s: did not enter after the turn end", protocol, id)
+			}
+			if tr.Condition.Stop() {
+				stops++
+				if tr.Decision.Acted {
+					yielded++
+				}
+			}
+		}
+		if yielded == 0 || yielded == stops {
+			t.Errorf("over %s: yielded to %d of %d STOP stimuli; want some, not all", protocol, yielded, stops)
+		}
 	}
 }

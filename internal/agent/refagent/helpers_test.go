@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -183,9 +184,22 @@ func firstRun(x []float32) int {
 }
 
 // tail is how long a trial goes on after its last line and after the
-// agent's first response has ended: long enough for the audio a realtime
-// server sent ahead to be heard.
+// agent's first response has ended, and how long what is heard from the
+// agent must then have been silent: a realtime server ends its response
+// up to testLead before the client has played it, and a loaded machine
+// delays playback further, so a fixed wait after response_done could cut
+// off audio still to be heard.
 const tail = 150
+
+// quiet reports whether the last n frames heard from the agent are
+// silent (and n frames have been heard).
+func quiet(tr *trial, n int) bool {
+	frames := len(tr.heard) / proto.FrameSamples
+	if frames < n {
+		return false
+	}
+	return !slices.Contains(loudFrames(tr.heard[(frames-n)*proto.FrameSamples:frames*proto.FrameSamples]), true)
+}
 
 // maxFrames ends a trial whose agent never answers (the test then says
 // so): 60 s.
@@ -205,7 +219,7 @@ func responded(tr *trial, k int) int {
 // talkOver is the talk-over trial: the user says a from 0.2 s; once the
 // listener has heard the agent for half a second, the user says b over
 // it; the session ends tail frames after b and after the agent's first
-// response has ended.
+// response has ended, once it has been heard silent as long.
 func talkOver(a, b []float32) next {
 	bAt, doneAt := -1, -1
 	return func(k int, tr *trial) []float32 {
@@ -224,7 +238,7 @@ func talkOver(a, b []float32) next {
 			return nil
 		case bAt < 0 && talked >= 25:
 			bAt = k
-		case bAt >= 0 && doneAt >= 0 && k >= max(bAt+len(b)/proto.FrameSamples, doneAt)+tail:
+		case bAt >= 0 && doneAt >= 0 && k >= max(bAt+len(b)/proto.FrameSamples, doneAt)+tail && quiet(tr, tail):
 			return nil
 		}
 		if bAt >= 0 && k >= bAt {
@@ -235,7 +249,8 @@ func talkOver(a, b []float32) next {
 }
 
 // tapeOf replays a recorded tape, then silence until tail frames after
-// the agent's first response has ended.
+// the agent's first response has ended and it has been heard silent as
+// long.
 func tapeOf(tape []float32) next {
 	doneAt := -1
 	return func(k int, tr *trial) []float32 {
@@ -243,7 +258,7 @@ func tapeOf(tape []float32) next {
 			doneAt = responded(tr, k)
 		}
 		n := len(tape) / proto.FrameSamples
-		if k > maxFrames || (k >= n && doneAt >= 0 && k >= doneAt+tail) {
+		if k > maxFrames || (k >= n && doneAt >= 0 && k >= doneAt+tail && quiet(tr, tail)) {
 			return nil
 		}
 		return frameOf(tape, k)

@@ -212,15 +212,6 @@ func sameRun(r *Recording, o Options, corpusSHA string) error {
 // playSeat plays one seat, retrying failed sessions, and writes its
 // recording; it returns the seat's failure when every try failed.
 func playSeat(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSHA, dir string) (*Failure, error) {
-	channels, err := c.Channels16k(s.Conversation)
-	if err != nil {
-		return nil, err
-	}
-	frames := InputFrames(s.Conversation, o.Tail)
-	input := Mix(channels, s.Speaker, frames)
-	rec := &Recording{SchemaVersion: RecordingSchemaVersion, Conversation: s.Conversation.ID, Seat: s.Speaker,
-		Speakers: s.Conversation.Speakers, CorpusSHA256: corpusSHA, Agent: o.Agent, Protocol: o.Endpoint.Protocol,
-		Model: o.Model, Rate: o.rate(), Events: []agent.ProviderEvent{}}
 	var lastErr error
 	wait := o.Backoff
 	for attempt := 0; attempt <= o.Retries; attempt++ {
@@ -232,12 +223,8 @@ func playSeat(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSH
 			}
 			wait *= 2
 		}
-		heard, events, err := playOnce(ctx, input, o)
+		rec, heard, err := Session(ctx, c, s, o, corpusSHA)
 		if err == nil {
-			if events == nil {
-				events = []agent.ProviderEvent{}
-			}
-			rec.Samples, rec.Duration, rec.Events = len(heard), float64(len(heard))/proto.SampleRate, events
 			return nil, WriteRecording(dir, s.Name(), rec, heard)
 		}
 		if ctx.Err() != nil {
@@ -245,9 +232,46 @@ func playSeat(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSH
 		}
 		lastErr = err
 	}
-	rec.Error = cut(fmt.Sprintf("after %d tries: %v", o.Retries+1, lastErr), 4000)
+	rec := FailedRecording(s, o, corpusSHA, fmt.Sprintf("after %d tries: %v", o.Retries+1, lastErr))
 	f := &Failure{Conversation: s.Conversation.ID, Seat: s.Speaker, Error: rec.Error}
 	return f, WriteRecording(dir, s.Name(), rec, nil)
+}
+
+// Session plays one seat's session once, without retries: it sends the
+// seat's Mix (the conversation and o.Tail) and returns the recording and
+// what a listener heard from the agent, or the session's error.
+// corpusSHA is the sha256 of the corpus's corpus.json.
+func Session(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSHA string) (*Recording, []float32, error) {
+	channels, err := c.Channels16k(s.Conversation)
+	if err != nil {
+		return nil, nil, err
+	}
+	input := Mix(channels, s.Speaker, InputFrames(s.Conversation, o.Tail))
+	heard, events, err := playOnce(ctx, input, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if events == nil {
+		events = []agent.ProviderEvent{}
+	}
+	rec := newRecording(s, o, corpusSHA)
+	rec.Samples, rec.Duration, rec.Events = len(heard), float64(len(heard))/proto.SampleRate, events
+	return rec, heard, nil
+}
+
+// FailedRecording is the recording of a seat whose session failed for
+// good: its error (cut to what a recording holds) and no audio.
+func FailedRecording(s Seat, o Options, corpusSHA, message string) *Recording {
+	rec := newRecording(s, o, corpusSHA)
+	rec.Error = cut(message, 4000)
+	return rec
+}
+
+// newRecording is a seat's recording without its audio and events.
+func newRecording(s Seat, o Options, corpusSHA string) *Recording {
+	return &Recording{SchemaVersion: RecordingSchemaVersion, Conversation: s.Conversation.ID, Seat: s.Speaker,
+		Speakers: s.Conversation.Speakers, CorpusSHA256: corpusSHA, Agent: o.Agent, Protocol: o.Endpoint.Protocol,
+		Model: o.Model, Rate: o.rate(), Events: []agent.ProviderEvent{}}
 }
 
 // playOnce opens a session and plays input over it within the session's
