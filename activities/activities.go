@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"time"
 
@@ -48,14 +47,6 @@ type Activities struct {
 	// Webhooks is what the operator allows the webhooks scheduled runs
 	// post to.
 	Webhooks webhook.Policy
-	Log      *slog.Logger
-}
-
-func (a *Activities) logger() *slog.Logger {
-	if a.Log != nil {
-		return a.Log
-	}
-	return slog.Default()
 }
 
 // scratch makes a private working folder removed by the returned func.

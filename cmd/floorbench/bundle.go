@@ -135,7 +135,7 @@ func resolveBundleID(ctx context.Context, st store.Store, arg string) (string, e
 	case len(ids) == 0:
 		return "", fmt.Errorf("bundle %s: no bundle has this id or prefix (see floorbench bundle ls)", arg)
 	case len(ids) > maxCandidates:
-		return "", fmt.Errorf("bundle %s: prefix of %d bundles: %s, ...", arg, len(ids), strings.Join(ids[:maxCandidates], ", "))
+		return "", fmt.Errorf("bundle %s: prefix of %d bundles, the first %d: %s", arg, len(ids), maxCandidates, strings.Join(ids[:maxCandidates], ", "))
 	}
 	return "", fmt.Errorf("bundle %s: prefix of %d bundles: %s", arg, len(ids), strings.Join(ids, ", "))
 }
