@@ -1,8 +1,9 @@
 // Package spec reads, validates and normalises sweep specs (docs/formats.md#sweep-spec): the
 // YAML a lab writes to say which corpora, which systems, which protocol
-// constants and which bootstrap to run. The normalised spec (defaults
-// filled, local files replaced by their content hashes) is hashed into the
-// workflow id, so the same submission is one run.
+// constants and which bootstrap to run. What the normalised spec computes
+// (defaults filled, local files replaced by their content hashes) is
+// hashed into the workflow id, so the same computation is one run
+// whichever task queues and concurrency it runs with.
 package spec
 
 import (
@@ -26,7 +27,10 @@ import (
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
-// Sweep is one sweep spec.
+// Sweep is one sweep spec. Its fields say what the sweep computes, which
+// Canonical hashes into its identity, except Queues, Concurrency and each
+// agent's concurrency and credential (Agent), which say how it runs: they
+// cannot change a number, so Canonical leaves them out.
 type Sweep struct {
 	Name    string   `yaml:"name" json:"name"`
 	Corpora []Corpus `yaml:"corpora" json:"corpora"`
@@ -36,9 +40,10 @@ type Sweep struct {
 	Agents    []Agent   `yaml:"agents,omitempty" json:"agents,omitempty"`
 	Protocol  Protocol  `yaml:"protocol" json:"protocol"`
 	Bootstrap Bootstrap `yaml:"bootstrap" json:"bootstrap"`
-	Queues    Queues    `yaml:"queues" json:"queues"`
+	// Queues and Concurrency are how the sweep runs, not hashed.
+	Queues Queues `yaml:"queues" json:"queues,omitzero"`
 	// Concurrency bounds the activities one fan-out keeps in flight.
-	Concurrency int `yaml:"concurrency" json:"concurrency"`
+	Concurrency int `yaml:"concurrency" json:"concurrency,omitzero"`
 }
 
 // Corpus is one corpus to evaluate on: generated from a preset, a local
@@ -329,10 +334,26 @@ func (s *Sweep) Normalise() {
 	}
 }
 
-// Canonical is the normalised spec as JSON: the identity of a run. Local
-// paths are left out (their content hashes stand in for them).
+// Canonical is what the normalised spec computes, as JSON: the identity
+// of a run. Local paths are left out (their content hashes stand in for
+// them), and so is how the run runs (withoutRunSettings).
 func (s *Sweep) Canonical() ([]byte, error) {
-	return json.Marshal(s)
+	c := s.withoutRunSettings()
+	return json.Marshal(&c)
+}
+
+// withoutRunSettings is s with the settings of how it runs zeroed: task
+// queues, concurrency, and each agent's concurrency and credential. Their
+// omitzero and omitempty tags keep them out of the JSON, so a sweep moved
+// to other queues or run wider is the same run with the same bundle.
+func (s *Sweep) withoutRunSettings() Sweep {
+	c := *s
+	c.Queues, c.Concurrency = Queues{}, 0
+	c.Agents = slices.Clone(s.Agents)
+	for i := range c.Agents {
+		c.Agents[i].Concurrency, c.Agents[i].CredentialEnv, c.Agents[i].AuthHeader = 0, "", ""
+	}
+	return c
 }
 
 // Hash is the hex sha256 of Canonical.
