@@ -32,7 +32,10 @@ type AuditRef struct {
 // manifest exists the bundle is returned as it is.
 func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string, err error) {
 	defer invalidKey(&err)
-	id := bundle.ID(in.Meta)
+	id, err := bundle.ID(in.Meta)
+	if err != nil {
+		return "", err
+	}
 	if done, err := store.Exists(ctx, a.Store, keys.Bundle(id, "manifest.json")); err != nil || done {
 		return id, err
 	}

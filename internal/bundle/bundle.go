@@ -3,9 +3,7 @@ package bundle
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -41,13 +40,16 @@ type Meta struct {
 	Seed        uint64          `json:"bootstrap_seed"`
 }
 
-// ID is the bundle id of meta: a hash of everything that determines the
-// results (spec, input hashes, code version, protocol, bootstrap), so the
-// same inputs name the same bundle before any work is done.
-func ID(m Meta) string {
-	b, _ := json.Marshal(m)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
+// ID is the bundle id of meta: the identity hash (keys.HashJSON) of
+// everything that determines the results (spec, input hashes, code
+// version, protocol, bootstrap), so the same inputs name the same bundle
+// before any work is done.
+func ID(m Meta) (string, error) {
+	id, err := keys.HashJSON(m)
+	if err != nil {
+		return "", fmt.Errorf("bundle meta of %s: %w", m.Name, err)
+	}
+	return id, nil
 }
 
 // Manifest is manifest.json.
@@ -90,7 +92,10 @@ type File struct {
 // none): results.json, report.md, events.csv, figures (SVG), predictions,
 // and manifest.json stamped created.
 func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, agents *agent.Results, created string) ([]File, *Results, error) {
-	id := ID(meta)
+	id, err := ID(meta)
+	if err != nil {
+		return nil, nil, err
+	}
 	evals = slices.Clone(evals)
 	slices.SortFunc(evals, func(a, b Evaluation) int {
 		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))

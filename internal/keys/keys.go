@@ -42,12 +42,30 @@ func Summed(key string) bool {
 	return true
 }
 
-// Hash is the short content hash that names stored outputs: the first 16
-// bytes of the SHA-256 of data, in hex. A corpus's hash is that of its
-// corpus.json, which holds the sha256 of every file.
+// Hash is the identity hash, the one truncation of SHA-256 every identity
+// uses (stored outputs, corpora, systems, model stages, sweeps, bundles):
+// the first 16 bytes of the SHA-256 of data, in hex. A corpus's hash is
+// that of its corpus.json, which holds the sha256 of every file. Files are
+// named by their full SHA-256 instead (internal/digest).
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
+}
+
+// HashJSON is Hash of v encoded as JSON.
+func HashJSON(v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return Hash(data), nil
+}
+
+// IsBundleID reports whether s has the form of a bundle id: a Hash, or
+// the 24 hex digits of a bundle stored before bundle ids were Hashes
+// (docs/architecture.md#identities-and-versions), which stay readable.
+func IsBundleID(s string) bool {
+	return (len(s) == 32 || len(s) == 24) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // GeneratedCorpus is the hash of a generated corpus: what decides its
@@ -102,9 +120,9 @@ func Bundle(id, name string) string { return Bundles + id + "/" + name }
 // hashJSON is Hash of v encoded as JSON. The identities hashed are plain
 // structs of numbers and strings, which always encode.
 func hashJSON(v any) string {
-	data, err := json.Marshal(v)
+	h, err := HashJSON(v)
 	if err != nil {
 		panic(fmt.Sprintf("keys: identity %T does not encode: %v", v, err))
 	}
-	return Hash(data)
+	return h
 }

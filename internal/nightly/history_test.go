@@ -41,7 +41,7 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := bundle.ID(meta)
+	id := res.BundleID
 	for _, f := range files {
 		if err := store.PutBytes(ctx, st, keys.Bundle(id, f.Name), f.Data); err != nil {
 			t.Fatal(err)

@@ -93,7 +93,9 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 		}
 		pv.Agents = append(pv.Agents, ap)
 	}
-	pv.Bundle.ID = bundle.ID(plan.Meta)
+	if pv.Bundle.ID, err = bundle.ID(plan.Meta); err != nil {
+		return pv, err
+	}
 	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))
 	return pv, err
 }

@@ -8,8 +8,6 @@ package spec
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 	"github.com/floorbench/floorbench/internal/score"
@@ -356,14 +355,13 @@ func (s *Sweep) withoutRunSettings() Sweep {
 	return c
 }
 
-// Hash is the hex sha256 of Canonical.
+// Hash is the identity hash (keys.Hash) of Canonical.
 func (s *Sweep) Hash() (string, error) {
 	b, err := s.Canonical()
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return keys.Hash(b), nil
 }
 
 // WorkflowID is the Temporal workflow id of the run of s.
@@ -372,5 +370,5 @@ func (s *Sweep) WorkflowID() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "floorbench-sweep-" + h[:20], nil
+	return "floorbench-sweep-" + h, nil
 }

@@ -55,7 +55,7 @@ func TestParseAndNormalise(t *testing.T) {
 	if h3, _ := s2.Hash(); h3 == h1 {
 		t.Error("a different seed must change the hash")
 	}
-	if id, _ := s.WorkflowID(); !strings.HasPrefix(id, "floorbench-sweep-") || len(id) != len("floorbench-sweep-")+20 {
+	if id, _ := s.WorkflowID(); !strings.HasPrefix(id, "floorbench-sweep-") || len(id) != len("floorbench-sweep-")+32 {
 		t.Errorf("workflow id %q", id)
 	}
 }

@@ -24,14 +24,14 @@ type bundleRow struct {
 }
 
 func (s *Server) manifests(r *http.Request) ([]bundleRow, error) {
-	keys, err := s.store.List(r.Context(), "bundles/")
+	names, err := s.store.List(r.Context(), "bundles/")
 	if err != nil {
 		return nil, err
 	}
 	var rows []bundleRow
-	for _, k := range keys {
+	for _, k := range names {
 		id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json")
-		if !ok || !bundleID.MatchString(id) {
+		if !ok || !keys.IsBundleID(id) {
 			continue
 		}
 		m := &bundle.Manifest{}
@@ -127,7 +127,7 @@ var figureName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\.(svg|png)$`)
 // figure serves one stored figure of a bundle.
 func (s *Server) figure(w http.ResponseWriter, r *http.Request) {
 	id, name := r.PathValue("id"), r.PathValue("file")
-	if !bundleID.MatchString(id) || !figureName.MatchString(name) || strings.Contains(name, "..") {
+	if !keys.IsBundleID(id) || !figureName.MatchString(name) || strings.Contains(name, "..") {
 		s.fail(w, http.StatusNotFound, "No such figure.")
 		return
 	}

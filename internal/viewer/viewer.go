@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"log"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -104,9 +103,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// bundleID is what bundle.ID makes: 24 hex digits.
-var bundleID = regexp.MustCompile(`^[0-9a-f]{24}$`)
-
 // errNotFound is a page's clear "no such thing", shown as a 404.
 type errNotFound struct{ msg string }
 
@@ -117,7 +113,7 @@ func notFound(format string, args ...any) error { return errNotFound{fmt.Sprintf
 // load reads a bundle's manifest, results and the manifests of its stored
 // corpora, or takes them from the cache.
 func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
-	if !bundleID.MatchString(id) {
+	if !keys.IsBundleID(id) {
 		return nil, notFound("%q is not a bundle id (24 hexadecimal digits).", id)
 	}
 	s.mu.Lock()
