@@ -1,8 +1,10 @@
 // Package activities holds floorbench's Temporal activities: thin adapters
 // that load inputs from the store, call a domain package, and save the
-// output under a content-addressed key (docs/architecture.md#activities). Every activity is
-// idempotent: when its output key exists it returns it without recomputing,
-// so retries, resubmissions and a restarted worker change nothing.
+// output under a content-addressed key (docs/architecture.md#activities).
+// Every activity that computes is idempotent: when its output key exists
+// it returns it without recomputing, so retries, resubmissions and a
+// restarted worker change nothing. Notify is the exception: it posts to a
+// webhook, and a retry after a post the receiver saw posts again.
 package activities
 
 import (
@@ -115,8 +117,9 @@ func IsBadInput(err error) bool {
 // invalidKey turns a store key that no store accepts (store.ErrInvalidKey:
 // a hash, prefix or key of the input that is not one the workflows make)
 // into a bad-input failure naming the key. The same key fails the same way
-// on every attempt, so Temporal must not retry it; deferred by every
-// activity that reaches the store.
+// on every attempt, so Temporal must not retry it; deferred by the sweep's
+// activities that reach the store (the nightly ones take their keys from
+// the schedule's own workflow, not from a user's input).
 func invalidKey(err *error) {
 	if _, ok := (*err).(*temporal.ApplicationError); ok || !errors.Is(*err, store.ErrInvalidKey) {
 		return
