@@ -36,7 +36,7 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 	if err != nil {
 		return "", err
 	}
-	if done, err := store.Exists(ctx, a.Store, keys.Bundle(id, "manifest.json")); err != nil || done {
+	if done, err := bundle.Stored(ctx, a.Store, id); err != nil || done {
 		return id, err
 	}
 	defer keepAlive(ctx, "aggregating")()

@@ -121,8 +121,8 @@ func Build(meta Meta, evals []Evaluation, audits map[string]*audit.Report, agent
 		return nil, nil, err
 	}
 	files := []File{
-		{"manifest.json", append(manifest, '\n')},
-		{"results.json", append(resultsJSON, '\n')},
+		{keys.ManifestFile, append(manifest, '\n')},
+		{keys.ResultsFile, append(resultsJSON, '\n')},
 		{"report.md", Report(res, meta)},
 		{"events.csv", eventsCSV(evals)},
 	}

@@ -11,15 +11,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The top-level prefixes of the store.
 const (
-	Corpora = "corpora/" // one native corpus per content hash
-	Bundles = "bundles/" // one bundle per bundle id
-	Inputs  = "inputs/"  // uploaded files by the full SHA-256 of their content
-	Sums    = "sums/"    // the sha256 of objects not named by their content
-	Specs   = "specs/"   // scheduled sweep specs by the full SHA-256 of their content
+	Corpora   = "corpora/"   // one native corpus per content hash
+	Bundles   = "bundles/"   // one bundle per bundle id
+	Inputs    = "inputs/"    // uploaded files by the full SHA-256 of their content
+	Sums      = "sums/"      // the sha256 of objects not named by their content
+	Specs     = "specs/"     // scheduled sweep specs by the full SHA-256 of their content
+	Schedules = "schedules/" // the records of nightly schedules' runs
 )
 
 // Sum is where the sha256 of the object under key is recorded.
@@ -116,6 +118,51 @@ func Input(sha string) string { return Inputs + sha }
 // Bundle is where file name of bundle id is stored; name "" gives the
 // bundle's prefix.
 func Bundle(id, name string) string { return Bundles + id + "/" + name }
+
+// The files of a bundle that readers find by name. The manifest is stored
+// last: a bundle whose manifest is stored is complete.
+const (
+	ManifestFile = "manifest.json"
+	ResultsFile  = "results.json"
+)
+
+// BundleManifest is the key of bundle id's manifest.
+func BundleManifest(id string) string { return Bundle(id, ManifestFile) }
+
+// BundleResults is the key of bundle id's results.
+func BundleResults(id string) string { return Bundle(id, ResultsFile) }
+
+// BundleOfManifest is the bundle id whose manifest is stored under key;
+// ok is false for any other key.
+func BundleOfManifest(key string) (id string, ok bool) {
+	id, ok = strings.CutSuffix(strings.TrimPrefix(key, Bundles), "/"+ManifestFile)
+	return id, ok && strings.HasPrefix(key, Bundles) && id != "" && !strings.Contains(id, "/")
+}
+
+// Spec is where a scheduled spec is stored: under the hex SHA-256 of its
+// content, so the same spec is stored once whatever schedules use it.
+func Spec(sha string) string { return Specs + sha + ".yaml" }
+
+// ScheduleRuns is the folder of a schedule's run records.
+func ScheduleRuns(schedule string) string { return Schedules + schedule + "/runs/" }
+
+// runTimeLayout names a run by its scheduled time in UTC; it sorts as time
+// does and is a valid store key segment.
+const runTimeLayout = "20060102T150405Z"
+
+// ScheduleRun is the folder of the run of schedule scheduled at the given
+// time.
+func ScheduleRun(schedule string, scheduled time.Time) string {
+	return ScheduleRuns(schedule) + scheduled.UTC().Format(runTimeLayout) + "/"
+}
+
+// ScheduleOf is the schedule whose records hold key; ok is false for a key
+// outside schedules/.
+func ScheduleOf(key string) (schedule string, ok bool) {
+	rest, ok := strings.CutPrefix(key, Schedules)
+	schedule, _, _ = strings.Cut(rest, "/")
+	return schedule, ok && schedule != ""
+}
 
 // hashJSON is Hash of v encoded as JSON. The identities hashed are plain
 // structs of numbers and strings, which always encode.

@@ -96,7 +96,7 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 	if pv.Bundle.ID, err = bundle.ID(plan.Meta); err != nil {
 		return pv, err
 	}
-	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))
+	pv.Bundle.Stored, err = bundle.Stored(ctx, st, pv.Bundle.ID)
 	return pv, err
 }
 

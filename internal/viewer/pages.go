@@ -24,19 +24,14 @@ type bundleRow struct {
 }
 
 func (s *Server) manifests(r *http.Request) ([]bundleRow, error) {
-	names, err := s.store.List(r.Context(), "bundles/")
+	manifests, err := bundle.List(r.Context(), s.store)
 	if err != nil {
 		return nil, err
 	}
 	var rows []bundleRow
-	for _, k := range names {
-		id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json")
-		if !ok || !keys.IsBundleID(id) {
+	for _, m := range manifests {
+		if !keys.IsBundleID(m.BundleID) {
 			continue
-		}
-		m := &bundle.Manifest{}
-		if err := s.readJSON(r.Context(), k, m); err != nil {
-			return nil, err
 		}
 		row := bundleRow{Manifest: m}
 		for _, in := range m.Inputs {
@@ -48,7 +43,6 @@ func (s *Server) manifests(r *http.Request) ([]bundleRow, error) {
 		}
 		rows = append(rows, row)
 	}
-	slices.SortStableFunc(rows, func(a, b bundleRow) int { return strings.Compare(b.Created, a.Created) })
 	return rows, nil
 }
 

@@ -114,7 +114,7 @@ func notFound(format string, args ...any) error { return errNotFound{fmt.Sprintf
 // corpora, or takes them from the cache.
 func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 	if !keys.IsBundleID(id) {
-		return nil, notFound("%q is not a bundle id (24 hexadecimal digits).", id)
+		return nil, notFound("%q is not a bundle id (32 hexadecimal digits).", id)
 	}
 	s.mu.Lock()
 	for i, b := range s.cached {
@@ -125,12 +125,13 @@ func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
 		}
 	}
 	s.mu.Unlock()
-	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*storedCorpus{}}
-	if err := s.readJSON(ctx, keys.Bundle(id, "manifest.json"), b.manifest); err != nil {
+	b := &loaded{id: id, corpora: map[string]*storedCorpus{}}
+	var err error
+	if b.manifest, err = bundle.ReadManifest(ctx, s.store, id); err != nil {
 		return nil, s.missing(err, "No bundle %s in %s.", id, s.store.Describe())
 	}
-	if err := s.readJSON(ctx, keys.Bundle(id, "results.json"), b.results); err != nil {
-		return nil, s.missing(err, "Bundle %s has no results.json.", id)
+	if b.results, err = bundle.ReadResults(ctx, s.store, id); err != nil {
+		return nil, s.missing(err, "Bundle %s has no %s.", id, keys.ResultsFile)
 	}
 	prefixes := specPrefixes(b.manifest.Spec)
 	tried := map[string]bool{}
