@@ -220,20 +220,6 @@ func (b *loaded) corpusPrefix(name, hash string) string {
 	return keys.Corpus(hash)
 }
 
-func (s *Server) readJSON(ctx context.Context, key string, v any) error {
-	if err := store.CheckKey(key); err != nil {
-		return notFound("%v", err)
-	}
-	data, err := store.GetBytes(ctx, s.store, key)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
-}
-
 // missing turns a store error into the page's error: a missing object is
 // a 404 with msg; anything else is logged and summarised.
 func (s *Server) missing(err error, format string, args ...any) error {
