@@ -1,8 +1,10 @@
 // Package activities holds floorbench's Temporal activities: thin adapters
 // that load inputs from the store, call a domain package, and save the
-// output under a content-addressed key (docs/architecture.md#activities). Every activity is
-// idempotent: when its output key exists it returns it without recomputing,
-// so retries, resubmissions and a restarted worker change nothing.
+// output under a content-addressed key (docs/architecture.md#activities).
+// Every activity that computes is idempotent: when its output key exists
+// it returns it without recomputing, so retries, resubmissions and a
+// restarted worker change nothing. Notify is the exception: it posts to a
+// webhook, and a retry after a post the receiver saw posts again.
 package activities
 
 import (
@@ -10,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -55,7 +56,6 @@ type Activities struct {
 	// Webhooks is what the operator allows the webhooks scheduled runs
 	// post to.
 	Webhooks webhook.Policy
-	Log      *slog.Logger
 }
 
 // GenerativeSettings are what the worker lends the generative backends.
@@ -91,13 +91,6 @@ func (a *Activities) generativeBackends(c backend.Config) (*backend.Opened, erro
 	}
 	g.opened[string(id)] = o
 	return o, nil
-}
-
-func (a *Activities) logger() *slog.Logger {
-	if a.Log != nil {
-		return a.Log
-	}
-	return slog.Default()
 }
 
 // scratch makes a private working folder removed by the returned func.
@@ -166,8 +159,9 @@ func IsBadInput(err error) bool {
 // invalidKey turns a store key that no store accepts (store.ErrInvalidKey:
 // a hash, prefix or key of the input that is not one the workflows make)
 // into a bad-input failure naming the key. The same key fails the same way
-// on every attempt, so Temporal must not retry it; deferred by every
-// activity that reaches the store.
+// on every attempt, so Temporal must not retry it; deferred by the sweep's
+// activities that reach the store (the nightly ones take their keys from
+// the schedule's own workflow, not from a user's input).
 func invalidKey(err *error) {
 	if _, ok := (*err).(*temporal.ApplicationError); ok || !errors.Is(*err, store.ErrInvalidKey) {
 		return

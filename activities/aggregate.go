@@ -35,8 +35,11 @@ type AuditRef struct {
 // manifest exists the bundle is returned as it is.
 func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string, err error) {
 	defer invalidKey(&err)
-	id := bundle.ID(in.Meta)
-	if done, err := store.Exists(ctx, a.Store, keys.Bundle(id, "manifest.json")); err != nil || done {
+	id, err := bundle.ID(in.Meta)
+	if err != nil {
+		return "", err
+	}
+	if done, err := bundle.Stored(ctx, a.Store, id); err != nil || done {
 		return id, err
 	}
 	defer keepAlive(ctx, "aggregating")()

@@ -100,7 +100,11 @@ func TestLongActivitiesHeartbeatWhileTheyRead(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("aggregate on a slow store: %v", err)
 	}
-	if ok, err := store.Exists(context.Background(), local, keys.Bundle(bundle.ID(meta), "manifest.json")); err != nil || !ok {
+	id, err := bundle.ID(meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := store.Exists(context.Background(), local, keys.Bundle(id, "manifest.json")); err != nil || !ok {
 		t.Fatalf("bundle manifest stored: %v, %v", ok, err)
 	}
 }

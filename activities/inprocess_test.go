@@ -639,7 +639,7 @@ func TestAggregateManifestLastAndOnce(t *testing.T) {
 	rec.take()
 	meta := bundle.Meta{Name: "agg", Protocol: score.DefaultParams(), Resamples: 20, Seed: 1}
 	id, err := a.Aggregate(ctx, AggregateInput{Meta: meta, Evaluations: []string{key}})
-	if err != nil || id != bundle.ID(meta) {
+	if want, _ := bundle.ID(meta); err != nil || id != want {
 		t.Fatalf("id %s, %v", id, err)
 	}
 	puts := rec.take()

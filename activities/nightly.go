@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -46,10 +46,10 @@ type VerdictResult struct {
 // verdict.md and run.json in the run's folder, run.json last. A first run
 // without a previous one finds every system new.
 func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResult, error) {
-	prefix := nightly.RunPrefix(in.Schedule, in.Scheduled)
-	cur, err := nightly.ReadResults(ctx, a.Store, in.BundleID)
+	prefix := keys.ScheduleRun(in.Schedule, in.Scheduled)
+	cur, err := bundle.ReadResults(ctx, a.Store, in.BundleID)
 	if err != nil {
-		return VerdictResult{}, err
+		return VerdictResult{}, undecodable(err)
 	}
 	baseline := in.Baseline
 	if baseline == nightly.BaselinePrevious {
@@ -64,16 +64,16 @@ func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResul
 	}
 	old := &bundle.Results{}
 	if baseline != "" {
-		if old, err = nightly.ReadResults(ctx, a.Store, baseline); errors.Is(err, store.ErrNotFound) {
+		if old, err = bundle.ReadResults(ctx, a.Store, baseline); errors.Is(err, store.ErrNotFound) {
 			return VerdictResult{}, badInput("baseline %v", err)
 		} else if err != nil {
-			return VerdictResult{}, err
+			return VerdictResult{}, undecodable(err)
 		}
 	}
 	v := bundle.Paired(old, cur, bundle.PairedOptions{Tolerance: in.Tolerance})
-	manifest, err := readManifest(ctx, a.Store, in.BundleID)
+	manifest, err := bundle.ReadManifest(ctx, a.Store, in.BundleID)
 	if err != nil {
-		return VerdictResult{}, err
+		return VerdictResult{}, undecodable(err)
 	}
 	run := nightly.Run{Schedule: in.Schedule, Scheduled: in.Scheduled.UTC().Format(time.RFC3339), WorkflowID: in.WorkflowID,
 		BundleID: in.BundleID, SpecKey: in.SpecKey, SpecHash: in.SpecHash, CodeVersion: in.CodeVersion,
@@ -121,19 +121,16 @@ func (a *Activities) RecordFailedRun(ctx context.Context, in FailedRunInput) err
 	if err != nil {
 		return err
 	}
-	return store.PutBytes(ctx, a.Store, nightly.RunPrefix(in.Schedule, in.Scheduled)+nightly.RunFile, append(data, '\n'))
+	return store.PutBytes(ctx, a.Store, keys.ScheduleRun(in.Schedule, in.Scheduled)+nightly.RunFile, append(data, '\n'))
 }
 
-func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
-	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "manifest.json"))
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", id, err)
+// undecodable makes a stored bundle file that does not decode a failure
+// no retry can mend (corrupt); other errors are returned as they are.
+func undecodable(err error) error {
+	if errors.Is(err, bundle.ErrUndecodable) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), "Corrupt", err)
 	}
-	var m bundle.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, corrupt(keys.Bundle(id, "manifest.json"), err)
-	}
-	return &m, nil
+	return err
 }
 
 // NotifyInput posts a run's verdict.json to a webhook.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -65,7 +66,7 @@ func TestVerdictAgainstThePreviousRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCounts := map[bundle.Outcome]int{bundle.New: 2}
-	if first.Baseline != "" || !maps.Equal(first.Counts, wantCounts) || first.Prefix != nightly.RunPrefix("n", night(1)) {
+	if first.Baseline != "" || !maps.Equal(first.Counts, wantCounts) || first.Prefix != keys.ScheduleRun("n", night(1)) {
 		t.Errorf("first run: %+v; want no baseline and %v", first, wantCounts)
 	}
 	puts := rec.take()
@@ -82,7 +83,7 @@ func TestVerdictAgainstThePreviousRun(t *testing.T) {
 		Error: "specs/x.yaml: ep.yaml: no such file"}); err != nil {
 		t.Fatal(err)
 	}
-	failed := storedRun(t, a, nightly.RunPrefix("n", night(2)))
+	failed := storedRun(t, a, keys.ScheduleRun("n", night(2)))
 	if failed.BundleID != "" || failed.Error != "specs/x.yaml: ep.yaml: no such file" || failed.CodeVersion == "" {
 		t.Errorf("failed run.json %+v; want no bundle, the error and this worker's code version", failed)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // maxTracked is the largest file the repository may hold outside testdata/:
-// build outputs (an 80 MB binary once was) and data never enter it.
+// build outputs (a binary is tens of MB) and data never enter it.
 const maxTracked = 1 << 20
 
 func TestNoLargeTrackedFiles(t *testing.T) {

@@ -21,6 +21,7 @@
 #            generated from the swagger.json of the kube component's sources
 #   helm     the Helm CLI
 #   kubeconform  offline manifest validation against kubeschemas
+#   staticcheck  the static analyser scripts/test.sh runs after go vet
 #   test     every component the test suite needs
 #
 # Tools are cached in $FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools),
@@ -208,6 +209,10 @@ setup_kubeschemas() {
 setup_helm() { go_tool helm helm.sh/helm/v3/cmd/helm v3.22.0; }
 setup_kubeconform() { go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform v0.8.0; }
 
+# staticcheck is pinned like the other tools: a newer release may add checks,
+# and a check that appears on its own must not turn CI red.
+setup_staticcheck() { go_tool staticcheck honnef.co/go/tools/cmd/staticcheck v0.8.2; }
+
 components=("$@")
 [ ${#components[@]} -eq 0 ] && components=(test)
 for c in "${components[@]}"; do
@@ -224,7 +229,8 @@ for c in "${components[@]}"; do
 	kubeschemas) setup_kubeschemas ;;
 	helm) setup_helm ;;
 	kubeconform) setup_kubeconform ;;
-	test) setup_base; setup_speech; setup_browser; setup_latex; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas ;;
+	staticcheck) setup_staticcheck ;;
+	test) setup_base; setup_speech; setup_browser; setup_latex; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas; setup_staticcheck ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
@@ -52,7 +53,7 @@ func newAgentScenariosCommand() *cobra.Command {
 				return err
 			}
 			if output == "json" {
-				sum, err := fileSHA256(filepath.Join(out, agent.SetName))
+				sum, err := digest.FileSHA256(filepath.Join(out, agent.SetName))
 				if err != nil {
 					return err
 				}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -57,7 +57,7 @@ func completeBundleIDs(config func() (orchestrate.Config, error)) func(*cobra.Co
 		if err != nil {
 			return nil, none | cobra.ShellCompDirectiveError
 		}
-		manifests, err := listManifests(cmd.Context(), st)
+		manifests, err := bundle.List(cmd.Context(), st)
 		if err != nil {
 			return nil, none | cobra.ShellCompDirectiveError
 		}
@@ -80,26 +80,6 @@ func checkBundleID(id string) error {
 	return nil
 }
 
-// listManifests reads every bundle's manifest, newest first.
-func listManifests(ctx context.Context, st store.Store) ([]*bundle.Manifest, error) {
-	stored, err := st.List(ctx, keys.Bundles)
-	if err != nil {
-		return nil, err
-	}
-	var manifests []*bundle.Manifest
-	for _, k := range stored {
-		if id, ok := strings.CutSuffix(strings.TrimPrefix(k, keys.Bundles), "/manifest.json"); ok && !strings.Contains(id, "/") {
-			m, err := readManifest(ctx, st, id)
-			if err != nil {
-				return nil, err
-			}
-			manifests = append(manifests, m)
-		}
-	}
-	slices.SortStableFunc(manifests, func(a, b *bundle.Manifest) int { return strings.Compare(b.Created, a.Created) })
-	return manifests, nil
-}
-
 // maxCandidates is how many bundles an ambiguous prefix names.
 const maxCandidates = 5
 
@@ -110,10 +90,10 @@ func resolveBundleID(ctx context.Context, st store.Store, arg string) (string, e
 	if err := checkBundleID(arg); err != nil {
 		return "", err
 	}
-	if ok, err := store.Exists(ctx, st, keys.Bundle(arg, "manifest.json")); err != nil || ok {
+	if ok, err := bundle.Stored(ctx, st, arg); err != nil || ok {
 		return arg, err
 	}
-	manifests, err := listManifests(ctx, st)
+	manifests, err := bundle.List(ctx, st)
 	if err != nil {
 		return "", err
 	}
@@ -135,39 +115,29 @@ func resolveBundleID(ctx context.Context, st store.Store, arg string) (string, e
 	case len(ids) == 0:
 		return "", fmt.Errorf("bundle %s: no bundle has this id or prefix (see floorbench bundle ls)", arg)
 	case len(ids) > maxCandidates:
-		return "", fmt.Errorf("bundle %s: prefix of %d bundles: %s, ...", arg, len(ids), strings.Join(ids[:maxCandidates], ", "))
+		return "", fmt.Errorf("bundle %s: prefix of %d bundles, the first %d: %s", arg, len(ids), maxCandidates, strings.Join(ids[:maxCandidates], ", "))
 	}
 	return "", fmt.Errorf("bundle %s: prefix of %d bundles: %s", arg, len(ids), strings.Join(ids, ", "))
 }
 
+// readManifest reads the manifest of the bundle a user named.
 func readManifest(ctx context.Context, st store.Store, id string) (*bundle.Manifest, error) {
 	if err := checkBundleID(id); err != nil {
 		return nil, err
 	}
-	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "manifest.json"))
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w (see floorbench bundle ls)", id, err)
+	m, err := bundle.ReadManifest(ctx, st, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("%w (see floorbench bundle ls)", err)
 	}
-	var m bundle.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("bundle %s: manifest.json: %w", id, err)
-	}
-	return &m, nil
+	return m, err
 }
 
+// readResults reads the results of the bundle a user named.
 func readResults(ctx context.Context, st store.Store, id string) (*bundle.Results, error) {
 	if err := checkBundleID(id); err != nil {
 		return nil, err
 	}
-	data, err := store.GetBytes(ctx, st, keys.Bundle(id, "results.json"))
-	if err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", id, err)
-	}
-	var r bundle.Results
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("bundle %s: results.json: %w", id, err)
-	}
-	return &r, nil
+	return bundle.ReadResults(ctx, st, id)
 }
 
 func newBundleLsCommand() *cobra.Command {
@@ -175,7 +145,7 @@ func newBundleLsCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "ls", Short: "List bundles, newest first", Args: cobra.NoArgs}
 	outputFlag(cmd, &output, statusFormats)
 	return withStore(cmd, func(ctx context.Context, st store.Store, _ []string) error {
-		manifests, err := listManifests(ctx, st)
+		manifests, err := bundle.List(ctx, st)
 		if err != nil {
 			return err
 		}
@@ -230,7 +200,7 @@ report's order, with -o csv (separated by a blank line) or -o latex.`,
 		}
 		name := "report.md"
 		if output == "json" {
-			name = "results.json"
+			name = keys.ResultsFile
 		}
 		data, err := store.GetBytes(ctx, st, keys.Bundle(id, name))
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
@@ -43,7 +44,7 @@ type writtenCorpus struct {
 
 // writeCorpusResult writes what -o json says of a corpus written to dir.
 func writeCorpusResult(w io.Writer, dir string, m *corpus.Manifest, g *generativeCounts) error {
-	sum, err := fileSHA256(filepath.Join(dir, "corpus.json"))
+	sum, err := digest.FileSHA256(filepath.Join(dir, "corpus.json"))
 	if err != nil {
 		return err
 	}

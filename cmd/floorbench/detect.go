@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
+	"github.com/floorbench/floorbench/internal/digest"
 )
 
 func init() { subcommands = append(subcommands, newDetectCommand) }
@@ -43,7 +44,7 @@ type writtenFile struct {
 func writtenFiles(paths ...string) ([]writtenFile, error) {
 	var files []writtenFile
 	for _, p := range paths {
-		sum, err := fileSHA256(p)
+		sum, err := digest.FileSHA256(p)
 		if err != nil {
 			return nil, err
 		}

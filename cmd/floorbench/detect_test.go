@@ -118,7 +118,7 @@ func detectKeepsExistingProbs(t *testing.T, dir string) {
 	}
 }
 
-// Issue 4's end-to-end check: detect then sweep on the tiny corpus gives an
+// detectThenSweep is the end-to-end check: detect then sweep on the tiny corpus gives an
 // operating point or a clear "none in budget" for every built-in, and the
 // acoustic gates reach high EOT recall only far above the FP budget (both
 // papers' finding for their acoustic baselines).

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -129,17 +126,6 @@ func checkBootstrap(n int) error {
 		return fmt.Errorf("--bootstrap %d: must be >= 0", n)
 	}
 	return limits.Current().CheckResamples("--bootstrap", n)
-}
-
-// fileSHA256 is the hex sha256 of a file's content, the hash -o json
-// reports for what a command wrote.
-func fileSHA256(path string) (string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
 }
 
 func writeJSON(w io.Writer, v any) error {

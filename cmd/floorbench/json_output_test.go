@@ -37,7 +37,7 @@ func TestJSONOutputOfCommandsThatWrite(t *testing.T) {
 	probs := filepath.Join(dir, "probs")
 	var detected detectResult
 	runJSON(t, &detected, "detect", "--system", "rms", "--corpus", out, "--split", "dev", "--out", probs, "-o", "json")
-	if detected.System != "rms" || len(detected.SystemHash) != 64 || detected.Split != "dev" || detected.Conversations != 2 || len(detected.Files) != 2 {
+	if detected.System != "rms" || len(detected.SystemHash) != 32 || detected.Split != "dev" || detected.Conversations != 2 || len(detected.Files) != 2 {
 		t.Fatalf("detect -o json: %+v", detected)
 	}
 	for i, name := range []string{"probs-eot.json", "probs-int.json"} {

@@ -30,11 +30,11 @@ func storeBundle(t *testing.T, storeDir, name string, recall float64) string {
 // into a local store folder; it returns the bundle's id.
 func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, evals ...bundle.Evaluation) string {
 	t.Helper()
-	files, _, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-02T00:00:00Z")
+	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-02T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := bundle.ID(meta)
+	id := res.BundleID
 	for _, f := range files {
 		path := filepath.Join(storeDir, filepath.FromSlash(keys.Bundle(id, f.Name)))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

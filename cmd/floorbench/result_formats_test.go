@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -66,7 +67,7 @@ func storeScheduleRuns(t *testing.T, storeDir, schedule string, runs ...nightly.
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join(storeDir, filepath.FromSlash(nightly.RunPrefix(schedule, at)+nightly.RunFile))
+		path := filepath.Join(storeDir, filepath.FromSlash(keys.ScheduleRun(schedule, at)+nightly.RunFile))
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

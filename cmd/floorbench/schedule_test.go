@@ -270,7 +270,7 @@ func (e *nightlyEnv) verdict(r nightly.RunView) *bundle.Verdict {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	data, err := store.GetBytes(context.Background(), e.store, nightly.RunPrefix(r.Schedule, t)+nightly.VerdictFile)
+	data, err := store.GetBytes(context.Background(), e.store, keys.ScheduleRun(r.Schedule, t)+nightly.VerdictFile)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	if _, errOut, code := e.cli("bundle", "diff", second.BundleID, third.BundleID); code != 1 || !strings.Contains(errOut, "regression") {
 		t.Errorf("bundle diff of the regressed run: exit %d, %q; want 1", code, errOut)
 	}
-	md, err := store.GetBytes(context.Background(), e.store, nightly.RunPrefix("nightly", mustTime(t, third.Scheduled))+nightly.VerdictMarkdown)
+	md, err := store.GetBytes(context.Background(), e.store, keys.ScheduleRun("nightly", mustTime(t, third.Scheduled))+nightly.VerdictMarkdown)
 	if err != nil || !strings.Contains(string(md), "| regressed |") {
 		t.Errorf("verdict.md of the regressed run: %v\n%s", err, md)
 	}

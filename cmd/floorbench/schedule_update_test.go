@@ -173,7 +173,7 @@ func TestScheduleRunFailsOnMissingInput(t *testing.T) {
 			if *recordNightly != "" && gone == e.system {
 				e.saveNightlyHistory(failed.WorkflowID, "nightly-failed-history.json")
 			}
-			if _, err := store.GetBytes(context.Background(), e.store, nightly.RunPrefix("fragile", mustTime(t, failed.Scheduled))+nightly.VerdictFile); !errors.Is(err, store.ErrNotFound) {
+			if _, err := store.GetBytes(context.Background(), e.store, keys.ScheduleRun("fragile", mustTime(t, failed.Scheduled))+nightly.VerdictFile); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("a verdict was stored for the failed run: %v", err)
 			}
 			if got := e.keysUnder(keys.Bundles); !slices.Equal(got, bundles) {

@@ -12,8 +12,8 @@ import (
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
-// TestSimToRealQuickstart is the sim-to-real run of issue 7 on this
-// machine: the tiny MPTB corpus, a TurnBench corpus ingested from parquet
+// TestSimToRealQuickstart is the sim-to-real run (docs/sweeps.md#sim-to-real) on
+// this machine: the tiny MPTB corpus, a TurnBench corpus ingested from parquet
 // (three labelled dev and three labelled test dialogues: its own operating
 // point; one unlabelled: detected, not scored) and the AMI fixture meetings
 // ingested as test only (thresholds transferred from MPTB's dev split),

@@ -210,7 +210,7 @@ func TestSubmitInProcess(t *testing.T) {
 	var after preview
 	decode(t, "submit --dry-run", stdout, &after)
 	if code != 0 || !after.Bundle.Stored || !after.Evaluations[0].Stored || !after.Evaluations[1].Stored {
-		t.Fatalf("dry run after the in-process sweep: exit %d, %s", code, stdout)
+		t.Fatalf("dry run after the in-process sweep: exit %d, %s, stderr %q", code, stdout, stderr)
 	}
 
 	before := storeFiles(t, storeDir)

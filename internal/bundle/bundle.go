@@ -3,9 +3,7 @@ package bundle
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"encoding/csv"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -14,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -41,13 +40,16 @@ type Meta struct {
 	Seed        uint64          `json:"bootstrap_seed"`
 }
 
-// ID is the bundle id of meta: a hash of everything that determines the
-// results (spec, input hashes, code version, protocol, bootstrap), so the
-// same inputs name the same bundle before any work is done.
-func ID(m Meta) string {
-	b, _ := json.Marshal(m)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:12])
+// ID is the bundle id of meta: the identity hash (keys.HashJSON) of
+// everything that determines the results (spec, input hashes, code
+// version, protocol, bootstrap), so the same inputs name the same bundle
+// before any work is done.
+func ID(m Meta) (string, error) {
+	id, err := keys.HashJSON(m)
+	if err != nil {
+		return "", fmt.Errorf("bundle meta of %s: %w", m.Name, err)
+	}
+	return id, nil
 }
 
 // Manifest is manifest.json.
@@ -106,7 +108,10 @@ type Parts struct {
 // events.csv, figures (SVG), predictions, and manifest.json stamped
 // created.
 func Build(meta Meta, parts Parts, created string) ([]File, *Results, error) {
-	id := ID(meta)
+	id, err := ID(meta)
+	if err != nil {
+		return nil, nil, err
+	}
 	evals, audits, agents := slices.Clone(parts.Evaluations), parts.Audits, parts.Agents
 	slices.SortFunc(evals, func(a, b Evaluation) int {
 		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))
@@ -132,8 +137,8 @@ func Build(meta Meta, parts Parts, created string) ([]File, *Results, error) {
 		return nil, nil, err
 	}
 	files := []File{
-		{"manifest.json", append(manifest, '\n')},
-		{"results.json", append(resultsJSON, '\n')},
+		{keys.ManifestFile, append(manifest, '\n')},
+		{keys.ResultsFile, append(resultsJSON, '\n')},
 		{"report.md", Report(res, meta)},
 		{"events.csv", eventsCSV(evals)},
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // BoundaryTolerance is how far the speech energy on a channel may start or
-// end from where the event log says (issue 3: within 10 ms).
+// end from where the event log says: within 10 ms.
 const BoundaryTolerance = 0.010
 
 // boundaryLookout is how far beyond the tolerance Check looks for speech

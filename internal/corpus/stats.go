@@ -9,8 +9,8 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
-// Stats is a corpus's composition, the fields of `corpus stats -o json`
-// (issue 3). Counts are those of the MPTB gold (docs/protocol.md#mptb-generated).
+// Stats is a corpus's composition, the fields of `corpus stats -o json`.
+// Counts are those of the MPTB gold (docs/protocol.md#mptb-generated).
 type Stats struct {
 	Conversations      int     `json:"conversations"`
 	Dev                int     `json:"dev"`

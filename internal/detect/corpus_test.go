@@ -45,7 +45,7 @@ func speechOf(events []floor.Event, k int, at float64) bool {
 	return false
 }
 
-// Issue 4: on the tiny corpus, Silero's per-frame speech decision agrees
+// On the tiny corpus, Silero's per-frame speech decision agrees
 // with the generator's event log at least 90% of the time on channels with
 // white or pink noise. Babble noise is other people's speech, which a
 // speech detector rightly hears even 20–38 dB down; those channels are

@@ -2,11 +2,11 @@ package detect
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/floorbench/floorbench/internal/keys"
 )
 
 // HasModelStage reports whether the system scores audio in two stages, a
@@ -42,7 +42,7 @@ type modelNormalised struct {
 	ONNX    *OnnxSpec         `json:"onnx,omitempty"`
 }
 
-// ModelHash identifies the system's model stage: the hex SHA-256 of the
+// ModelHash identifies the system's model stage: the identity hash (keys.Hash) of the
 // stage's name and version, the system's model-stage parameters, its
 // model file's SHA-256 and its onnx section. Systems with the same model
 // hash give the same model output on the same audio, whatever their floor
@@ -67,8 +67,7 @@ func (s *System) ModelHash(rt Runtime) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return keys.Hash(data), nil
 }
 
 // Model is a system's model stage, opened: what all conversations share

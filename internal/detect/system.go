@@ -2,8 +2,6 @@ package detect
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -328,14 +327,14 @@ func (s *System) modelSum(rt Runtime) (string, error) {
 	return s.modelSHA256(m.Path)
 }
 
-// Hash identifies the system: the hex SHA-256 of its normalised spec.
+// Hash identifies the system: the identity hash (keys.Hash) of its
+// normalised spec.
 func (s *System) Hash(rt Runtime) (string, error) {
 	data, err := s.Normalised(rt)
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return keys.Hash(data), nil
 }
 
 // inputSHA256 opens a probability file (limits.Open's rule, at most

@@ -220,7 +220,7 @@ func TestExternalPassesFilesThroughAndChecksTheirGrid(t *testing.T) {
 	if _, err := d.Detect(context.Background(), &other); err == nil || !strings.Contains(err.Error(), `"elsewhere" is not in probs-eot.json`) {
 		t.Errorf("a conversation the files lack: got %v", err)
 	}
-	if h, err := s.Hash(Runtime{}); err != nil || len(h) != 64 {
+	if h, err := s.Hash(Runtime{}); err != nil || len(h) != 32 {
 		t.Errorf("external hash %q, %v", h, err)
 	}
 }

@@ -1,6 +1,7 @@
 package floor
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -63,10 +64,10 @@ func TestRound4IsHalfEvenOnTheExactValue(t *testing.T) {
 		0.15625:  0.1562,
 		0.09375:  0.0938,
 		1.23456:  1.2346,
-		-0.00004: -0.0,
+		-0.00004: math.Copysign(0, -1), // Python's round keeps the sign of zero
 	}
 	for in, want := range cases {
-		if got := round4(in); got != want {
+		if got := round4(in); math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("round4(%v) = %v, want %v", in, got, want)
 		}
 	}

@@ -7,7 +7,7 @@
 //     default) are read as numbers, so a validator can reject them with the
 //     conversation, speaker and index they occur at instead of a byte offset;
 //   - every value remembers its line and column for error messages;
-//   - Encoder writes what Python's json.dumps writes for the same data
-//     (separators ", " and ": ", floats as repr, ASCII-escaped strings), so
+//   - PyFloat, PyNumber and PyString format numbers and strings as Python's
+//     json.dumps writes them (floats as repr, ASCII-escaped strings), so
 //     artifacts such as TurnBench's gold export are reproduced byte for byte.
 package jsonio

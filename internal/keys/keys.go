@@ -11,15 +11,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // The top-level prefixes of the store.
 const (
-	Corpora = "corpora/" // one native corpus per content hash
-	Bundles = "bundles/" // one bundle per bundle id
-	Inputs  = "inputs/"  // uploaded files by the full SHA-256 of their content
-	Sums    = "sums/"    // the sha256 of objects not named by their content
-	Specs   = "specs/"   // scheduled sweep specs by the full SHA-256 of their content
+	Corpora   = "corpora/"   // one native corpus per content hash
+	Bundles   = "bundles/"   // one bundle per bundle id
+	Inputs    = "inputs/"    // uploaded files by the full SHA-256 of their content
+	Sums      = "sums/"      // the sha256 of objects not named by their content
+	Specs     = "specs/"     // scheduled sweep specs by the full SHA-256 of their content
+	Schedules = "schedules/" // the records of nightly schedules' runs
 	// Generative holds the generator's cached chat answers and rendered
 	// utterances, each under the hash of the request that produced it.
 	Generative = "generative/"
@@ -45,12 +47,30 @@ func Summed(key string) bool {
 	return true
 }
 
-// Hash is the short content hash that names stored outputs: the first 16
-// bytes of the SHA-256 of data, in hex. A corpus's hash is that of its
-// corpus.json, which holds the sha256 of every file.
+// Hash is the identity hash, the one truncation of SHA-256 every identity
+// uses (stored outputs, corpora, systems, model stages, sweeps, bundles):
+// the first 16 bytes of the SHA-256 of data, in hex. A corpus's hash is
+// that of its corpus.json, which holds the sha256 of every file. Files are
+// named by their full SHA-256 instead (internal/digest).
 func Hash(data []byte) string {
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:16])
+}
+
+// HashJSON is Hash of v encoded as JSON.
+func HashJSON(v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return Hash(data), nil
+}
+
+// IsBundleID reports whether s has the form of a bundle id: a Hash, or
+// the 24 hex digits of a bundle stored before bundle ids were Hashes
+// (docs/architecture.md#identities-and-versions), which stay readable.
+func IsBundleID(s string) bool {
+	return (len(s) == 32 || len(s) == 24) && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // GeneratedCorpus is the hash of a generated corpus: what decides its
@@ -140,12 +160,57 @@ func Input(sha string) string { return Inputs + sha }
 // bundle's prefix.
 func Bundle(id, name string) string { return Bundles + id + "/" + name }
 
+// The files of a bundle that readers find by name. The manifest is stored
+// last: a bundle whose manifest is stored is complete.
+const (
+	ManifestFile = "manifest.json"
+	ResultsFile  = "results.json"
+)
+
+// BundleManifest is the key of bundle id's manifest.
+func BundleManifest(id string) string { return Bundle(id, ManifestFile) }
+
+// BundleResults is the key of bundle id's results.
+func BundleResults(id string) string { return Bundle(id, ResultsFile) }
+
+// BundleOfManifest is the bundle id whose manifest is stored under key;
+// ok is false for any other key.
+func BundleOfManifest(key string) (id string, ok bool) {
+	id, ok = strings.CutSuffix(strings.TrimPrefix(key, Bundles), "/"+ManifestFile)
+	return id, ok && strings.HasPrefix(key, Bundles) && id != "" && !strings.Contains(id, "/")
+}
+
+// Spec is where a scheduled spec is stored: under the hex SHA-256 of its
+// content, so the same spec is stored once whatever schedules use it.
+func Spec(sha string) string { return Specs + sha + ".yaml" }
+
+// ScheduleRuns is the folder of a schedule's run records.
+func ScheduleRuns(schedule string) string { return Schedules + schedule + "/runs/" }
+
+// runTimeLayout names a run by its scheduled time in UTC; it sorts as time
+// does and is a valid store key segment.
+const runTimeLayout = "20060102T150405Z"
+
+// ScheduleRun is the folder of the run of schedule scheduled at the given
+// time.
+func ScheduleRun(schedule string, scheduled time.Time) string {
+	return ScheduleRuns(schedule) + scheduled.UTC().Format(runTimeLayout) + "/"
+}
+
+// ScheduleOf is the schedule whose records hold key; ok is false for a key
+// outside schedules/.
+func ScheduleOf(key string) (schedule string, ok bool) {
+	rest, ok := strings.CutPrefix(key, Schedules)
+	schedule, _, _ = strings.Cut(rest, "/")
+	return schedule, ok && schedule != ""
+}
+
 // hashJSON is Hash of v encoded as JSON. The identities hashed are plain
 // structs of numbers and strings, which always encode.
 func hashJSON(v any) string {
-	data, err := json.Marshal(v)
+	h, err := HashJSON(v)
 	if err != nil {
 		panic(fmt.Sprintf("keys: identity %T does not encode: %v", v, err))
 	}
-	return Hash(data)
+	return h
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+	"time"
 )
 
 // The keys follow the store layout of docs/architecture.md#store-layout,
@@ -67,5 +68,38 @@ func TestGenerativeKeys(t *testing.T) {
 	offline := GeneratedCorpus("tiny", 1, 4, nil)
 	if GeneratedCorpus("tiny", 1, 4, []string{"openai-chat", "m"}) == offline {
 		t.Fatal("backends do not change the corpus hash")
+	}
+}
+
+// A bundle's manifest and a schedule's records are found again from the
+// keys a store lists; other keys are not taken for them.
+func TestBundlesAndSchedulesFromListedKeys(t *testing.T) {
+	for key, want := range map[string]string{
+		"bundles/0123abcd/manifest.json":             "0123abcd",
+		"bundles/0123abcd/results.json":              "",
+		"bundles/0123abcd/predictions/manifest.json": "",
+		"sums/bundles/0123abcd/manifest.json":        "",
+		"bundles//manifest.json":                     "",
+	} {
+		if id, ok := BundleOfManifest(key); id != want && ok || ok != (want != "") {
+			t.Errorf("BundleOfManifest(%q) = %q, %v; want %q", key, id, ok, want)
+		}
+	}
+	if k := BundleManifest("ab"); k != "bundles/ab/manifest.json" {
+		t.Errorf("BundleManifest: %s", k)
+	}
+	at := time.Date(2026, 12, 3, 2, 30, 0, 0, time.FixedZone("CET", 3600))
+	run := ScheduleRun("nightly", at)
+	if run != "schedules/nightly/runs/20261203T013000Z/" {
+		t.Errorf("ScheduleRun: %s", run)
+	}
+	if name, ok := ScheduleOf(run + "run.json"); name != "nightly" || !ok {
+		t.Errorf("ScheduleOf(%s) = %q, %v", run, name, ok)
+	}
+	if _, ok := ScheduleOf("specs/x.yaml"); ok {
+		t.Error("ScheduleOf took a spec for a schedule's record")
+	}
+	if k := Spec("5dca"); k != "specs/5dca.yaml" {
+		t.Errorf("Spec: %s", k)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -95,7 +96,7 @@ func Histories(ctx context.Context, st store.Store, runs []RunView, system strin
 		if r.BundleID == "" {
 			continue
 		}
-		res, err := ReadResults(ctx, st, r.BundleID)
+		res, err := bundle.ReadResults(ctx, st, r.BundleID)
 		if err != nil {
 			return nil, err
 		}

@@ -41,7 +41,7 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := bundle.ID(meta)
+	id := res.BundleID
 	for _, f := range files {
 		if err := store.PutBytes(ctx, st, keys.Bundle(id, f.Name), f.Data); err != nil {
 			t.Fatal(err)
@@ -51,7 +51,7 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 	for day, bundleID := range []string{id, "", id} { // the second run failed
 		at := time.Date(2026, 12, 1+day, 3, 0, 0, 0, time.UTC)
 		data, _ := json.Marshal(nightly.Run{Schedule: "h", Scheduled: at.Format(time.RFC3339), BundleID: bundleID})
-		if err := store.PutBytes(ctx, st, nightly.RunPrefix("h", at)+nightly.RunFile, data); err != nil {
+		if err := store.PutBytes(ctx, st, keys.ScheduleRun("h", at)+nightly.RunFile, data); err != nil {
 			t.Fatal(err)
 		}
 		scheduled = append(scheduled, at.Format(time.RFC3339))

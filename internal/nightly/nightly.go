@@ -42,16 +42,7 @@ func CheckName(name string) error {
 // the same spec is stored once whatever schedules use it.
 func SpecKey(data []byte) string {
 	sum := sha256.Sum256(data)
-	return keys.Specs + hex.EncodeToString(sum[:]) + ".yaml"
-}
-
-// timeLayout names a run by its scheduled time in UTC; it sorts as time
-// does and is a valid store key segment.
-const timeLayout = "20060102T150405Z"
-
-// RunPrefix is the folder of one run of a schedule.
-func RunPrefix(schedule string, scheduled time.Time) string {
-	return "schedules/" + schedule + "/runs/" + scheduled.UTC().Format(timeLayout) + "/"
+	return keys.Spec(hex.EncodeToString(sum[:]))
 }
 
 // Files of a run's folder.
@@ -100,21 +91,21 @@ type RunView struct {
 // without reading them: a run record is written once, so the list names
 // what Runs would read.
 func RunKeys(ctx context.Context, st store.Store, schedule string) ([]string, error) {
-	keys, err := st.List(ctx, "schedules/"+schedule+"/runs/")
+	stored, err := st.List(ctx, keys.ScheduleRuns(schedule))
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(keys, func(k string) bool { return !strings.HasSuffix(k, "/"+RunFile) }), nil
+	return slices.DeleteFunc(stored, func(k string) bool { return !strings.HasSuffix(k, "/"+RunFile) }), nil
 }
 
 // Runs reads the run records of a schedule, oldest first.
 func Runs(ctx context.Context, st store.Store, schedule string) ([]RunView, error) {
-	keys, err := RunKeys(ctx, st, schedule)
+	records, err := RunKeys(ctx, st, schedule)
 	if err != nil {
 		return nil, err
 	}
 	var out []RunView
-	for _, k := range keys {
+	for _, k := range records {
 		var v RunView
 		if err := readJSON(ctx, st, k, &v.Run); err != nil {
 			return nil, err
@@ -146,15 +137,6 @@ func Previous(ctx context.Context, st store.Store, schedule string, t time.Time)
 		}
 	}
 	return Run{}, false, nil
-}
-
-// ReadResults reads a bundle's results.json.
-func ReadResults(ctx context.Context, st store.Store, id string) (*bundle.Results, error) {
-	var r bundle.Results
-	if err := readJSON(ctx, st, keys.Bundle(id, "results.json"), &r); err != nil {
-		return nil, fmt.Errorf("bundle %s: %w", id, err)
-	}
-	return &r, nil
 }
 
 func readJSON(ctx context.Context, st store.Store, key string, v any) error {

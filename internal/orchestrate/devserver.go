@@ -45,7 +45,7 @@ func TemporalCLI(tools string) string { return filepath.Join(tools, "bin", "temp
 // that workflows survive one.
 func NewDevServer(bin, dir string, persist bool) (*DevServer, error) {
 	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("Temporal CLI not found at %s: run scripts/setup.sh temporal", bin)
+		return nil, fmt.Errorf("no Temporal CLI at %s: run scripts/setup.sh temporal", bin)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -97,7 +97,7 @@ func (d *DevServer) Start(ctx context.Context) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	d.Stop()
-	return fmt.Errorf("Temporal dev server did not start on %s (log: %s)", d.Address, logPath)
+	return fmt.Errorf("the Temporal dev server did not start on %s (log: %s)", d.Address, logPath)
 }
 
 // Stop stops the server and waits for it (and its children) to exit.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -384,4 +385,65 @@ func TestOpenStoreLocal(t *testing.T) {
 	if got := orchestrate.TemporalCLI("/opt/tools"); got != "/opt/tools/bin/temporal" {
 		t.Errorf("TemporalCLI: %s", got)
 	}
+}
+
+// Task queues and concurrency are how a sweep runs: the same sweep moved
+// to other queues and run wider has the same workflow id and writes the
+// same bundle, byte for byte but for the manifest's creation time.
+func TestRunSettingsKeepTheRunAndItsBundle(t *testing.T) {
+	ctx := context.Background()
+	specYAML, _ := fixtureSweep(t)
+	moved := strings.Replace(specYAML, "concurrency: 2\n", "concurrency: 5\nqueues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}\n", 1)
+	var ids [2]string
+	var files [2]map[string]string
+	for i, y := range []string{specYAML, moved} {
+		in := resolved(t, y)
+		wf, err := in.Spec.WorkflowID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		local, err := store.NewLocal(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: local, Scratch: t.TempDir()}, orchestrate.Admission{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i], files[i] = wf+" "+id, bundleFiles(t, local, id)
+	}
+	if ids[0] != ids[1] {
+		t.Fatalf("workflow and bundle %s, moved to other queues %s", ids[0], ids[1])
+	}
+	if len(files[0]) < 2 || !maps.Equal(files[0], files[1]) {
+		t.Errorf("the bundles differ: %d and %d files", len(files[0]), len(files[1]))
+	}
+}
+
+// bundleFiles is every file of bundle id, the manifest without its
+// creation time.
+func bundleFiles(t *testing.T, st store.Store, id string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	names, err := st.List(ctx, keys.Bundle(id, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, key := range names {
+		data, err := store.GetBytes(ctx, st, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(key, "/manifest.json") {
+			var m bundle.Manifest
+			if err := json.Unmarshal(data, &m); err != nil {
+				t.Fatal(err)
+			}
+			m.Created = ""
+			data, _ = json.Marshal(m)
+		}
+		out[key] = string(data)
+	}
+	return out
 }

@@ -104,8 +104,10 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 			pv.Seated = append(pv.Seated, sp)
 		}
 	}
-	pv.Bundle.ID = bundle.ID(plan.Meta)
-	pv.Bundle.Stored, err = store.Exists(ctx, st, keys.Bundle(pv.Bundle.ID, "manifest.json"))
+	if pv.Bundle.ID, err = bundle.ID(plan.Meta); err != nil {
+		return pv, err
+	}
+	pv.Bundle.Stored, err = bundle.Stored(ctx, st, pv.Bundle.ID)
 	return pv, err
 }
 

@@ -3,7 +3,6 @@ package orchestrate
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -113,12 +112,8 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if status.State != "completed" {
 		return nil, "", fmt.Errorf("quickstart sweep %s: %s", status.State, status.Error)
 	}
-	data, err := store.GetBytes(ctx, st, keys.Bundle(status.BundleID, "results.json"))
+	res, err := bundle.ReadResults(ctx, st, status.BundleID)
 	if err != nil {
-		return nil, "", err
-	}
-	var res bundle.Results
-	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, "", err
 	}
 	where := st.Describe() + ": " + keys.Bundle(status.BundleID, "")
@@ -128,5 +123,5 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if l, ok := st.(*store.Local); ok {
 		where = l.Root() + "/" + keys.Bundle(status.BundleID, "")
 	}
-	return &res, where, nil
+	return res, where, nil
 }

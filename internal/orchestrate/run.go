@@ -141,19 +141,18 @@ func GetStatus(ctx context.Context, cl client.Client, id string) (Status, error)
 // the others as they last answered; without, it queries them all.
 func getStatus(ctx context.Context, cl client.Client, id string, children *childPolls) (st Status, requests int, err error) {
 	st = Status{ID: id}
-	desc, err := cl.DescribeWorkflowExecution(ctx, id, "")
+	desc, err := cl.DescribeWorkflow(ctx, id, "")
 	requests++
 	if err != nil {
 		return st, requests, fmt.Errorf("sweep %s: %w", id, err)
 	}
-	info := desc.GetWorkflowExecutionInfo()
-	st.State = stateName(info.GetStatus())
-	if info.GetType().GetName() == nightlyWorkflowType {
+	st.State = stateName(desc.Status)
+	if desc.WorkflowType.Name == nightlyWorkflowType {
 		var n int
 		st, n, err = nightlyStatus(ctx, cl, st, children)
 		return st, requests + n, err
 	}
-	switch info.GetStatus() {
+	switch desc.Status {
 	case enums.WORKFLOW_EXECUTION_STATUS_RUNNING:
 		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()

@@ -37,7 +37,7 @@ func (s *simActivities) Audit(_ context.Context, in activities.AuditInput) (stri
 	return activities.AuditKey(in), nil
 }
 func (s *simActivities) Aggregate(_ context.Context, in activities.AggregateInput) (string, error) {
-	return bundle.ID(in.Meta), nil
+	return bundle.ID(in.Meta)
 }
 
 // Temporal's warning limits (its defaults): a history of 10,240 events or

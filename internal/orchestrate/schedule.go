@@ -190,8 +190,8 @@ func DescribeSchedule(ctx context.Context, cl client.Client, name string) (Sched
 		rs := RunStart{Scheduled: a.ScheduleTime, Started: a.ActualTime}
 		if a.StartWorkflowResult != nil {
 			rs.WorkflowID = a.StartWorkflowResult.WorkflowID
-			if d, err := cl.DescribeWorkflowExecution(ctx, rs.WorkflowID, a.StartWorkflowResult.FirstExecutionRunID); err == nil {
-				rs.State = stateName(d.GetWorkflowExecutionInfo().GetStatus())
+			if d, err := cl.DescribeWorkflow(ctx, rs.WorkflowID, a.StartWorkflowResult.FirstExecutionRunID); err == nil {
+				rs.State = stateName(d.Status)
 			}
 		}
 		st.Recent = append(st.Recent, rs)

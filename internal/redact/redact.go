@@ -33,7 +33,7 @@ func Name(s string) string {
 // (go.yaml.in/yaml/v3) that quote the document: an unknown key, and a
 // value of the wrong type.
 var (
-	yamlField = regexp.MustCompile("(?s)^(line \\d+): field (.*) not found in type \\S+$")
+	yamlField = regexp.MustCompile(`(?s)^(line \d+): field (.*) not found in type \S+$`)
 	yamlType  = regexp.MustCompile("(?s)^(line \\d+): cannot unmarshal (\\S+) (`.*` )?into (\\S+)$")
 	quoted    = regexp.MustCompile("`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"")
 	// word is what a message may keep of its own words: letters, a

@@ -29,7 +29,9 @@ type Agent struct {
 	TurnDetection string `yaml:"turn_detection,omitempty" json:"turn_detection,omitempty"`
 	RealtimeAPI   string `yaml:"realtime_api,omitempty" json:"realtime_api,omitempty"`
 	// Concurrency bounds the sessions open at once: the endpoint's limit.
-	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency"`
+	// It and the credential are how a run runs, left out of the sweep's
+	// identity (Sweep.Canonical).
+	Concurrency int `yaml:"concurrency,omitempty" json:"concurrency,omitzero"`
 	// CredentialEnv names the environment variable (or config file entry)
 	// holding the credential; AuthHeader the header it is sent in.
 	CredentialEnv string `yaml:"credential_env,omitempty" json:"credential_env,omitempty"`

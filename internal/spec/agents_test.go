@@ -29,7 +29,7 @@ agents:
 `
 
 // A spec may hold agents only; their defaults are filled on normalising
-// and travel in the canonical spec.
+// and those that can change a number travel in the canonical spec.
 func TestAgentsParseAndNormalise(t *testing.T) {
 	s, err := Parse("a.yaml", []byte(agentExample))
 	if err != nil {
@@ -44,7 +44,8 @@ func TestAgentsParseAndNormalise(t *testing.T) {
 		t.Errorf("given settings lost: %+v", rt)
 	}
 	canonical := mustCanonical(s)
-	if !strings.Contains(canonical, `"credential_env":"AGENT_KEY"`) || !strings.Contains(canonical, `"concurrency":4`) {
+	if !strings.Contains(canonical, `"rate":1,`) || !strings.Contains(canonical, `"repeats":3}`) ||
+		strings.Contains(canonical, "credential_env") || strings.Contains(canonical, "concurrency") {
 		t.Errorf("canonical spec %s", canonical)
 	}
 }

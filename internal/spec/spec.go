@@ -1,14 +1,13 @@
 // Package spec reads, validates and normalises sweep specs (docs/formats.md#sweep-spec): the
 // YAML a lab writes to say which corpora, which systems, which protocol
-// constants and which bootstrap to run. The normalised spec (defaults
-// filled, local files replaced by their content hashes) is hashed into the
-// workflow id, so the same submission is one run.
+// constants and which bootstrap to run. What the normalised spec computes
+// (defaults filled, local files replaced by their content hashes) is
+// hashed into the workflow id, so the same computation is one run
+// whichever task queues and concurrency it runs with.
 package spec
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/backend"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 	"github.com/floorbench/floorbench/internal/score"
@@ -27,7 +27,10 @@ import (
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
-// Sweep is one sweep spec.
+// Sweep is one sweep spec. Its fields say what the sweep computes, which
+// Canonical hashes into its identity, except Queues, Concurrency and each
+// agent's concurrency and credential (Agent), which say how it runs: they
+// cannot change a number, so Canonical leaves them out.
 type Sweep struct {
 	Name    string   `yaml:"name" json:"name"`
 	Corpora []Corpus `yaml:"corpora" json:"corpora"`
@@ -37,9 +40,10 @@ type Sweep struct {
 	Agents    []Agent   `yaml:"agents,omitempty" json:"agents,omitempty"`
 	Protocol  Protocol  `yaml:"protocol" json:"protocol"`
 	Bootstrap Bootstrap `yaml:"bootstrap" json:"bootstrap"`
-	Queues    Queues    `yaml:"queues" json:"queues"`
+	// Queues and Concurrency are how the sweep runs, not hashed.
+	Queues Queues `yaml:"queues" json:"queues,omitzero"`
 	// Concurrency bounds the activities one fan-out keeps in flight.
-	Concurrency int `yaml:"concurrency" json:"concurrency"`
+	Concurrency int `yaml:"concurrency" json:"concurrency,omitzero"`
 }
 
 // Corpus is one corpus to evaluate on: generated from a preset, a local
@@ -349,20 +353,35 @@ func (s *Sweep) Normalise() {
 	}
 }
 
-// Canonical is the normalised spec as JSON: the identity of a run. Local
-// paths are left out (their content hashes stand in for them).
+// Canonical is what the normalised spec computes, as JSON: the identity
+// of a run. Local paths are left out (their content hashes stand in for
+// them), and so is how the run runs (withoutRunSettings).
 func (s *Sweep) Canonical() ([]byte, error) {
-	return json.Marshal(s)
+	c := s.withoutRunSettings()
+	return json.Marshal(&c)
 }
 
-// Hash is the hex sha256 of Canonical.
+// withoutRunSettings is s with the settings of how it runs zeroed: task
+// queues, concurrency, and each agent's concurrency and credential. Their
+// omitzero and omitempty tags keep them out of the JSON, so a sweep moved
+// to other queues or run wider is the same run with the same bundle.
+func (s *Sweep) withoutRunSettings() Sweep {
+	c := *s
+	c.Queues, c.Concurrency = Queues{}, 0
+	c.Agents = slices.Clone(s.Agents)
+	for i := range c.Agents {
+		c.Agents[i].Concurrency, c.Agents[i].CredentialEnv, c.Agents[i].AuthHeader = 0, "", ""
+	}
+	return c
+}
+
+// Hash is the identity hash (keys.Hash) of Canonical.
 func (s *Sweep) Hash() (string, error) {
 	b, err := s.Canonical()
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return keys.Hash(b), nil
 }
 
 // WorkflowID is the Temporal workflow id of the run of s.
@@ -371,5 +390,5 @@ func (s *Sweep) WorkflowID() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "floorbench-sweep-" + h[:20], nil
+	return "floorbench-sweep-" + h, nil
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -54,8 +55,45 @@ func TestParseAndNormalise(t *testing.T) {
 	if h3, _ := s2.Hash(); h3 == h1 {
 		t.Error("a different seed must change the hash")
 	}
-	if id, _ := s.WorkflowID(); !strings.HasPrefix(id, "floorbench-sweep-") || len(id) != len("floorbench-sweep-")+20 {
+	if id, _ := s.WorkflowID(); !strings.HasPrefix(id, "floorbench-sweep-") || len(id) != len("floorbench-sweep-")+32 {
 		t.Errorf("workflow id %q", id)
+	}
+}
+
+// Task queues and concurrency (the sweep's and each agent's) and an
+// agent's credential say how a run runs: the same sweep with others is the
+// same run, while the workers still receive them.
+func TestRunSettingsAreNotIdentity(t *testing.T) {
+	base, err := Parse("a.yaml", []byte(agentExample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := strings.Replace(agentExample, "agents:", "queues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}\nconcurrency: 7\nagents:", 1)
+	moved = strings.Replace(moved, "credential_env: AGENT_KEY\n    concurrency: 8", "credential_env: OTHER_KEY\n    auth_header: X-Key\n    concurrency: 2", 1)
+	other, err := Parse("b.yaml", []byte(moved))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.Normalise()
+	other.Normalise()
+	if other.Queues.CPU != "lab-cpu" || other.Concurrency != 7 || other.Agents[1].Concurrency != 2 || other.Agents[1].CredentialEnv != "OTHER_KEY" {
+		t.Fatalf("the run settings did not parse: %+v", other)
+	}
+	id1, err1 := base.WorkflowID()
+	id2, err2 := other.WorkflowID()
+	if err1 != nil || err2 != nil || id1 != id2 {
+		t.Errorf("workflow ids %s and %s (%v, %v):\n%s\n%s", id1, id2, err1, err2, mustCanonical(base), mustCanonical(other))
+	}
+	payload, err := json.Marshal(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent Sweep
+	if err := json.Unmarshal(payload, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.Queues != other.Queues || sent.Concurrency != 7 || sent.Agents[1].Concurrency != 2 || sent.Agents[1].CredentialEnv != "OTHER_KEY" {
+		t.Errorf("the workers would not receive the run settings: %s", payload)
 	}
 }
 

@@ -34,7 +34,7 @@ func fullSizeBundle(b *testing.B) (store.Store, string) {
 		}
 		evals = append(evals, *e)
 	}
-	files, _, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
+	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func fullSizeBundle(b *testing.B) (store.Store, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	id := bundle.ID(meta)
+	id := res.BundleID
 	for _, f := range files {
 		if err := store.PutBytes(context.Background(), st, keys.Bundle(id, f.Name), f.Data); err != nil {
 			b.Fatal(err)

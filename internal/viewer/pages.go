@@ -24,19 +24,14 @@ type bundleRow struct {
 }
 
 func (s *Server) manifests(r *http.Request) ([]bundleRow, error) {
-	keys, err := s.store.List(r.Context(), "bundles/")
+	manifests, err := bundle.List(r.Context(), s.store)
 	if err != nil {
 		return nil, err
 	}
 	var rows []bundleRow
-	for _, k := range keys {
-		id, ok := strings.CutSuffix(strings.TrimPrefix(k, "bundles/"), "/manifest.json")
-		if !ok || !bundleID.MatchString(id) {
+	for _, m := range manifests {
+		if !keys.IsBundleID(m.BundleID) {
 			continue
-		}
-		m := &bundle.Manifest{}
-		if err := s.readJSON(r.Context(), k, m); err != nil {
-			return nil, err
 		}
 		row := bundleRow{Manifest: m}
 		for _, in := range m.Inputs {
@@ -48,7 +43,6 @@ func (s *Server) manifests(r *http.Request) ([]bundleRow, error) {
 		}
 		rows = append(rows, row)
 	}
-	slices.SortStableFunc(rows, func(a, b bundleRow) int { return strings.Compare(b.Created, a.Created) })
 	return rows, nil
 }
 
@@ -127,7 +121,7 @@ var figureName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\.(svg|png)$`)
 // figure serves one stored figure of a bundle.
 func (s *Server) figure(w http.ResponseWriter, r *http.Request) {
 	id, name := r.PathValue("id"), r.PathValue("file")
-	if !bundleID.MatchString(id) || !figureName.MatchString(name) || strings.Contains(name, "..") {
+	if !keys.IsBundleID(id) || !figureName.MatchString(name) || strings.Contains(name, "..") {
 		s.fail(w, http.StatusNotFound, "No such figure.")
 		return
 	}

@@ -8,20 +8,21 @@ import (
 	"sync"
 
 	"github.com/floorbench/floorbench/internal/figure"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
 // schedules are the names of the schedules with runs in the store.
 func (s *Server) schedules(r *http.Request) ([]string, error) {
-	stored, err := s.store.List(r.Context(), "schedules/")
+	stored, err := s.store.List(r.Context(), keys.Schedules)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for _, k := range stored {
-		name, _, _ := strings.Cut(strings.TrimPrefix(k, "schedules/"), "/")
-		if nightly.CheckName(name) == nil && !slices.Contains(names, name) {
+		name, ok := keys.ScheduleOf(k)
+		if ok && nightly.CheckName(name) == nil && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
@@ -41,7 +42,7 @@ func TestSchedulePages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.PutBytes(ctx, f.store, nightly.RunPrefix("viewer-nightly", at)+nightly.RunFile, data); err != nil {
+		if err := store.PutBytes(ctx, f.store, keys.ScheduleRun("viewer-nightly", at)+nightly.RunFile, data); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,7 +146,7 @@ func TestSchedulePageReadsEachRunsResultsOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := store.PutBytes(ctx, f.store, nightly.RunPrefix("viewer-counted", at)+nightly.RunFile, data); err != nil {
+		if err := store.PutBytes(ctx, f.store, keys.ScheduleRun("viewer-counted", at)+nightly.RunFile, data); err != nil {
 			t.Fatal(err)
 		}
 	}

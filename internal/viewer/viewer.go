@@ -9,7 +9,6 @@ import (
 	"html/template"
 	"log"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -108,9 +107,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// bundleID is what bundle.ID makes: 24 hex digits.
-var bundleID = regexp.MustCompile(`^[0-9a-f]{24}$`)
-
 // errNotFound is a page's clear "no such thing", shown as a 404.
 type errNotFound struct{ msg string }
 
@@ -122,8 +118,8 @@ func notFound(format string, args ...any) error { return errNotFound{fmt.Sprintf
 // corpora, or takes them from the cache. Requests for a bundle not yet
 // cached wait for one read of it.
 func (s *Server) load(ctx context.Context, id string) (*loaded, error) {
-	if !bundleID.MatchString(id) {
-		return nil, notFound("%q is not a bundle id (24 hexadecimal digits).", id)
+	if !keys.IsBundleID(id) {
+		return nil, notFound("%q is not a bundle id (32 hexadecimal digits).", id)
 	}
 	if b := s.fromCache(id); b != nil {
 		return b, nil
@@ -165,12 +161,13 @@ func (s *Server) fromCache(id string) *loaded {
 
 // read reads bundle id from the store.
 func (s *Server) read(ctx context.Context, id string) (*loaded, error) {
-	b := &loaded{id: id, manifest: &bundle.Manifest{}, results: &bundle.Results{}, corpora: map[string]*storedCorpus{}}
-	if err := s.readJSON(ctx, keys.Bundle(id, "manifest.json"), b.manifest); err != nil {
+	b := &loaded{id: id, corpora: map[string]*storedCorpus{}}
+	var err error
+	if b.manifest, err = bundle.ReadManifest(ctx, s.store, id); err != nil {
 		return nil, s.missing(err, "No bundle %s in %s.", id, s.store.Describe())
 	}
-	if err := s.readJSON(ctx, keys.Bundle(id, "results.json"), b.results); err != nil {
-		return nil, s.missing(err, "Bundle %s has no results.json.", id)
+	if b.results, err = bundle.ReadResults(ctx, s.store, id); err != nil {
+		return nil, s.missing(err, "Bundle %s has no %s.", id, keys.ResultsFile)
 	}
 	prefixes := specPrefixes(b.manifest.Spec)
 	tried := map[string]bool{}
@@ -251,20 +248,6 @@ func (b *loaded) corpusPrefix(name, hash string) string {
 		return c.prefix
 	}
 	return keys.Corpus(hash)
-}
-
-func (s *Server) readJSON(ctx context.Context, key string, v any) error {
-	if err := store.CheckKey(key); err != nil {
-		return notFound("%v", err)
-	}
-	data, err := store.GetBytes(ctx, s.store, key)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", key, err)
-	}
-	return nil
 }
 
 // missing turns a store error into the page's error: a missing object is

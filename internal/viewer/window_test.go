@@ -40,7 +40,7 @@ func TestBundlePageMarksTheBlindSpot(t *testing.T) {
 		{System: "after-overlap", SystemHash: "a", Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{task(1, 5, true)}},
 		{System: "honest", SystemHash: "b", Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{task(1, 1, false)}},
 	}
-	files, _, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
+	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestBundlePageMarksTheBlindSpot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := bundle.ID(meta)
+	id := res.BundleID
 	for _, f := range files {
 		if err := store.PutBytes(context.Background(), st, keys.Bundle(id, f.Name), f.Data); err != nil {
 			t.Fatal(err)

@@ -101,15 +101,6 @@ const fixtureMeetings = "# AMI fixture\nES2099a test\n\nIB4099 dev # non-scenari
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
-func findEvent(events []floor.Event, kind floor.EventKind, speaker int, start float64) (floor.Event, bool) {
-	for _, e := range events {
-		if e.Kind == kind && e.Speaker == speaker && near(e.Start, start) {
-			return e, true
-		}
-	}
-	return floor.Event{}, false
-}
-
 func TestAMIFloorRulesOnFixture(t *testing.T) {
 	m, err := readAMIMeeting(amiNXT, "ES2099a")
 	if err != nil {
