@@ -1,4 +1,4 @@
-package bundle
+package compare
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 )
@@ -28,13 +30,13 @@ type Change struct {
 // Diff compares the test results of two bundles (docs/architecture.md#bundles, nightly
 // regressions): recall down or fp_rate up by more than tolerance, or a
 // system leaving the budget, is a regression.
-func Diff(old, cur *Results, tolerance float64) []Change {
+func Diff(old, cur *bundle.Results, tolerance float64) []Change {
 	type key struct {
 		corpus, system string
 		task           floor.Task
 	}
-	index := func(r *Results) map[key]TaskResult {
-		m := map[key]TaskResult{}
+	index := func(r *bundle.Results) map[key]evaluate.TaskResult {
+		m := map[key]evaluate.TaskResult{}
 		for _, e := range r.Evaluations {
 			for _, t := range e.Tasks {
 				m[key{e.Corpus, e.System, t.Task}] = t
@@ -89,7 +91,7 @@ func CheckTolerance(tolerance float64) error {
 	return nil
 }
 
-func verdict(a, b TaskResult, c Change, tolerance float64) string {
+func verdict(a, b evaluate.TaskResult, c Change, tolerance float64) string {
 	dRecall := float64(c.NewRecall) - float64(c.OldRecall)
 	dFP := float64(c.NewFPRate) - float64(c.OldFPRate)
 	// A measured value that became unmeasured (NaN, no test result) is a
@@ -122,7 +124,7 @@ func nan() report.Num { return report.Num(math.NaN()) }
 // Mismatches lists what makes two bundles' numbers incomparable, to be
 // reported before any verdict: a different scoring protocol, bootstrap,
 // or corpus content under the same corpus name.
-func Mismatches(old, cur *Results) []string {
+func Mismatches(old, cur *bundle.Results) []string {
 	var out []string
 	if a, b := protocolFields(old), protocolFields(cur); !maps.Equal(a, b) {
 		keys := slices.Sorted(maps.Keys(a))
@@ -141,7 +143,7 @@ func Mismatches(old, cur *Results) []string {
 		out = append(out, fmt.Sprintf("bootstrap: %d resamples seed %d in %s, %d resamples seed %d in %s",
 			old.Resamples, old.Seed, old.BundleID, cur.Resamples, cur.Seed, cur.BundleID))
 	}
-	hashes := func(r *Results) map[string]string {
+	hashes := func(r *bundle.Results) map[string]string {
 		m := map[string]string{}
 		for _, e := range r.Evaluations {
 			m[e.Corpus] = e.CorpusHash
@@ -158,7 +160,7 @@ func Mismatches(old, cur *Results) []string {
 }
 
 // protocolFields are the protocol parameters by JSON name, as text.
-func protocolFields(r *Results) map[string]string {
+func protocolFields(r *bundle.Results) map[string]string {
 	data, _ := json.Marshal(r.Protocol)
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal(data, &raw)

@@ -1,4 +1,4 @@
-package bundle
+package compare
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -102,7 +104,7 @@ type PairedOptions struct {
 // system left the budget or lost its operating point; improved
 // symmetrically; byte-identical inputs and results are identical without
 // resampling.
-func Paired(old, cur *Results, opt PairedOptions) *Verdict {
+func Paired(old, cur *bundle.Results, opt PairedOptions) *Verdict {
 	v := &Verdict{Old: old.BundleID, New: cur.BundleID, Tolerance: opt.Tolerance, Resamples: opt.Resamples, Seed: opt.Seed, Counts: map[Outcome]int{}}
 	if v.Resamples == 0 {
 		v.Resamples, v.Seed = cur.Resamples, cur.Seed
@@ -160,7 +162,7 @@ func (v *Verdict) Regressions() int { return v.Counts[Regressed] + v.Counts[Remo
 
 // judge bootstraps the paired differences of one row (recall within each
 // of budgetsMS included) and decides it.
-func (v *Verdict) judge(r *PairedRow, a, b TaskResult, budgetsMS []int) {
+func (v *Verdict) judge(r *PairedRow, a, b evaluate.TaskResult, budgetsMS []int) {
 	olds, news := pairConversations(a.TestByConv, b.TestByConv)
 	r.Conversations = len(olds)
 	var up, down []string
@@ -223,16 +225,16 @@ func joinReasons(rs []string) string {
 
 // pairConversations are the counts of the conversations both results
 // scored, in the order of their ids.
-func pairConversations(old, cur []ConvCounts) (olds, news []score.Counts) {
-	byID := make(map[string]ConvCounts, len(cur))
+func pairConversations(old, cur []evaluate.ConvCounts) (olds, news []score.Counts) {
+	byID := make(map[string]evaluate.ConvCounts, len(cur))
 	for _, c := range cur {
 		byID[c.ID] = c
 	}
 	sorted := slices.Clone(old)
-	slices.SortFunc(sorted, func(a, b ConvCounts) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(sorted, func(a, b evaluate.ConvCounts) int { return cmp.Compare(a.ID, b.ID) })
 	for _, c := range sorted {
 		if d, ok := byID[c.ID]; ok {
-			olds, news = append(olds, c.counts()), append(news, d.counts())
+			olds, news = append(olds, c.Counts()), append(news, d.Counts())
 		}
 	}
 	return olds, news
@@ -249,7 +251,7 @@ type taskKey struct {
 
 // taskInBundle is a task result with the hashes of what produced it.
 type taskInBundle struct {
-	TaskResult
+	evaluate.TaskResult
 	systemHash, corpusHash string
 }
 
@@ -264,7 +266,7 @@ func (t taskInBundle) identical(u taskInBundle) bool {
 	return errA == nil && errB == nil && bytes.Equal(a, b)
 }
 
-func indexTasks(r *Results) map[taskKey]taskInBundle {
+func indexTasks(r *bundle.Results) map[taskKey]taskInBundle {
 	m := map[taskKey]taskInBundle{}
 	for _, e := range r.Evaluations {
 		for _, t := range e.Tasks {
@@ -277,8 +279,8 @@ func indexTasks(r *Results) map[taskKey]taskInBundle {
 // SharedConversations counts the test conversations scored in both
 // bundles on a corpus of the same name: zero means a paired comparison
 // has nothing to resample.
-func SharedConversations(old, cur *Results) int {
-	ids := func(r *Results) map[string]bool {
+func SharedConversations(old, cur *bundle.Results) int {
+	ids := func(r *bundle.Results) map[string]bool {
 		m := map[string]bool{}
 		for _, e := range r.Evaluations {
 			for _, t := range e.Tasks {
@@ -300,13 +302,13 @@ func SharedConversations(old, cur *Results) int {
 }
 
 // SharedCorpora lists the corpus names both bundles evaluated.
-func SharedCorpora(old, cur *Results) []string {
+func SharedCorpora(old, cur *bundle.Results) []string {
 	var out []string
 	for _, e := range old.Evaluations {
 		if slices.Contains(out, e.Corpus) {
 			continue
 		}
-		if slices.ContainsFunc(cur.Evaluations, func(f Evaluation) bool { return f.Corpus == e.Corpus }) {
+		if slices.ContainsFunc(cur.Evaluations, func(f evaluate.Evaluation) bool { return f.Corpus == e.Corpus }) {
 			out = append(out, e.Corpus)
 		}
 	}
