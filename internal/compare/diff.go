@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,19 +9,13 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/evaluate"
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 )
 
 // Change compares one system, corpus and task between two bundles.
 type Change struct {
-	Corpus    string     `json:"corpus"`
-	System    string     `json:"system"`
-	Task      floor.Task `json:"task"`
-	OldRecall report.Num `json:"old_recall"`
-	NewRecall report.Num `json:"new_recall"`
-	OldFPRate report.Num `json:"old_fp_rate"`
-	NewFPRate report.Num `json:"new_fp_rate"`
+	Subject
+	Rates
 	// Verdict is "same", "better", "regression", "new" or "gone".
 	Verdict string `json:"verdict"`
 }
@@ -31,50 +24,16 @@ type Change struct {
 // regressions): recall down or fp_rate up by more than tolerance, or a
 // system leaving the budget, is a regression.
 func Diff(old, cur *bundle.Results, tolerance float64) []Change {
-	type key struct {
-		corpus, system string
-		task           floor.Task
-	}
-	index := func(r *bundle.Results) map[key]evaluate.TaskResult {
-		m := map[key]evaluate.TaskResult{}
-		for _, e := range r.Evaluations {
-			for _, t := range e.Tasks {
-				m[key{e.Corpus, e.System, t.Task}] = t
-			}
-		}
-		return m
-	}
-	o, n := index(old), index(cur)
-	var keys []key
-	for k := range o {
-		keys = append(keys, k)
-	}
-	for k := range n {
-		if _, ok := o[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.system, b.system), cmp.Compare(a.task, b.task))
-	})
 	var out []Change
-	for _, k := range keys {
-		a, inOld := o[k]
-		b, inNew := n[k]
-		c := Change{Corpus: k.corpus, System: k.system, Task: k.task, OldRecall: nan(), NewRecall: nan(), OldFPRate: nan(), NewFPRate: nan()}
-		if inOld && a.Test != nil {
-			c.OldRecall, c.OldFPRate = a.Test.Recall, a.Test.FPRate
-		}
-		if inNew && b.Test != nil {
-			c.NewRecall, c.NewFPRate = b.Test.Recall, b.Test.FPRate
-		}
+	for _, r := range rows(old, cur) {
+		c := Change{Subject: r.Subject, Rates: r.rates()}
 		switch {
-		case !inOld:
+		case r.old == nil:
 			c.Verdict = "new"
-		case !inNew:
+		case r.cur == nil:
 			c.Verdict = "gone"
 		default:
-			c.Verdict = verdict(a, b, c, tolerance)
+			c.Verdict = verdict(r.old.TaskResult, r.cur.TaskResult, c, tolerance)
 		}
 		out = append(out, c)
 	}
@@ -118,8 +77,6 @@ func Regressions(d []Change) int {
 	}
 	return n
 }
-
-func nan() report.Num { return report.Num(math.NaN()) }
 
 // Mismatches lists what makes two bundles' numbers incomparable, to be
 // reported before any verdict: a different scoring protocol, bootstrap,

@@ -3,7 +3,6 @@ package compare
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/evaluate"
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -47,21 +45,16 @@ type PairedDelta struct {
 
 // PairedRow is one system, corpus and task of a paired comparison.
 type PairedRow struct {
-	Corpus  string     `json:"corpus"`
-	System  string     `json:"system"`
-	Task    floor.Task `json:"task"`
-	Verdict Outcome    `json:"verdict"`
+	Subject
+	Verdict Outcome `json:"verdict"`
 	// Reason says what decided a regression or an improvement.
-	Reason        string       `json:"reason,omitempty"`
-	Conversations int          `json:"paired_conversations"`
-	OldRecall     report.Num   `json:"old_recall"`
-	NewRecall     report.Num   `json:"new_recall"`
-	OldFPRate     report.Num   `json:"old_fp_rate"`
-	NewFPRate     report.Num   `json:"new_fp_rate"`
-	OldInBudget   bool         `json:"old_in_budget"`
-	NewInBudget   bool         `json:"new_in_budget"`
-	Recall        *PairedDelta `json:"recall,omitempty"`
-	FPRate        *PairedDelta `json:"fp_rate,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	Conversations int    `json:"paired_conversations"`
+	Rates
+	OldInBudget bool         `json:"old_in_budget"`
+	NewInBudget bool         `json:"new_in_budget"`
+	Recall      *PairedDelta `json:"recall,omitempty"`
+	FPRate      *PairedDelta `json:"fp_rate,omitempty"`
 	// RecallWithin compares recall within each of the new bundle's
 	// latency budgets (docs/protocol.md#recall-within-a-latency-budget).
 	RecallWithin []BudgetDelta `json:"recall_within_ms,omitempty"`
@@ -112,44 +105,23 @@ func Paired(old, cur *bundle.Results, opt PairedOptions) *Verdict {
 			v.Resamples = score.DefaultBootstrap
 		}
 	}
-	o, n := indexTasks(old), indexTasks(cur)
-	keys := make([]taskKey, 0, len(o)+len(n))
-	for k := range o {
-		keys = append(keys, k)
-	}
-	for k := range n {
-		if _, ok := o[k]; !ok {
-			keys = append(keys, k)
+	for _, row := range rows(old, cur) {
+		r := PairedRow{Subject: row.Subject, Rates: row.rates()}
+		if row.old != nil {
+			r.OldInBudget = row.old.InBudget
 		}
-	}
-	slices.SortFunc(keys, func(a, b taskKey) int {
-		return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.system, b.system), cmp.Compare(a.task, b.task))
-	})
-	for _, k := range keys {
-		a, inOld := o[k]
-		b, inNew := n[k]
-		r := PairedRow{Corpus: k.corpus, System: k.system, Task: k.task, OldRecall: nan(), NewRecall: nan(), OldFPRate: nan(), NewFPRate: nan()}
-		if inOld {
-			r.OldInBudget = a.InBudget
-			if a.Test != nil {
-				r.OldRecall, r.OldFPRate = a.Test.Recall, a.Test.FPRate
-			}
-		}
-		if inNew {
-			r.NewInBudget = b.InBudget
-			if b.Test != nil {
-				r.NewRecall, r.NewFPRate = b.Test.Recall, b.Test.FPRate
-			}
+		if row.cur != nil {
+			r.NewInBudget = row.cur.InBudget
 		}
 		switch {
-		case !inOld:
+		case row.old == nil:
 			r.Verdict = New
-		case !inNew:
+		case row.cur == nil:
 			r.Verdict = Removed
-		case a.identical(b):
+		case row.old.identical(*row.cur):
 			r.Verdict = Identical
 		default:
-			v.judge(&r, a.TaskResult, b.TaskResult, cur.Protocol.LatencyBudgetsMS)
+			v.judge(&r, row.old.TaskResult, row.cur.TaskResult, cur.Protocol.LatencyBudgetsMS)
 		}
 		v.Counts[r.Verdict]++
 		v.Rows = append(v.Rows, r)
@@ -242,38 +214,6 @@ func pairConversations(old, cur []evaluate.ConvCounts) (olds, news []score.Count
 
 func pairedDelta(d score.Difference) *PairedDelta {
 	return &PairedDelta{Delta: report.Num(d.Delta), Lo: report.Num(d.CI.Lo), Hi: report.Num(d.CI.Hi), P: report.Num(d.P)}
-}
-
-type taskKey struct {
-	corpus, system string
-	task           floor.Task
-}
-
-// taskInBundle is a task result with the hashes of what produced it.
-type taskInBundle struct {
-	evaluate.TaskResult
-	systemHash, corpusHash string
-}
-
-// identical reports byte-identical inputs (system and corpus) with the
-// same results.
-func (t taskInBundle) identical(u taskInBundle) bool {
-	if t.systemHash == "" || t.systemHash != u.systemHash || t.corpusHash != u.corpusHash {
-		return false
-	}
-	a, errA := json.Marshal(t.TaskResult)
-	b, errB := json.Marshal(u.TaskResult)
-	return errA == nil && errB == nil && bytes.Equal(a, b)
-}
-
-func indexTasks(r *bundle.Results) map[taskKey]taskInBundle {
-	m := map[taskKey]taskInBundle{}
-	for _, e := range r.Evaluations {
-		for _, t := range e.Tasks {
-			m[taskKey{e.Corpus, e.System, t.Task}] = taskInBundle{t, e.SystemHash, e.CorpusHash}
-		}
-	}
-	return m
 }
 
 // SharedConversations counts the test conversations scored in both
