@@ -43,7 +43,8 @@ type PairedDelta struct {
 	P     report.Num `json:"p_value"`
 }
 
-// PairedRow is one system, corpus and task of a paired comparison.
+// PairedRow is one system, corpus and task of a paired comparison of two
+// bundles, a row of verdict.json.
 type PairedRow struct {
 	Subject
 	Verdict Outcome `json:"verdict"`
