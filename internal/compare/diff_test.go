@@ -21,9 +21,9 @@ func results(id string, recall float64, test bool) *bundle.Results {
 		Evaluations: []evaluate.Evaluation{{System: "s", Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{t}}}}
 }
 
-// The verdicts a nightly gate acts on, from the reproductions of the
-// issue: a collapse is a regression whatever the tolerance, a result that
-// disappears is one, and equal bundles are the same at tolerance 0.
+// The verdicts a nightly gate acts on: a collapse is a regression
+// whatever the tolerance, a result that disappears is one, and equal
+// bundles are the same at tolerance 0.
 func TestDiffVerdicts(t *testing.T) {
 	for _, c := range []struct {
 		name     string

@@ -60,7 +60,7 @@ type Evaluation struct {
 	CorpusHash string       `json:"corpus_hash"`
 	Tasks      []TaskResult `json:"tasks"`
 	// CorpusInfo describes the corpus; results.json lists it once per
-	// corpus (Results.Corpora), not per evaluation.
+	// corpus (bundle.Results.Corpora), not per evaluation.
 	CorpusInfo *CorpusInfo `json:"corpus_info,omitempty"`
 }
 
