@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -43,13 +44,13 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 		return id, err
 	}
 	defer keepAlive(ctx, "aggregating")()
-	var evals []bundle.Evaluation
+	var evals []evaluate.Evaluation
 	for _, key := range in.Evaluations {
 		data, err := store.GetBytes(ctx, a.Store, key)
 		if err != nil {
 			return "", err
 		}
-		var e bundle.Evaluation
+		var e evaluate.Evaluation
 		if err := json.Unmarshal(data, &e); err != nil {
 			return "", corrupt(key, err)
 		}
@@ -104,7 +105,7 @@ func (a *Activities) addSeated(ctx context.Context, outcomes []SeatedOutcome, pa
 		if err != nil {
 			return err
 		}
-		var e bundle.Evaluation
+		var e evaluate.Evaluation
 		if err := json.Unmarshal(data, &e); err != nil {
 			return corrupt(o.Key, err)
 		}
@@ -125,7 +126,7 @@ func (a *Activities) addSeated(ctx context.Context, outcomes []SeatedOutcome, pa
 // i/n on corpus i%n of the meta's inputs (n corpora), as the sweep lists
 // them; a hash that disagrees is a plan that does not match its meta.
 // Meta without inputs (tests building bundles by hand) keeps the names.
-func nameEvaluations(meta bundle.Meta, evals []bundle.Evaluation) error {
+func nameEvaluations(meta bundle.Meta, evals []evaluate.Evaluation) error {
 	if len(meta.Inputs) == 0 {
 		return nil
 	}

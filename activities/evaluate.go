@@ -7,8 +7,8 @@ import (
 	"math"
 	"path/filepath"
 
-	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
@@ -53,7 +53,7 @@ func evaluationKey(in EvaluateInput, protocol int) string {
 }
 
 // Evaluate loads a corpus's gold and a system's tracks and runs the
-// evaluation of docs/protocol.md#sweep-and-operating-point (bundle.Evaluate); it returns the key of
+// evaluation of docs/protocol.md#sweep-and-operating-point (evaluate.System); it returns the key of
 // the stored result.
 func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, err error) {
 	defer invalidKey(&err)
@@ -79,7 +79,7 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, 
 		return "", err
 	}
 	defer release()
-	bin := &bundle.Input{System: in.System.Name, SystemHash: in.System.Hash, Corpus: c,
+	bin := &evaluate.Input{System: in.System.Name, SystemHash: in.System.Hash, Corpus: c,
 		DevProbs: map[floor.Task]*score.ProbsFile{}, TestProbs: map[floor.Task]*score.ProbsFile{},
 		Params: in.Params, Resamples: in.Resamples, Seed: in.Seed}
 	if in.Transfer != nil {
@@ -100,7 +100,7 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, 
 			}
 		}
 	}
-	e, err := bundle.Evaluate(bin)
+	e, err := evaluate.System(bin)
 	if err != nil {
 		return "", badInput("%v", err)
 	}
@@ -112,12 +112,12 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, 
 }
 
 // transferred reads the dev operating points of a stored evaluation.
-func (a *Activities) transferred(ctx context.Context, t Transfer) (map[floor.Task]bundle.TransferredTheta, error) {
+func (a *Activities) transferred(ctx context.Context, t Transfer) (map[floor.Task]evaluate.TransferredTheta, error) {
 	data, err := store.GetBytes(ctx, a.Store, t.Evaluation)
 	if err != nil {
 		return nil, err
 	}
-	var e bundle.Evaluation
+	var e evaluate.Evaluation
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, corrupt(t.Evaluation, err)
 	}
@@ -147,7 +147,7 @@ func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash stri
 // its gold per split (by the rules of its kind), attributes, error-anatomy
 // labels (generated corpora) and human timing baseline. Unlabelled
 // conversations are counted, not scored.
-func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *bundle.Corpus, err error) {
+func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *evaluate.Corpus, err error) {
 	defer invalidKey(&err)
 	dir, cleanup, err := a.scratch()
 	if err != nil {
@@ -162,7 +162,7 @@ func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *bundle
 		return nil, badInput("corpus %s: %v", plan.Name, err)
 	}
 	kind := c.Manifest.Kind
-	out := &bundle.Corpus{Name: plan.Name, Hash: plan.Hash, Kind: kind, Conversations: map[string]bundle.Conversation{},
+	out := &evaluate.Corpus{Name: plan.Name, Hash: plan.Hash, Kind: kind, Conversations: map[string]evaluate.Conversation{},
 		Dev:  &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax},
 		Test: &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax}}
 	var transfers []floor.Transfer
@@ -179,7 +179,7 @@ func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *bundle
 			return nil, badInput("corpus %s: %v", plan.Name, err)
 		}
 		transfers = append(transfers, floor.Transfers(l.Floor)...)
-		bc := bundle.Conversation{ID: conv.ID, Split: conv.Split,
+		bc := evaluate.Conversation{ID: conv.ID, Split: conv.Split,
 			Attributes: map[string]string{"speakers": fmt.Sprint(conv.Speakers), "type": conv.InteractionType}}
 		if kind == corpus.KindMPTB {
 			anatomy := floor.MPTBAnatomy(&l.Gold, l.Events)

@@ -23,6 +23,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
@@ -477,7 +478,7 @@ func TestEvaluate(t *testing.T) {
 	if puts := rec.take(); !slices.Equal(puts, []string{key}) {
 		t.Errorf("puts %q", puts)
 	}
-	var e bundle.Evaluation
+	var e evaluate.Evaluation
 	if err := json.Unmarshal([]byte(stored(t, local, key)), &e); err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +513,7 @@ func TestEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var te bundle.Evaluation
+	var te evaluate.Evaluation
 	if err := json.Unmarshal([]byte(stored(t, local, tkey)), &te); err != nil {
 		t.Fatal(err)
 	}

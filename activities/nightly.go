@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
@@ -34,15 +35,15 @@ type VerdictInput struct {
 
 // VerdictResult is what a run found.
 type VerdictResult struct {
-	Baseline string                 `json:"baseline_bundle"`
-	Counts   map[bundle.Outcome]int `json:"verdict_counts"`
+	Baseline string                  `json:"baseline_bundle"`
+	Counts   map[compare.Outcome]int `json:"verdict_counts"`
 	// Prefix is the run's folder in the store.
 	Prefix string `json:"prefix"`
 }
 
 // Verdict compares a scheduled run's bundle with its baseline (the
 // schedule's previous successful run, or a pinned bundle) with the paired
-// conversation bootstrap of bundle.Paired and stores verdict.json,
+// conversation bootstrap of compare.Paired and stores verdict.json,
 // verdict.md and run.json in the run's folder, run.json last. A first run
 // without a previous one finds every system new.
 func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResult, error) {
@@ -70,7 +71,7 @@ func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResul
 			return VerdictResult{}, undecodable(err)
 		}
 	}
-	v := bundle.Paired(old, cur, bundle.PairedOptions{Tolerance: in.Tolerance})
+	v := compare.Paired(old, cur, compare.PairedOptions{Tolerance: in.Tolerance})
 	manifest, err := bundle.ReadManifest(ctx, a.Store, in.BundleID)
 	if err != nil {
 		return VerdictResult{}, undecodable(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
@@ -65,7 +66,7 @@ func TestVerdictAgainstThePreviousRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCounts := map[bundle.Outcome]int{bundle.New: 2}
+	wantCounts := map[compare.Outcome]int{compare.New: 2}
 	if first.Baseline != "" || !maps.Equal(first.Counts, wantCounts) || first.Prefix != keys.ScheduleRun("n", night(1)) {
 		t.Errorf("first run: %+v; want no baseline and %v", first, wantCounts)
 	}
@@ -93,7 +94,7 @@ func TestVerdictAgainstThePreviousRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if third.Baseline != id || !maps.Equal(third.Counts, map[bundle.Outcome]int{bundle.Identical: 2}) {
+	if third.Baseline != id || !maps.Equal(third.Counts, map[compare.Outcome]int{compare.Identical: 2}) {
 		t.Errorf("third run: %+v; want baseline %s (the failed run passed over) and 2 identical", third, id)
 	}
 	if md := stored(t, a.Store, third.Prefix+nightly.VerdictMarkdown); !strings.Contains(md, "identical") {

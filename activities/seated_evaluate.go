@@ -9,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -63,7 +64,7 @@ const maxSeatError = 300
 
 // EvaluateSeated reads every stored seat of the agent on the corpus,
 // derives its predictions from what was heard from it (seated.Predict: no
-// agent is contacted), scores them by the protocol (bundle.EvaluateSeated)
+// agent is contacted), scores them by the protocol (evaluate.Seated)
 // and stores the evaluation unless stored already. A seat that failed for
 // good leaves the agent unranked on the corpus, its error in the outcome.
 func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput) (_ SeatedOutcome, err error) {
@@ -132,7 +133,7 @@ func (a *Activities) fetchSeat(ctx context.Context, key string, r *seated.Record
 
 // seatedEvaluation derives the agent's predictions per split from the
 // seats fetched under sessions and scores them.
-func (a *Activities) seatedEvaluation(ctx context.Context, in EvaluateSeatedInput, c *corpus.Corpus, seats []seated.Seat, sessions string) (*bundle.Evaluation, error) {
+func (a *Activities) seatedEvaluation(ctx context.Context, in EvaluateSeatedInput, c *corpus.Corpus, seats []seated.Seat, sessions string) (*evaluate.Evaluation, error) {
 	bc, err := a.LoadCorpus(ctx, in.Corpus)
 	if err != nil {
 		return nil, err
@@ -155,7 +156,7 @@ func (a *Activities) seatedEvaluation(ctx context.Context, in EvaluateSeatedInpu
 			return nil, badInput("seated agent %s on %s: %v", in.Agent.Name, in.Corpus.Name, err)
 		}
 	}
-	e, err := bundle.EvaluateSeated(&bundle.SeatedInput{System: in.Agent.Name, SystemHash: AgentHash(in.Agent), Corpus: bc,
+	e, err := evaluate.Seated(&evaluate.SeatedInput{System: in.Agent.Name, SystemHash: AgentHash(in.Agent), Corpus: bc,
 		Dev: subs["dev"], Test: subs["test"], OperatingPoint: seated.OperatingPoint, Params: in.Params, Resamples: in.Resamples, Seed: in.Seed})
 	if err != nil {
 		return nil, badInput("%v", err)

@@ -42,7 +42,7 @@ var tiers = []tier{
 	{"composition", true, []string{
 		"internal/generate", "internal/backend", "internal/backend/backendfixture", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
 		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
-		"internal/audit/auditfixture", "internal/bundle", "internal/bundle/bundlefixture", "internal/spec", "internal/viewer", "internal/nightly",
+		"internal/audit/auditfixture", "internal/evaluate", "internal/bundle", "internal/bundle/bundlefixture", "internal/compare", "internal/spec", "internal/viewer", "internal/nightly",
 		"internal/agent", "internal/agent/refagent", "internal/agent/harness", "internal/agent/seated",
 	}},
 	{"orchestration", true, []string{

@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/nightly"
 )
 
@@ -27,10 +27,10 @@ type NightlyInput struct {
 
 // NightlyResult is a run's bundle and verdict.
 type NightlyResult struct {
-	BundleID string                 `json:"bundle_id"`
-	Baseline string                 `json:"baseline_bundle"`
-	Counts   map[bundle.Outcome]int `json:"verdict_counts"`
-	Prefix   string                 `json:"prefix"`
+	BundleID string                  `json:"bundle_id"`
+	Baseline string                  `json:"baseline_bundle"`
+	Counts   map[compare.Outcome]int `json:"verdict_counts"`
+	Prefix   string                  `json:"prefix"`
 }
 
 // ResolveScheduledInput names the stored spec a run resolves.

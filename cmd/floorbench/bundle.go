@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -336,11 +337,11 @@ bad flag).`,
   floorbench bundle diff OLD NEW --tolerance 0.01 -o json`,
 		Args: cobra.ExactArgs(2),
 	}
-	cmd.Flags().Float64Var(&tolerance, "tolerance", bundle.DefaultTolerance, "allowed change before a difference counts as a regression")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", compare.DefaultTolerance, "allowed change before a difference counts as a regression")
 	cmd.Flags().BoolVar(&paired, "paired", false, "paired bootstrap verdicts with CIs (default: on when the bundles share test conversations)")
 	outputFlag(cmd, &output, resultFormats)
 	cmd = withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
-		if err := bundle.CheckTolerance(tolerance); err != nil {
+		if err := compare.CheckTolerance(tolerance); err != nil {
 			return err
 		}
 		oldID, err := resolveBundleID(ctx, st, args[0])
@@ -359,14 +360,14 @@ bad flag).`,
 		if err != nil {
 			return err
 		}
-		for _, m := range bundle.Mismatches(old, cur) {
+		for _, m := range compare.Mismatches(old, cur) {
 			fmt.Fprintln(cmd.ErrOrStderr(), "floorbench: bundles differ:", m)
 		}
 		if !cmd.Flags().Changed("paired") {
-			paired = bundle.SharedConversations(old, cur) > 0
+			paired = compare.SharedConversations(old, cur) > 0
 		}
 		if paired {
-			v := bundle.Paired(old, cur, bundle.PairedOptions{Tolerance: tolerance})
+			v := compare.Paired(old, cur, compare.PairedOptions{Tolerance: tolerance})
 			if err := printVerdict(cmd.OutOrStdout(), v, output); err != nil {
 				return err
 			}
@@ -375,7 +376,7 @@ bad flag).`,
 			}
 			return nil
 		}
-		d := bundle.Diff(old, cur, tolerance)
+		d := compare.Diff(old, cur, tolerance)
 		if output == "json" {
 			err = writeJSON(cmd.OutOrStdout(), d)
 		} else {
@@ -384,7 +385,7 @@ bad flag).`,
 		if err != nil {
 			return err
 		}
-		if n := bundle.Regressions(d); n > 0 {
+		if n := compare.Regressions(d); n > 0 {
 			return exitError{1, fmt.Errorf("%d regression(s) from %s to %s", n, oldID, newID)}
 		}
 		return nil
@@ -392,7 +393,7 @@ bad flag).`,
 	return withExitCode(cmd, 2)
 }
 
-func diffTable(d []bundle.Change) *report.Table {
+func diffTable(d []compare.Change) *report.Table {
 	t := &report.Table{Header: []string{"corpus", "system", "task", "recall old", "recall new", "fp old", "fp new", "verdict"}, Labels: 3}
 	for _, c := range d {
 		t.Rows = append(t.Rows, []string{c.Corpus, c.System, string(c.Task), report.Rate(float64(c.OldRecall)), report.Rate(float64(c.NewRecall)),
@@ -403,7 +404,7 @@ func diffTable(d []bundle.Change) *report.Table {
 
 // printVerdict writes a paired verdict: its summary line over its table,
 // or verdict.json with -o json.
-func printVerdict(w io.Writer, v *bundle.Verdict, output string) error {
+func printVerdict(w io.Writer, v *compare.Verdict, output string) error {
 	if output == "json" {
 		return writeJSON(w, v)
 	}

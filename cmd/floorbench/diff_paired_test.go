@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -17,16 +19,16 @@ import (
 // negatives each), with its per-conversation counts, and returns its id.
 func storePairedBundle(t *testing.T, storeDir, name, systemHash string, found int) string {
 	t.Helper()
-	var per []bundle.ConvCounts
+	var per []evaluate.ConvCounts
 	var sum score.Counts
 	for i := range 30 {
-		c := bundle.ConvCounts{ID: fmt.Sprintf("c%02d", i), TP: found, FN: 10 - found, FP: 1, TN: 19}
+		c := evaluate.ConvCounts{ID: fmt.Sprintf("c%02d", i), TP: found, FN: 10 - found, FP: 1, TN: 19}
 		per = append(per, c)
 		sum.TP, sum.FN, sum.FP, sum.TN = sum.TP+c.TP, sum.FN+c.FN, sum.FP+c.FP, sum.TN+c.TN
 	}
 	m := report.Metrics(sum, nil)
 	meta := bundle.Meta{Name: name, Protocol: score.DefaultParams(), Resamples: 500, Seed: 1}
-	eval := bundle.Evaluation{System: "s", SystemHash: systemHash, Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{{
+	eval := evaluate.Evaluation{System: "s", SystemHash: systemHash, Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{{
 		Task: floor.TaskEOT, HasOP: true, InBudget: true, Test: &m, TestByConv: per}}}
 	return writeBundle(t, storeDir, meta, eval)
 }
@@ -42,11 +44,11 @@ func TestBundleDiffPaired(t *testing.T) {
 		return run(t, append([]string{"bundle", "diff", "--store-dir", st, "--config", ""}, args...)...)
 	}
 	stdout, stderr, code := diff(good, worse, "-o", "json")
-	var v bundle.Verdict
+	var v compare.Verdict
 	if code != 1 || json.Unmarshal([]byte(stdout), &v) != nil || len(v.Rows) != 1 {
 		t.Fatalf("paired diff of a drop: exit %d, %q, %q", code, stdout, stderr)
 	}
-	if r := v.Rows[0]; r.Verdict != bundle.Regressed || r.Recall == nil || !(r.Recall.Hi < -0.005) || r.Conversations != 30 {
+	if r := v.Rows[0]; r.Verdict != compare.Regressed || r.Recall == nil || !(r.Recall.Hi < -0.005) || r.Conversations != 30 {
 		t.Errorf("row %+v: want regressed with a recall CI below -tolerance over 30 conversations", r)
 	}
 	if stdout, stderr, code := diff(good, same); code != 0 || !strings.Contains(stdout, "identical") {

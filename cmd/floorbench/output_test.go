@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
@@ -21,14 +23,14 @@ import (
 func storeBundle(t *testing.T, storeDir, name string, recall float64) string {
 	t.Helper()
 	meta := bundle.Meta{Name: name, Protocol: score.DefaultParams(), Resamples: 100, Seed: 1}
-	eval := bundle.Evaluation{System: "s", Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{{
+	eval := evaluate.Evaluation{System: "s", Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{{
 		Task: floor.TaskEOT, HasOP: true, InBudget: true, Test: &report.TaskMetrics{Recall: report.Num(recall), FPRate: 0.05}}}}
 	return writeBundle(t, storeDir, meta, eval)
 }
 
 // writeBundle builds a bundle of the evaluations and writes its files
 // into a local store folder; it returns the bundle's id.
-func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, evals ...bundle.Evaluation) string {
+func writeBundle(t *testing.T, storeDir string, meta bundle.Meta, evals ...evaluate.Evaluation) string {
 	t.Helper()
 	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-02T00:00:00Z")
 	if err != nil {
@@ -78,7 +80,7 @@ func TestBundleDiffExitCodes(t *testing.T) {
 	}
 	// A NaN tolerance once called this collapse "better".
 	stdout, _, _ := diff(good, bad, "-o", "json")
-	var changes []bundle.Change
+	var changes []compare.Change
 	if err := json.Unmarshal([]byte(stdout), &changes); err != nil || len(changes) != 1 || changes[0].Verdict != "regression" {
 		t.Errorf("diff -o json: %q, %v", stdout, err)
 	}

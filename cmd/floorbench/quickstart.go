@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 )
 
@@ -21,7 +22,7 @@ func init() { subcommands = append(subcommands, newQuickstartCommand) }
 type quickstartResult struct {
 	BundleID     string                     `json:"bundle_id"`
 	Location     string                     `json:"location"`
-	Corpora      []bundle.CorpusInfo        `json:"corpora"`
+	Corpora      []evaluate.CorpusInfo      `json:"corpora"`
 	Leaderboards []bundle.CorpusLeaderboard `json:"leaderboards"`
 	Agents       *agent.Results             `json:"agents,omitempty"`
 }

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -21,7 +21,7 @@ var referenceSweeps = []struct{ gold, probs, expected string }{
 	{"gold-synthetic.json", "probs-synthetic-int-zeros.json", "sweep-synthetic-int-zeros.expected.json"},
 }
 
-// The reference sweeps through the path every bundle takes (bundle.Evaluate,
+// The reference sweeps through the path every bundle takes (evaluate.System,
 // as the Evaluate activity calls it) on a corpus whose dev and test are the
 // reference gold: the dev curve, the operating point and test at the frozen
 // threshold must be the reference's numbers to the last bit, and the same
@@ -40,7 +40,7 @@ func TestReferenceBundlePath(t *testing.T) {
 			}
 			p := score.DefaultParams()
 			p.TauPre, p.TauMax = gold.TauPre, gold.TauMax
-			own := evaluateReference(t, &bundle.Corpus{Name: "reference", Dev: gold, Test: gold}, probs, p, nil)
+			own := evaluateReference(t, &evaluate.Corpus{Name: "reference", Dev: gold, Test: gold}, probs, p, nil)
 			cli := runFloorbench(t, "sweep", "--gold", referencePath(c.gold), "--probs", referencePath(c.probs), "-o", "json")
 			for _, want := range []struct {
 				name string
@@ -53,8 +53,8 @@ func TestReferenceBundlePath(t *testing.T) {
 			if !own.HasOP {
 				t.Fatal("the reference has an operating point, the bundle path none")
 			}
-			frozen := map[floor.Task]bundle.TransferredTheta{probs.Task: {Theta: float64(own.Theta), From: "reference"}}
-			moved := evaluateReference(t, &bundle.Corpus{Name: "no-dev", Test: gold}, probs, p, frozen)
+			frozen := map[floor.Task]evaluate.TransferredTheta{probs.Task: {Theta: float64(own.Theta), From: "reference"}}
+			moved := evaluateReference(t, &evaluate.Corpus{Name: "no-dev", Test: gold}, probs, p, frozen)
 			if moved.TransferredFrom != "reference" || moved.Dev != nil || moved.NCandidates != 0 {
 				t.Fatalf("transferred: from %q, dev %v, %d candidates", moved.TransferredFrom, moved.Dev, moved.NCandidates)
 			}
@@ -65,14 +65,14 @@ func TestReferenceBundlePath(t *testing.T) {
 	}
 }
 
-func evaluateReference(t *testing.T, c *bundle.Corpus, probs *score.ProbsFile, p score.Params, frozen map[floor.Task]bundle.TransferredTheta) *bundle.TaskResult {
+func evaluateReference(t *testing.T, c *evaluate.Corpus, probs *score.ProbsFile, p score.Params, frozen map[floor.Task]evaluate.TransferredTheta) *evaluate.TaskResult {
 	t.Helper()
-	in := &bundle.Input{System: "reference", Corpus: c, Params: p, Transferred: frozen,
+	in := &evaluate.Input{System: "reference", Corpus: c, Params: p, Transferred: frozen,
 		DevProbs: map[floor.Task]*score.ProbsFile{}, TestProbs: map[floor.Task]*score.ProbsFile{probs.Task: probs}}
 	if c.Dev != nil {
 		in.DevProbs[probs.Task] = probs
 	}
-	e, err := bundle.Evaluate(in)
+	e, err := evaluate.System(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func sweepAsBundle(t *testing.T, doc []byte) map[string]any {
 // curve as rows, the operating point as θ with the dev metrics, and test
 // (the same gold and scores, so the same counts) as the operating point
 // again.
-func bundleAsSweep(t *testing.T, r *bundle.TaskResult) map[string]any {
+func bundleAsSweep(t *testing.T, r *evaluate.TaskResult) map[string]any {
 	t.Helper()
 	op := func(m *report.TaskMetrics) any {
 		if m == nil {

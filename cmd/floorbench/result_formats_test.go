@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
@@ -85,9 +86,9 @@ func storeFixtureBundle(t *testing.T, storeDir string) string {
 	c, tracks := bundlefixture.Make(bundlefixture.Mini())
 	meta := bundle.Meta{Name: "formats", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"formats"}`), CodeVersion: "test",
 		Protocol: score.DefaultParams(), Resamples: 200, Seed: 9}
-	var evals []bundle.Evaluation
+	var evals []evaluate.Evaluation
 	for _, s := range []string{"early", "late"} {
-		e, err := bundle.Evaluate(&bundle.Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s].Dev, TestProbs: tracks[s].Test,
+		e, err := evaluate.System(&evaluate.Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s].Dev, TestProbs: tracks[s].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
 		if err != nil {
 			t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -106,7 +106,7 @@ run itself succeeds).`,
 	cmd.Flags().StringVar(&cron, "cron", "", `when runs are due, as a cron expression (UTC), e.g. "0 3 * * *"`)
 	cmd.Flags().DurationVar(&every, "every", 0, "when runs are due, as an interval, e.g. 24h")
 	cmd.Flags().StringVar(&baseline, "baseline", nightly.BaselinePrevious, "previous (the schedule's previous successful run) or a bundle id")
-	cmd.Flags().Float64Var(&tolerance, "tolerance", bundle.DefaultTolerance, "change a whole CI must pass before a verdict is regressed or improved")
+	cmd.Flags().Float64Var(&tolerance, "tolerance", compare.DefaultTolerance, "change a whole CI must pass before a verdict is regressed or improved")
 	cmd.Flags().StringVar(&notify, "notify", "", "webhook URL each run's verdict.json is posted to")
 	cmd.Flags().DurationVar(&catchup, "catchup-window", orchestrate.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
@@ -305,7 +305,7 @@ func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) err
 	if s.CatchupWindow < 10*time.Second {
 		return fmt.Errorf("--catchup-window %s: want at least 10s (Temporal's minimum)", s.CatchupWindow)
 	}
-	if err := bundle.CheckTolerance(s.Tolerance); err != nil {
+	if err := compare.CheckTolerance(s.Tolerance); err != nil {
 		return err
 	}
 	if s.Notify != "" {
@@ -508,9 +508,9 @@ func orDash(s string) string {
 	return s
 }
 
-func counts(c map[bundle.Outcome]int) string {
+func counts(c map[compare.Outcome]int) string {
 	var parts []string
-	for _, o := range bundle.Outcomes {
+	for _, o := range compare.Outcomes {
 		if c[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c[o], o))
 		}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
@@ -264,7 +264,7 @@ func (e *nightlyEnv) waitNotified(name string, n int) []nightly.RunView {
 	}
 }
 
-func (e *nightlyEnv) verdict(r nightly.RunView) *bundle.Verdict {
+func (e *nightlyEnv) verdict(r nightly.RunView) *compare.Verdict {
 	e.t.Helper()
 	t, err := time.Parse(time.RFC3339, r.Scheduled)
 	if err != nil {
@@ -274,7 +274,7 @@ func (e *nightlyEnv) verdict(r nightly.RunView) *bundle.Verdict {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	var v bundle.Verdict
+	var v compare.Verdict
 	if err := json.Unmarshal(data, &v); err != nil {
 		e.t.Fatal(err)
 	}
@@ -312,14 +312,14 @@ func (e *nightlyEnv) storedFiles() map[string]time.Time {
 type webhook struct {
 	*httptest.Server
 	mu       sync.Mutex
-	verdicts []bundle.Verdict
+	verdicts []compare.Verdict
 }
 
 func newWebhook(t *testing.T) *webhook {
 	w := &webhook{}
 	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		var v bundle.Verdict
+		var v compare.Verdict
 		if r.Method != http.MethodPost || json.Unmarshal(body, &v) != nil {
 			http.Error(rw, "want a verdict posted", http.StatusBadRequest)
 			return
@@ -332,13 +332,13 @@ func newWebhook(t *testing.T) *webhook {
 	return w
 }
 
-func (w *webhook) received() []bundle.Verdict {
+func (w *webhook) received() []compare.Verdict {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]bundle.Verdict(nil), w.verdicts...)
+	return append([]compare.Verdict(nil), w.verdicts...)
 }
 
-func onlyOutcome(v *bundle.Verdict, o bundle.Outcome) bool {
+func onlyOutcome(v *compare.Verdict, o compare.Outcome) bool {
 	return len(v.Rows) > 0 && v.Counts[o] == len(v.Rows)
 }
 
@@ -354,14 +354,14 @@ func TestScheduleNightlyRegression(t *testing.T) {
 
 	e.mustCLI("schedule", "trigger", "nightly")
 	first := e.waitNotified("nightly", 1)[0]
-	if v := e.verdict(first); !onlyOutcome(v, bundle.New) || first.Baseline != "" {
+	if v := e.verdict(first); !onlyOutcome(v, compare.New) || first.Baseline != "" {
 		t.Fatalf("first run: baseline %q, verdict %+v; want every row new", first.Baseline, v.Counts)
 	}
 	computed := e.storedFiles()
 
 	e.mustCLI("schedule", "trigger", "nightly")
 	second := e.waitNotified("nightly", 2)[1]
-	if v := e.verdict(second); !onlyOutcome(v, bundle.Identical) || second.Baseline != first.BundleID {
+	if v := e.verdict(second); !onlyOutcome(v, compare.Identical) || second.Baseline != first.BundleID {
 		t.Fatalf("second run: baseline %s, verdict %+v; want every row identical against %s", second.Baseline, v.Counts, first.BundleID)
 	}
 	if second.BundleID != first.BundleID {
@@ -381,13 +381,13 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	e.mustCLI("schedule", "trigger", "nightly")
 	third := e.waitNotified("nightly", 3)[2]
 	v := e.verdict(third)
-	var eot *bundle.PairedRow
+	var eot *compare.PairedRow
 	for i := range v.Rows {
 		if v.Rows[i].System == "oracle" && v.Rows[i].Task == "eot" {
 			eot = &v.Rows[i]
 		}
 	}
-	if eot == nil || eot.Verdict != bundle.Regressed || eot.Recall == nil || !(float64(eot.Recall.Hi) < -bundle.DefaultTolerance) {
+	if eot == nil || eot.Verdict != compare.Regressed || eot.Recall == nil || !(float64(eot.Recall.Hi) < -compare.DefaultTolerance) {
 		t.Fatalf("after the system spec got worse: %+v; want eot regressed with a recall CI below -tolerance", eot)
 	}
 	if third.BundleID == second.BundleID || third.Baseline != second.BundleID {
@@ -407,7 +407,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 	}
 
 	got := hook.received()
-	if len(got) != 3 || !onlyOutcome(&got[1], bundle.Identical) || got[2].Counts[bundle.Regressed] == 0 {
+	if len(got) != 3 || !onlyOutcome(&got[1], compare.Identical) || got[2].Counts[compare.Regressed] == 0 {
 		t.Errorf("webhook received %d verdicts %+v; want new, identical, regressed", len(got), got)
 	}
 	if s := e.show("nightly"); len(s.Runs) != 3 || s.Runs[2].Notification == nil || !s.Runs[2].Notification.OK || s.Runs[2].CodeVersion == "" {
@@ -528,7 +528,7 @@ func TestScheduleCatchupOverlapBackfill(t *testing.T) {
 	if caught.WorkflowID != waiting.Running[0] {
 		t.Errorf("the run that finished is %s, the one that waited %s", caught.WorkflowID, waiting.Running[0])
 	}
-	if v := e.verdict(caught); !onlyOutcome(v, bundle.Identical) || caught.BundleID != first.BundleID {
+	if v := e.verdict(caught); !onlyOutcome(v, compare.Identical) || caught.BundleID != first.BundleID {
 		t.Errorf("caught-up run: bundle %s verdict %+v; want %s, every row identical as an undisturbed run", caught.BundleID, v.Counts, first.BundleID)
 	}
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -213,7 +213,7 @@ func TestScheduleRunFailsOnMissingInput(t *testing.T) {
 			back := e.waitRuns("fragile", runs)[runs-1]
 			if back.Error != "" || back.Baseline != good.BundleID || back.BundleID != good.BundleID {
 				t.Errorf("run after %s came back: %+v; want bundle %s judged against it", gone, back.Run, good.BundleID)
-			} else if v := e.verdict(back); !onlyOutcome(v, bundle.Identical) {
+			} else if v := e.verdict(back); !onlyOutcome(v, compare.Identical) {
 				t.Errorf("run after %s came back: verdict %+v; want every row identical", gone, v.Counts)
 			}
 		})
@@ -297,7 +297,7 @@ func TestScheduleCatchupAfterTemporalCrash(t *testing.T) {
 	}
 	if missed.Error != "" || missed.BundleID != first.BundleID || missed.Baseline == "" {
 		t.Errorf("the caught-up run: %+v; want bundle %s judged against a previous run", missed.Run, first.BundleID)
-	} else if v := e.verdict(missed); !onlyOutcome(v, bundle.Identical) {
+	} else if v := e.verdict(missed); !onlyOutcome(v, compare.Identical) {
 		t.Errorf("the caught-up run's verdict: %+v; want every row identical, as an undisturbed run", v.Counts)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/audit"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
@@ -62,14 +63,14 @@ type Manifest struct {
 
 // Results is results.json: byte-identical for the same inputs.
 type Results struct {
-	SchemaVersion int                 `json:"schema_version"`
-	BundleID      string              `json:"bundle_id"`
-	Protocol      score.Params        `json:"protocol"`
-	Resamples     int                 `json:"bootstrap_resamples"`
-	Seed          uint64              `json:"bootstrap_seed"`
-	Corpora       []CorpusInfo        `json:"corpora"`
-	Leaderboards  []CorpusLeaderboard `json:"leaderboards"`
-	Evaluations   []Evaluation        `json:"evaluations"`
+	SchemaVersion int                   `json:"schema_version"`
+	BundleID      string                `json:"bundle_id"`
+	Protocol      score.Params          `json:"protocol"`
+	Resamples     int                   `json:"bootstrap_resamples"`
+	Seed          uint64                `json:"bootstrap_seed"`
+	Corpora       []evaluate.CorpusInfo `json:"corpora"`
+	Leaderboards  []CorpusLeaderboard   `json:"leaderboards"`
+	Evaluations   []evaluate.Evaluation `json:"evaluations"`
 	// Agents are the sweep's voice agents scored on their scenario sets
 	// (docs/agents.md#in-sweeps); absent when it has none.
 	Agents *agent.Results `json:"agents,omitempty"`
@@ -95,7 +96,7 @@ type File struct {
 type Parts struct {
 	// Evaluations are every system's (and seated agent's) evaluations, in
 	// any order.
-	Evaluations []Evaluation
+	Evaluations []evaluate.Evaluation
 	// Audits are the audits of the corpora by corpus name (any subset).
 	Audits map[string]*audit.Report
 	// Agents are the agents' trial results (nil: none).
@@ -113,7 +114,7 @@ func Build(meta Meta, parts Parts, created string) ([]File, *Results, error) {
 		return nil, nil, err
 	}
 	evals, audits, agents := slices.Clone(parts.Evaluations), parts.Audits, parts.Agents
-	slices.SortFunc(evals, func(a, b Evaluation) int {
+	slices.SortFunc(evals, func(a, b evaluate.Evaluation) int {
 		return cmp.Or(cmp.Compare(a.Corpus, b.Corpus), cmp.Compare(a.System, b.System))
 	})
 	res := &Results{SchemaVersion: SchemaVersion, BundleID: id, Protocol: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed,
@@ -159,7 +160,7 @@ func Build(meta Meta, parts Parts, created string) ([]File, *Results, error) {
 }
 
 // leaderboards ranks systems per corpus and task with score.Rank.
-func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
+func leaderboards(evals []evaluate.Evaluation, meta Meta) []CorpusLeaderboard {
 	type key struct {
 		corpus string
 		task   floor.Task
@@ -172,7 +173,7 @@ func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
 			if _, ok := groups[k]; !ok {
 				keys = append(keys, k)
 			}
-			te := t.evaluation(e.System)
+			te := t.TaskEvaluation(e.System)
 			groups[k] = append(groups[k], te)
 		}
 	}
@@ -186,7 +187,7 @@ func leaderboards(evals []Evaluation, meta Meta) []CorpusLeaderboard {
 }
 
 // eventsCSV is one row per gold item per system, corpus and task.
-func eventsCSV(evals []Evaluation) []byte {
+func eventsCSV(evals []evaluate.Evaluation) []byte {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"corpus", "system", "task", "conversation_id", "speaker", "kind", "start", "end", "outcome", "prediction", "latency_ms"})
@@ -210,7 +211,7 @@ func eventsCSV(evals []Evaluation) []byte {
 
 // submission writes a system's committed test predictions on a corpus in
 // TurnBench's submission format, so other scorers can check them.
-func submission(e Evaluation) []byte {
+func submission(e evaluate.Evaluation) []byte {
 	byTask := map[floor.Task]map[string][][]float64{}
 	var ids []string
 	for _, t := range e.Tasks {
@@ -247,25 +248,4 @@ func submission(e Evaluation) []byte {
 	var buf bytes.Buffer
 	_ = score.WriteSubmission(&buf, sub)
 	return buf.Bytes()
-}
-
-// evaluation is the part of a stored task result that ranking reads.
-func (t *TaskResult) evaluation(system string) *score.TaskEvaluation {
-	e := &score.TaskEvaluation{System: system, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget,
-		OperatingPoint: t.OperatingPoint,
-		InBudgetUnder:  score.WindowBudgets{Span: t.InBudgetByWindow.Span, Anchored: t.InBudgetByWindow.Anchored}}
-	if !t.HasOP {
-		return e
-	}
-	e.Theta = float64(t.Theta)
-	for _, c := range t.TestByConv {
-		e.TestByConv = append(e.TestByConv, c.counts())
-	}
-	e.Test = score.Sum(e.TestByConv)
-	if t.Dev != nil {
-		w := t.Dev.FPRateByWindow
-		e.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN, Windows: score.WindowCounts{
-			Span: score.NegativeCounts{FP: w.Span.FP, TN: w.Span.TN}, Anchored: score.NegativeCounts{FP: w.Anchored.FP, TN: w.Anchored.TN}}}
-	}
-	return e
 }

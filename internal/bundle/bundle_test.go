@@ -15,6 +15,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -28,14 +29,14 @@ func buildBundle(t *testing.T, reverse bool, audits map[string]*audit.Report) ([
 	meta := bundle.Meta{Name: "unit", SpecHash: "abc123", Spec: json.RawMessage(`{"name":"unit"}`), CodeVersion: "test",
 		Protocol: score.DefaultParams(), Resamples: 300, Seed: 9,
 		Inputs: []bundle.InputRef{{"corpus", c.Name, c.Hash}, {"corpus", real.Name, real.Hash}, {"system", "early", "e1"}, {"system", "late", "l1"}}}
-	var evals []bundle.Evaluation
+	var evals []evaluate.Evaluation
 	for _, s := range []string{"early", "late"} {
-		e, err := bundle.Evaluate(&bundle.Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s].Dev, TestProbs: tracks[s].Test,
+		e, err := evaluate.System(&evaluate.Input{System: s, SystemHash: s + "-hash", Corpus: c, DevProbs: tracks[s].Dev, TestProbs: tracks[s].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := bundle.Evaluate(&bundle.Input{System: s, SystemHash: s + "-hash", Corpus: real, DevProbs: realTracks[s].Dev, TestProbs: realTracks[s].Test,
+		r, err := evaluate.System(&evaluate.Input{System: s, SystemHash: s + "-hash", Corpus: real, DevProbs: realTracks[s].Dev, TestProbs: realTracks[s].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed, Transferred: e.OperatingPoints(c.Name)})
 		if err != nil {
 			t.Fatal(err)

@@ -1,10 +1,12 @@
-// Package bundle evaluates systems on corpora and aggregates the results
-// into immutable, versioned result bundles (docs/architecture.md#bundles): manifest.json,
-// results.json, a per-event CSV, TurnBench-format predictions and a
-// report.md with the leaderboard, operating points, breakdowns with 95%
-// intervals, paired comparisons and the error anatomy of docs/protocol.md#breakdowns-and-error-anatomy.
+// Package bundle is the immutable, versioned result bundle of a sweep
+// (docs/architecture.md#bundles): it assembles the evaluations (package
+// evaluate), corpus audits and agents' results into manifest.json,
+// results.json, a per-event CSV, TurnBench-format predictions, figures
+// and a report.md with the leaderboards, operating points, breakdowns
+// with 95% intervals, paired comparisons of systems and the error anatomy
+// of docs/protocol.md#breakdowns-and-error-anatomy; and it reads stored
+// bundles back (ReadManifest, ReadResults, List, Stored).
 //
-// It is pure: inputs are gold sets, conversation attributes and score
-// tracks in memory, outputs are files as bytes. The activities load and
-// store them.
+// Assembly is pure: inputs in memory, outputs are files as bytes. The
+// activities load and store them.
 package bundle

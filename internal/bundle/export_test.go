@@ -5,7 +5,4 @@ package bundle
 var (
 	BreakdownTable = breakdownTable
 	AnatomyTable   = anatomyTable
-	Simulated      = simulated
-	PairedTask     = pairedTask
-	BundleOf       = bundleOf
 )

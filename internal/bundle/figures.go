@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
@@ -77,18 +78,18 @@ func systemStyles(res *Results) map[string]int {
 }
 
 // evaluations of one corpus, by system name.
-func corpusEvaluations(res *Results, corpus string) []Evaluation {
-	var out []Evaluation
+func corpusEvaluations(res *Results, corpus string) []evaluate.Evaluation {
+	var out []evaluate.Evaluation
 	for _, e := range res.Evaluations {
 		if e.Corpus == corpus {
 			out = append(out, e)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Evaluation) int { return cmp.Compare(a.System, b.System) })
+	slices.SortStableFunc(out, func(a, b evaluate.Evaluation) int { return cmp.Compare(a.System, b.System) })
 	return out
 }
 
-func taskOf(e Evaluation, task floor.Task) *TaskResult {
+func taskOf(e evaluate.Evaluation, task floor.Task) *evaluate.TaskResult {
 	for i := range e.Tasks {
 		if e.Tasks[i].Task == task {
 			return &e.Tasks[i]
@@ -140,7 +141,7 @@ func dodge(i, n int) float64 {
 
 // breakdownIntervals draws one metric of a breakdown per system with its
 // 95% interval; marked says which groups are out of the test budget.
-func breakdownIntervals(evals []Evaluation, task floor.Task, attr string, categories []string, recall bool, budget float64, styles map[string]int) []figure.Intervals {
+func breakdownIntervals(evals []evaluate.Evaluation, task floor.Task, attr string, categories []string, recall bool, budget float64, styles map[string]int) []figure.Intervals {
 	var out []figure.Intervals
 	for i, e := range evals {
 		t := taskOf(e, task)
@@ -182,7 +183,7 @@ func metricWithCI(m report.TaskMetrics, recall bool) (v, lo, hi figure.Num) {
 
 // groupValues are the values of a breakdown attribute over the systems on
 // a corpus, numerically sorted where they are numbers.
-func groupValues(evals []Evaluation, task floor.Task, attr string) []string {
+func groupValues(evals []evaluate.Evaluation, task floor.Task, attr string) []string {
 	var vals []string
 	for _, e := range evals {
 		if t := taskOf(e, task); t != nil {
@@ -394,7 +395,7 @@ func bestTimelines(res *Results) []figure.Figure {
 // TimelineFigure draws a timeline: one panel per speaker channel with the
 // waveform (when known), score track, θ, anchors, negative spans, excluded
 // intervals and predictions.
-func TimelineFigure(name, system, corpus string, task floor.Task, tl Timeline) figure.Figure {
+func TimelineFigure(name, system, corpus string, task floor.Task, tl evaluate.Timeline) figure.Figure {
 	ev := tl.Event
 	title := fmt.Sprintf("%s on %s, %s: %s (%s, speaker %d, %s at %.2f s)", system, corpus, upper(task), tl.Reason, tl.Conversation, ev.Speaker, ev.Kind, ev.Start)
 	f := figure.Figure{Name: name, Title: title, Columns: 1, PanelWidth: 9, PanelHeight: 1.6}

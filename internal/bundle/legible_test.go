@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -36,9 +37,9 @@ func TestFiguresAreLegible(t *testing.T) {
 	d.Systems = d.Systems[:3]
 	c, tracks := bundlefixture.Make(d)
 	meta := bundle.Meta{Name: "legible", Spec: json.RawMessage(`{}`), Protocol: score.DefaultParams(), Resamples: 20, Seed: 1}
-	var evals []bundle.Evaluation
+	var evals []evaluate.Evaluation
 	for _, sys := range d.Systems {
-		e, err := bundle.Evaluate(&bundle.Input{System: sys.Name, SystemHash: sys.Name, Corpus: c, DevProbs: tracks[sys.Name].Dev, TestProbs: tracks[sys.Name].Test,
+		e, err := evaluate.System(&evaluate.Input{System: sys.Name, SystemHash: sys.Name, Corpus: c, DevProbs: tracks[sys.Name].Dev, TestProbs: tracks[sys.Name].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
 		if err != nil {
 			t.Fatal(err)

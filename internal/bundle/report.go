@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -131,7 +132,7 @@ func leaderboardTable(lb *CorpusLeaderboard) *report.Table {
 }
 
 // corpusTables are a corpus's human timing table and its audit's tables.
-func corpusTables(corpora []CorpusInfo, name string) []*report.Table {
+func corpusTables(corpora []evaluate.CorpusInfo, name string) []*report.Table {
 	var out []*report.Table
 	for _, c := range corpora {
 		if c.Name != name {
@@ -147,7 +148,7 @@ func corpusTables(corpora []CorpusInfo, name string) []*report.Table {
 	return out
 }
 
-func timingTable(c CorpusInfo) *report.Table {
+func timingTable(c evaluate.CorpusInfo) *report.Table {
 	t := report.TimingTable(c.Timing)
 	t.Title = fmt.Sprintf("Human timing on %s: floor-transfer offsets (next speaker's start − current turn's end), %d transfers", c.Name, c.Timing.Transfers)
 	return t
@@ -155,7 +156,7 @@ func timingTable(c CorpusInfo) *report.Table {
 
 // breakdownTable is an evaluation's test results for one task grouped by
 // one attribute.
-func breakdownTable(e *Evaluation, t *TaskResult, bd *report.Breakdown) *report.Table {
+func breakdownTable(e *evaluate.Evaluation, t *evaluate.TaskResult, bd *report.Breakdown) *report.Table {
 	tb := &report.Table{
 		Title:  fmt.Sprintf("%s on %s, %s, by %s (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task)), bd.Attribute),
 		Header: []string{bd.Attribute, "n", "recall [95% CI]", withinHeader(bd), "fp_rate [95% CI]", "lat p50 ms"},
@@ -168,7 +169,7 @@ func breakdownTable(e *Evaluation, t *TaskResult, bd *report.Breakdown) *report.
 }
 
 // anatomyTable is an evaluation's error anatomy for one task.
-func anatomyTable(e *Evaluation, t *TaskResult) *report.Table {
+func anatomyTable(e *evaluate.Evaluation, t *evaluate.TaskResult) *report.Table {
 	tb := &report.Table{
 		Title:  fmt.Sprintf("%s on %s, %s: error anatomy (test)", e.System, e.Corpus, strings.ToUpper(string(t.Task))),
 		Header: []string{"factor", "value", "n", "metric", "rate"},
@@ -182,7 +183,7 @@ func anatomyTable(e *Evaluation, t *TaskResult) *report.Table {
 
 // corpusInfo writes what the bundle knows of a corpus besides its scores:
 // conversations scored, unlabelled ones, and the human timing baseline.
-func corpusInfo(b *bytes.Buffer, corpora []CorpusInfo, name string) {
+func corpusInfo(b *bytes.Buffer, corpora []evaluate.CorpusInfo, name string) {
 	for _, c := range corpora {
 		if c.Name != name {
 			continue
@@ -214,7 +215,7 @@ func SimToReal(res *Results) *report.Table {
 		kinds[c.Name] = c.Kind
 	}
 	evals := slices.Clone(res.Evaluations)
-	slices.SortStableFunc(evals, func(a, b Evaluation) int { return cmp.Compare(a.System, b.System) })
+	slices.SortStableFunc(evals, func(a, b evaluate.Evaluation) int { return cmp.Compare(a.System, b.System) })
 	for _, e := range evals {
 		row := []string{e.System, e.Corpus, kinds[e.Corpus], "", "—", "—", "—", "—"}
 		var from []string
@@ -250,7 +251,7 @@ func SimToReal(res *Results) *report.Table {
 
 // auditRow is a corpus's best trivial rule per task (its audit) as a row
 // of the sim-to-real table: what a detector must beat on that corpus.
-func auditRow(c CorpusInfo) []string {
+func auditRow(c evaluate.CorpusInfo) []string {
 	row := []string{"best trivial rule (audit)", c.Name, c.Kind, "", "—", "—", "—", "—"}
 	var rules []string
 	for _, t := range c.Audit.Tasks {
@@ -272,7 +273,7 @@ func auditRow(c CorpusInfo) []string {
 
 // OperatingPointsTable lists every evaluation's threshold per task: θ,
 // candidates, dev recall and fp_rate, and where θ was frozen.
-func OperatingPointsTable(evals []Evaluation) *report.Table {
+func OperatingPointsTable(evals []evaluate.Evaluation) *report.Table {
 	t := &report.Table{
 		Header: []string{"corpus", "system", "task", "θ", "candidates", "dev recall", "dev fp", "frozen from"},
 		Labels: 3,

@@ -1,7 +1,6 @@
 package cluster
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"time"
@@ -10,23 +9,6 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
-
-// Capacity provides GPU workers to sweeps.
-type Capacity interface {
-	// Acquire records holder's claim on replicas GPU workers, scales the pool
-	// up to cover every claim and waits until at least that many workers
-	// (bounded by the maximum) are ready. On any error, cancellation included,
-	// it has already withdrawn the claim. The returned release withdraws it
-	// after success; pass it a context that outlives the sweep's own
-	// cancellation (context.WithoutCancel), so that a cancelled sweep still
-	// scales back.
-	Acquire(ctx context.Context, holder string, replicas int32) (release func(context.Context) error, err error)
-	// Release withdraws holder's claim, if any, and scales the pool down to
-	// what the remaining claims need. Calling it again is harmless, which lets
-	// a workflow run it as a retried cleanup step under any holder name it
-	// acquired with.
-	Release(ctx context.Context, holder string) error
-}
 
 // Config says which Deployment holds the GPU workers and how far it may grow.
 type Config struct {
@@ -64,11 +46,11 @@ func (c Config) validate() error {
 // New connects to the cluster the process runs in, or the one its kubeconfig
 // names, and returns the capacity of cfg's Deployment there. When the
 // Deployment is not configured or no cluster is reachable by configuration, it
-// returns Disabled and says so in the log.
-func New(cfg Config, log *slog.Logger) (Capacity, error) {
+// returns a capacity that is not Enabled and says so in the log.
+func New(cfg Config, log *slog.Logger) (*DeploymentCapacity, error) {
 	if cfg.Deployment == "" {
 		log.Info("GPU capacity control disabled: no GPU worker deployment configured")
-		return Disabled{}, nil
+		return &DeploymentCapacity{}, nil
 	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = cfg.Kubeconfig
@@ -77,7 +59,7 @@ func New(cfg Config, log *slog.Logger) (Capacity, error) {
 	if clientcmd.IsEmptyConfig(err) {
 		log.Info("GPU capacity control disabled: not on Kubernetes (no in-cluster service account, no kubeconfig)",
 			"deployment", cfg.Deployment)
-		return Disabled{}, nil
+		return &DeploymentCapacity{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("GPU capacity: kubernetes client configuration: %w", err)

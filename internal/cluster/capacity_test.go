@@ -43,8 +43,8 @@ func TestNewIsDisabledOffKubernetes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := capacity.(cluster.Disabled); !ok {
-				t.Fatalf("New returned %T, want cluster.Disabled", capacity)
+			if capacity.Enabled() {
+				t.Fatal("New returned an enabled capacity off Kubernetes")
 			}
 			if !strings.Contains(log.String(), tc.message) {
 				t.Errorf("log %q does not say %q", log.String(), tc.message)

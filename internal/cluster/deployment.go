@@ -31,15 +31,23 @@ var conflictBackoff = wait.Backoff{Steps: 10, Duration: 10 * time.Millisecond, F
 var errNotReady = errors.New("GPU workers not ready in time")
 
 // DeploymentCapacity sizes one Deployment of GPU workers by the claims of the
-// sweeps that use it.
+// sweeps that use it (activities.Capacity).
 type DeploymentCapacity struct {
 	deployments appsclient.DeploymentInterface
 	cfg         Config
 	log         *slog.Logger
 }
 
-// Acquire implements Capacity.
+// Acquire records holder's claim on replicas GPU workers, scales the pool up
+// to cover every claim and waits until at least that many workers (bounded by
+// the maximum) are ready. On any error, cancellation included, it has already
+// withdrawn the claim. The returned release withdraws it after success; pass
+// it a context that outlives the sweep's own cancellation
+// (context.WithoutCancel), so that a cancelled sweep still scales back.
 func (c *DeploymentCapacity) Acquire(ctx context.Context, holder string, replicas int32) (func(context.Context) error, error) {
+	if !c.Enabled() {
+		return func(context.Context) error { return nil }, nil
+	}
 	if replicas < 1 {
 		return nil, fmt.Errorf("GPU capacity for %s: %d replicas requested, want at least 1", holder, replicas)
 	}
@@ -73,8 +81,14 @@ func (c *DeploymentCapacity) claim(ctx context.Context, holder string, need int3
 	return c.scale(ctx, func(current, size int32) int32 { return max(current, size) })
 }
 
-// Release implements Capacity.
+// Release withdraws holder's claim, if any, and scales the pool down to what
+// the remaining claims need. Calling it again is harmless, which lets a
+// workflow run it as a retried cleanup step under any holder name it acquired
+// with.
 func (c *DeploymentCapacity) Release(ctx context.Context, holder string) error {
+	if !c.Enabled() {
+		return nil
+	}
 	if err := c.updateClaims(ctx, func(cl claims) { delete(cl, holder) }); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/score"
@@ -28,9 +29,9 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 	d := bundlefixture.Mini()
 	c, tracks := bundlefixture.Make(d)
 	meta := bundle.Meta{Name: "history", Spec: json.RawMessage(`{}`), Protocol: score.DefaultParams(), Resamples: 20, Seed: 1}
-	var evals []bundle.Evaluation
+	var evals []evaluate.Evaluation
 	for _, sys := range d.Systems {
-		e, err := bundle.Evaluate(&bundle.Input{System: sys.Name, SystemHash: sys.Name, Corpus: c, DevProbs: tracks[sys.Name].Dev,
+		e, err := evaluate.System(&evaluate.Input{System: sys.Name, SystemHash: sys.Name, Corpus: c, DevProbs: tracks[sys.Name].Dev,
 			TestProbs: tracks[sys.Name].Test, Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +77,7 @@ func TestHistoryReadsEachMetricFromTheRunsBundles(t *testing.T) {
 			t.Fatalf("%s: %d points of every system, %d of late (%+v), want 4 and 2, of the first and third runs", metric, len(all[metric]), len(got), got)
 		}
 		for _, p := range got {
-			var want *bundle.TaskResult
+			var want *evaluate.TaskResult
 			for _, tk := range res.Evaluations[1].Tasks {
 				if string(tk.Task)+".recall" == metric || string(tk.Task)+".fp_rate" == metric {
 					want = &tk

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -66,8 +67,8 @@ type Run struct {
 	// resolved (the bundle's manifest holds the same).
 	Inputs []bundle.InputRef `json:"inputs"`
 	// Baseline is the bundle compared with ("": none, a first run).
-	Baseline string                 `json:"baseline_bundle"`
-	Counts   map[bundle.Outcome]int `json:"verdict_counts"`
+	Baseline string                  `json:"baseline_bundle"`
+	Counts   map[compare.Outcome]int `json:"verdict_counts"`
 	// Error is why a failed run has no bundle and no verdict ("": it
 	// succeeded).
 	Error string `json:"error,omitempty"`

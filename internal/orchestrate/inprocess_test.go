@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -132,7 +133,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	if res.BundleID != id || res.Resamples != 20 || res.Seed != 5 || len(res.Evaluations) != 4 {
 		t.Fatalf("results: bundle %s, %d resamples, seed %d, %d evaluations", res.BundleID, res.Resamples, res.Seed, len(res.Evaluations))
 	}
-	source := map[string]bundle.Evaluation{}
+	source := map[string]evaluate.Evaluation{}
 	for _, e := range res.Evaluations {
 		if e.Corpus == "withdev" {
 			source[e.System] = e

@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -128,7 +129,7 @@ concurrency: 2
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
 	}
-	own := map[string]bundle.Evaluation{}
+	own := map[string]evaluate.Evaluation{}
 	var evaluated []string
 	for _, e := range res.Evaluations {
 		evaluated = append(evaluated, e.System+"@"+e.Corpus)

@@ -21,6 +21,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -174,7 +175,7 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 			t.Errorf("%s: failed seats %+v", r.Agent, r.Failed)
 		}
 	}
-	if slices.ContainsFunc(res.Evaluations, func(e bundle.Evaluation) bool { return e.System == "seated-silent" }) {
+	if slices.ContainsFunc(res.Evaluations, func(e evaluate.Evaluation) bool { return e.System == "seated-silent" }) {
 		t.Error("the silent endpoint, whose every seat failed, is ranked")
 	}
 	s, err := spec.Parse("seated.yaml", []byte(specYAML))
@@ -430,7 +431,7 @@ func storedGold(t *testing.T, st store.Store, hash string) splitGold {
 // delay (docs/agents.md#known-answer).
 func checkCounts(t *testing.T, res *bundle.Results, agentName string, gold splitGold, offline []offlineSeat, c *corpus.Corpus) {
 	t.Helper()
-	i := slices.IndexFunc(res.Evaluations, func(e bundle.Evaluation) bool { return e.System == agentName })
+	i := slices.IndexFunc(res.Evaluations, func(e evaluate.Evaluation) bool { return e.System == agentName })
 	if i < 0 {
 		t.Fatalf("no evaluation of %s", agentName)
 	}
@@ -511,7 +512,7 @@ func offlineSubmission(t *testing.T, c *corpus.Corpus, split string, offline []o
 }
 
 // bundleCounts are an evaluation's TP/FN/FP/TN on a split and task.
-func bundleCounts(e bundle.Evaluation, task floor.Task, split string) string {
+func bundleCounts(e evaluate.Evaluation, task floor.Task, split string) string {
 	for _, r := range e.Tasks {
 		if r.Task != task {
 			continue
@@ -530,7 +531,7 @@ func bundleCounts(e bundle.Evaluation, task floor.Task, split string) string {
 
 // seatedCounts are an agent's counts on both splits and tasks.
 func seatedCounts(res *bundle.Results, agentName string) string {
-	i := slices.IndexFunc(res.Evaluations, func(e bundle.Evaluation) bool { return e.System == agentName })
+	i := slices.IndexFunc(res.Evaluations, func(e evaluate.Evaluation) bool { return e.System == agentName })
 	if i < 0 {
 		return "not ranked"
 	}

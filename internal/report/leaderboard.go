@@ -52,9 +52,11 @@ func NewWindowBudgets(b score.WindowBudgets) WindowBudgets { return WindowBudget
 // BlindSpot reports in budget under span and not under anchored.
 func (b WindowBudgets) BlindSpot() bool { return b.Span && !b.Anchored }
 
-// PairedRow is the JSON shape of a paired comparison of two systems:
-// recall, fp_rate and recall within each latency budget.
-type PairedRow struct {
+// PairedComparison is the JSON shape of score.PairedComparison: two
+// systems of one leaderboard compared on the same resamples, in recall,
+// fp_rate and recall within each latency budget. (A paired comparison of
+// one system between two bundles is a compare.PairedRow.)
+type PairedComparison struct {
 	A            string             `json:"a"`
 	B            string             `json:"b"`
 	Recall       Difference         `json:"recall"`
@@ -83,7 +85,7 @@ type TaskLeaderboard struct {
 	NegativeWindow   score.NegativeWindow `json:"negative_window"`
 	LatencyBudgetsMS []int                `json:"latency_budgets_ms"`
 	Rows             []StandingRow        `json:"rows"`
-	Paired           []PairedRow          `json:"paired,omitempty"`
+	Paired           []PairedComparison   `json:"paired,omitempty"`
 }
 
 // NewTaskLeaderboard builds the JSON shape of a ranking: its standings,
@@ -128,7 +130,7 @@ func NewTaskLeaderboard(task floor.Task, r score.Ranking) TaskLeaderboard {
 // AddPaired records a paired comparison; budgetsMS name its recall
 // within differences in order.
 func (lb *TaskLeaderboard) AddPaired(p score.PairedComparison, budgetsMS []int) {
-	row := PairedRow{A: p.A, B: p.B, Recall: NewDifference(p.Recall), FPRate: NewDifference(p.FPRate)}
+	row := PairedComparison{A: p.A, B: p.B, Recall: NewDifference(p.Recall), FPRate: NewDifference(p.FPRate)}
 	for i, d := range p.RecallWithin {
 		row.RecallWithin = append(row.RecallWithin, BudgetDifference{budgetsMS[i], NewDifference(d)})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -25,9 +26,9 @@ func fullSizeBundle(b *testing.B) (store.Store, string) {
 	c, tracks := bundlefixture.Make(d)
 	meta := bundle.Meta{Name: "full-size", SpecHash: "bench", Spec: json.RawMessage(`{}`), CodeVersion: "bench",
 		Protocol: score.DefaultParams(), Resamples: 1000, Seed: 1, Inputs: []bundle.InputRef{{Kind: "corpus", Name: c.Name, Hash: c.Hash}}}
-	var evals []bundle.Evaluation
+	var evals []evaluate.Evaluation
 	for _, sys := range d.Systems {
-		e, err := bundle.Evaluate(&bundle.Input{System: sys.Name, SystemHash: sys.Name, Corpus: c, DevProbs: tracks[sys.Name].Dev, TestProbs: tracks[sys.Name].Test,
+		e, err := evaluate.System(&evaluate.Input{System: sys.Name, SystemHash: sys.Name, Corpus: c, DevProbs: tracks[sys.Name].Dev, TestProbs: tracks[sys.Name].Test,
 			Params: meta.Protocol, Resamples: meta.Resamples, Seed: meta.Seed})
 		if err != nil {
 			b.Fatal(err)

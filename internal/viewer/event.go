@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
@@ -21,8 +22,8 @@ import (
 // scoredEvent is one gold item of a bundle with what its page needs.
 type scoredEvent struct {
 	b    *loaded
-	eval *bundle.Evaluation
-	task *bundle.TaskResult
+	eval *evaluate.Evaluation
+	task *evaluate.TaskResult
 	ref  eventRef
 }
 
@@ -73,7 +74,7 @@ func (s *Server) event(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	row := ev.ref.Row
-	start, end := bundle.Window(row, ev.duration())
+	start, end := evaluate.Window(row, ev.duration())
 	fragment := fmt.Sprintf("#t=%.2f,%.2f", start, end)
 	prefix := ev.b.corpusPrefix(ev.ref.Corpus, ev.eval.CorpusHash)
 	base := "/bundles/" + ev.b.id + "/audio?" + url.Values{"corpus": {ev.ref.Corpus}, "conv": {row.Conversation}}.Encode()
@@ -161,7 +162,7 @@ func (s *Server) timelineSVG(w http.ResponseWriter, r *http.Request) {
 // (anchors, negative spans and excluded intervals), else from the
 // bundle's events (anchors and negative spans: a bundle holds no excluded
 // intervals); scores and audio from the store when they are there.
-func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline, error) {
+func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (evaluate.Timeline, error) {
 	row := ev.ref.Row
 	conv := row.Conversation
 	gold, ok := s.corpusGold(ctx, ev)
@@ -171,7 +172,7 @@ func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline
 	var tracks [][]float64
 	fps := 0.0
 	if err := store.CheckKey(conv); err != nil {
-		return bundle.Timeline{}, notFound("conversation %q: %v", conv, err)
+		return evaluate.Timeline{}, notFound("conversation %q: %v", conv, err)
 	}
 	if store.CheckKey(ev.eval.SystemHash) == nil && store.CheckKey(ev.eval.CorpusHash) == nil {
 		data, err := store.GetBytes(ctx, s.store, keys.Track(ev.eval.SystemHash, ev.eval.CorpusHash, conv, ev.ref.Task))
@@ -181,8 +182,8 @@ func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline
 			}
 		}
 	}
-	start, end := bundle.Window(row, ev.duration())
-	tl := bundle.CutTimeline(gold, tracks, fps, ev.task.Predictions[conv], float64(ev.task.Theta), start, end)
+	start, end := evaluate.Window(row, ev.duration())
+	tl := evaluate.CutTimeline(gold, tracks, fps, ev.task.Predictions[conv], float64(ev.task.Theta), start, end)
 	tl.Reason, tl.Conversation, tl.Event = row.Outcome, conv, row
 	step := tl.Step
 	if step <= 0 {
@@ -204,24 +205,24 @@ func (s *Server) timeline(ctx context.Context, ev *scoredEvent) (bundle.Timeline
 
 // channelEnvelope is the envelope of n steps from start of speaker k's
 // stored channel, reading only those seconds of it.
-func (s *Server) channelEnvelope(ctx context.Context, prefix, conv string, k int, start, step float64, n int) (bundle.Envelope, error) {
+func (s *Server) channelEnvelope(ctx context.Context, prefix, conv string, k int, start, step float64, n int) (evaluate.Envelope, error) {
 	c, err := s.openChannel(ctx, prefix, conv, k)
 	if err != nil {
-		return bundle.Envelope{}, err
+		return evaluate.Envelope{}, err
 	}
 	defer c.Close()
 	first := int64(math.Floor(start * float64(c.Rate)))
 	samples, err := c.Window(first, int64(math.Ceil(float64(n)*step*float64(c.Rate)))+1)
 	if err != nil {
-		return bundle.Envelope{}, err
+		return evaluate.Envelope{}, err
 	}
 	return envelope(samples, max(first, 0), c.Rate, start, step, n), nil
 }
 
 // envelope is the minimum and maximum sample of n steps from start, of
 // samples that begin at sample first of their channel.
-func envelope(samples []float32, first int64, rate int, start, step float64, n int) bundle.Envelope {
-	env := bundle.Envelope{Lo: make([]float64, n), Hi: make([]float64, n)}
+func envelope(samples []float32, first int64, rate int, start, step float64, n int) evaluate.Envelope {
+	env := evaluate.Envelope{Lo: make([]float64, n), Hi: make([]float64, n)}
 	at := func(t float64) int {
 		return min(len(samples), max(0, int(int64(t*float64(rate))-first)))
 	}
@@ -247,11 +248,11 @@ func (s *Server) audio(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	conv, channel := q.Get("conv"), q.Get("channel")
-	var eval *bundle.Evaluation
+	var eval *evaluate.Evaluation
 	for i := range b.results.Evaluations {
 		e := &b.results.Evaluations[i]
-		if e.Corpus == q.Get("corpus") && slices.ContainsFunc(e.Tasks, func(t bundle.TaskResult) bool {
-			return slices.ContainsFunc(t.Events, func(row bundle.EventRow) bool { return row.Conversation == conv })
+		if e.Corpus == q.Get("corpus") && slices.ContainsFunc(e.Tasks, func(t evaluate.TaskResult) bool {
+			return slices.ContainsFunc(t.Events, func(row evaluate.EventRow) bool { return row.Conversation == conv })
 		}) {
 			eval = e
 			break

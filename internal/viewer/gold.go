@@ -6,19 +6,19 @@ import (
 	"io"
 	"slices"
 
-	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
 // corpusGold is the gold of the event's conversation and task as its
 // stored corpus gives it: anchors, negative spans and excluded intervals,
-// listed as the bundle's own timelines list them (bundle.GoldItems). The
+// listed as the bundle's own timelines list them (evaluate.GoldItems). The
 // labels file is checked against the sha256 the corpus manifest records.
 // ok is false when the corpus or the labels are not in the store, or when
 // they do not give the gold the bundle scored (a bundle of an older
 // derivation); the timeline then draws the bundle's gold.
-func (s *Server) corpusGold(ctx context.Context, ev *scoredEvent) (_ []bundle.TimelineItem, ok bool) {
+func (s *Server) corpusGold(ctx context.Context, ev *scoredEvent) (_ []evaluate.TimelineItem, ok bool) {
 	sc, conv := ev.b.corpora[ev.ref.Corpus], ev.conversation()
 	if sc == nil || conv == nil || conv.Unlabelled {
 		return nil, false
@@ -46,7 +46,7 @@ func (s *Server) corpusGold(ctx context.Context, ev *scoredEvent) (_ []bundle.Ti
 		s.log.Printf("viewer: %s: %v", key, err)
 		return nil, false
 	}
-	gold := bundle.GoldItems(labels.Gold.Task(ev.ref.Task))
+	gold := evaluate.GoldItems(labels.Gold.Task(ev.ref.Task))
 	if !scoresOf(gold, ev.task.Events, conv.ID) {
 		s.log.Printf("viewer: %s: its %s gold is not the gold bundle %s scored; drawing the bundle's", key, ev.ref.Task, ev.b.id)
 		return nil, false
@@ -56,11 +56,11 @@ func (s *Server) corpusGold(ctx context.Context, ev *scoredEvent) (_ []bundle.Ti
 
 // scoredGold is the gold a bundle holds of conversation conv: the anchors
 // and negative spans of its events.
-func scoredGold(events []bundle.EventRow, conv string) []bundle.TimelineItem {
-	var out []bundle.TimelineItem
+func scoredGold(events []evaluate.EventRow, conv string) []evaluate.TimelineItem {
+	var out []evaluate.TimelineItem
 	for _, e := range events {
 		if e.Conversation == conv {
-			out = append(out, bundle.TimelineItem{Speaker: e.Speaker, Kind: e.Kind, Start: e.Start, End: e.End})
+			out = append(out, evaluate.TimelineItem{Speaker: e.Speaker, Kind: e.Kind, Start: e.Start, End: e.End})
 		}
 	}
 	return out
@@ -68,9 +68,9 @@ func scoredGold(events []bundle.EventRow, conv string) []bundle.TimelineItem {
 
 // scoresOf tells whether gold holds exactly the anchors and negative spans
 // the bundle scored on conversation conv.
-func scoresOf(gold []bundle.TimelineItem, events []bundle.EventRow, conv string) bool {
+func scoresOf(gold []evaluate.TimelineItem, events []evaluate.EventRow, conv string) bool {
 	scored := scoredGold(events, conv)
-	items := slices.DeleteFunc(slices.Clone(gold), func(it bundle.TimelineItem) bool { return it.Kind == "excluded" })
+	items := slices.DeleteFunc(slices.Clone(gold), func(it evaluate.TimelineItem) bool { return it.Kind == "excluded" })
 	if len(items) != len(scored) {
 		return false
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
@@ -140,7 +142,7 @@ type eventRef struct {
 	Corpus, System string
 	Task           floor.Task
 	Index          int
-	Row            bundle.EventRow
+	Row            evaluate.EventRow
 	Speakers       string
 	Type           string
 }
@@ -270,17 +272,17 @@ func (s *Server) diff(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := map[string]any{"Title": "Diff", "Old": old.manifest, "New": cur.manifest,
-		"Mismatches": bundle.Mismatches(old.results, cur.results), "Tolerance": defaultTolerance}
+		"Mismatches": compare.Mismatches(old.results, cur.results), "Tolerance": defaultTolerance}
 	// The comparison `floorbench bundle diff` makes: paired bootstrap
 	// verdicts when the bundles scored some of the same conversations,
 	// point estimates otherwise.
-	if bundle.SharedConversations(old.results, cur.results) > 0 {
-		v := bundle.Paired(old.results, cur.results, bundle.PairedOptions{Tolerance: defaultTolerance})
+	if compare.SharedConversations(old.results, cur.results) > 0 {
+		v := compare.Paired(old.results, cur.results, compare.PairedOptions{Tolerance: defaultTolerance})
 		page["Paired"], page["Summary"], page["Regressions"] = v.Table(), v.Summary(), v.Regressions()
 		page["Resamples"], page["Seed"] = v.Resamples, v.Seed
 	} else {
-		changes := bundle.Diff(old.results, cur.results, defaultTolerance)
-		page["Changes"], page["Regressions"] = changes, bundle.Regressions(changes)
+		changes := compare.Diff(old.results, cur.results, defaultTolerance)
+		page["Changes"], page["Regressions"] = changes, compare.Regressions(changes)
 	}
 	s.render(w, r, "diff.html", page)
 }

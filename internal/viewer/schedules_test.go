@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
@@ -32,8 +32,8 @@ func TestSchedulePages(t *testing.T) {
 	ctx := context.Background()
 	day := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
 	for i, r := range []nightly.Run{
-		{Schedule: "viewer-nightly", BundleID: f.old, Counts: map[bundle.Outcome]int{bundle.New: 8}},
-		{Schedule: "viewer-nightly", BundleID: f.cur, Baseline: f.old, Counts: map[bundle.Outcome]int{bundle.Unchanged: 8}},
+		{Schedule: "viewer-nightly", BundleID: f.old, Counts: map[compare.Outcome]int{compare.New: 8}},
+		{Schedule: "viewer-nightly", BundleID: f.cur, Baseline: f.old, Counts: map[compare.Outcome]int{compare.Unchanged: 8}},
 		{Schedule: "viewer-nightly", Error: failedRun},
 	} {
 		at := day.Add(time.Duration(i) * 24 * time.Hour)

@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 	"github.com/floorbench/floorbench/internal/orchestrate"
@@ -134,14 +134,14 @@ func TestLiveTimelineDrawsExcludedIntervalsOfAnIngestedCorpus(t *testing.T) {
 		t.Fatalf("the corpus must be in the store only under %s; corpora/ holds %v (%v)", ingestedPrefix, stored, err)
 	}
 	res := results(t, st, id)
-	var e bundle.Evaluation
+	var e evaluate.Evaluation
 	index := -1
 	for _, ev := range res.Evaluations {
 		for _, tk := range ev.Tasks {
 			for i, row := range tk.Events {
 				if tk.Task == "int" && row.Conversation == "tb-900" && row.Kind == "negative" && row.Start == 7.0 {
 					e, index = ev, i
-					e.Tasks = []bundle.TaskResult{tk}
+					e.Tasks = []evaluate.TaskResult{tk}
 				}
 			}
 		}

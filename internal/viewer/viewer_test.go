@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
@@ -57,7 +58,7 @@ func results(t *testing.T, st store.Store, id string) *bundle.Results {
 
 // eventPath is the event page (or, with page timeline.svg, its timeline)
 // of event i of the first evaluation's first task.
-func eventPath(id string, e bundle.Evaluation, i int, page string) string {
+func eventPath(id string, e evaluate.Evaluation, i int, page string) string {
 	v := url.Values{"corpus": {e.Corpus}, "system": {e.System}, "task": {string(e.Tasks[0].Task)}, "i": {strconv.Itoa(i)}}
 	return "/bundles/" + id + "/" + page + "?" + v.Encode()
 }
@@ -107,7 +108,7 @@ func TestPagesOfARealBundle(t *testing.T) {
 		t.Errorf("page 2 shows what page 1 shows")
 	}
 	// The evaluation with the most EOT TPs, filtered to them.
-	var e bundle.Evaluation
+	var e evaluate.Evaluation
 	tps := 0
 	for _, ev := range res.Evaluations {
 		n := 0

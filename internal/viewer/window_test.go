@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/report"
@@ -21,24 +22,24 @@ import (
 // budget.
 func TestBundlePageMarksTheBlindSpot(t *testing.T) {
 	meta := bundle.Meta{Name: "blind", SpecHash: "s", Spec: json.RawMessage(`{}`), CodeVersion: "test", Protocol: score.DefaultParams()}
-	task := func(spanFP, anchoredFP int, blind bool) bundle.TaskResult {
-		var per []bundle.ConvCounts
+	task := func(spanFP, anchoredFP int, blind bool) evaluate.TaskResult {
+		var per []evaluate.ConvCounts
 		var sum score.Counts
 		for i := range 4 {
 			c := score.Counts{TP: 3, FN: 1, FP: spanFP, TN: 10 - spanFP, LatenciesMS: []float64{100, 400, 900},
 				Windows: score.WindowCounts{Span: score.NegativeCounts{FP: spanFP, TN: 10 - spanFP}, Anchored: score.NegativeCounts{FP: anchoredFP, TN: 10 - anchoredFP}}}
-			per = append(per, bundle.ConvCounts{ID: string(rune('a' + i)), TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, Latencies: c.LatenciesMS,
-				Windows: bundle.WindowCounts{Span: bundle.NegativeCounts{FP: spanFP, TN: 10 - spanFP}, Anchored: bundle.NegativeCounts{FP: anchoredFP, TN: 10 - anchoredFP}}})
+			per = append(per, evaluate.ConvCounts{ID: string(rune('a' + i)), TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, Latencies: c.LatenciesMS,
+				Windows: evaluate.WindowCounts{Span: evaluate.NegativeCounts{FP: spanFP, TN: 10 - spanFP}, Anchored: evaluate.NegativeCounts{FP: anchoredFP, TN: 10 - anchoredFP}}})
 			sum.Add(c)
 		}
 		dev := report.Metrics(score.Counts{TP: 1, FN: 1, TN: 10, Windows: score.WindowCounts{Span: score.NegativeCounts{TN: 10}, Anchored: score.NegativeCounts{TN: 10}}}, nil)
 		test := report.Metrics(sum, meta.Protocol.LatencyBudgetsMS)
-		return bundle.TaskResult{Task: floor.TaskINT, HasOP: true, Theta: 0.5, InBudget: true, InBudgetByWindow: report.WindowBudgets{Span: true, Anchored: !blind},
+		return evaluate.TaskResult{Task: floor.TaskINT, HasOP: true, Theta: 0.5, InBudget: true, InBudgetByWindow: report.WindowBudgets{Span: true, Anchored: !blind},
 			BlindSpot: blind, Dev: &dev, Test: &test, TestByConv: per}
 	}
-	evals := []bundle.Evaluation{
-		{System: "after-overlap", SystemHash: "a", Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{task(1, 5, true)}},
-		{System: "honest", SystemHash: "b", Corpus: "c", CorpusHash: "h", Tasks: []bundle.TaskResult{task(1, 1, false)}},
+	evals := []evaluate.Evaluation{
+		{System: "after-overlap", SystemHash: "a", Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{task(1, 5, true)}},
+		{System: "honest", SystemHash: "b", Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{task(1, 1, false)}},
 	}
 	files, res, err := bundle.Build(meta, bundle.Parts{Evaluations: evals}, "2026-12-01T00:00:00Z")
 	if err != nil {

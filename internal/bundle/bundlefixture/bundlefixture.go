@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -95,9 +95,9 @@ func FullMPTB() Design {
 }
 
 // Make builds the corpus of d and, by system name, its tracks.
-func Make(d Design) (*bundle.Corpus, map[string]Tracks) {
+func Make(d Design) (*evaluate.Corpus, map[string]Tracks) {
 	rng := rand.New(rand.NewPCG(d.Seed, d.Seed))
-	c := &bundle.Corpus{Name: d.Name, Hash: d.Hash, Kind: d.Kind, Conversations: map[string]bundle.Conversation{}, Unlabelled: d.Unlabelled,
+	c := &evaluate.Corpus{Name: d.Name, Hash: d.Hash, Kind: d.Kind, Conversations: map[string]evaluate.Conversation{}, Unlabelled: d.Unlabelled,
 		Dev: &floor.GoldSet{TauPre: 0.25, TauMax: 3}, Test: &floor.GoldSet{TauPre: 0.25, TauMax: 3}}
 	tracks := map[string]Tracks{}
 	for _, s := range d.Systems {
@@ -118,7 +118,7 @@ func Make(d Design) (*bundle.Corpus, map[string]Tracks) {
 		transfers = append(transfers, floor.Transfers(floor.EventFloorSegments(events))...)
 		g := floor.DeriveMPTB(id, d.Seconds, events, floor.DefaultInterruptedGuard)
 		a := floor.MPTBAnatomy(&g, events)
-		conv := bundle.Conversation{ID: id, Split: "test", Anatomy: &a,
+		conv := evaluate.Conversation{ID: id, Split: "test", Anatomy: &a,
 			Attributes: map[string]string{"speakers": fmt.Sprint(speakers), "type": d.Types[i%len(d.Types)]}}
 		if len(d.SNRBands) > 0 {
 			conv.Attributes["snr_band"] = d.SNRBands[i%len(d.SNRBands)]

@@ -1,15 +1,15 @@
-package bundle
+package compare
 
 import (
 	"bytes"
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -43,23 +43,19 @@ type PairedDelta struct {
 	P     report.Num `json:"p_value"`
 }
 
-// PairedRow is one system, corpus and task of a paired comparison.
+// PairedRow is one system, corpus and task of a paired comparison of two
+// bundles, a row of verdict.json.
 type PairedRow struct {
-	Corpus  string     `json:"corpus"`
-	System  string     `json:"system"`
-	Task    floor.Task `json:"task"`
-	Verdict Outcome    `json:"verdict"`
+	Subject
+	Verdict Outcome `json:"verdict"`
 	// Reason says what decided a regression or an improvement.
-	Reason        string       `json:"reason,omitempty"`
-	Conversations int          `json:"paired_conversations"`
-	OldRecall     report.Num   `json:"old_recall"`
-	NewRecall     report.Num   `json:"new_recall"`
-	OldFPRate     report.Num   `json:"old_fp_rate"`
-	NewFPRate     report.Num   `json:"new_fp_rate"`
-	OldInBudget   bool         `json:"old_in_budget"`
-	NewInBudget   bool         `json:"new_in_budget"`
-	Recall        *PairedDelta `json:"recall,omitempty"`
-	FPRate        *PairedDelta `json:"fp_rate,omitempty"`
+	Reason        string `json:"reason,omitempty"`
+	Conversations int    `json:"paired_conversations"`
+	Rates
+	OldInBudget bool         `json:"old_in_budget"`
+	NewInBudget bool         `json:"new_in_budget"`
+	Recall      *PairedDelta `json:"recall,omitempty"`
+	FPRate      *PairedDelta `json:"fp_rate,omitempty"`
 	// RecallWithin compares recall within each of the new bundle's
 	// latency budgets (docs/protocol.md#recall-within-a-latency-budget).
 	RecallWithin []BudgetDelta `json:"recall_within_ms,omitempty"`
@@ -102,7 +98,7 @@ type PairedOptions struct {
 // system left the budget or lost its operating point; improved
 // symmetrically; byte-identical inputs and results are identical without
 // resampling.
-func Paired(old, cur *Results, opt PairedOptions) *Verdict {
+func Paired(old, cur *bundle.Results, opt PairedOptions) *Verdict {
 	v := &Verdict{Old: old.BundleID, New: cur.BundleID, Tolerance: opt.Tolerance, Resamples: opt.Resamples, Seed: opt.Seed, Counts: map[Outcome]int{}}
 	if v.Resamples == 0 {
 		v.Resamples, v.Seed = cur.Resamples, cur.Seed
@@ -110,44 +106,23 @@ func Paired(old, cur *Results, opt PairedOptions) *Verdict {
 			v.Resamples = score.DefaultBootstrap
 		}
 	}
-	o, n := indexTasks(old), indexTasks(cur)
-	keys := make([]taskKey, 0, len(o)+len(n))
-	for k := range o {
-		keys = append(keys, k)
-	}
-	for k := range n {
-		if _, ok := o[k]; !ok {
-			keys = append(keys, k)
+	for _, row := range rows(old, cur) {
+		r := PairedRow{Subject: row.Subject, Rates: row.rates()}
+		if row.old != nil {
+			r.OldInBudget = row.old.InBudget
 		}
-	}
-	slices.SortFunc(keys, func(a, b taskKey) int {
-		return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.system, b.system), cmp.Compare(a.task, b.task))
-	})
-	for _, k := range keys {
-		a, inOld := o[k]
-		b, inNew := n[k]
-		r := PairedRow{Corpus: k.corpus, System: k.system, Task: k.task, OldRecall: nan(), NewRecall: nan(), OldFPRate: nan(), NewFPRate: nan()}
-		if inOld {
-			r.OldInBudget = a.InBudget
-			if a.Test != nil {
-				r.OldRecall, r.OldFPRate = a.Test.Recall, a.Test.FPRate
-			}
-		}
-		if inNew {
-			r.NewInBudget = b.InBudget
-			if b.Test != nil {
-				r.NewRecall, r.NewFPRate = b.Test.Recall, b.Test.FPRate
-			}
+		if row.cur != nil {
+			r.NewInBudget = row.cur.InBudget
 		}
 		switch {
-		case !inOld:
+		case row.old == nil:
 			r.Verdict = New
-		case !inNew:
+		case row.cur == nil:
 			r.Verdict = Removed
-		case a.identical(b):
+		case row.old.identical(*row.cur):
 			r.Verdict = Identical
 		default:
-			v.judge(&r, a.TaskResult, b.TaskResult, cur.Protocol.LatencyBudgetsMS)
+			v.judge(&r, row.old.TaskResult, row.cur.TaskResult, cur.Protocol.LatencyBudgetsMS)
 		}
 		v.Counts[r.Verdict]++
 		v.Rows = append(v.Rows, r)
@@ -160,7 +135,7 @@ func (v *Verdict) Regressions() int { return v.Counts[Regressed] + v.Counts[Remo
 
 // judge bootstraps the paired differences of one row (recall within each
 // of budgetsMS included) and decides it.
-func (v *Verdict) judge(r *PairedRow, a, b TaskResult, budgetsMS []int) {
+func (v *Verdict) judge(r *PairedRow, a, b evaluate.TaskResult, budgetsMS []int) {
 	olds, news := pairConversations(a.TestByConv, b.TestByConv)
 	r.Conversations = len(olds)
 	var up, down []string
@@ -223,16 +198,16 @@ func joinReasons(rs []string) string {
 
 // pairConversations are the counts of the conversations both results
 // scored, in the order of their ids.
-func pairConversations(old, cur []ConvCounts) (olds, news []score.Counts) {
-	byID := make(map[string]ConvCounts, len(cur))
+func pairConversations(old, cur []evaluate.ConvCounts) (olds, news []score.Counts) {
+	byID := make(map[string]evaluate.ConvCounts, len(cur))
 	for _, c := range cur {
 		byID[c.ID] = c
 	}
 	sorted := slices.Clone(old)
-	slices.SortFunc(sorted, func(a, b ConvCounts) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(sorted, func(a, b evaluate.ConvCounts) int { return cmp.Compare(a.ID, b.ID) })
 	for _, c := range sorted {
 		if d, ok := byID[c.ID]; ok {
-			olds, news = append(olds, c.counts()), append(news, d.counts())
+			olds, news = append(olds, c.Counts()), append(news, d.Counts())
 		}
 	}
 	return olds, news
@@ -242,43 +217,11 @@ func pairedDelta(d score.Difference) *PairedDelta {
 	return &PairedDelta{Delta: report.Num(d.Delta), Lo: report.Num(d.CI.Lo), Hi: report.Num(d.CI.Hi), P: report.Num(d.P)}
 }
 
-type taskKey struct {
-	corpus, system string
-	task           floor.Task
-}
-
-// taskInBundle is a task result with the hashes of what produced it.
-type taskInBundle struct {
-	TaskResult
-	systemHash, corpusHash string
-}
-
-// identical reports byte-identical inputs (system and corpus) with the
-// same results.
-func (t taskInBundle) identical(u taskInBundle) bool {
-	if t.systemHash == "" || t.systemHash != u.systemHash || t.corpusHash != u.corpusHash {
-		return false
-	}
-	a, errA := json.Marshal(t.TaskResult)
-	b, errB := json.Marshal(u.TaskResult)
-	return errA == nil && errB == nil && bytes.Equal(a, b)
-}
-
-func indexTasks(r *Results) map[taskKey]taskInBundle {
-	m := map[taskKey]taskInBundle{}
-	for _, e := range r.Evaluations {
-		for _, t := range e.Tasks {
-			m[taskKey{e.Corpus, e.System, t.Task}] = taskInBundle{t, e.SystemHash, e.CorpusHash}
-		}
-	}
-	return m
-}
-
 // SharedConversations counts the test conversations scored in both
 // bundles on a corpus of the same name: zero means a paired comparison
 // has nothing to resample.
-func SharedConversations(old, cur *Results) int {
-	ids := func(r *Results) map[string]bool {
+func SharedConversations(old, cur *bundle.Results) int {
+	ids := func(r *bundle.Results) map[string]bool {
 		m := map[string]bool{}
 		for _, e := range r.Evaluations {
 			for _, t := range e.Tasks {
@@ -300,13 +243,13 @@ func SharedConversations(old, cur *Results) int {
 }
 
 // SharedCorpora lists the corpus names both bundles evaluated.
-func SharedCorpora(old, cur *Results) []string {
+func SharedCorpora(old, cur *bundle.Results) []string {
 	var out []string
 	for _, e := range old.Evaluations {
 		if slices.Contains(out, e.Corpus) {
 			continue
 		}
-		if slices.ContainsFunc(cur.Evaluations, func(f Evaluation) bool { return f.Corpus == e.Corpus }) {
+		if slices.ContainsFunc(cur.Evaluations, func(f evaluate.Evaluation) bool { return f.Corpus == e.Corpus }) {
 			out = append(out, e.Corpus)
 		}
 	}

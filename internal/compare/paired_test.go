@@ -1,4 +1,4 @@
-package bundle
+package compare
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
@@ -16,10 +18,10 @@ import (
 // simulated draws n conversations of a system whose items are found with
 // probability recall and whose negatives fire with probability fpRate:
 // pos positives and neg negatives per conversation.
-func simulated(rng *rand.Rand, n, pos, neg int, recall, fpRate float64) []ConvCounts {
-	out := make([]ConvCounts, n)
+func simulated(rng *rand.Rand, n, pos, neg int, recall, fpRate float64) []evaluate.ConvCounts {
+	out := make([]evaluate.ConvCounts, n)
 	for i := range out {
-		c := ConvCounts{ID: fmt.Sprintf("conv-%03d", i)}
+		c := evaluate.ConvCounts{ID: fmt.Sprintf("conv-%03d", i)}
 		for range pos {
 			if rng.Float64() < recall {
 				c.TP++
@@ -40,21 +42,21 @@ func simulated(rng *rand.Rand, n, pos, neg int, recall, fpRate float64) []ConvCo
 }
 
 // pairedTask is a task result scored from per-conversation counts.
-func pairedTask(convs []ConvCounts, inBudget bool) TaskResult {
+func pairedTask(convs []evaluate.ConvCounts, inBudget bool) evaluate.TaskResult {
 	var sum score.Counts
 	for _, c := range convs {
 		sum.TP, sum.FN, sum.FP, sum.TN = sum.TP+c.TP, sum.FN+c.FN, sum.FP+c.FP, sum.TN+c.TN
 	}
 	m := report.Metrics(sum, nil)
-	return TaskResult{Task: floor.TaskEOT, HasOP: true, InBudget: inBudget, Test: &m, TestByConv: convs}
+	return evaluate.TaskResult{Task: floor.TaskEOT, HasOP: true, InBudget: inBudget, Test: &m, TestByConv: convs}
 }
 
 // bundleOf is a bundle of one corpus with the given systems' EOT results.
-func bundleOf(id string, systems map[string]TaskResult) *Results {
-	r := &Results{BundleID: id, Protocol: score.DefaultParams(), Resamples: 1000, Seed: 7}
+func bundleOf(id string, systems map[string]evaluate.TaskResult) *bundle.Results {
+	r := &bundle.Results{BundleID: id, Protocol: score.DefaultParams(), Resamples: 1000, Seed: 7}
 	for _, name := range []string{"a", "b", "c"} {
 		if t, ok := systems[name]; ok {
-			r.Evaluations = append(r.Evaluations, Evaluation{System: name, SystemHash: "sys-" + name, Corpus: "c", CorpusHash: "h", Tasks: []TaskResult{t}})
+			r.Evaluations = append(r.Evaluations, evaluate.Evaluation{System: name, SystemHash: "sys-" + name, Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{t}})
 		}
 	}
 	return r
@@ -71,7 +73,7 @@ func TestPairedVerdicts(t *testing.T) {
 	dropped := simulated(rng, 40, 10, 30, 0.5, 0.05)
 	noisierFP := simulated(rng, 40, 10, 30, 0.8, 0.25)
 
-	withHash := func(r *Results, system, hash string) *Results {
+	withHash := func(r *bundle.Results, system, hash string) *bundle.Results {
 		for i := range r.Evaluations {
 			if r.Evaluations[i].System == system {
 				r.Evaluations[i].SystemHash = hash
@@ -81,24 +83,24 @@ func TestPairedVerdicts(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name       string
-		old, cur   *Results
+		old, cur   *bundle.Results
 		want       Outcome
 		wantReason string
 	}{
-		{"clear drop", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true)}), "a", "changed"), Regressed, "recall CI below"},
-		{"fp_rate up", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(noisierFP, true)}), "a", "changed"), Regressed, "fp_rate CI above"},
-		{"clear rise", bundleOf("o", map[string]TaskResult{"a": pairedTask(dropped, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(good, true)}), "a", "changed"), Improved, "recall CI above"},
-		{"noise within the CI", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(noisy, true)}), "a", "changed"), Unchanged, ""},
-		{"budget exit", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(good, false)}), "a", "changed"), Regressed, "left the budget"},
-		{"identical inputs", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-			bundleOf("n", map[string]TaskResult{"a": pairedTask(good, true)}), Identical, ""},
-		{"same results from a changed system", bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-			withHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(good, true)}), "a", "changed"), Unchanged, ""},
+		{"clear drop", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(dropped, true)}), "a", "changed"), Regressed, "recall CI below"},
+		{"fp_rate up", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(noisierFP, true)}), "a", "changed"), Regressed, "fp_rate CI above"},
+		{"clear rise", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(dropped, true)}),
+			withHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}), "a", "changed"), Improved, "recall CI above"},
+		{"noise within the CI", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(noisy, true)}), "a", "changed"), Unchanged, ""},
+		{"budget exit", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(good, false)}), "a", "changed"), Regressed, "left the budget"},
+		{"identical inputs", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+			bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}), Identical, ""},
+		{"same results from a changed system", bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+			withHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}), "a", "changed"), Unchanged, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v := Paired(c.old, c.cur, PairedOptions{Tolerance: DefaultTolerance})
@@ -127,15 +129,15 @@ func TestPairedVerdicts(t *testing.T) {
 func TestPairedDropCI(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	good, dropped := simulated(rng, 40, 10, 30, 0.8, 0.05), simulated(rng, 40, 10, 30, 0.5, 0.05)
-	v := Paired(bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true)}),
-		withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
+	v := Paired(bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true)}),
+		withSystemHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(dropped, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
 	d := v.Rows[0].Recall
 	if !(d.Lo <= d.Delta && d.Delta <= d.Hi && d.Hi < 0 && d.P < 0.05) {
 		t.Fatalf("recall delta %+v: want a CI below zero around the delta, p < 0.05", d)
 	}
 }
 
-func withSystemHash(r *Results, hash string) *Results {
+func withSystemHash(r *bundle.Results, hash string) *bundle.Results {
 	for i := range r.Evaluations {
 		r.Evaluations[i].SystemHash = hash
 	}
@@ -147,8 +149,8 @@ func withSystemHash(r *Results, hash string) *Results {
 func TestPairedNewAndRemoved(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	convs := simulated(rng, 10, 5, 5, 0.7, 0.1)
-	old := bundleOf("o", map[string]TaskResult{"a": pairedTask(convs, true), "b": pairedTask(convs, true)})
-	cur := bundleOf("n", map[string]TaskResult{"a": pairedTask(convs, true), "c": pairedTask(convs, true)})
+	old := bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(convs, true), "b": pairedTask(convs, true)})
+	cur := bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(convs, true), "c": pairedTask(convs, true)})
 	v := Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance})
 	got := map[string]Outcome{}
 	for _, r := range v.Rows {
@@ -167,8 +169,8 @@ func TestPairedNewAndRemoved(t *testing.T) {
 func TestPairedOnlySharedConversations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	convs := simulated(rng, 30, 10, 30, 0.8, 0.05)
-	v := Paired(bundleOf("o", map[string]TaskResult{"a": pairedTask(convs, true)}),
-		withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(convs[5:], true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
+	v := Paired(bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(convs, true)}),
+		withSystemHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(convs[5:], true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
 	r := v.Rows[0]
 	if r.Conversations != 25 || r.Recall.Delta != 0 || r.Verdict != Unchanged {
 		t.Fatalf("row %+v: want 25 paired conversations, delta 0, unchanged", r)
@@ -182,8 +184,8 @@ func nullFalseAlarms(trials, resamples int, seed uint64) (regressed, changed flo
 	rng := rand.New(rand.NewPCG(seed, 11))
 	var nReg, nChanged int
 	for i := range trials {
-		old := bundleOf("o", map[string]TaskResult{"a": pairedTask(simulated(rng, 40, 10, 30, 0.7, 0.1), true)})
-		cur := withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(simulated(rng, 40, 10, 30, 0.7, 0.1), true)}), "x")
+		old := bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(simulated(rng, 40, 10, 30, 0.7, 0.1), true)})
+		cur := withSystemHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(simulated(rng, 40, 10, 30, 0.7, 0.1), true)}), "x")
 		v := Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance, Resamples: resamples, Seed: uint64(i)})
 		switch v.Rows[0].Verdict {
 		case Regressed:
@@ -216,8 +218,8 @@ func TestPairedFalseAlarmRate(t *testing.T) {
 func TestVerdictMarkdown(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	good, dropped := simulated(rng, 40, 10, 30, 0.8, 0.05), simulated(rng, 40, 10, 30, 0.5, 0.05)
-	old := bundleOf("o", map[string]TaskResult{"a": pairedTask(good, true), "b": pairedTask(good, true)})
-	cur := bundleOf("n", map[string]TaskResult{"a": pairedTask(dropped, true), "b": pairedTask(good, true)})
+	old := bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(good, true), "b": pairedTask(good, true)})
+	cur := bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(dropped, true), "b": pairedTask(good, true)})
 	cur.Evaluations[0].SystemHash = "changed"
 	md := string(Paired(old, cur, PairedOptions{Tolerance: DefaultTolerance}).Markdown())
 	moved, rest, ok := strings.Cut(md, "## Unchanged")
@@ -242,8 +244,8 @@ func TestPairedRecallWithinBudgets(t *testing.T) {
 			fast[i].Latencies[j], slow[i].Latencies[j] = 200, 700
 		}
 	}
-	v := Paired(bundleOf("o", map[string]TaskResult{"a": pairedTask(fast, true)}),
-		withSystemHash(bundleOf("n", map[string]TaskResult{"a": pairedTask(slow, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
+	v := Paired(bundleOf("o", map[string]evaluate.TaskResult{"a": pairedTask(fast, true)}),
+		withSystemHash(bundleOf("n", map[string]evaluate.TaskResult{"a": pairedTask(slow, true)}), "x"), PairedOptions{Tolerance: DefaultTolerance})
 	r := v.Rows[0]
 	if r.Verdict != Regressed || r.Reason != "recall within 250 ms CI below -tolerance; recall within 500 ms CI below -tolerance" {
 		t.Fatalf("verdict %s (%s), want regressed on recall within 250 and 500 ms", r.Verdict, r.Reason)

@@ -1,4 +1,4 @@
-package bundle
+package evaluate
 
 import (
 	"fmt"
@@ -60,7 +60,7 @@ type Evaluation struct {
 	CorpusHash string       `json:"corpus_hash"`
 	Tasks      []TaskResult `json:"tasks"`
 	// CorpusInfo describes the corpus; results.json lists it once per
-	// corpus (Results.Corpora), not per evaluation.
+	// corpus (bundle.Results.Corpora), not per evaluation.
 	CorpusInfo *CorpusInfo `json:"corpus_info,omitempty"`
 }
 
@@ -156,10 +156,33 @@ func newConvCounts(id string, c score.Counts) ConvCounts {
 		WindowCounts{NegativeCounts{w.Span.FP, w.Span.TN}, NegativeCounts{w.Anchored.FP, w.Anchored.TN}}, c.LatenciesMS}
 }
 
-func (c ConvCounts) counts() score.Counts {
+// Counts are c as the scorer counts them.
+func (c ConvCounts) Counts() score.Counts {
 	w := c.Windows
 	return score.Counts{TP: c.TP, FN: c.FN, FP: c.FP, TN: c.TN, LatenciesMS: c.Latencies,
 		Windows: score.WindowCounts{Span: score.NegativeCounts{FP: w.Span.FP, TN: w.Span.TN}, Anchored: score.NegativeCounts{FP: w.Anchored.FP, TN: w.Anchored.TN}}}
+}
+
+// TaskEvaluation is the part of stored task result t that ranking
+// (score.Rank) reads, as system's.
+func (t *TaskResult) TaskEvaluation(system string) *score.TaskEvaluation {
+	e := &score.TaskEvaluation{System: system, Task: t.Task, Candidates: t.NCandidates, HasOperatingPoint: t.HasOP, InBudget: t.InBudget,
+		OperatingPoint: t.OperatingPoint,
+		InBudgetUnder:  score.WindowBudgets{Span: t.InBudgetByWindow.Span, Anchored: t.InBudgetByWindow.Anchored}}
+	if !t.HasOP {
+		return e
+	}
+	e.Theta = float64(t.Theta)
+	for _, c := range t.TestByConv {
+		e.TestByConv = append(e.TestByConv, c.Counts())
+	}
+	e.Test = score.Sum(e.TestByConv)
+	if t.Dev != nil {
+		w := t.Dev.FPRateByWindow
+		e.Dev = score.Counts{TP: t.Dev.TP, FN: t.Dev.FN, FP: t.Dev.FP, TN: t.Dev.TN, Windows: score.WindowCounts{
+			Span: score.NegativeCounts{FP: w.Span.FP, TN: w.Span.TN}, Anchored: score.NegativeCounts{FP: w.Anchored.FP, TN: w.Anchored.TN}}}
+	}
+	return e
 }
 
 // AnatomyRow is one cell of the error anatomy (docs/protocol.md#breakdowns-and-error-anatomy).
@@ -183,10 +206,10 @@ type EventRow struct {
 	LatencyMS    report.Num `json:"latency_ms"`
 }
 
-// Evaluate runs the evaluation of docs/protocol.md#sweep-and-operating-point for one system on one corpus: per task,
+// System runs the evaluation of docs/protocol.md#sweep-and-operating-point for one system on one corpus: per task,
 // the dev sweep and operating point (or the transferred threshold), test at
 // the frozen threshold, bootstrap intervals, breakdowns and error anatomy.
-func Evaluate(in *Input) (*Evaluation, error) {
+func System(in *Input) (*Evaluation, error) {
 	c := in.Corpus
 	e := &Evaluation{System: in.System, SystemHash: in.SystemHash, Corpus: c.Name, CorpusHash: c.Hash,
 		CorpusInfo: &CorpusInfo{Name: c.Name, Kind: c.Kind, Dev: conversations(c.Dev), Test: conversations(c.Test), Unlabelled: c.Unlabelled, Timing: c.Timing}}

@@ -1,31 +1,33 @@
-package bundle
+package compare
 
 import (
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
-func results(id string, recall float64, test bool) *Results {
-	t := TaskResult{Task: floor.TaskEOT, HasOP: true, InBudget: true}
+func results(id string, recall float64, test bool) *bundle.Results {
+	t := evaluate.TaskResult{Task: floor.TaskEOT, HasOP: true, InBudget: true}
 	if test {
 		t.Test = &report.TaskMetrics{Recall: report.Num(recall), FPRate: 0.05}
 	}
-	return &Results{BundleID: id, Protocol: score.DefaultParams(), Resamples: 100, Seed: 1,
-		Evaluations: []Evaluation{{System: "s", Corpus: "c", CorpusHash: "h", Tasks: []TaskResult{t}}}}
+	return &bundle.Results{BundleID: id, Protocol: score.DefaultParams(), Resamples: 100, Seed: 1,
+		Evaluations: []evaluate.Evaluation{{System: "s", Corpus: "c", CorpusHash: "h", Tasks: []evaluate.TaskResult{t}}}}
 }
 
-// The verdicts a nightly gate acts on, from the reproductions of the
-// issue: a collapse is a regression whatever the tolerance, a result that
-// disappears is one, and equal bundles are the same at tolerance 0.
+// The verdicts a nightly gate acts on: a collapse is a regression
+// whatever the tolerance, a result that disappears is one, and equal
+// bundles are the same at tolerance 0.
 func TestDiffVerdicts(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		old, cur *Results
+		old, cur *bundle.Results
 		want     string
 	}{
 		{"collapse", results("a", 0.621, true), results("b", 0, true), "regression"},

@@ -1,26 +1,21 @@
-package bundle
+package compare
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
 	"slices"
 
-	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/report"
 )
 
 // Change compares one system, corpus and task between two bundles.
 type Change struct {
-	Corpus    string     `json:"corpus"`
-	System    string     `json:"system"`
-	Task      floor.Task `json:"task"`
-	OldRecall report.Num `json:"old_recall"`
-	NewRecall report.Num `json:"new_recall"`
-	OldFPRate report.Num `json:"old_fp_rate"`
-	NewFPRate report.Num `json:"new_fp_rate"`
+	Subject
+	Rates
 	// Verdict is "same", "better", "regression", "new" or "gone".
 	Verdict string `json:"verdict"`
 }
@@ -28,51 +23,17 @@ type Change struct {
 // Diff compares the test results of two bundles (docs/architecture.md#bundles, nightly
 // regressions): recall down or fp_rate up by more than tolerance, or a
 // system leaving the budget, is a regression.
-func Diff(old, cur *Results, tolerance float64) []Change {
-	type key struct {
-		corpus, system string
-		task           floor.Task
-	}
-	index := func(r *Results) map[key]TaskResult {
-		m := map[key]TaskResult{}
-		for _, e := range r.Evaluations {
-			for _, t := range e.Tasks {
-				m[key{e.Corpus, e.System, t.Task}] = t
-			}
-		}
-		return m
-	}
-	o, n := index(old), index(cur)
-	var keys []key
-	for k := range o {
-		keys = append(keys, k)
-	}
-	for k := range n {
-		if _, ok := o[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(cmp.Compare(a.corpus, b.corpus), cmp.Compare(a.system, b.system), cmp.Compare(a.task, b.task))
-	})
+func Diff(old, cur *bundle.Results, tolerance float64) []Change {
 	var out []Change
-	for _, k := range keys {
-		a, inOld := o[k]
-		b, inNew := n[k]
-		c := Change{Corpus: k.corpus, System: k.system, Task: k.task, OldRecall: nan(), NewRecall: nan(), OldFPRate: nan(), NewFPRate: nan()}
-		if inOld && a.Test != nil {
-			c.OldRecall, c.OldFPRate = a.Test.Recall, a.Test.FPRate
-		}
-		if inNew && b.Test != nil {
-			c.NewRecall, c.NewFPRate = b.Test.Recall, b.Test.FPRate
-		}
+	for _, r := range rows(old, cur) {
+		c := Change{Subject: r.Subject, Rates: r.rates()}
 		switch {
-		case !inOld:
+		case r.old == nil:
 			c.Verdict = "new"
-		case !inNew:
+		case r.cur == nil:
 			c.Verdict = "gone"
 		default:
-			c.Verdict = verdict(a, b, c, tolerance)
+			c.Verdict = verdict(r.old.TaskResult, r.cur.TaskResult, c, tolerance)
 		}
 		out = append(out, c)
 	}
@@ -89,7 +50,7 @@ func CheckTolerance(tolerance float64) error {
 	return nil
 }
 
-func verdict(a, b TaskResult, c Change, tolerance float64) string {
+func verdict(a, b evaluate.TaskResult, c Change, tolerance float64) string {
 	dRecall := float64(c.NewRecall) - float64(c.OldRecall)
 	dFP := float64(c.NewFPRate) - float64(c.OldFPRate)
 	// A measured value that became unmeasured (NaN, no test result) is a
@@ -117,12 +78,10 @@ func Regressions(d []Change) int {
 	return n
 }
 
-func nan() report.Num { return report.Num(math.NaN()) }
-
 // Mismatches lists what makes two bundles' numbers incomparable, to be
 // reported before any verdict: a different scoring protocol, bootstrap,
 // or corpus content under the same corpus name.
-func Mismatches(old, cur *Results) []string {
+func Mismatches(old, cur *bundle.Results) []string {
 	var out []string
 	if a, b := protocolFields(old), protocolFields(cur); !maps.Equal(a, b) {
 		keys := slices.Sorted(maps.Keys(a))
@@ -141,7 +100,7 @@ func Mismatches(old, cur *Results) []string {
 		out = append(out, fmt.Sprintf("bootstrap: %d resamples seed %d in %s, %d resamples seed %d in %s",
 			old.Resamples, old.Seed, old.BundleID, cur.Resamples, cur.Seed, cur.BundleID))
 	}
-	hashes := func(r *Results) map[string]string {
+	hashes := func(r *bundle.Results) map[string]string {
 		m := map[string]string{}
 		for _, e := range r.Evaluations {
 			m[e.Corpus] = e.CorpusHash
@@ -158,7 +117,7 @@ func Mismatches(old, cur *Results) []string {
 }
 
 // protocolFields are the protocol parameters by JSON name, as text.
-func protocolFields(r *Results) map[string]string {
+func protocolFields(r *bundle.Results) map[string]string {
 	data, _ := json.Marshal(r.Protocol)
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal(data, &raw)

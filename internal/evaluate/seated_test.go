@@ -1,4 +1,4 @@
-package bundle_test
+package evaluate_test
 
 import (
 	"math"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
+	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -39,7 +40,7 @@ func atAnchors(gold *floor.GoldSet) *score.Submission {
 func TestSeatedAgentIsScoredAndRanked(t *testing.T) {
 	c, tracks := bundlefixture.Make(bundlefixture.Mini())
 	p := score.DefaultParams()
-	e, err := bundle.EvaluateSeated(&bundle.SeatedInput{System: "perfect", SystemHash: "agent-hash", Corpus: c,
+	e, err := evaluate.Seated(&evaluate.SeatedInput{System: "perfect", SystemHash: "agent-hash", Corpus: c,
 		Dev: atAnchors(c.Dev), Test: atAnchors(c.Test), OperatingPoint: "as it behaves", Params: p, Resamples: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -58,13 +59,13 @@ func TestSeatedAgentIsScoredAndRanked(t *testing.T) {
 			t.Errorf("%s: %d conversations, %d events, intervals %v", r.Task, len(r.TestByConv), len(r.Events), r.Test.CI95)
 		}
 	}
-	sys, err := bundle.Evaluate(&bundle.Input{System: "early", SystemHash: "early-hash", Corpus: c, DevProbs: tracks["early"].Dev,
+	sys, err := evaluate.System(&evaluate.Input{System: "early", SystemHash: "early-hash", Corpus: c, DevProbs: tracks["early"].Dev,
 		TestProbs: tracks["early"].Test, Params: p, Resamples: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, res, err := bundle.Build(bundle.Meta{Name: "seated", Protocol: p, Resamples: 100, Seed: 1},
-		bundle.Parts{Evaluations: []bundle.Evaluation{*sys, *e}, Seated: []bundle.SeatedRun{{Agent: "perfect", Corpus: c.Name, Seats: 3, Failed: []bundle.SeatFailure{}}}}, "2026-12-03T00:00:00Z")
+		bundle.Parts{Evaluations: []evaluate.Evaluation{*sys, *e}, Seated: []bundle.SeatedRun{{Agent: "perfect", Corpus: c.Name, Seats: 3, Failed: []bundle.SeatFailure{}}}}, "2026-12-03T00:00:00Z")
 	if err != nil {
 		t.Fatal(err)
 	}
