@@ -9,18 +9,12 @@ import (
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
-// agentEvaluations is the version of the sweep that evaluates the spec's
-// agents (AgentWorkflow) beside its systems and puts their table in the
-// bundle. Sweeps without agents record no marker for it.
-const agentEvaluations = "agent-evaluations"
-
 // startAgents starts one AgentWorkflow per agent of the spec that plays
 // trials, all at once and before the corpora: trials take real time and
 // depend on nothing else of the sweep. The futures are in the spec's
 // agent order, nil for an agent that is only seated.
 func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture {
-	if len(s.in.Spec.Agents) == 0 ||
-		workflow.GetVersion(ctx, agentEvaluations, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if len(s.in.Spec.Agents) == 0 {
 		return nil
 	}
 	params := AgentScoreParams(s.in.Spec)

@@ -25,7 +25,7 @@ type CorpusInput struct {
 // queue (skipping what the store already has) and finalised.
 func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan, error) {
 	var plan activities.CorpusPlan
-	progress, err := newChildReporter(ctx, in.Parent)
+	progress, err := newChildReporter(ctx)
 	if err != nil {
 		return plan, err
 	}
@@ -39,21 +39,15 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 		return plan, err
 	}
 	progress.plan(len(plan.Conversations), in.Next)
-	if in.Plan == nil {
-		progress.send(progressDelta{Planned: len(plan.Conversations)})
-	}
 	if plan.Ready {
-		progress.send(progressDelta{Generated: len(plan.Conversations) - in.Next})
 		progress.plan(len(plan.Conversations), len(plan.Conversations))
 		return plan, nil
 	}
 	synth := workflow.WithActivityOptions(ctx, activityOptions(in.Queues.Synth, 10*time.Minute))
-	progress.batch(func(n int) progressDelta { return progressDelta{Generated: n} })
 	generation := Generation(plan)
 	next, err := fanOut(ctx, in.Next, len(generation), in.Concurrency, func(i int) workflow.Future {
 		return workflow.ExecuteActivity(synth, (*activities.Activities).GenerateConversation, generation[i])
 	}, func(int) { progress.done(1) })
-	progress.flush()
 	if err != nil {
 		return plan, err
 	}

@@ -38,15 +38,9 @@ type EvaluationInput struct {
 	Staged, ModelReady bool `json:",omitempty"`
 }
 
-// inferBatches is the version that infers a batch of conversations per
-// activity (activities.InferBatch); executions recorded before it infer
-// one conversation per activity.
-const inferBatches = "infer-batches"
-
 // transferReady is the signal that tells an evaluation waiting for
-// transferred thresholds that their source is stored. From transferByKey
-// on it carries the source's stored evaluation key; before, it carried
-// nothing and the evaluation's input held the key the sweep computed.
+// transferred thresholds that their source is stored; it carries the
+// source's stored evaluation key.
 const transferReady = "transfer-ready"
 
 // EvaluationWorkflow makes the system's tracks on every conversation (in
@@ -57,7 +51,7 @@ const transferReady = "transfer-ready"
 // breakdowns and bootstrap intervals. It returns the stored evaluation's
 // key.
 func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error) {
-	progress, err := newChildReporter(ctx, in.Parent)
+	progress, err := newChildReporter(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -73,16 +67,11 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 		}
 		convs = plan.Conversations
 	}
-	if in.Batch == 0 {
-		// Started before the sweep planned batches (NewPlan).
-		in.Batch = 1
-		if workflow.GetVersion(ctx, inferBatches, workflow.DefaultVersion, 1) != workflow.DefaultVersion {
-			in.Batch = activities.InferBatch(len(convs), in.Concurrency)
-		}
+	if in.Batch == 0 { // started by anything but a sweep's plan
+		in.Batch = activities.InferBatch(len(convs), in.Concurrency)
 	}
 	batches := in.Batches(convs)
 	progress.plan(len(convs), min(len(convs), in.Next*in.Batch))
-	progress.batch(func(n int) progressDelta { return progressDelta{Inferred: n} })
 	if in.Staged && !in.ModelReady {
 		workflow.GetSignalChannel(ctx, modelReady).Receive(ctx, nil)
 		in.ModelReady = true
@@ -91,7 +80,6 @@ func EvaluationWorkflow(ctx workflow.Context, in EvaluationInput) (string, error
 	next, err := fanOut(ctx, in.Next, len(batches), in.Concurrency, func(i int) workflow.Future {
 		return tracks(batches[i])
 	}, func(i int) { progress.done(len(batches[i])) })
-	progress.flush()
 	if err != nil {
 		return "", err
 	}

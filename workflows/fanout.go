@@ -8,30 +8,6 @@ import (
 // workflow continues as new, well under Temporal's 51,200-event limit.
 const historyBudget = 20000
 
-// progressBatches is how many progress signals a fan-out sends at most
-// (plus a final one): each signal is a workflow task for the parent, so
-// one per activity would cost more than the activities on a small machine.
-const progressBatches = 8
-
-// batched wraps a per-item progress report so that it is passed on in about
-// progressBatches batches over n items; flush sends what is left.
-func batched(n int, report func(count int)) (add func(), flush func()) {
-	step := max(1, n/progressBatches)
-	pending := 0
-	return func() {
-			pending++
-			if pending >= step {
-				report(pending)
-				pending = 0
-			}
-		}, func() {
-			if pending > 0 {
-				report(pending)
-				pending = 0
-			}
-		}
-}
-
 // fanOut starts start(i) for i in [from, n) keeping at most limit futures
 // pending, and calls done(i) as each completes. It stops starting new work
 // when the history grows past its budget (or the server suggests

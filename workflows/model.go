@@ -25,11 +25,6 @@ type ModelStageInput struct {
 	Next        int // where a continued-as-new run resumes
 }
 
-// modelStages is the version of the sweep that runs each model once per
-// corpus (ModelWorkflow) for every system that maps its output; sweeps
-// recorded before it infer each system's tracks on their own.
-const modelStages = "model-stages"
-
 // modelReady is the signal that tells an evaluation whose system has a
 // model stage that the stage's outputs are all stored.
 const modelReady = "model-ready"
@@ -40,7 +35,7 @@ const modelReady = "model-ready"
 // continuing as new when its history grows long. It returns once every
 // conversation's output is stored.
 func ModelWorkflow(ctx workflow.Context, in ModelStageInput) error {
-	progress, err := newChildReporter(ctx, "")
+	progress, err := newChildReporter(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,7 @@ import (
 
 // The plan runs each model once per corpus: systems with the same model
 // hash share one model stage, whose evaluations map its outputs on the CPU
-// queue; a system without a model stage infers its own tracks. Unstaged
-// (sweeps recorded before model stages) every system infers its own.
+// queue; a system without a model stage infers its own tracks.
 func TestPlanSharesModelStages(t *testing.T) {
 	in, plans := planInput()
 	plans = plans[:2]
@@ -49,13 +48,6 @@ func TestPlanSharesModelStages(t *testing.T) {
 		if e.Input.Staged != staged || (e.Model >= 0) != staged || (staged && !slices.Contains(p.Models[e.Model].Evaluations, i)) {
 			t.Errorf("%s: staged %v, model stage %d", e.Name, e.Input.Staged, e.Model)
 		}
-	}
-	u := p.Unstaged()
-	if len(u.Models) != 0 || slices.ContainsFunc(u.Evaluations, func(e PlannedEvaluation) bool { return e.Input.Staged || e.Model >= 0 }) {
-		t.Errorf("unstaged plan %+v", u)
-	}
-	if !p.Evaluations[0].Input.Staged || p.Evaluations[0].Key != u.Evaluations[0].Key {
-		t.Error("Unstaged changed the plan it was called on, or an evaluation's key")
 	}
 }
 

@@ -124,17 +124,6 @@ func (p *Plan) modelStage(s spec.Sweep, sys activities.SystemRef, c activities.C
 	return len(p.Models) - 1
 }
 
-// Unstaged is the plan as sweeps recorded before modelStages execute it:
-// every system infers its own tracks (Infer), no model stage is shared.
-func (p Plan) Unstaged() Plan {
-	p.Models = nil
-	p.Evaluations = slices.Clone(p.Evaluations)
-	for i := range p.Evaluations {
-		p.Evaluations[i].Model, p.Evaluations[i].Input.Staged = -1, false
-	}
-	return p
-}
-
 // Dependents are the evaluations that take their thresholds from
 // evaluation i, in index order.
 func (p Plan) Dependents(i int) []int {

@@ -82,22 +82,9 @@ type ChildProgress struct {
 	Estimate time.Duration `json:"estimate_ns,omitempty"`
 }
 
-// Query and signal names.
-const (
-	ProgressQuery = "progress"
-	// progressSignal is how children reported progress before
-	// progressByQuery; sweeps recorded then still receive it.
-	progressSignal = "progress"
-	// progressByQuery is the version of the children that report progress
-	// through their own query instead of signalling the sweep.
-	progressByQuery = "progress-by-query"
-)
-
-// progressDelta is what children of the first version signal to their
-// parent sweep.
-type progressDelta struct {
-	Planned, Generated, Inferred int
-}
+// ProgressQuery is the query a sweep and each of its children answer
+// with their progress.
+const ProgressQuery = "progress"
 
 // started records a running child; finished removes it.
 func (p *Progress) started(id, kind string) { p.Running = append(p.Running, Child{id, kind}) }
@@ -112,21 +99,14 @@ func (p *Progress) finished(id string) {
 }
 
 // childReporter is how a child workflow reports progress: a query handler
-// on its own counts and, for executions recorded before progressByQuery,
-// signals to the parent sweep.
+// on its own counts, which the sweep's watchers read.
 type childReporter struct {
-	ctx    workflow.Context
-	parent string
-	signal bool
-	state  ChildProgress
-	add    func()
-	flush  func()
+	state ChildProgress
 }
 
 // newChildReporter registers the child's progress query.
-func newChildReporter(ctx workflow.Context, parent string) (*childReporter, error) {
-	r := &childReporter{ctx: ctx, parent: parent, add: func() {}, flush: func() {}}
-	r.signal = workflow.GetVersion(ctx, progressByQuery, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+func newChildReporter(ctx workflow.Context) (*childReporter, error) {
+	r := &childReporter{}
 	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (ChildProgress, error) { return r.state, nil })
 	return r, err
 }
@@ -134,27 +114,5 @@ func newChildReporter(ctx workflow.Context, parent string) (*childReporter, erro
 // plan sets the number of items and how many are already done.
 func (r *childReporter) plan(total, done int) { r.state = ChildProgress{Total: total, Done: done} }
 
-// batch starts counting finished items; the first version passes them on
-// in about progressBatches signals made by delta.
-func (r *childReporter) batch(delta func(n int) progressDelta) {
-	if r.signal {
-		r.add, r.flush = batched(r.state.Total, func(n int) { r.send(delta(n)) })
-	}
-}
-
 // done counts n finished items.
-func (r *childReporter) done(n int) {
-	r.state.Done += n
-	for range n {
-		r.add()
-	}
-}
-
-// send signals d to the parent in the first version: progress is
-// informational, so the signal is not waited for and cannot fail the child.
-func (r *childReporter) send(d progressDelta) {
-	if !r.signal || r.parent == "" || d == (progressDelta{}) {
-		return
-	}
-	workflow.SignalExternalWorkflow(r.ctx, r.parent, "", progressSignal, d)
-}
+func (r *childReporter) done(n int) { r.state.Done += n }

@@ -10,11 +10,6 @@ import (
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
-// seatedAgents is the version of the sweep that seats the spec's seated
-// agents in its corpora (SeatedWorkflow) and ranks them beside the
-// systems. Sweeps without seated agents record no marker for it.
-const seatedAgents = "seated-agents"
-
 // startSeated starts, for each seated agent, a SeatedWorkflow once the
 // corpora are planned and, for an agent that also plays trials, once its
 // trials are done: both talk to the same endpoint, whose concurrency
@@ -22,8 +17,7 @@ const seatedAgents = "seated-agents"
 // agent that is not seated; each settles with the agent's outcome.
 func (s *sweep) startSeated(ctx workflow.Context, plans []activities.CorpusPlan, trials []workflow.ChildWorkflowFuture) []workflow.Future {
 	agents := s.in.Spec.Agents
-	if !slices.ContainsFunc(agents, func(a spec.Agent) bool { return a.Seated != nil }) ||
-		workflow.GetVersion(ctx, seatedAgents, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if !slices.ContainsFunc(agents, func(a spec.Agent) bool { return a.Seated != nil }) {
 		return nil
 	}
 	out := make([]workflow.Future, len(agents))

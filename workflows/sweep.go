@@ -41,28 +41,6 @@ type SweepResult struct {
 	BundleID string
 }
 
-// corpusAudit is the version of the sweep that audits its generated
-// corpora for trivial-rule shortcuts (package audit) alongside the
-// evaluations and carries the audits into the bundle.
-const corpusAudit = "corpus-audit"
-
-// childrenByReference is the version of the sweep that starts each
-// evaluation with its corpus by reference (prefix and hash, no list of
-// conversations); the evaluation reads the list from the stored manifest.
-// With the list in every child's input, the sweep's history grew with
-// systems × conversations: 14 MB at 100 systems × 10,000 conversations,
-// past Temporal's 10 MB warning.
-const childrenByReference = "children-by-reference"
-
-// checkSpec is the version of the sweep that checks its spec on the worker
-// (activities.CheckSpec) before anything runs.
-const checkSpec = "check-spec"
-
-// transferByKey is the version of the sweep whose transfer-ready signal
-// carries the key the source evaluation returned; before, the sweep
-// computed that key and started the waiting evaluation with it.
-const transferByKey = "transfer-by-key"
-
 // SweepWorkflow runs a sweep (docs/architecture.md#workflows): check the
 // spec, resolve every corpus, plan the evaluations (NewPlan), audit the
 // generated corpora, evaluate every system on every corpus in child
@@ -82,9 +60,6 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	}
 	seated := s.startSeated(ctx, plans, agents)
 	plan := NewPlan(in, plans)
-	if workflow.GetVersion(ctx, modelStages, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		plan = plan.Unstaged()
-	}
 	audits := s.startAudits(ctx, plan)
 	s.progress.Phase = "evaluation"
 	release, err := acquireGPUs(ctx, in, plan)
@@ -117,40 +92,21 @@ type sweep struct {
 	in       SweepInput
 	self     string
 	progress *Progress
-	// byQuery: the children report progress through their own query
-	// (progressByQuery); before, they signalled the sweep.
-	byQuery bool
 }
 
-// newSweep answers the progress query and, for sweeps recorded before
-// progressByQuery, counts their children's progress signals.
+// newSweep answers the progress query.
 func newSweep(ctx workflow.Context, in SweepInput) (*sweep, error) {
 	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora), Systems: len(in.Systems)}
 	s := &sweep{in: in, self: workflow.GetInfo(ctx).WorkflowExecution.ID, progress: p}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
 		return nil, err
 	}
-	s.byQuery = workflow.GetVersion(ctx, progressByQuery, workflow.DefaultVersion, 1) != workflow.DefaultVersion
-	deltas := workflow.GetSignalChannel(ctx, progressSignal)
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var d progressDelta
-			deltas.Receive(ctx, &d)
-			p.ConversationsTotal += d.Planned
-			p.TracksTotal += d.Planned * len(in.Systems)
-			p.ConversationsGenerated += d.Generated
-			p.TracksInferred += d.Inferred
-		}
-	})
 	return s, nil
 }
 
 // checkSpec checks the spec under the worker's limits before anything
-// runs; sweeps recorded before checkSpec start with their corpora.
+// runs.
 func (s *sweep) checkSpec(ctx workflow.Context) error {
-	if workflow.GetVersion(ctx, checkSpec, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return nil
-	}
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
 	return workflow.ExecuteLocalActivity(lctx, activities.CheckSpec, s.in.Spec).Get(ctx, nil)
@@ -172,22 +128,16 @@ func (s *sweep) resolveCorpora(ctx workflow.Context) ([]activities.CorpusPlan, e
 			return nil, fmt.Errorf("corpus %s: %w", s.in.Corpora[i].Name, err)
 		}
 		s.progress.finished(s.self + "/corpus-" + s.in.Corpora[i].Name)
-		if s.byQuery {
-			n := len(plans[i].Conversations)
-			s.progress.ConversationsTotal += n
-			s.progress.ConversationsGenerated += n
-			s.progress.TracksTotal += n * len(s.in.Systems)
-		}
+		n := len(plans[i].Conversations)
+		s.progress.ConversationsTotal += n
+		s.progress.ConversationsGenerated += n
+		s.progress.TracksTotal += n * len(s.in.Systems)
 	}
 	return plans, nil
 }
 
-// startAudits starts the plan's corpus audits on the CPU queue; sweeps
-// recorded before corpusAudit aggregate without audits.
+// startAudits starts the plan's corpus audits on the CPU queue.
 func (s *sweep) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
-	if workflow.GetVersion(ctx, corpusAudit, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
-		return nil
-	}
 	actx := workflow.WithActivityOptions(ctx, activityOptions(s.in.Spec.Queues.CPU, time.Hour))
 	var audits []workflow.Future
 	for _, a := range plan.Audits {
@@ -200,20 +150,18 @@ func (s *sweep) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
 // once. As a model stage completes, the evaluations that map its outputs
 // are signalled (model-ready); the evaluations are waited for in the
 // plan's order, and as a threshold source is stored, the evaluations
-// waiting for it are signalled (with its key, from transferByKey on). It
-// returns the stored evaluations' keys, in the plan's evaluation order.
+// waiting for it are signalled with its key. Children are started with
+// their corpus by reference (corpusRef), so the sweep's history does not
+// grow with systems × conversations. It returns the stored evaluations'
+// keys, in the plan's evaluation order.
 func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
-	byReference := workflow.GetVersion(ctx, childrenByReference, workflow.DefaultVersion, 1) == 1
-	byKey := workflow.GetVersion(ctx, transferByKey, workflow.DefaultVersion, 1) == 1
-	models := s.startModels(ctx, plan, byReference)
+	models := s.startModels(ctx, plan)
 	children := make([]workflow.ChildWorkflowFuture, len(plan.Evaluations))
 	for i, e := range plan.Evaluations {
 		ev := e.Input
 		ev.Parent = s.self
-		if byReference {
-			ev.Corpus = corpusRef(ev.Corpus)
-		}
-		if byKey && ev.Transfer != nil {
+		ev.Corpus = corpusRef(ev.Corpus)
+		if ev.Transfer != nil {
 			ev.Transfer = &activities.Transfer{Corpus: ev.Transfer.Corpus} // the key comes with the signal
 		}
 		s.progress.started(s.self+"/"+e.Name, ChildEvaluation)
@@ -233,15 +181,9 @@ func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 		}
 		s.progress.finished(s.self + "/" + e.Name)
 		s.progress.SystemsScored++
-		if s.byQuery {
-			s.progress.TracksInferred += len(e.Input.Corpus.Conversations)
-		}
-		var stored any // sweeps before transferByKey signal nothing
-		if byKey {
-			stored = keys[i]
-		}
+		s.progress.TracksInferred += len(e.Input.Corpus.Conversations)
 		for _, j := range plan.Dependents(i) {
-			if err := children[j].SignalChildWorkflow(ctx, transferReady, stored).Get(ctx, nil); err != nil {
+			if err := children[j].SignalChildWorkflow(ctx, transferReady, keys[i]).Get(ctx, nil); err != nil {
 				return nil, err
 			}
 		}
@@ -250,14 +192,12 @@ func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 }
 
 // startModels starts a ModelWorkflow per model stage of the plan.
-func (s *sweep) startModels(ctx workflow.Context, plan Plan, byReference bool) []workflow.ChildWorkflowFuture {
+func (s *sweep) startModels(ctx workflow.Context, plan Plan) []workflow.ChildWorkflowFuture {
 	var models []workflow.ChildWorkflowFuture
 	for _, m := range plan.Models {
 		in := m.Input
 		in.Parent = s.self
-		if byReference {
-			in.Corpus = corpusRef(in.Corpus)
-		}
+		in.Corpus = corpusRef(in.Corpus)
 		s.progress.started(s.self+"/"+m.Name, ChildModel)
 		models = append(models, workflow.ExecuteChildWorkflow(childOptions(ctx, s.self, m.Name), ModelWorkflow, in))
 	}

@@ -6,12 +6,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/names"
 )
 
 // The provider event kinds a protocol adapter maps its provider's events
@@ -41,9 +41,9 @@ type ProviderEvent struct {
 	Name string `json:"name,omitempty"`
 }
 
-var eventKind = regexp.MustCompile(`^[a-z0-9_.]{1,64}$`)
+var eventKind = names.MustForm(`^[a-z0-9_.]+$`, 64)
 
-func validEventKind(k string) bool { return eventKind.MatchString(k) }
+func validEventKind(k string) bool { return eventKind.Match(k) }
 
 // PlayedStimulus is what the harness did with a STOP scenario's stimulus.
 type PlayedStimulus struct {
@@ -102,7 +102,7 @@ const maxRecordingBytes = 8 << 20
 // maxTrialSeconds bounds a trial's length.
 const maxTrialSeconds = 3600.0
 
-var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var agentName = names.Plain(64)
 
 // TrialName is the folder name of one trial's recording:
 // <agent>--<scenario>-r<repeat>.
@@ -126,9 +126,9 @@ func (r *Recording) Validate() error {
 		return fmt.Errorf("speakers %d (want 2 to 5)", r.Speakers)
 	case r.Repeat < 0 || r.Repeat > 999:
 		return fmt.Errorf("repeat %d (want 0 to 999)", r.Repeat)
-	case !agentName.MatchString(r.Agent):
+	case !agentName.Match(r.Agent):
 		return fmt.Errorf("agent %q: want letters, digits, _, . and -", r.Agent)
-	case !agentName.MatchString(r.Protocol):
+	case !agentName.Match(r.Protocol):
 		return fmt.Errorf("protocol %q: want letters, digits, _, . and -", r.Protocol)
 	case len(r.Model) > 200:
 		return fmt.Errorf("model is %d bytes long (at most 200)", len(r.Model))
@@ -288,7 +288,7 @@ func (r *Recording) readAudio(dir, name string) ([]float32, error) {
 // temporary folder renamed into place): recording.json and, unless nil,
 // input and output (16 kHz mono, r.Samples each). It fills r.Files.
 func WriteRecording(dir, name string, r *Recording, input, output []float32) error {
-	if !trialName.MatchString(name) {
+	if !trialName.Match(name) {
 		return fmt.Errorf("trial folder name %q: want letters, digits, _, . and -", name)
 	}
 	if (input == nil) != (output == nil) || (input != nil && (len(input) != r.Samples || len(output) != r.Samples)) {
@@ -332,4 +332,4 @@ func WriteRecording(dir, name string, r *Recording, input, output []float32) err
 	return os.Rename(tmp, final)
 }
 
-var trialName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,160}$`)
+var trialName = names.Plain(161)

@@ -3,11 +3,11 @@ package backend
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -45,10 +45,10 @@ const (
 )
 
 // voiceName is what a speech endpoint's voice may be called.
-var voiceName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}$`)
+var voiceName = names.MustForm(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`, 64)
 
 // modelName is what a model may be called (Hugging Face ids, Ollama tags).
-var modelName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:/+-]{0,199}$`)
+var modelName = names.MustForm(`^[A-Za-z0-9][A-Za-z0-9_.:/+-]*$`, 200)
 
 // Generative reports whether any stage uses a generative backend.
 func (c Config) Generative() bool { return c.dialogue() != Templates || c.voices() != Offline }
@@ -114,7 +114,7 @@ func checkServed(key func(string) string, stage, endpoint, model string) error {
 	if err := openai.CheckEndpoint(endpoint); err != nil {
 		return fmt.Errorf("%s: %w", key(stage+"_endpoint"), err)
 	}
-	if !modelName.MatchString(model) {
+	if !modelName.Match(model) {
 		return fmt.Errorf("%s %q: want a model name of letters, digits and _ . : / + - (at most 200)", key(stage+"_model"), model)
 	}
 	return nil
@@ -126,7 +126,7 @@ func (c Config) checkVoiceNames(namesKey, formatKey string) error {
 	}
 	seen := map[string]bool{}
 	for _, n := range c.VoicesNames {
-		if !voiceName.MatchString(n) {
+		if !voiceName.Match(n) {
 			return fmt.Errorf("%s: voice %q: want letters, digits and _ . + - (at most 64)", namesKey, n)
 		}
 		if seen[n] {

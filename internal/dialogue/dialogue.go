@@ -7,7 +7,8 @@ package dialogue
 
 import (
 	"fmt"
-	"regexp"
+
+	"github.com/floorbench/floorbench/internal/names"
 )
 
 // Split is the partition a conversation belongs to.
@@ -21,10 +22,10 @@ const (
 
 // idPattern is what a conversation id may look like: it becomes a folder
 // name, so no separators, dots first or anything a shell would mangle.
-var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var idPattern = names.MustForm(`^[a-z0-9][a-z0-9_-]*$`, 64)
 
 // ValidID reports whether id is safe as a conversation id and folder name.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+func ValidID(id string) bool { return idPattern.Match(id) }
 
 // InteractionType is one of MPTB's six conversational regimes.
 type InteractionType string

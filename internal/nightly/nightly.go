@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -27,13 +27,13 @@ import (
 // successful run; any other baseline is a pinned bundle id.
 const BaselinePrevious = "previous"
 
-var scheduleName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,62}$`)
+var scheduleName = names.MustForm(`^[a-z0-9][a-z0-9-]*$`, 63)
 
 // CheckName accepts a schedule name: 1-63 lowercase letters, digits and
 // '-', starting with a letter or digit (it is a store key segment and part
 // of Temporal ids).
 func CheckName(name string) error {
-	if !scheduleName.MatchString(name) {
+	if !scheduleName.Match(name) {
 		return fmt.Errorf("schedule name %q: want 1-63 lowercase letters, digits or '-', starting with a letter or digit", name)
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -37,7 +37,7 @@ func QueueNames(entries []string, q spec.Queues) (queues []string, workflowQueue
 		if !named {
 			name = def
 		}
-		if !queueName.MatchString(name) {
+		if !queueName.Match(name) {
 			return nil, "", fmt.Errorf("--queues %q: queue name %q: want 1-200 letters, digits, '.', '_' or '-'", e, name)
 		}
 		if slices.Contains(queues, name) {
@@ -51,7 +51,7 @@ func QueueNames(entries []string, q spec.Queues) (queues []string, workflowQueue
 	return queues, workflowQueue, nil
 }
 
-var queueName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$`)
+var queueName = names.Plain(200)
 
 // Workers polls task queues with the activities; the workflows run on the
 // CPU queue (docs/architecture.md#task-queues: the sweep is submitted there).

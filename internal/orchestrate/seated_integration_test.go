@@ -196,7 +196,7 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 				t.Fatal("no seats")
 			}
 			checkHeard(t, h.root, corpusHash, a, offline)
-			checkCounts(t, res, a.Name, gold, offline, c)
+			checkCounts(t, res, a.Name, gold, offline, c, a.Protocol == proto.DuplexName)
 		})
 	}
 	renamed := strings.ReplaceAll(strings.ReplaceAll(seatedSpec(duplex, realtime, ""), "seated-duplex", "again-duplex"), "seated-realtime", "again-realtime")
@@ -426,10 +426,11 @@ func storedGold(t *testing.T, st store.Store, hash string) splitGold {
 // frame that completes each commit) as at its commit times: the
 // streaming frame changes no count; and that the seated agent's counts in
 // the bundle are those of the replies heard from it, mapped to
-// predictions and scored here, independently of the sweep. It logs the
-// offline and the seated counts: what is left between them is the output
-// delay (docs/agents.md#known-answer).
-func checkCounts(t *testing.T, res *bundle.Results, agentName string, gold splitGold, offline []offlineSeat, c *corpus.Corpus) {
+// predictions and scored here, independently of the sweep. With exact
+// (duplex, whose channel keeps the agent's own clock) the seated counts
+// must be the offline ones; over realtime it logs both: what is left
+// between them is the output delay (docs/agents.md#known-answer).
+func checkCounts(t *testing.T, res *bundle.Results, agentName string, gold splitGold, offline []offlineSeat, c *corpus.Corpus, exact bool) {
 	t.Helper()
 	i := slices.IndexFunc(res.Evaluations, func(e evaluate.Evaluation) bool { return e.System == agentName })
 	if i < 0 {
@@ -470,6 +471,9 @@ func checkCounts(t *testing.T, res *bundle.Results, agentName string, gold split
 			}
 			if got != atHeard[task] {
 				t.Errorf("%s %s %s: the bundle says %s, the replies heard score %s", agentName, split, task, got, atHeard[task])
+			}
+			if exact && got != atCommit[task] {
+				t.Errorf("%s %s %s: seated %s, offline at θ %s", agentName, split, task, got, atCommit[task])
 			}
 		}
 	}

@@ -13,17 +13,19 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/floorbench/floorbench/internal/names"
 )
 
 // nameForm is the form of a name an error may quote: the keys of every
 // floorbench format, conversation ids, speaker keys, preset and family
 // names.
-var nameForm = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var nameForm = names.Plain(64)
 
 // Name is s quoted when it has the form of a name, else "(not quoted)":
 // the message around it says where it is.
 func Name(s string) string {
-	if nameForm.MatchString(s) {
+	if nameForm.Match(s) {
 		return `"` + s + `"`
 	}
 	return "(not quoted)"
@@ -39,7 +41,7 @@ var (
 	// word is what a message may keep of its own words: letters, a
 	// number, a quoted name, one punctuation character in single quotes
 	// (the syntax the parser expected), with punctuation after.
-	word = regexp.MustCompile(`^([A-Za-z]+|\d+|"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}"|'[^A-Za-z0-9\s]')[,;:.)]*$`)
+	word = regexp.MustCompile(`^([A-Za-z]+|\d+|"[A-Za-z0-9][A-Za-z0-9_.-]*"|'[^A-Za-z0-9\s]')[,;:.)]*$`)
 )
 
 // YAML is a YAML decoder's error as one line that quotes nothing of the
@@ -75,7 +77,7 @@ func yamlLine(line string) string {
 // YAML and XML decoders'), whose wording it cannot choose.
 func Message(line string) string {
 	line = quoted.ReplaceAllStringFunc(line, func(q string) string {
-		if inner := q[1 : len(q)-1]; nameForm.MatchString(inner) {
+		if inner := q[1 : len(q)-1]; nameForm.Match(inner) {
 			return `"` + inner + `"`
 		}
 		return "\x00"

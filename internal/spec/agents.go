@@ -3,12 +3,12 @@ package spec
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -263,10 +263,10 @@ func (a Agent) check() error {
 	if a.Repeats < 0 || a.Repeats > maxAgentRepeats {
 		return fieldError("repeats", "%d (want 1 to %d; 0 is %d)", a.Repeats, maxAgentRepeats, DefaultAgentRepeats)
 	}
-	if a.CredentialEnv != "" && !envName.MatchString(a.CredentialEnv) {
+	if a.CredentialEnv != "" && !envName.Match(a.CredentialEnv) {
 		return fieldError("credential_env", "%q is not an environment variable name (letters, digits and _, not starting with a digit)", a.CredentialEnv)
 	}
-	if a.AuthHeader != "" && !headerName.MatchString(a.AuthHeader) {
+	if a.AuthHeader != "" && !headerName.Match(a.AuthHeader) {
 		return fieldError("auth_header", "%q is not an HTTP header name", a.AuthHeader)
 	}
 	if a.Seated != nil && a.Scenarios == (AgentScenarios{}) {
@@ -279,8 +279,8 @@ func (a Agent) check() error {
 }
 
 var (
-	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	headerName = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+.^_|~-]{1,128}$`)
+	envName    = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)
+	headerName = names.MustForm(`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`, 128)
 )
 
 // checkEndpoint accepts a ws:// or wss:// URL with a host and without

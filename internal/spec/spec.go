@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -21,6 +20,7 @@ import (
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
@@ -279,7 +279,7 @@ func (s *Sweep) Check() error {
 		return err
 	}
 	for _, q := range []struct{ field, name string }{{"queues.cpu", s.Queues.CPU}, {"queues.gpu", s.Queues.GPU}, {"queues.synth", s.Queues.Synth}} {
-		if q.name != "" && !validQueue.MatchString(q.name) {
+		if q.name != "" && !validQueue.Match(q.name) {
 			return fmt.Errorf("%s: %s is not a task queue name (1-63 letters, digits, '.', '_' or '-', starting with a letter or digit)", q.field, redact.Name(q.name))
 		}
 	}
@@ -288,7 +288,7 @@ func (s *Sweep) Check() error {
 
 // validQueue is a task queue name: short and plain, since it is shown in
 // Temporal's UI, in logs and in messages, and fits a Kubernetes label.
-var validQueue = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+var validQueue = names.Plain(63)
 
 // checkName requires a unique name that is already a safe key segment, so
 // the name a user reads in the bundle is the one in the spec.

@@ -22,6 +22,11 @@ type wire interface {
 	encode(frame []float32) ([]message, error)
 	// receive handles one message from the agent.
 	receive(s *session, typ websocket.MessageType, data []byte) error
+	// continuous reports whether the agent's audio is a continuous
+	// channel of 20 ms frames that keeps its own time (duplex): its frames
+	// are heard in their slots on that channel (session.channelFrame),
+	// not rendered from a playback buffer.
+	continuous() bool
 }
 
 // message is one WebSocket message.
@@ -51,6 +56,7 @@ type session struct {
 	err     error
 	closing atomic.Bool
 	sent    int64 // input frames sent; only Send touches it
+	channel int64 // frames of a continuous channel heard; only the reader touches it
 	wg      sync.WaitGroup
 	idle    time.Duration // 0: no idle timeout
 }
@@ -62,9 +68,12 @@ func startSession(ep Endpoint, conn *websocket.Conn, clock *Clock, w wire, idle 
 	clock.start = time.Now()
 	s := &session{ep: ep, conn: conn, clock: clock, spk: newSpeaker(clock), wire: w,
 		out: make(chan Output, outputBuffer), ctx: ctx, cancel: cancel, failed: make(chan struct{}), idle: idle}
-	s.wg.Add(2)
+	s.wg.Add(1)
 	go s.readLoop()
-	go s.playLoop()
+	if !w.continuous() {
+		s.wg.Add(1)
+		go s.playLoop()
+	}
 	return s
 }
 
@@ -256,6 +265,30 @@ func (s *session) playLoop() {
 		x := s.spk.render((k + 1) * FrameSamples)
 		s.emit(Output{At: time.Duration(k) * FrameDuration, Audio: x})
 	}
+}
+
+// MaxChannelLag bounds how far a continuous channel (duplex) may fall
+// behind the session, in wall time: an agent whose n-th frame comes more
+// than this after its slot ends is not sending a frame every 20 ms, and
+// the session fails. It is wall time so that a test playing faster than
+// real time on a loaded machine does not take a stalled reader for it.
+const MaxChannelLag = 5 * time.Second
+
+// channelFrame hears frame n of a continuous channel in its slot: the
+// agent answers input frame n, complete at (n+1)·20 ms, with its frame n,
+// so the channel runs one frame behind the input and frame n is heard over
+// [(n+1)·20, (n+2)·20) ms. The agent's audio is placed by its own clock,
+// not by when it arrived, so a stalled reader or a loaded machine moves
+// nothing that is scored (docs/agents.md#duplex).
+func (s *session) channelFrame(x []float32) error {
+	at := time.Duration(s.channel+1) * FrameDuration
+	if lag := s.clock.Wall(s.clock.Now() - (at + FrameDuration)); lag > MaxChannelLag {
+		return fmt.Errorf("%w: the agent's frame %d came %v after its slot: a duplex agent sends one frame every 20 ms, silence when it is not talking",
+			ErrProtocol, s.channel, lag.Round(time.Millisecond))
+	}
+	s.channel++
+	s.emit(Output{At: at, Audio: x})
+	return nil
 }
 
 // connect opens the WebSocket within the handshake timeout.

@@ -138,6 +138,8 @@ func duplexHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *webso
 // duplexClient is the duplex protocol's part of a client session.
 type duplexClient struct{}
 
+func (*duplexClient) continuous() bool { return true }
+
 func (*duplexClient) encode(frame []float32) ([]message, error) {
 	return []message{{websocket.MessageBinary, encodePCM16(frame)}}, nil
 }
@@ -148,8 +150,7 @@ func (*duplexClient) receive(s *session, typ websocket.MessageType, data []byte)
 			return fmt.Errorf("%w: a binary message of %d bytes; a frame is %d bytes (20 ms of 16 kHz PCM16 mono)", ErrProtocol, len(data), frameBytes)
 		}
 		x, _ := decodePCM16(data) // an even length
-		s.spk.enqueue("", x)
-		return nil
+		return s.channelFrame(x)
 	}
 	m, err := parseDuplex(data)
 	if err != nil {

@@ -169,6 +169,8 @@ type realtimeClient struct {
 	response string                      // the response in progress, "" when none
 }
 
+func (*realtimeClient) continuous() bool { return false }
+
 func (c *realtimeClient) encode(frame []float32) ([]message, error) {
 	x := c.in.Push(frame)
 	return []message{encodeRealtime(rtEvent{Type: "input_audio_buffer.append", Audio: encodeAudio(x)})}, nil

@@ -9,13 +9,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/names"
 )
 
 // Recording is what a seated session leaves (docs/agents.md#seated-agents):
@@ -63,9 +63,8 @@ const (
 )
 
 var (
-	nameRule  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	hexSHA256 = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	eventRule = regexp.MustCompile(`^[a-z0-9_.]{1,64}$`)
+	nameRule  = names.Plain(64)
+	eventRule = names.MustForm(`^[a-z0-9_.]+$`, 64)
 )
 
 // Validate checks every field a derivation relies on.
@@ -79,9 +78,9 @@ func (r *Recording) Validate() error {
 		return fmt.Errorf("speakers %d (want 2 to 16)", r.Speakers)
 	case r.Seat < 1 || r.Seat > r.Speakers:
 		return fmt.Errorf("seat %d (want 1 to speakers %d)", r.Seat, r.Speakers)
-	case !hexSHA256.MatchString(r.CorpusSHA256):
+	case !names.IsSHA256(r.CorpusSHA256):
 		return fmt.Errorf("corpus_sha256 %q: want 64 lower-case hex digits", r.CorpusSHA256)
-	case !nameRule.MatchString(r.Agent):
+	case !nameRule.Match(r.Agent):
 		return fmt.Errorf("agent %q: want letters, digits, _, . and -", r.Agent)
 	case proto.CheckProtocol(r.Protocol) != nil:
 		return proto.CheckProtocol(r.Protocol)
@@ -107,7 +106,7 @@ func (r *Recording) Validate() error {
 func (r *Recording) validateEvents() error {
 	for i, e := range r.Events {
 		switch {
-		case !eventRule.MatchString(e.Kind):
+		case !eventRule.Match(e.Kind):
 			return fmt.Errorf("events[%d]: kind %q (want lower-case letters, digits, _ and .)", i, e.Kind)
 		case !(e.Time >= 0 && e.Time <= r.Duration):
 			return fmt.Errorf("events[%d]: time_s %g outside the session (0 to %g s)", i, e.Time, r.Duration)
@@ -124,7 +123,7 @@ func (r *Recording) validateFiles() error {
 	if r.Error != "" && len(r.Files) == 0 {
 		return nil
 	}
-	if len(r.Files) != 1 || !hexSHA256.MatchString(r.Files[OutputName]) {
+	if len(r.Files) != 1 || !names.IsSHA256(r.Files[OutputName]) {
 		return fmt.Errorf("files: want exactly %s with its sha256 (64 lower-case hex digits), or none in a session with an error", OutputName)
 	}
 	return nil

@@ -54,7 +54,7 @@ func DefaultOptions(agentName string, ep proto.Endpoint) Options {
 // Check refuses options Run cannot work with, naming the setting.
 func (o Options) Check() error {
 	switch {
-	case !nameRule.MatchString(o.Agent):
+	case !nameRule.Match(o.Agent):
 		return fmt.Errorf("agent name %q: want letters, digits, _, . and - (at most 64)", o.Agent)
 	case len(o.Model) > 200:
 		return fmt.Errorf("model is %d bytes long (at most 200)", len(o.Model))

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -17,6 +16,7 @@ import (
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -75,7 +75,7 @@ const IngestVersion = 1
 
 // meetingID is what a meeting list may name: AMI ids such as ES2002a or
 // IB4001, never a path.
-var meetingID = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+var meetingID = names.MustForm(`^[A-Za-z0-9][A-Za-z0-9_-]*$`, 64)
 
 // amiListEntry is one line of a meeting list.
 type amiListEntry struct {
@@ -105,7 +105,7 @@ func readMeetingList(path, defaultSplit string) ([]amiListEntry, error) {
 		if len(f) == 2 {
 			e.Split = f[1]
 		}
-		if !meetingID.MatchString(e.Meeting) {
+		if !meetingID.Match(e.Meeting) {
 			return nil, fmt.Errorf("%s:%d: meeting id %s: want letters, digits, - and _ (an AMI id such as ES2002a)", path, i+1, redact.Name(e.Meeting))
 		}
 		if e.Split != "dev" && e.Split != "test" {

@@ -1,0 +1,53 @@
+// Package names holds the forms plain names must take: ids, agent and
+// system names, queue, voice and model names, environment variables. A
+// form is a regular expression without a length bound plus a bound on
+// the length, because a bounded repetition (x{0,160}) compiles into as
+// many copies of x as its bound: sixteen such expressions compiled at
+// start-up cost every floorbench process tens of milliseconds
+// (docs/performance.md#process-start).
+package names
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Form is what a name may look like: it matches Pattern and has at most
+// Max bytes.
+type Form struct {
+	re  *regexp.Regexp
+	max int
+}
+
+// MustForm compiles a form; it panics on a pattern with a bounded
+// repetition, which would cost what Form exists to avoid, or on one that
+// does not compile (package-level variables only).
+func MustForm(pattern string, max int) Form {
+	if bounded.MatchString(pattern) {
+		panic(fmt.Sprintf("names: pattern %q has a bounded repetition: give its bound as max", pattern))
+	}
+	return Form{re: regexp.MustCompile(pattern), max: max}
+}
+
+// bounded finds a repetition with an upper bound ({n,m} or {n}).
+var bounded = regexp.MustCompile(`\{\d*,?\d+\}`)
+
+// Match reports whether s has the form.
+func (f Form) Match(s string) bool { return len(s) <= f.max && f.re.MatchString(s) }
+
+// Plain is the common form of a name that becomes part of a file or key:
+// a letter or digit, then letters, digits, '_', '.' and '-', at most max
+// bytes.
+func Plain(max int) Form { return MustForm(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`, max) }
+
+// String describes the form for a message.
+func (f Form) String() string {
+	return fmt.Sprintf("%s, at most %d characters", strings.Trim(f.re.String(), "^$"), f.max)
+}
+
+// IsSHA256 reports whether s is a SHA-256 written as 64 lowercase
+// hexadecimal digits.
+func IsSHA256(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
+}
