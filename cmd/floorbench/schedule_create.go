@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
@@ -52,9 +48,9 @@ run itself succeeds).`,
 	cmd.Flags().DurationVar(&catchup, "catchup-window", orchestrate.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
 	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
-		settings := orchestrate.ScheduleSettings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
+		settings := nightly.Settings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
 			Tolerance: tolerance, Notify: notify, CatchupWindow: catchup}
-		data, err := checkScheduleSettings(ctx, st, file, &settings, cfg.Webhooks().Check)
+		data, err := nightly.CheckNew(ctx, st, file, &settings, scheduleChecks(cfg))
 		if err != nil {
 			return err
 		}
@@ -146,7 +142,8 @@ before anything changes: bad input changes nothing.`,
 		if f.Changed("catchup-window") {
 			s.CatchupWindow = catchup
 		}
-		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s, cfg.Webhooks().Check)
+		changes := nightly.Changes{Spec: f.Changed("file"), File: file, Baseline: f.Changed("baseline")}
+		data, err := nightly.CheckUpdate(ctx, st, changes, &s, scheduleChecks(cfg))
 		if err != nil {
 			return err
 		}
@@ -171,153 +168,16 @@ before anything changes: bad input changes nothing.`,
 	})
 }
 
-// checkScheduleUpdate checks a schedule's changed settings before anything
-// changes, and returns the new spec to store (nil: the spec stays). A
-// pinned baseline is checked against the spec the schedule will run when
-// either changes.
-func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
-	if newSpec && file == "" {
-		return nil, errNoSpec
+// scheduleChecks are the rules of this machine and its configuration a
+// schedule's settings must pass: the webhooks it allows, systems and
+// corpora that resolve here, and bundle ids as a user may type them.
+func scheduleChecks(cfg orchestrate.Config) nightly.Checks {
+	return nightly.Checks{
+		Notify: cfg.Webhooks().Check,
+		Resolve: func(sw *spec.Sweep) error {
+			_, err := orchestrate.Resolve(sw, detect.RuntimeFromEnv())
+			return err
+		},
+		BundleID: resolveBundleID,
 	}
-	if err := checkSettings(s, checkNotify); err != nil {
-		return nil, err
-	}
-	var data []byte
-	var sw *spec.Sweep
-	var err error
-	if newSpec {
-		if data, sw, err = scheduledSpec(file, s); err != nil {
-			return nil, err
-		}
-	}
-	if s.Baseline == nightly.BaselinePrevious || !newSpec && !newBaseline {
-		return data, nil
-	}
-	if sw == nil {
-		stored, err := store.GetBytes(ctx, st, s.SpecKey)
-		if err != nil {
-			return nil, fmt.Errorf("schedule %s: its spec: %w", s.Name, err)
-		}
-		if sw, err = spec.Parse(s.SpecKey, stored); err != nil {
-			return nil, err
-		}
-	}
-	if err := checkBaseline(ctx, st, s, sw); err != nil {
-		return nil, err
-	}
-	return data, nil
-}
-
-// checkScheduleSettings checks everything create is given before anything
-// is stored or created, and returns the spec to store: the file with its
-// paths made absolute.
-func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
-	if file == "" {
-		return nil, errNoSpec
-	}
-	if err := checkSettings(s, checkNotify); err != nil {
-		return nil, err
-	}
-	data, sw, err := scheduledSpec(file, s)
-	if err != nil {
-		return nil, err
-	}
-	if s.Baseline != nightly.BaselinePrevious {
-		if err := checkBaseline(ctx, st, s, sw); err != nil {
-			return nil, err
-		}
-	}
-	return data, nil
-}
-
-var errNoSpec = errors.New("no sweep spec: give it with -f")
-
-// checkSettings checks when runs are due, the catch-up window, the
-// tolerance and the webhook.
-func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) error) error {
-	switch {
-	case s.Cron == "" && s.Every == 0:
-		return fmt.Errorf("say when runs are due: --cron EXPR or --every DURATION")
-	case s.Cron == "" && s.Every < time.Second:
-		return fmt.Errorf("--every %s: want at least 1s", s.Every)
-	case s.Cron != "" && len(strings.Fields(s.Cron)) != 5:
-		return fmt.Errorf("--cron %q: want five fields (minute hour day-of-month month day-of-week)", s.Cron)
-	}
-	if s.CatchupWindow < 10*time.Second {
-		return fmt.Errorf("--catchup-window %s: want at least 10s (Temporal's minimum)", s.CatchupWindow)
-	}
-	if err := bundle.CheckTolerance(s.Tolerance); err != nil {
-		return err
-	}
-	if s.Notify != "" {
-		return checkNotify(s.Notify)
-	}
-	return nil
-}
-
-// scheduledSpec reads a sweep spec to schedule, checks it as submit does
-// (its systems and corpora must resolve now) and returns it as it will be
-// stored, its paths made absolute; s gets its store key, file and task
-// queue.
-func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.Sweep, error) {
-	sw, err := spec.Load(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i := range sw.Corpora {
-		if p := sw.Corpora[i].Path; p != "" {
-			if sw.Corpora[i].Path, err = filepath.Abs(p); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	for i := range sw.Systems {
-		if p := sw.Systems[i].Spec; p != "" {
-			if sw.Systems[i].Spec, err = filepath.Abs(p); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	data, err := yaml.Marshal(sw)
-	if err != nil {
-		return nil, nil, err
-	}
-	resolved, err := spec.Parse(file, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := orchestrate.Resolve(resolved, detect.RuntimeFromEnv()); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", file, err)
-	}
-	s.SpecKey, s.SpecFile, s.TaskQueue = nightly.SpecKey(data), file, resolved.Queues.CPU
-	if abs, err := filepath.Abs(file); err == nil {
-		s.SpecFile = abs
-	}
-	return data, sw, nil
-}
-
-// checkBaseline accepts a pinned baseline that exists and evaluated one
-// of the spec's corpora (else no run could be compared with it).
-func checkBaseline(ctx context.Context, st store.Store, s *orchestrate.ScheduleSettings, sw *spec.Sweep) error {
-	id, err := resolveBundleID(ctx, st, s.Baseline)
-	if err != nil {
-		return fmt.Errorf("--baseline: %w", err)
-	}
-	res, err := readResults(ctx, st, id)
-	if err != nil {
-		return fmt.Errorf("--baseline: %w", err)
-	}
-	var names []string
-	for _, c := range sw.Corpora {
-		names = append(names, c.Name)
-	}
-	shared := false
-	for _, e := range res.Evaluations {
-		shared = shared || slices.Contains(names, e.Corpus)
-	}
-	if !shared {
-		return fmt.Errorf("--baseline %s: the bundle shares no corpus with the spec (it has none of %s)", id, strings.Join(names, ", "))
-	}
-	s.Baseline = id
-	return nil
 }

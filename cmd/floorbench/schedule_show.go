@@ -50,7 +50,7 @@ func newScheduleLsCommand() *cobra.Command {
 	})
 }
 
-func when(s orchestrate.ScheduleSettings) string {
+func when(s nightly.Settings) string {
 	if s.Cron != "" {
 		return "cron " + s.Cron
 	}
