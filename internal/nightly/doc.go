@@ -13,9 +13,10 @@
 //     (SpecKey); a pinned baseline that exists and shares a corpus with
 //     the spec the schedule will run.
 //   - The baseline of a run: the previous successful run
-//     (BaselinePrevious, Previous) or a pinned bundle.
+//     (BaselinePrevious, Previous) or a pinned bundle (BaselineOf).
 //   - A run's records: run.json, verdict.json, verdict.md and notify.json
-//     (Run, Notification), read back by Runs, and the trend of a metric
+//     (Run, Notification), written by RecordVerdict, RecordFailure and
+//     RecordNotification, read back by Runs, and the trend of a metric
 //     over the runs (History, Histories).
 //
 // # What it leaves to the layers above
@@ -26,7 +27,7 @@
 // update, pause, trigger, backfill, list) is in internal/orchestrate,
 // which keeps Settings in the schedule; NightlyWorkflow (workflows) runs
 // a scheduled sweep and its activities (activities/nightly.go) judge it
-// against its baseline and write the records above; the `floorbench
+// against its baseline and write the records above through this package; the `floorbench
 // schedule` commands hold flags and printing, and the viewer shows runs
 // and trends.
 package nightly
