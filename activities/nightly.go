@@ -2,7 +2,6 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -11,11 +10,9 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/compare"
-	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/version"
-	"github.com/floorbench/floorbench/internal/webhook"
 )
 
 // VerdictInput is one scheduled run's bundle to judge against its
@@ -47,21 +44,13 @@ type VerdictResult struct {
 // verdict.md and run.json in the run's folder, run.json last. A first run
 // without a previous one finds every system new.
 func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResult, error) {
-	prefix := keys.ScheduleRun(in.Schedule, in.Scheduled)
 	cur, err := bundle.ReadResults(ctx, a.Store, in.BundleID)
 	if err != nil {
 		return VerdictResult{}, undecodable(err)
 	}
-	baseline := in.Baseline
-	if baseline == nightly.BaselinePrevious {
-		prev, ok, err := nightly.Previous(ctx, a.Store, in.Schedule, in.Scheduled)
-		if err != nil {
-			return VerdictResult{}, err
-		}
-		baseline = ""
-		if ok {
-			baseline = prev.BundleID
-		}
+	baseline, err := nightly.BaselineOf(ctx, a.Store, in.Schedule, in.Scheduled, in.Baseline)
+	if err != nil {
+		return VerdictResult{}, err
 	}
 	old := &bundle.Results{}
 	if baseline != "" {
@@ -79,19 +68,9 @@ func (a *Activities) Verdict(ctx context.Context, in VerdictInput) (VerdictResul
 	run := nightly.Run{Schedule: in.Schedule, Scheduled: in.Scheduled.UTC().Format(time.RFC3339), WorkflowID: in.WorkflowID,
 		BundleID: in.BundleID, SpecKey: in.SpecKey, SpecHash: in.SpecHash, CodeVersion: in.CodeVersion,
 		Inputs: manifest.Inputs, Baseline: baseline, Counts: v.Counts}
-	verdictJSON, err := json.MarshalIndent(v, "", " ")
+	prefix, err := nightly.RecordVerdict(ctx, a.Store, in.Scheduled, run, v)
 	if err != nil {
 		return VerdictResult{}, err
-	}
-	runJSON, err := json.MarshalIndent(run, "", " ")
-	if err != nil {
-		return VerdictResult{}, err
-	}
-	for _, f := range []bundle.File{{Name: nightly.VerdictFile, Data: append(verdictJSON, '\n')},
-		{Name: nightly.VerdictMarkdown, Data: v.Markdown()}, {Name: nightly.RunFile, Data: append(runJSON, '\n')}} {
-		if err := store.PutBytes(ctx, a.Store, prefix+f.Name, f.Data); err != nil {
-			return VerdictResult{}, err
-		}
 	}
 	return VerdictResult{Baseline: baseline, Counts: v.Counts, Prefix: prefix}, nil
 }
@@ -118,11 +97,7 @@ func (a *Activities) RecordFailedRun(ctx context.Context, in FailedRunInput) err
 	}
 	run := nightly.Run{Schedule: in.Schedule, Scheduled: in.Scheduled.UTC().Format(time.RFC3339), WorkflowID: in.WorkflowID,
 		SpecKey: in.SpecKey, SpecHash: in.SpecHash, CodeVersion: in.CodeVersion, Error: in.Error}
-	data, err := json.MarshalIndent(run, "", " ")
-	if err != nil {
-		return err
-	}
-	return store.PutBytes(ctx, a.Store, keys.ScheduleRun(in.Schedule, in.Scheduled)+nightly.RunFile, append(data, '\n'))
+	return nightly.RecordFailure(ctx, a.Store, in.Scheduled, run)
 }
 
 // undecodable makes a stored bundle file that does not decode a failure
@@ -165,15 +140,9 @@ type NotificationInput struct {
 }
 
 // RecordNotification writes notify.json into the run's folder, where
-// `schedule show` reads it, with the URL masked: the real one lives only
-// in the schedule, where the sender needs it.
+// `schedule show` reads it, with the URL masked (nightly.RecordNotification).
 func (a *Activities) RecordNotification(ctx context.Context, in NotificationInput) error {
-	in.Notification.URL = webhook.Mask(in.Notification.URL)
-	data, err := json.MarshalIndent(in.Notification, "", " ")
-	if err != nil {
-		return err
-	}
-	return store.PutBytes(ctx, a.Store, in.Prefix+nightly.NotifyFile, append(data, '\n'))
+	return nightly.RecordNotification(ctx, a.Store, in.Prefix, in.Notification)
 }
 
 // attempt is the activity's attempt number (1 outside Temporal).

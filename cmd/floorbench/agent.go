@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
@@ -163,4 +164,36 @@ func agentConfig(cmd *cobra.Command, o agentServeOptions) (refagent.Config, erro
 	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Runtime = sys, sys.Name, detect.RuntimeFromEnv()
 	cfg.Detector.Threshold, cfg.Detector.Refractory, cfg.Detector.SpeakAtCommit = o.threshold, o.refractory, o.speakAtCommit
 	return cfg, nil
+}
+
+// agentEndpointFlags adds the flags that name an agent and say how to
+// reach it (protocol, endpoint, realtime session, credential, playback
+// rate), which agent run and agent seat share; nameUsage is what --agent
+// names the agent in.
+func agentEndpointFlags(fs *pflag.FlagSet, nameUsage string, name, model, keyEnv *string, ep *proto.Endpoint) {
+	fs.StringVar(name, "agent", "", nameUsage)
+	fs.StringVar(&ep.Protocol, "protocol", "", "agent protocol: "+fmt.Sprint(proto.Protocols()))
+	fs.StringVar(&ep.URL, "endpoint", "", "the agent's WebSocket URL (ws:// or wss://)")
+	fs.StringVar(model, "model", "", "realtime: the model to ask for")
+	fs.StringVar(&ep.Realtime.Voice, "voice", "", "realtime: the agent's voice")
+	fs.StringVar(&ep.Realtime.Instructions, "instructions", "", "realtime: the agent's instructions")
+	fs.StringVar(&ep.Realtime.TurnDetection, "turn-detection", "", "realtime: server_vad (default), semantic_vad or none")
+	fs.StringVar(&ep.Realtime.API, "realtime-api", "", "realtime: session.update shape, beta (default) or ga")
+	fs.StringVar(keyEnv, "credential-env", "", "environment variable holding the agent's credential (never printed)")
+	fs.StringVar(&ep.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer)")
+	fs.Float64Var(&ep.Rate, "rate", 1, "playback rate: 1 is real time; faster only for agents that keep time by the audio they hear")
+}
+
+// setCredential gives ep the credential held in environment variable
+// keyEnv ("": none).
+func setCredential(ep *proto.Endpoint, keyEnv string) error {
+	if keyEnv == "" {
+		return nil
+	}
+	secret, err := proto.CredentialFromEnv(keyEnv)
+	if err != nil {
+		return err
+	}
+	ep.Credential = secret
+	return nil
 }

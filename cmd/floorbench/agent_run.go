@@ -33,17 +33,7 @@ func newAgentRunCommand() *cobra.Command {
 	ro := &f.ro
 	fs.StringVar(&f.scenarios, "scenarios", "", "scenario set folder (floorbench agent scenarios)")
 	fs.StringVar(&f.out, "out", "", "folder of trial recordings; trials already recorded there are not played again")
-	fs.StringVar(&ro.Agent, "agent", "", "the agent's name in recordings and tables")
-	fs.StringVar(&ro.Endpoint.Protocol, "protocol", "", "agent protocol: "+fmt.Sprint(proto.Protocols()))
-	fs.StringVar(&ro.Endpoint.URL, "endpoint", "", "the agent's WebSocket URL (ws:// or wss://)")
-	fs.StringVar(&ro.Model, "model", "", "realtime: the model to ask for")
-	fs.StringVar(&ro.Endpoint.Realtime.Voice, "voice", "", "realtime: the agent's voice")
-	fs.StringVar(&ro.Endpoint.Realtime.Instructions, "instructions", "", "realtime: the agent's instructions")
-	fs.StringVar(&ro.Endpoint.Realtime.TurnDetection, "turn-detection", "", "realtime: server_vad (default), semantic_vad or none")
-	fs.StringVar(&ro.Endpoint.Realtime.API, "realtime-api", "", "realtime: session.update shape, beta (default) or ga")
-	fs.StringVar(&f.keyEnv, "credential-env", "", "environment variable holding the agent's credential (never printed)")
-	fs.StringVar(&ro.Endpoint.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer)")
-	fs.Float64Var(&ro.Endpoint.Rate, "rate", 1, "playback rate: 1 is real time; faster only for agents that keep time by the audio they hear")
+	agentEndpointFlags(fs, "the agent's name in recordings and tables", &ro.Agent, &ro.Model, &f.keyEnv, &ro.Endpoint)
 	fs.IntVar(&ro.Repeats, "repeats", harness.DefaultRepeats, "times each scenario is played")
 	fs.IntVar(&ro.Concurrency, "concurrency", harness.DefaultConcurrency, "sessions open at once (the endpoint's limit)")
 	fs.IntVar(&ro.Retries, "retries", harness.DefaultRetries, "retries of a failed session before the trial is recorded as failed")
@@ -104,12 +94,8 @@ func (f *agentRunFlags) check() error {
 	if err := proto.CheckRealtimeOptions(ep.Realtime); err != nil {
 		return err
 	}
-	if f.keyEnv != "" {
-		secret, err := proto.CredentialFromEnv(f.keyEnv)
-		if err != nil {
-			return err
-		}
-		ep.Credential = secret
+	if err := setCredential(ep, f.keyEnv); err != nil {
+		return err
 	}
 	return f.p.Validate()
 }

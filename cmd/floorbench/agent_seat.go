@@ -53,17 +53,7 @@ predictions are written and the command fails naming every failed seat.`,
 	fs.StringVar(&f.out, "out", "", "folder of the recordings and predictions; seats already recorded there are not played again")
 	fs.StringVar(&f.split, "split", "all", "split to seat: dev, test or all")
 	fs.StringVar(&f.speakers, "speakers", "all", "seats: all, or speaker numbers such as 1,2")
-	fs.StringVar(&o.Agent, "agent", "", "the agent's name in recordings")
-	fs.StringVar(&o.Endpoint.Protocol, "protocol", "", "agent protocol: "+fmt.Sprint(proto.Protocols()))
-	fs.StringVar(&o.Endpoint.URL, "endpoint", "", "the agent's WebSocket URL (ws:// or wss://)")
-	fs.StringVar(&o.Model, "model", "", "realtime: the model to ask for")
-	fs.StringVar(&o.Endpoint.Realtime.Voice, "voice", "", "realtime: the agent's voice")
-	fs.StringVar(&o.Endpoint.Realtime.Instructions, "instructions", "", "realtime: the agent's instructions")
-	fs.StringVar(&o.Endpoint.Realtime.TurnDetection, "turn-detection", "", "realtime: server_vad (default), semantic_vad or none")
-	fs.StringVar(&o.Endpoint.Realtime.API, "realtime-api", "", "realtime: session.update shape, beta (default) or ga")
-	fs.StringVar(&f.keyEnv, "credential-env", "", "environment variable holding the agent's credential (never printed)")
-	fs.StringVar(&o.Endpoint.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer)")
-	fs.Float64Var(&o.Endpoint.Rate, "rate", 1, "playback rate: 1 is real time; faster only for agents that keep time by the audio they hear")
+	agentEndpointFlags(fs, "the agent's name in recordings", &o.Agent, &o.Model, &f.keyEnv, &o.Endpoint)
 	fs.IntVar(&o.Concurrency, "concurrency", seated.DefaultConcurrency, "sessions open at once (the endpoint's limit)")
 	fs.IntVar(&o.Retries, "retries", seated.DefaultRetries, "retries of a failed session before the seat is recorded as failed")
 	fs.Float64Var(&o.Tail, "tail", seated.DefaultTail, "seconds of silence sent after each conversation")
@@ -117,12 +107,8 @@ func (f *agentSeatFlags) job() (seated.Job, error) {
 		return seated.Job{}, err
 	}
 	f.o.Endpoint.Realtime.Model = f.o.Model
-	if f.keyEnv != "" {
-		secret, err := proto.CredentialFromEnv(f.keyEnv)
-		if err != nil {
-			return seated.Job{}, err
-		}
-		ep.Credential = secret
+	if err := setCredential(ep, f.keyEnv); err != nil {
+		return seated.Job{}, err
 	}
 	if err := f.o.Check(); err != nil {
 		return seated.Job{}, err

@@ -1,6 +1,3 @@
-// Command floorbench evaluates floor control (end of turn, interruption) in
-// spoken dialogue: it builds gold sets, scores predictions, sweeps thresholds
-// and ranks systems under the MPTB and TurnBench protocols.
 package main
 
 import (

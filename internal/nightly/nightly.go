@@ -1,8 +1,3 @@
-// Package nightly keeps what scheduled regression runs leave in the store
-// (docs/architecture.md#store-layout): the scheduled specs, stored once
-// under their content hash, and per schedule and scheduled time a run
-// record, its verdict against the baseline (verdict.json, verdict.md) and
-// the outcome of its notification.
 package nightly
 
 import (

@@ -37,20 +37,8 @@ const scheduleIDPrefix = "floorbench-nightly-"
 // DefaultCatchupWindow is how late a missed run may still start.
 const DefaultCatchupWindow = 12 * time.Hour
 
-// ScheduleSettings are what `schedule create` sets.
-type ScheduleSettings struct {
-	Name string `json:"name"`
-	// Cron or Every says when runs are due (one of them).
-	Cron          string        `json:"cron,omitempty"`
-	Every         time.Duration `json:"every,omitempty"`
-	SpecKey       string        `json:"spec_key"`
-	SpecFile      string        `json:"spec_file"`
-	Baseline      string        `json:"baseline"`
-	Tolerance     float64       `json:"tolerance"`
-	Notify        string        `json:"notify,omitempty"`
-	CatchupWindow time.Duration `json:"catchup_window"`
-	TaskQueue     string        `json:"task_queue"`
-}
+// ScheduleSettings are a schedule's settings (nightly owns them).
+type ScheduleSettings = nightly.Settings
 
 // ScheduleState is a schedule as Temporal describes it.
 type ScheduleState struct {
