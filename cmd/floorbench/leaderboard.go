@@ -14,6 +14,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -30,6 +31,7 @@ type leaderboardOptions struct {
 	seed              uint64
 	format            string
 	params            score.Params
+	limits            limits.Limits
 }
 
 // leaderboardFormats are the values of -o: the result formats and
@@ -81,6 +83,7 @@ dev_fp_rate, null for a task without a result.`,
     --system vap=vap/predictions-dev.json,vap/predictions-test.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.limits = commandLimits(cmd)
 			return runLeaderboard(cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 		},
 	}
@@ -180,7 +183,7 @@ func isFile(path string) bool {
 }
 
 func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
-	if err := checkBootstrap(o.bootstrap); err != nil {
+	if err := checkBootstrap(o.bootstrap, o.limits); err != nil {
 		return err
 	}
 	if o.format == "turnbench" && o.bootstrap > 0 {
@@ -189,7 +192,7 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	if len(o.systems) == 0 && len(o.agents) == 0 && o.baselines == "" {
 		return fmt.Errorf("no systems: give --system NAME=DEV,TEST, --agent NAME=DIR or --baselines DIR")
 	}
-	if err := o.params.Validate(); err != nil {
+	if err := o.params.Validate(o.limits); err != nil {
 		return err
 	}
 	var systems []systemFiles
@@ -214,11 +217,11 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 		}
 		systems = append(systems, found...)
 	}
-	devGold, err := floor.ReadGoldSet(o.devGold)
+	devGold, err := floor.ReadGoldSet(o.devGold, o.limits)
 	if err != nil {
 		return err
 	}
-	testGold, err := floor.ReadGoldSet(o.testGold)
+	testGold, err := floor.ReadGoldSet(o.testGold, o.limits)
 	if err != nil {
 		return err
 	}
@@ -226,7 +229,7 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	byTask := map[floor.Task][]*score.TaskEvaluation{}
 	seen := map[string]bool{}
 	for _, sf := range systems {
-		evals, err := evaluateSystem(sf, devGold, testGold, o.params)
+		evals, err := evaluateSystem(sf, devGold, testGold, o.params, o.limits)
 		if err != nil {
 			return err
 		}
@@ -267,12 +270,12 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 
 // evaluateSystem evaluates one system: a pair of probability files on
 // their task, a pair of submissions on both tasks.
-func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Params) ([]*score.TaskEvaluation, error) {
-	dev, err := score.ReadSystemFile(sf.dev)
+func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Params, lim limits.Limits) ([]*score.TaskEvaluation, error) {
+	dev, err := score.ReadSystemFile(sf.dev, lim)
 	if err != nil {
 		return nil, err
 	}
-	test, err := score.ReadSystemFile(sf.test)
+	test, err := score.ReadSystemFile(sf.test, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
@@ -113,7 +114,7 @@ run itself succeeds).`,
 	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
 		settings := orchestrate.ScheduleSettings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
 			Tolerance: tolerance, Notify: notify, CatchupWindow: catchup}
-		data, err := checkScheduleSettings(ctx, st, file, &settings, cfg.Webhooks().Check)
+		data, err := checkScheduleSettings(ctx, st, file, &settings, cfg.Webhooks().Check, cfg.Limits)
 		if err != nil {
 			return err
 		}
@@ -205,7 +206,7 @@ before anything changes: bad input changes nothing.`,
 		if f.Changed("catchup-window") {
 			s.CatchupWindow = catchup
 		}
-		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s, cfg.Webhooks().Check)
+		data, err := checkScheduleUpdate(ctx, st, f.Changed("file"), file, f.Changed("baseline"), &s, cfg.Webhooks().Check, cfg.Limits)
 		if err != nil {
 			return err
 		}
@@ -234,7 +235,7 @@ before anything changes: bad input changes nothing.`,
 // changes, and returns the new spec to store (nil: the spec stays). A
 // pinned baseline is checked against the spec the schedule will run when
 // either changes.
-func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
+func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings, checkNotify func(string) error, lim limits.Limits) ([]byte, error) {
 	if newSpec && file == "" {
 		return nil, errNoSpec
 	}
@@ -245,7 +246,7 @@ func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file
 	var sw *spec.Sweep
 	var err error
 	if newSpec {
-		if data, sw, err = scheduledSpec(file, s); err != nil {
+		if data, sw, err = scheduledSpec(file, s, lim); err != nil {
 			return nil, err
 		}
 	}
@@ -257,7 +258,7 @@ func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file
 		if err != nil {
 			return nil, fmt.Errorf("schedule %s: its spec: %w", s.Name, err)
 		}
-		if sw, err = spec.Parse(s.SpecKey, stored); err != nil {
+		if sw, err = spec.Parse(s.SpecKey, stored, lim); err != nil {
 			return nil, err
 		}
 	}
@@ -270,14 +271,14 @@ func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file
 // checkScheduleSettings checks everything create is given before anything
 // is stored or created, and returns the spec to store: the file with its
 // paths made absolute.
-func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
+func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings, checkNotify func(string) error, lim limits.Limits) ([]byte, error) {
 	if file == "" {
 		return nil, errNoSpec
 	}
 	if err := checkSettings(s, checkNotify); err != nil {
 		return nil, err
 	}
-	data, sw, err := scheduledSpec(file, s)
+	data, sw, err := scheduledSpec(file, s, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -318,8 +319,8 @@ func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) err
 // (its systems and corpora must resolve now) and returns it as it will be
 // stored, its paths made absolute; s gets its store key, file and task
 // queue.
-func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.Sweep, error) {
-	sw, err := spec.Load(file)
+func scheduledSpec(file string, s *orchestrate.ScheduleSettings, lim limits.Limits) ([]byte, *spec.Sweep, error) {
+	sw, err := spec.Load(file, lim)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -341,11 +342,13 @@ func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.
 	if err != nil {
 		return nil, nil, err
 	}
-	resolved, err := spec.Parse(file, data)
+	resolved, err := spec.Parse(file, data, lim)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := orchestrate.Resolve(resolved, detect.RuntimeFromEnv()); err != nil {
+	rt := detect.RuntimeFromEnv()
+	rt.Limits = lim
+	if _, err := orchestrate.Resolve(resolved, rt); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	s.SpecKey, s.SpecFile, s.TaskQueue = nightly.SpecKey(data), file, resolved.Queues.CPU

@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // fixture writes a small corpus (2 conversations, 2 channels each).
@@ -21,7 +22,7 @@ func fixture(t *testing.T) *corpus.Corpus {
 	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func fixture(t *testing.T) *corpus.Corpus {
 
 func checkProblems(t *testing.T, dir string) string {
 	t.Helper()
-	r, err := corpus.Check(dir)
+	r, err := corpus.Check(dir, limits.Default())
 	if err != nil {
 		return err.Error()
 	}
@@ -94,7 +95,7 @@ func TestSymlinkToAFileOutsideIsRefused(t *testing.T) {
 				t.Errorf("check problems: %q", p)
 			}
 			if name == corpus.EventsName {
-				if _, err := corpus.Gold(c.Dir, ""); err == nil || !strings.HasPrefix(err.Error(), want) {
+				if _, err := corpus.Gold(c.Dir, "", limits.Default()); err == nil || !strings.HasPrefix(err.Error(), want) {
 					t.Errorf("Gold: %v", err)
 				}
 				return
@@ -125,7 +126,7 @@ func TestSymlinkToDevZeroIsRefusedWithoutReading(t *testing.T) {
 	}
 	done := make(chan string, 1)
 	go func() {
-		_, goldErr := corpus.Gold(c.Dir, "")
+		_, goldErr := corpus.Gold(c.Dir, "", limits.Default())
 		_, _, readErr := c.ReadChannel(conv, 1)
 		done <- checkProblems(t, c.Dir) + "\n" + fmt.Sprint(goldErr) + "\n" + fmt.Sprint(readErr)
 	}()
@@ -167,7 +168,7 @@ func TestLinkedConversationFolderIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := folder + ": is a symbolic link, not a folder of the corpus"
-	if _, err := corpus.Gold(c.Dir, ""); err == nil || err.Error() != want {
+	if _, err := corpus.Gold(c.Dir, "", limits.Default()); err == nil || err.Error() != want {
 		t.Errorf("Gold: %v", err)
 	}
 	if _, err := c.ReadChannel16k(conv, 2); err == nil || err.Error() != want {

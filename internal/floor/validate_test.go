@@ -3,6 +3,8 @@ package floor
 import (
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // goldWith returns a one-conversation artifact (duration 10 s, tau_pre
@@ -39,7 +41,7 @@ func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := goldWith(c.provenance, c.body)
-		if _, err := ParseGoldSet([]byte(in)); err == nil || err.Error() != c.want {
+		if _, err := ParseGoldSet([]byte(in), limits.Default()); err == nil || err.Error() != c.want {
 			t.Errorf("%s\n  error %v\n  want  %s", in, err, c.want)
 		}
 	}
@@ -56,7 +58,7 @@ func TestGoldThatTurnBenchKeepsIsAccepted(t *testing.T) {
 		`"int_negative_spans": [{"speaker": 2, "start": 8, "end": 12.1}]`,                       // past the end
 		`"int_positive_events": [{"speaker": 7, "time_s": 1}]`,                                  // no provenance: N speakers
 	} {
-		if _, err := ParseGoldSet([]byte(goldWith("", body))); err != nil {
+		if _, err := ParseGoldSet([]byte(goldWith("", body)), limits.Default()); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
 	}
@@ -106,11 +108,11 @@ func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
 		{stated("17", ""), `conversation "c1": speakers: want 1 to 16, got 17`},
 		{stated("1.5", ""), `conversation "c1": speakers: line 1 col 96: expected an integer, found 1.5`},
 	} {
-		if _, err := ParseGoldSet([]byte(c.in)); err == nil || err.Error() != c.want {
+		if _, err := ParseGoldSet([]byte(c.in), limits.Default()); err == nil || err.Error() != c.want {
 			t.Errorf("%s\n  error %v\n  want  %s", c.in, err, c.want)
 		}
 	}
-	g, err := ParseGoldSet([]byte(stated("3", `"eot_negative_spans": [{"speaker": 3, "start": 4.0, "end": 9.0}]`)))
+	g, err := ParseGoldSet([]byte(stated("3", `"eot_negative_spans": [{"speaker": 3, "start": 4.0, "end": 9.0}]`)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

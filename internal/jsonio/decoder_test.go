@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 	"testing/iotest"
 )
 
@@ -251,10 +253,13 @@ func FuzzStreamDecoder(f *testing.F) {
 	})
 }
 
-// ReadStream reports what ReadFile reports, a bad source before a parse
-// error met ahead of it.
+// ReadStream reports what ReadFile reports, a bad source (a NUL byte, a
+// file past the input limit) before a parse error met ahead of it.
 func TestReadStreamReadsAsReadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	lim := limits.Default()
+	lim.InputBytes = 200 << 10
 	parse := func(d *Decoder) (string, error) {
 		var out strings.Builder
 		err := trace(d, &out)
@@ -271,13 +276,14 @@ func TestReadStreamReadsAsReadFile(t *testing.T) {
 		"trailing data":     `[1] [2]`,
 		"empty":             ``,
 		"string over reads": `["` + strings.Repeat("é", 50<<10) + `"]`,
+		"over the limit":    `[1, x` + strings.Repeat(" ", 200<<10) + `]`,
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want, wantErr := ReadFile(path, func(data []byte) (string, error) { return parse(NewDecoder(data)) })
-		got, err := ReadStream(path, parse)
+		want, wantErr := ReadFile(path, lim, func(data []byte) (string, error) { return parse(NewDecoder(data)) })
+		got, err := ReadStream(path, lim, parse)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && got != want) {
 			t.Errorf("%s: ReadStream %.80q, %v; ReadFile %.80q, %v", name, got, err, want, wantErr)
 		}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestReadRefusesWhatIsNotATextFileOfBoundedSize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small.json")
 	if err := os.WriteFile(small, []byte(`{"a": 1}`), 0o644); err != nil {
@@ -49,6 +50,7 @@ func TestReadRefusesWhatIsNotATextFileOfBoundedSize(t *testing.T) {
 }
 
 func TestLimitsFromEnvironment(t *testing.T) {
+	t.Parallel()
 	env := func(vars map[string]string) func(string) (string, bool) {
 		return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	}
@@ -68,6 +70,7 @@ func TestLimitsFromEnvironment(t *testing.T) {
 }
 
 func TestCheckBackfillRunsSaysHowMany(t *testing.T) {
+	t.Parallel()
 	l := Default()
 	if err := l.CheckBackfillRuns("backfill", 500, false); err != nil {
 		t.Errorf("500 runs: %v", err)

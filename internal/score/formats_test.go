@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func TestParseSubmissionErrors(t *testing.T) {
@@ -82,7 +83,7 @@ func TestParseProbsErrors(t *testing.T) {
 		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadProbs(path); err == nil || err.Error() != path+": "+want {
+		if _, err := ReadProbs(path, limits.Default()); err == nil || err.Error() != path+": "+want {
 			t.Errorf("ReadProbs of %s\n  error %v\n  want  %s: %s", in, err, path, want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // anchoredRule is the published protocol with the anchored negative window.
@@ -201,7 +202,7 @@ func TestParamsValidateWindowAndBudgets(t *testing.T) {
 	} {
 		p := DefaultParams()
 		tc.set(&p)
-		if err := p.Validate(); (err == nil) != tc.ok {
+		if err := p.Validate(limits.Default()); (err == nil) != tc.ok {
 			t.Errorf("%s: Validate() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
