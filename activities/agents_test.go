@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -17,10 +18,6 @@ import (
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
-
-// agentRate is the playback rate of the trials played here: four times
-// real time keeps a trial of tiny-agent to a few seconds.
-const agentRate = 4
 
 // serveRefAgent serves the reference agent with policy on 127.0.0.1 until
 // the test ends and returns its URL.
@@ -61,16 +58,16 @@ func serveRefAgent(t *testing.T, policy string) string {
 // tinyAgent is an agent of a parsed sweep spec at url, on tiny-agent.
 func tinyAgent(t *testing.T, name, url string) spec.Agent {
 	t.Helper()
-	s, err := spec.Parse("agents.yaml", []byte(`name: agents
+	s, err := spec.Parse("agents.yaml", []byte(fmt.Sprintf(`name: agents
 agents:
-  - name: `+name+`
+  - name: %s
     protocol: duplex
-    endpoint: `+url+`
-    rate: 4
+    endpoint: %s
+    rate: %d
     concurrency: 1
     repeats: 1
     scenarios: {preset: tiny-agent, seed: 1}
-`), limits.Default())
+`, name, url, agentRate)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
