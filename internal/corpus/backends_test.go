@@ -11,6 +11,7 @@ import (
 // outside the generative outputs, or a backend without a model, is
 // refused with the field named.
 func TestManifestBackendsAndCacheKeys(t *testing.T) {
+	t.Parallel()
 	with := func(backends, keys string) string {
 		return strings.Replace(strings.Replace(manifestSeed, `"conversations"`, `"backends":`+backends+`,"conversations"`, 1),
 			`"files"`, `"cache_keys":`+keys+`,"files"`, 1)

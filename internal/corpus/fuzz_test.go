@@ -22,6 +22,7 @@ const eventsSeed = `{"schema_version":1,"conversation_id":"c1","duration_s":10,"
 {"kind":"BACKCHANNEL","speaker":2,"start":1.2,"end":1.5,"words":1,"floor_before":1,"floor_after":1}]}`
 
 func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
+	t.Parallel()
 	if _, err := ParseManifest([]byte(manifestSeed), limits.Default()); err != nil {
 		t.Fatalf("seed manifest: %v", err)
 	}
@@ -45,6 +46,7 @@ func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
 }
 
 func TestParseEventsValidates(t *testing.T) {
+	t.Parallel()
 	if _, err := ParseEvents([]byte(eventsSeed)); err != nil {
 		t.Fatalf("seed events: %v", err)
 	}
@@ -121,6 +123,7 @@ func FuzzParseEvents(f *testing.F) {
 }
 
 func TestReadManifestSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := Open(dir, limits.Default()); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
 		t.Fatalf("err = %v", err)

@@ -19,6 +19,7 @@ import (
 // detect reads) gives the same length; one that is too short at 16 kHz is
 // refused by both with the same message.
 func TestEveryReaderResamplesAChannelOfAnotherRate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "c")
 	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)

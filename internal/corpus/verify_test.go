@@ -45,6 +45,7 @@ func checkProblems(t *testing.T, dir string) string {
 // One changed byte in a channel is a mismatch naming the file and both
 // hashes, for Verify and for Check.
 func TestOneChangedByteFailsVerification(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	if err := c.Verify(); err != nil {
 		t.Fatalf("clean corpus: %v", err)
@@ -75,6 +76,7 @@ func TestOneChangedByteFailsVerification(t *testing.T) {
 // A symbolic link in a corpus folder is refused, even to a file with the
 // very bytes the manifest records, by every reader of the folder.
 func TestSymlinkToAFileOutsideIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{corpus.ChannelName(1), corpus.EventsName} {
 		t.Run(name, func(t *testing.T) {
 			c := fixture(t)
@@ -110,6 +112,7 @@ func TestSymlinkToAFileOutsideIsRefused(t *testing.T) {
 // A channel linked to /dev/zero is refused before it is read: check and
 // the readers return an error instead of reading without end.
 func TestSymlinkToDevZeroIsRefusedWithoutReading(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
@@ -144,6 +147,7 @@ func TestSymlinkToDevZeroIsRefusedWithoutReading(t *testing.T) {
 
 // A regular file larger than its conversation allows is refused unread.
 func TestOversizedFileIsRefused(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	path := filepath.Join(c.Dir, conv.ID, corpus.ChannelName(1))
@@ -157,6 +161,7 @@ func TestOversizedFileIsRefused(t *testing.T) {
 
 // A conversation folder linked to one outside the corpus is refused.
 func TestLinkedConversationFolderIsRefused(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	folder := filepath.Join(c.Dir, conv.ID)
@@ -182,6 +187,7 @@ func TestLinkedConversationFolderIsRefused(t *testing.T) {
 // An upload of known length reads a file's bytes and stops; the check
 // runs at the last byte, not only at the end of the stream.
 func TestVerifiedFileChecksAtItsLastByte(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	for _, want := range []string{conv.Files[corpus.EventsName], strings.Repeat("0", 64)} {

@@ -21,6 +21,7 @@ const integerTimesExport = `{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations
 `
 
 func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
+	t.Parallel()
 	g, err := ParseGoldSet([]byte(turnbenchExport), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
 }
 
 func TestParseGoldSetErrors(t *testing.T) {
+	t.Parallel()
 	conv := func(body string) string {
 		return `{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {"c1": {"duration_s": 10.0, ` + body + `}}}`
 	}

@@ -24,6 +24,7 @@ func goldWith(provenance, body string) string {
 }
 
 func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
+	t.Parallel()
 	const tb = `"scorer_sha": "a87ffac", "dataset_revision": "3f2c1d0", `
 	cases := []struct{ provenance, body, want string }{
 		{"", `"eot_positive_events": [{"speaker": 1, "time_s": -1}]`,
@@ -50,6 +51,7 @@ func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
 // TurnBench's scorer keeps these and the reference fixtures hold them, so
 // floorbench must read them to agree with it to the count.
 func TestGoldThatTurnBenchKeepsIsAccepted(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`"eot_positive_events": [{"speaker": 1, "time_s": 4}, {"speaker": 1, "time_s": 4}]`,     // duplicate anchors
 		`"eot_positive_events": [{"speaker": 1, "time_s": 0}, {"speaker": 2, "time_s": 10.25}]`, // both edges
@@ -65,6 +67,7 @@ func TestGoldThatTurnBenchKeepsIsAccepted(t *testing.T) {
 }
 
 func TestAnnotatedSegmentsFarOutsideTheConversationAreRejected(t *testing.T) {
+	t.Parallel()
 	track := func(segs ...AnnotatedSegment) []SpeakerAnnotations {
 		return []SpeakerAnnotations{{{{Start: 1, End: 2, Label: "Normal Turn"}}, nil, segs}}
 	}
@@ -94,6 +97,7 @@ func TestAnnotatedSegmentsFarOutsideTheConversationAreRejected(t *testing.T) {
 // are refused; the count itself is 1..MaxSpeakers. Written and read back,
 // it keeps its count.
 func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
+	t.Parallel()
 	stated := func(speakers, body string) string {
 		return strings.Replace(goldWith("", body), `"duration_s": 10.0`, `"duration_s": 10.0, "speakers": `+speakers, 1)
 	}

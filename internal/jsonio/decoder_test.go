@@ -16,6 +16,7 @@ import (
 )
 
 func TestDecoderReadsInOrderAndRejectsDuplicates(t *testing.T) {
+	t.Parallel()
 	d := NewDecoder([]byte(`{"b": [1, 2.5, -3e2, NaN, Infinity, -Infinity], "a": "x\u00e9\ud83d\ude00"}`))
 	var keys []string
 	var nums []float64
@@ -49,6 +50,7 @@ func TestDecoderReadsInOrderAndRejectsDuplicates(t *testing.T) {
 }
 
 func TestDecoderErrorsCarryPositions(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`[1, 2,]`:        "line 1 col 7: invalid character ']', expected a value",
 		"[1,\n 01]":      "line 2 col 2: malformed number",
@@ -108,6 +110,7 @@ func BenchmarkObjectKeys(b *testing.B) {
 
 // Expected strings are what Python 3.11's json.dumps writes.
 func TestPythonFormatting(t *testing.T) {
+	t.Parallel()
 	floats := map[float64]string{3: "3.0", 1e-05: "1e-05", 1.5e-07: "1.5e-07", 1e16: "1e+16",
 		123456789012345.6: "123456789012345.6", 0.0001: "0.0001", 12.3457: "12.3457", 1e22: "1e+22"}
 	for v, want := range floats {
@@ -199,6 +202,7 @@ func traceAll(d *Decoder) string {
 }
 
 func TestStreamDecoderKeepsAWindow(t *testing.T) {
+	t.Parallel()
 	var doc bytes.Buffer
 	doc.WriteString(`{"probs": [`)
 	for i := range 300_000 {
@@ -223,6 +227,7 @@ func TestStreamDecoderKeepsAWindow(t *testing.T) {
 }
 
 func TestStreamDecoderReportsReadErrors(t *testing.T) {
+	t.Parallel()
 	broken := fmt.Errorf("disk on fire")
 	d := NewStreamDecoder(io.MultiReader(strings.NewReader(`[1, 2`), iotest.ErrReader(broken)))
 	err := d.Skip()
@@ -330,6 +335,7 @@ func floatsBoth(data []byte, stream bool) (fast, slow string) {
 // Floats reads what Array and Float read, value for value to the last
 // bit, and fails where they fail with the same error.
 func TestFloatsReadsWhatFloatReads(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{`[0, 0.5, 1, -0, 0.1234, 0.30000000000000004, 123456789012345, 1234567890123456, 0.000001, 1e-5, 2.5E+3, NaN, -Infinity]`,
 		`[]`, `[ 0.25 , 7 ]`, `[01]`, `[1.]`, `[.5]`, `[-]`, `[1.2.3]`, `[1,]`, `[0.1 0.2]`, `[1e400]`, `[0.75`, `{}`, `[11, 0.5]`, `[0.5, 20]`} {
 		for _, stream := range []bool{false, true} {

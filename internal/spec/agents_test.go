@@ -33,6 +33,7 @@ agents:
 // A spec may hold agents only; their defaults are filled on normalising
 // and those that can change a number travel in the canonical spec.
 func TestAgentsParseAndNormalise(t *testing.T) {
+	t.Parallel()
 	s, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,7 @@ func TestAgentsParseAndNormalise(t *testing.T) {
 // An agent's identity covers what can change what it does in a trial and
 // nothing else: not its name, its concurrency or its credential.
 func TestAgentIdentity(t *testing.T) {
+	t.Parallel()
 	s, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +93,7 @@ func TestAgentIdentity(t *testing.T) {
 // Every bad agent setting is one line naming the agent, the field and the
 // value, before anything runs.
 func TestAgentErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	const head = "agents:\n  - name: bot\n    scenarios: {preset: tiny-agent}\n"
 	cases := map[string]string{
 		"    protocol: sip\n    endpoint: ws://h/":                             `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, realtime)`,
@@ -127,6 +130,7 @@ const seatedHead = "corpora:\n  - {name: tiny, generate: {preset: tiny, seed: 1}
 // speaker, the tail) are filled on normalising, and it keeps the spec's
 // identity of an agent that is not seated.
 func TestSeatedAgentParsesAndNormalises(t *testing.T) {
+	t.Parallel()
 	s, err := Parse("s.yaml", []byte(seatedHead+"    seated: {speakers: [2, 1]}\n"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -156,6 +160,7 @@ func TestSeatedAgentParsesAndNormalises(t *testing.T) {
 // Every bad seated setting is one line naming the agent, the field and the
 // value.
 func TestSeatedErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		"    seated: {corpora: [ami]}":             `agents[0] (bot).seated.corpora[0]: "ami" is not a corpus of this spec`,
 		"    seated: {corpora: [tb, tb]}":          `agents[0] (bot).seated.corpora[1]: "tb" twice`,

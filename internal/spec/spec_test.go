@@ -27,6 +27,7 @@ bootstrap: {resamples: 1000, seed: 3}
 `
 
 func TestParseAndNormalise(t *testing.T) {
+	t.Parallel()
 	s, err := Parse("s.yaml", []byte(example), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -64,6 +65,7 @@ func TestParseAndNormalise(t *testing.T) {
 // agent's credential say how a run runs: the same sweep with others is the
 // same run, while the workers still receive them.
 func TestRunSettingsAreNotIdentity(t *testing.T) {
+	t.Parallel()
 	base, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -101,6 +103,7 @@ func TestRunSettingsAreNotIdentity(t *testing.T) {
 // the spec: defaults left out by normalisation (earlier sweeps keep their
 // ids), given ones kept, and each changes the run's identity.
 func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
+	t.Parallel()
 	s, err := Parse("s.yaml", []byte(example), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +147,7 @@ func mustCanonical(s *Sweep) string {
 // The backend keys of generate: are part of the spec and of its hash;
 // left out, the spec hashes as it did before they existed.
 func TestGenerateBackendKeys(t *testing.T) {
+	t.Parallel()
 	withChat := strings.Replace(example, "generate: {preset: tiny, seed: 7}",
 		"generate: {preset: tiny, seed: 7, dialogue: openai-chat, dialogue_endpoint: 'http://127.0.0.1:8000/v1', dialogue_model: qwen2.5}", 1)
 	s, err := Parse("s.yaml", []byte(withChat), limits.Default())
@@ -175,6 +179,7 @@ func TestGenerateBackendKeys(t *testing.T) {
 }
 
 func TestSpecErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"":                         "s.yaml: empty spec",
 		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed (or an agent, under agents)",
