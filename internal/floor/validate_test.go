@@ -131,3 +131,24 @@ func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
 		t.Errorf("Speakers: %d, %q", n, source)
 	}
 }
+
+// The limits passed bound a gold set's conversations and their lengths:
+// one over is an error naming the limit, one at it is read.
+func TestGoldSetWithinTheLimitsPassed(t *testing.T) {
+	t.Parallel()
+	gold := []byte(goldWith("", ""))
+	l := limits.Default()
+	l.Conversations, l.DurationS = 1, 10
+	if _, err := ParseGoldSet(gold, l); err != nil {
+		t.Fatalf("at the limits: %v", err)
+	}
+	l.DurationS = 9.5
+	if _, err := ParseGoldSet(gold, l); err == nil || !strings.Contains(err.Error(), "duration_s: 10 is over the limit of 9.5 (raise limits.conversation_duration_s") {
+		t.Errorf("a conversation over the duration limit: %v", err)
+	}
+	l = limits.Default()
+	l.Conversations = 0
+	if _, err := ParseGoldSet(gold, l); err == nil || !strings.Contains(err.Error(), "conversations: 1 is over the limit of 0") {
+		t.Errorf("more conversations than the limit: %v", err)
+	}
+}

@@ -18,7 +18,7 @@ import (
 	"strings"
 )
 
-// Limits are the bounds in force. A field's yaml key is its name in the
+// Limits are the bounds a process puts on what it accepts. A field's yaml key is its name in the
 // config file's limits section; FLOORBENCH_LIMIT_ and the key in capitals
 // is its environment variable.
 type Limits struct {

@@ -79,3 +79,21 @@ func TestCheckBackfillRunsSaysHowMany(t *testing.T) {
 		t.Errorf("490560 runs: %v", err)
 	}
 }
+
+// A struct that carries limits and leaves them unset reads under the
+// defaults; limits it sets, even one, are kept as they are.
+func TestOrDefaultFillsOnlyTheZeroLimits(t *testing.T) {
+	t.Parallel()
+	if got := (Limits{}).OrDefault(); got != Default() {
+		t.Errorf("the zero limits: %+v", got)
+	}
+	raised := Default()
+	raised.Resamples = 1_000_000
+	if got := raised.OrDefault(); got != raised {
+		t.Errorf("raised limits: %+v", got)
+	}
+	one := Limits{InputBytes: 10}
+	if got := one.OrDefault(); got != one {
+		t.Errorf("limits with one set: %+v", got)
+	}
+}
