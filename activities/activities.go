@@ -22,6 +22,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/webhook"
@@ -56,6 +57,20 @@ type Activities struct {
 	// Webhooks is what the operator allows the webhooks scheduled runs
 	// post to.
 	Webhooks webhook.Policy
+	// Limits bound what the activities accept: specs, corpora, protocol
+	// parameters, the files systems read (the zero Limits:
+	// limits.Default). The worker passes its configuration's.
+	Limits limits.Limits
+}
+
+// limits is the bounds in force for a's activities. A nil a, through
+// which a workflow names an activity a worker did not register, has the
+// defaults.
+func (a *Activities) limits() limits.Limits {
+	if a == nil {
+		return limits.Default()
+	}
+	return a.Limits.OrDefault()
 }
 
 // GenerativeSettings are what the worker lends the generative backends.
@@ -91,6 +106,13 @@ func (a *Activities) generativeBackends(c backend.Config) (*backend.Opened, erro
 	}
 	g.opened[string(id)] = o
 	return o, nil
+}
+
+// runtime is a.Runtime bounded by a's limits.
+func (a *Activities) runtime() detect.Runtime {
+	rt := a.Runtime
+	rt.Limits = a.limits()
+	return rt
 }
 
 // scratch makes a private working folder removed by the returned func.

@@ -48,7 +48,7 @@ func AgentResultKey(in ScoreAgentInput) string {
 // It returns their key.
 func (a *Activities) ScoreAgent(ctx context.Context, in ScoreAgentInput) (_ string, err error) {
 	defer invalidKey(&err)
-	if err := in.Params.Validate(); err != nil {
+	if err := in.Params.Validate(a.limits()); err != nil {
 		return "", badInput("agent %s: scoring: %v", in.AgentTrials.Agent.Name, err)
 	}
 	key := AgentResultKey(in)

@@ -61,7 +61,7 @@ func (a *Activities) Audit(ctx context.Context, in AuditInput) (_ string, err er
 	if err := a.download(ctx, in.Corpus.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return "", err
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, a.limits())
 	if err != nil {
 		return "", badInput("corpus %s: %v", in.Corpus.Name, err)
 	}
@@ -76,7 +76,7 @@ func (a *Activities) Audit(ctx context.Context, in AuditInput) (_ string, err er
 			return "", err
 		}
 	}
-	r, err := audit.Run(ctx, dir, in.options())
+	r, err := audit.Run(ctx, dir, in.options(), a.limits())
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", err

@@ -188,7 +188,7 @@ func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err 
 		}
 		m.Conversations = append(m.Conversations, e)
 	}
-	if err := m.Validate(); err != nil {
+	if err := m.Validate(a.limits()); err != nil {
 		return err
 	}
 	data, err := m.Encode()
@@ -213,7 +213,7 @@ type IngestInput struct {
 // complete corpus.
 func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusPlan, err error) {
 	defer invalidKey(&err)
-	m, raw, err := corpus.ReadManifestRaw(in.Dir)
+	m, raw, err := corpus.ReadManifestRaw(in.Dir, a.limits())
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
@@ -298,7 +298,7 @@ func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ Corp
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
-	m, err := corpus.ParseManifest(raw)
+	m, err := corpus.ParseManifest(raw, a.limits())
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %s/%s: %v", in.Name, prefix, corpus.ManifestName, err)
 	}

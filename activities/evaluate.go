@@ -11,7 +11,6 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -63,10 +62,10 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, 
 	}
 	// The sweep's spec was checked (CheckSpec); an evaluation started some
 	// other way is checked here, before its bootstrap is allocated.
-	if err := in.Params.Validate(); err != nil {
+	if err := in.Params.Validate(a.limits()); err != nil {
 		return "", badInput("%v", err)
 	}
-	if err := limits.Current().CheckResamples("bootstrap resamples", in.Resamples); err != nil {
+	if err := a.limits().CheckResamples("bootstrap resamples", in.Resamples); err != nil {
 		return "", badInput("%v", err)
 	}
 	defer keepAlive(ctx, "evaluating")()
@@ -157,7 +156,7 @@ func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *evalua
 	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return nil, err
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, a.limits())
 	if err != nil {
 		return nil, badInput("corpus %s: %v", plan.Name, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/backend/backendfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -58,7 +59,7 @@ func TestGenerateThroughBackends(t *testing.T) {
 	if err := a.FinalizeCorpus(ctx, FinalizeInput{Plan: p}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := corpus.ParseManifest([]byte(stored(t, local, p.Prefix+"/"+corpus.ManifestName)))
+	m, err := corpus.ParseManifest([]byte(stored(t, local, p.Prefix+"/"+corpus.ManifestName)), limits.Default())
 	if err != nil || len(m.Backends) != 2 || m.Backends[0].Model != "test-chat" {
 		t.Fatalf("manifest backends %+v, %v", m, err)
 	}

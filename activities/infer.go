@@ -113,7 +113,7 @@ func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
 		return err
 	}
 	defer cleanup()
-	det, err := sys.Open(a.Runtime)
+	det, err := sys.Open(a.runtime())
 	if err != nil {
 		return badInput("system %s: %v", in.System.Name, err)
 	}

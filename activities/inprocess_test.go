@@ -26,6 +26,7 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -273,7 +274,7 @@ func TestFinalizeCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := prefix + "/" + corpus.ManifestName
-	m, err := corpus.ParseManifest([]byte(stored(t, local, key)))
+	m, err := corpus.ParseManifest([]byte(stored(t, local, key)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -698,20 +699,27 @@ func TestAggregateNamesEvaluationsAsTheSweep(t *testing.T) {
 
 // A sweep the worker's limits refuse is bad input; a valid one passes.
 func TestCheckSpec(t *testing.T) {
-	s, err := spec.Parse("ok", []byte("name: ok\ncorpora:\n  - name: t\n    generate: {preset: tiny, seed: 1}\nsystems:\n  - {name: rms, builtin: rms}\n"))
+	t.Parallel()
+	s, err := spec.Parse("ok", []byte("name: ok\ncorpora:\n  - name: t\n    generate: {preset: tiny, seed: 1}\nsystems:\n  - {name: rms, builtin: rms}\n"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckSpec(context.Background(), *s); err != nil {
+	a := &Activities{}
+	if err := a.CheckSpec(context.Background(), *s); err != nil {
 		t.Errorf("a valid sweep: %v", err)
 	}
 	s.Corpora[0].Generate.Preset = "huge"
-	err = CheckSpec(context.Background(), *s)
+	err = a.CheckSpec(context.Background(), *s)
 	assertBadInput(t, "an unknown preset", err, `corpora[0].generate.preset: unknown preset "huge"`)
 	s.Corpora[0].Generate.Preset = "tiny"
 	s.Queues.CPU = "no spaces"
-	err = CheckSpec(context.Background(), *s)
+	err = a.CheckSpec(context.Background(), *s)
 	assertBadInput(t, "a bad queue name", err, `queues.cpu: (not quoted) is not a task queue name`)
+	s.Queues.CPU = ""
+	strict := limits.Default()
+	strict.Resamples = 10
+	err = (&Activities{Limits: strict}).CheckSpec(context.Background(), *s)
+	assertBadInput(t, "the worker's lower limit", err, "bootstrap.resamples: 10000 is over the limit of 10")
 }
 
 // Off Kubernetes there is no GPU pool to claim: both steps do nothing.

@@ -74,7 +74,7 @@ func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResu
 		}
 		entries[k] = c.Manifest.Conversations[i]
 	}
-	m, err := sys.OpenModel(a.Runtime)
+	m, err := sys.OpenModel(a.runtime())
 	if err != nil {
 		return res, badInput("system %s: %v", in.System.Name, err)
 	}
@@ -111,7 +111,7 @@ func (a *Activities) openSystemOn(ctx context.Context, ref SystemRef, plan Corpu
 		cleanup()
 		return nil, nil, nil, err
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, a.limits())
 	if err != nil {
 		cleanup()
 		return nil, nil, nil, badInput("corpus %s: %v", plan.Name, err)
@@ -256,7 +256,7 @@ func (a *Activities) modelOutput(ctx context.Context, in FloorInput, conv string
 		return nil, err
 	}
 	defer r.Close()
-	out, err := detect.ReadModelOutput(r)
+	out, err := detect.ReadModelOutput(r, a.limits())
 	if err != nil {
 		return nil, corrupt(key, err)
 	}

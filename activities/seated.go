@@ -115,7 +115,7 @@ func (a *Activities) openStoredCorpus(ctx context.Context, plan CorpusPlan) (*co
 		cleanup()
 		return nil, "", nil, err
 	}
-	c, err := corpus.Open(filepath.Dir(path))
+	c, err := corpus.Open(filepath.Dir(path), a.limits())
 	if err != nil {
 		cleanup()
 		return nil, "", nil, badInput("corpus %s: %v", plan.Name, err)

@@ -71,7 +71,7 @@ func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput)
 	defer invalidKey(&err)
 	out := SeatedOutcome{Run: bundle.SeatedRun{Agent: in.Agent.Name, Protocol: in.Agent.Protocol, Corpus: in.Corpus.Name,
 		OperatingPoint: seated.OperatingPoint, Failed: []bundle.SeatFailure{}}}
-	if err := in.Params.Validate(); err != nil {
+	if err := in.Params.Validate(a.limits()); err != nil {
 		return out, badInput("seated agent %s: %v", in.Agent.Name, err)
 	}
 	defer keepAlive(ctx, "evaluating seated agent "+in.Agent.Name)()

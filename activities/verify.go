@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -53,7 +54,9 @@ type StoreCheck struct {
 //     the SHA-256 their keys name;
 //   - every other object (tracks, evaluations, audits, bundles, run
 //     records) against its recorded sha256.
-func VerifyStore(ctx context.Context, st store.Store, prefix string) (*StoreCheck, error) {
+//
+// lim bounds the corpus manifests read.
+func VerifyStore(ctx context.Context, st store.Store, prefix string, lim limits.Limits) (*StoreCheck, error) {
 	if err := store.CheckPrefix(prefix); err != nil {
 		return nil, err
 	}
@@ -75,7 +78,7 @@ func VerifyStore(ctx context.Context, st store.Store, prefix string) (*StoreChec
 		}
 	}
 	for _, root := range roots {
-		if err := verifyStoredCorpus(ctx, st, root, prefix, r); err != nil {
+		if err := verifyStoredCorpus(ctx, st, root, prefix, r, lim); err != nil {
 			return nil, err
 		}
 	}
@@ -153,7 +156,7 @@ func objectSHA256(ctx context.Context, st store.Store, key string) (string, erro
 
 // verifyStoredCorpus checks the corpus stored under root (corpora/<hash>),
 // the objects under prefix only.
-func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string, r *StoreCheck) error {
+func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string, r *StoreCheck, lim limits.Limits) error {
 	key := root + "/" + corpus.ManifestName
 	raw, err := store.GetBytes(ctx, st, key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -164,7 +167,7 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 		return err
 	}
 	r.Corpora++
-	m, err := corpus.ParseManifest(raw)
+	m, err := corpus.ParseManifest(raw, lim)
 	if err != nil {
 		r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("not a valid manifest: %v", err)})
 		return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -118,7 +119,7 @@ func TestIngestLocalRefusesLinks(t *testing.T) {
 
 func mustOpen(t *testing.T, dir string) *corpus.Corpus {
 	t.Helper()
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestCorruptStoredObjectIsCaught(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := VerifyStore(ctx, s, "")
+	r, err := VerifyStore(ctx, s, "", limits.Default())
 	if err != nil || r.Corpora != 1 || r.Objects != 7 || len(r.Problems) != 0 {
 		t.Fatalf("clean store: %+v, %v", r, err)
 	}
@@ -157,12 +158,12 @@ func TestCorruptStoredObjectIsCaught(t *testing.T) {
 	_, err = a.materialise(ctx, plan, c, plan.Conversations[1])
 	assertCorrupt(t, err, channel)
 
-	r, err = VerifyStore(ctx, s, "")
+	r, err = VerifyStore(ctx, s, "", limits.Default())
 	if err != nil || len(r.Problems) != 2 || r.Problems[0].Key != labels || r.Problems[1].Key != channel ||
 		!strings.HasPrefix(r.Problems[1].Problem, "sha256 ") {
 		t.Fatalf("VerifyStore: %+v, %v", r, err)
 	}
-	r, err = VerifyStore(ctx, s, plan.Prefix+"/"+plan.Conversations[1]+"/")
+	r, err = VerifyStore(ctx, s, plan.Prefix+"/"+plan.Conversations[1]+"/", limits.Default())
 	if err != nil || r.Objects != 3 || len(r.Problems) != 1 || r.Problems[0].Key != channel {
 		t.Fatalf("VerifyStore of one conversation: %+v, %v", r, err)
 	}
@@ -193,11 +194,11 @@ func TestVerifyStoreChecksTheManifestKey(t *testing.T) {
 	if err := os.WriteFile(path, append(data, ' '), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := VerifyStore(ctx, s, "")
+	r, err := VerifyStore(ctx, s, "", limits.Default())
 	if err != nil || len(r.Problems) != 1 || r.Problems[0].Key != key || !strings.Contains(r.Problems[0].Problem, "not the "+plan.Hash+" its key names") {
 		t.Fatalf("VerifyStore: %+v, %v", r, err)
 	}
-	if _, err := VerifyStore(ctx, s, "sums/"); err == nil {
+	if _, err := VerifyStore(ctx, s, "sums/", limits.Default()); err == nil {
 		t.Error("sums/ was accepted as a prefix to verify")
 	}
 }
@@ -246,7 +247,7 @@ func TestVerifiedUploadAndReadOnS3(t *testing.T) {
 	c.Dir = t.TempDir()
 	_, err = a.materialise(ctx, plan, c, conv.ID)
 	assertCorrupt(t, err, key)
-	check, err := VerifyStore(ctx, s, "")
+	check, err := VerifyStore(ctx, s, "", limits.Default())
 	if err != nil || check.Objects != 7 || len(check.Problems) != 1 || check.Problems[0].Key != key {
 		t.Fatalf("VerifyStore: %+v, %v", check, err)
 	}
@@ -272,7 +273,7 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 	}
 	st := summing(local)
 	dir := smallCorpus(t)
-	m, err := corpus.ReadManifest(dir)
+	m, err := corpus.ReadManifest(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 	if err := store.PutBytes(ctx, local, "tracks/old/corp/c1.eot.json", []byte("{}")); err != nil { // no sum: an older store
 		t.Fatal(err)
 	}
-	r, err := VerifyStore(ctx, local, "")
+	r, err := VerifyStore(ctx, local, "", limits.Default())
 	if err != nil || len(r.Problems) != 0 || r.Corpora != 1 || len(r.Unrecorded) != 1 || r.Unrecorded[0] != "tracks/old/corp/c1.eot.json" {
 		t.Fatalf("clean store: %+v, %v", r, err)
 	}
@@ -347,7 +348,7 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 	for _, k := range []string{track, evaluation, results, inputKey} {
 		flipByte(t, path(k))
 	}
-	r, err = VerifyStore(ctx, local, "")
+	r, err = VerifyStore(ctx, local, "", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 	if !strings.Contains(r.Problems[0].Problem, "the sha256 recorded when it was stored is ") {
 		t.Errorf("manifest: %s", r.Problems[0].Problem)
 	}
-	if r, err := VerifyStore(ctx, local, "bundles/"); err != nil || len(r.Problems) != 1 || r.Problems[0].Key != results {
+	if r, err := VerifyStore(ctx, local, "bundles/", limits.Default()); err != nil || len(r.Problems) != 1 || r.Problems[0].Key != results {
 		t.Errorf("bundles/: %+v, %v", r, err)
 	}
 }

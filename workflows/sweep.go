@@ -109,7 +109,8 @@ func newSweep(ctx workflow.Context, in SweepInput) (*sweep, error) {
 func (s *sweep) checkSpec(ctx workflow.Context) error {
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
-	return workflow.ExecuteLocalActivity(lctx, activities.CheckSpec, s.in.Spec).Get(ctx, nil)
+	var a *activities.Activities // the worker's, with its limits
+	return workflow.ExecuteLocalActivity(lctx, a.CheckSpec, s.in.Spec).Get(ctx, nil)
 }
 
 // resolveCorpora plans every corpus in its own CorpusWorkflow, all at once.

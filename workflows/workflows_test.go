@@ -22,11 +22,17 @@ import (
 // newSweepEnv is a test environment with the sweep's child workflows and
 // the activities (to be mocked) registered.
 func newSweepEnv() (*testsuite.TestWorkflowEnvironment, *activities.Activities) {
+	return newSweepEnvLimited(limits.Default())
+}
+
+// newSweepEnvLimited is newSweepEnv with activities under the limits l
+// (the spec check runs for real: it is a local activity).
+func newSweepEnvLimited(l limits.Limits) (*testsuite.TestWorkflowEnvironment, *activities.Activities) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflow(CorpusWorkflow)
 	env.RegisterWorkflow(EvaluationWorkflow)
-	var a *activities.Activities
+	a := &activities.Activities{Limits: l}
 	env.RegisterActivity(a)
 	return env, a
 }
@@ -243,11 +249,10 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 // The worker checks the spec again under its own limits: a sweep over them
 // fails at once with the limit named, before any corpus is planned.
 func TestSweepOverTheWorkersLimitsFailsFirst(t *testing.T) {
-	defer limits.Set(limits.Current())
+	t.Parallel()
 	l := limits.Default()
 	l.Resamples = 10
-	limits.Set(l)
-	env, a := newSweepEnv()
+	env, a := newSweepEnvLimited(l)
 	planned := false
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(func(context.Context, activities.PlanGeneratedInput) (activities.CorpusPlan, error) {
 		planned = true

@@ -157,11 +157,13 @@ func agentConfig(cmd *cobra.Command, o agentServeOptions) (refagent.Config, erro
 	if o.system == "" && o.spec == "" {
 		return cfg, errors.New("--policy detector needs --system or --system-spec")
 	}
-	sys, err := loadSystem(o.system, o.spec, o.params)
+	sys, err := loadSystem(o.system, o.spec, o.params, commandLimits(cmd))
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Runtime = sys, sys.Name, detect.RuntimeFromEnv()
+	rt := detect.RuntimeFromEnv()
+	rt.Limits = commandLimits(cmd)
+	cfg.Detector.System, cfg.Detector.Name, cfg.Detector.Runtime = sys, sys.Name, rt
 	cfg.Detector.Threshold, cfg.Detector.Refractory, cfg.Detector.SpeakAtCommit = o.threshold, o.refractory, o.speakAtCommit
 	return cfg, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func init() { agentSubcommands = append(agentSubcommands, newAgentRunCommand) }
@@ -51,7 +52,7 @@ func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	ro := &f.ro
 	ro.Protocol, ro.Endpoint.Realtime.Model = ro.Endpoint.Protocol, ro.Model
 	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, harness.DefaultBackoff
-	if err := f.check(); err != nil {
+	if err := f.check(commandLimits(cmd)); err != nil {
 		return err
 	}
 	set, err := agent.ReadSet(f.scenarios)
@@ -79,11 +80,11 @@ func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	return f.report(w, sum)
+	return f.report(w, sum, commandLimits(cmd))
 }
 
 // check refuses bad settings in one line before anything starts.
-func (f *agentRunFlags) check() error {
+func (f *agentRunFlags) check(lim limits.Limits) error {
 	ep := &f.ro.Endpoint
 	if err := proto.CheckProtocol(ep.Protocol); err != nil {
 		return err
@@ -97,12 +98,12 @@ func (f *agentRunFlags) check() error {
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return err
 	}
-	return f.p.Validate()
+	return f.p.Validate(lim)
 }
 
 // report scores the recordings and prints the agent's tables.
-func (f *agentRunFlags) report(w io.Writer, sum harness.Summary) error {
-	trials, err := agent.ReadTrials(f.out, f.p)
+func (f *agentRunFlags) report(w io.Writer, sum harness.Summary, lim limits.Limits) error {
+	trials, err := agent.ReadTrials(f.out, f.p, lim)
 	if err != nil {
 		return err
 	}

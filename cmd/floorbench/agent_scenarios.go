@@ -10,7 +10,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/digest"
-	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func init() { agentSubcommands = append(agentSubcommands, newAgentScenariosCommand) }
@@ -44,7 +43,7 @@ func newAgentScenariosCommand() *cobra.Command {
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
 			}
-			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
+			if err := commandLimits(cmd).CheckConcurrency("--jobs", jobs); err != nil {
 				return err
 			}
 			progress := newCountProgress(cmd.ErrOrStderr(), "generating")

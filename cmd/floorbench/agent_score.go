@@ -22,7 +22,7 @@ func newAgentScoreCommand() *cobra.Command {
 		Short: "Score recorded agent trials from their output audio (no agent is contacted)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			trials, err := agent.ReadTrials(dir, p)
+			trials, err := agent.ReadTrials(dir, p, commandLimits(cmd))
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 )
 
@@ -67,7 +68,7 @@ predictions are written and the command fails naming every failed seat.`,
 }
 
 func (f *agentSeatFlags) run(cmd *cobra.Command) error {
-	job, err := f.job()
+	job, err := f.job(commandLimits(cmd))
 	if err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func (f *agentSeatFlags) run(cmd *cobra.Command) error {
 
 // job checks the flags in one line each, before anything starts, and
 // makes the job.
-func (f *agentSeatFlags) job() (seated.Job, error) {
+func (f *agentSeatFlags) job(lim limits.Limits) (seated.Job, error) {
 	ep := &f.o.Endpoint
 	if err := proto.CheckProtocol(ep.Protocol); err != nil {
 		return seated.Job{}, err
@@ -128,7 +129,7 @@ func (f *agentSeatFlags) job() (seated.Job, error) {
 	default:
 		return seated.Job{}, fmt.Errorf("--split %q (want dev, test or all)", f.split)
 	}
-	c, err := corpus.Open(f.corpus)
+	c, err := corpus.Open(f.corpus, lim)
 	if err != nil {
 		return seated.Job{}, err
 	}

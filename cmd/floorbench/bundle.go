@@ -10,6 +10,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
@@ -29,13 +30,25 @@ func newBundleCommand() *cobra.Command {
 
 // withStore adds the store flags and opens the store for run.
 func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store, args []string) error) *cobra.Command {
+	return withStoreLimits(cmd, func(ctx context.Context, st store.Store, _ limits.Limits, args []string) error {
+		return run(ctx, st, args)
+	})
+}
+
+// withStoreLimits is withStore for a run that also reads under the
+// configuration's limits.
+func withStoreLimits(cmd *cobra.Command, run func(ctx context.Context, st store.Store, lim limits.Limits, args []string) error) *cobra.Command {
 	config := storeFlags(cmd)
 	withServices(cmd, config, func(sv *services, args []string) error {
+		cfg, err := sv.Config()
+		if err != nil {
+			return err
+		}
 		st, err := sv.Store()
 		if err != nil {
 			return err
 		}
-		return run(sv.ctx, st, args)
+		return run(sv.ctx, st, cfg.Limits, args)
 	})
 	if strings.Contains(cmd.Use, "_ID") {
 		cmd.ValidArgsFunction = completeBundleIDs(config)

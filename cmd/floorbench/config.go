@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 )
 
@@ -12,7 +11,8 @@ import (
 // environment, then these flags. Commands that only read or write the
 // store (bundle, store verify) take these and no Temporal flags.
 // Credentials come only from the file or the environment, never flags.
-// The file's limits (and FLOORBENCH_LIMIT_*) are put in force.
+// The configuration's Limits (the file's, FLOORBENCH_LIMIT_* over them)
+// bound what the command then reads.
 func storeFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 	f := cmd.Flags()
 	path := f.String("config", orchestrate.DefaultConfigPath(), "configuration file (YAML)")
@@ -27,7 +27,6 @@ func storeFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 		setFlag(cmd, "s3-endpoint", endpoint, &c.S3Endpoint)
 		setFlag(cmd, "s3-bucket", bucket, &c.S3Bucket)
 		setFlag(cmd, "store-dir", storeDir, &c.StoreDir)
-		limits.Set(c.Limits)
 		return c, nil
 	}
 }

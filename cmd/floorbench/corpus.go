@@ -13,7 +13,6 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/generate"
-	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -79,7 +78,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if jobs < 1 {
 				return fmt.Errorf("--jobs %d: want at least 1", jobs)
 			}
-			if err := limits.Current().CheckConcurrency("--jobs", jobs); err != nil {
+			if err := commandLimits(cmd).CheckConcurrency("--jobs", jobs); err != nil {
 				return err
 			}
 			b, err := backends.open(cmd.Context(), preset, s)
@@ -134,7 +133,7 @@ func newCorpusCheckCommand() *cobra.Command {
 		Short: "Verify a corpus: hashes, lengths, clipping, event logs, event/audio consistency",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := corpus.Check(args[0])
+			r, err := corpus.Check(args[0], commandLimits(cmd))
 			if err != nil {
 				return err
 			}
@@ -182,7 +181,7 @@ func newCorpusStatsCommand() *cobra.Command {
 		Short: "Print a corpus's composition (counts, hours, rates by type and speaker count)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			c, err := corpus.Open(args[0])
+			c, err := corpus.Open(args[0], commandLimits(cmd))
 			if err != nil {
 				return err
 			}
@@ -191,9 +190,9 @@ func newCorpusStatsCommand() *cobra.Command {
 				Table() (title string, header []string, rows [][]string)
 			}
 			if c.Manifest.Kind == corpus.KindTurnBench {
-				s, err = corpus.ComputeTurnBenchStats(args[0])
+				s, err = corpus.ComputeTurnBenchStats(args[0], commandLimits(cmd))
 			} else {
-				s, err = corpus.ComputeStats(args[0])
+				s, err = corpus.ComputeStats(args[0], commandLimits(cmd))
 			}
 			if err != nil {
 				return err
@@ -235,7 +234,7 @@ func newCorpusExportCommand() *cobra.Command {
 			}
 			var n int
 			err := replaceDir(out, force, func(tmp string) (err error) {
-				n, err = corpus.Export(args[0], format, tmp)
+				n, err = corpus.Export(args[0], format, tmp, commandLimits(cmd))
 				return err
 			})
 			if err != nil {

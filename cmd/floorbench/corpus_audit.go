@@ -34,7 +34,7 @@ split itself, and the output says so. Unlabelled conversations are skipped
 and counted.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := audit.Run(cmd.Context(), args[0], o)
+			r, err := audit.Run(cmd.Context(), args[0], o, commandLimits(cmd))
 			if err != nil {
 				return err
 			}

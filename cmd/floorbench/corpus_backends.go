@@ -79,7 +79,7 @@ func (b *backendFlags) openCache(ctx context.Context, cfg orchestrate.Config) (s
 	if err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
 	}
-	return orchestrate.Summing(st), nil
+	return orchestrate.Summing(st.WithReadLimit(cfg.Limits.InputBytes)), nil
 }
 
 // generativeCounts is what -o json says of the generative backends' work.
@@ -139,7 +139,7 @@ func newCorpusExportCacheCommand() *cobra.Command {
 		if err := checkOutDir("--out", out, force); err != nil {
 			return err
 		}
-		m, err := corpus.ReadManifest(args[0])
+		m, err := corpus.ReadManifest(args[0], commandLimits(cmd))
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func init() { subcommands = append(subcommands, newDetectCommand) }
@@ -98,12 +99,13 @@ falls back to the CPU with a warning where it is not.`,
 }
 
 func runDetect(cmd *cobra.Command, o detectOptions) error {
-	sys, err := loadSystem(o.system, o.spec, o.params)
+	sys, err := loadSystem(o.system, o.spec, o.params, commandLimits(cmd))
 	if err != nil {
 		return err
 	}
 	rt := detect.RuntimeFromEnv()
 	rt.Device, rt.OnnxRuntime, rt.Threads = detect.Device(o.device), o.onnxRuntime, o.threads
+	rt.Limits = commandLimits(cmd)
 	if rt.Device != detect.DeviceCPU && rt.Device != detect.DeviceCUDA {
 		return fmt.Errorf("--device %q: want cpu or cuda", o.device)
 	}
@@ -122,7 +124,7 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := corpus.Open(o.corpus)
+	c, err := corpus.Open(o.corpus, commandLimits(cmd))
 	if err != nil {
 		return err
 	}
@@ -158,11 +160,11 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 }
 
 // loadSystem resolves --system or --system-spec, then applies --param.
-func loadSystem(name, spec string, params []string) (*detect.System, error) {
+func loadSystem(name, spec string, params []string, lim limits.Limits) (*detect.System, error) {
 	var sys *detect.System
 	var err error
 	if spec != "" {
-		sys, err = detect.LoadSystem(spec)
+		sys, err = detect.LoadSystem(spec, lim)
 	} else {
 		sys, err = detect.Builtin(name)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -187,7 +188,7 @@ func lastLine(s string) string {
 func detectRejectsBadInput(t *testing.T, base string) {
 	// The dev split's first and last conversations: a failure on the first
 	// stops before any progress, one on the last after most of it.
-	c, err := corpus.Open(base)
+	c, err := corpus.Open(base, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func detectRejectsBadInput(t *testing.T, base string) {
 // readTracks reads a probability file's tracks by conversation and speaker.
 func readTracks(t *testing.T, path string) map[string][][]float64 {
 	t.Helper()
-	p, err := score.ReadProbs(path)
+	p, err := score.ReadProbs(path, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

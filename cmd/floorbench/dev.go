@@ -65,6 +65,7 @@ setting. For the distributed path without a cluster.`,
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		rt := detect.RuntimeFromEnv()
+		rt.Limits = cfg.Limits
 		srv, err := orchestrate.NewDevServer(orchestrate.TemporalCLI(rt.Tools), dir, true)
 		if err != nil {
 			return err
@@ -85,7 +86,7 @@ setting. For the distributed path without a cluster.`,
 		}
 		defer cl.Close()
 		queues := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
-		acts := &activities.Activities{Store: st, Runtime: rt, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
+		acts := &activities.Activities{Store: st, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
 		ws, err := orchestrate.StartWorkers(cl, acts, queues, spec.QueueCPU, orchestrate.DefaultAdmission())
 		if err != nil {
 			return err

@@ -120,12 +120,12 @@ func windowsFromGold(fs *pflag.FlagSet, p *score.Params, tauPre, tauMax float64)
 	}
 }
 
-// checkBootstrap checks --bootstrap: at least 0, at most the limit.
-func checkBootstrap(n int) error {
+// checkBootstrap checks --bootstrap: at least 0, at most lim's.
+func checkBootstrap(n int, lim limits.Limits) error {
 	if n < 0 {
 		return fmt.Errorf("--bootstrap %d: must be >= 0", n)
 	}
-	return limits.Current().CheckResamples("--bootstrap", n)
+	return lim.CheckResamples("--bootstrap", n)
 }
 
 func writeJSON(w io.Writer, v any) error {

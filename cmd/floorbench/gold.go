@@ -29,7 +29,7 @@ numbered from 1. The turnbench subcommand derives TurnBench gold.`,
 			if dir == "" {
 				return cmd.Help()
 			}
-			g, err := corpus.Gold(dir, split)
+			g, err := corpus.Gold(dir, split, commandLimits(cmd))
 			if err != nil {
 				return err
 			}
@@ -59,7 +59,7 @@ With -o json it prints the gold artifact as TurnBench's "gold export" does;
 otherwise a table of per-conversation counts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			convs, err := corpus.ReadTurnBenchAnnotations(annotations)
+			convs, err := corpus.ReadTurnBenchAnnotations(annotations, commandLimits(cmd))
 			if err != nil {
 				return err
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -61,11 +62,11 @@ func TestLaTeXOutputsCompile(t *testing.T) {
 // gold and predictions, with bootstrap intervals, under latexName.
 func referenceScoreTables(t *testing.T) []*report.Table {
 	t.Helper()
-	gold, err := floor.ReadGoldSet(referencePath("gold-synthetic.json"))
+	gold, err := floor.ReadGoldSet(referencePath("gold-synthetic.json"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := score.ReadSubmission(referencePath("predictions-synthetic.json"))
+	sub, err := score.ReadSubmission(referencePath("predictions-synthetic.json"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,13 +94,13 @@ func referenceScoreTables(t *testing.T) []*report.Table {
 // caption) for the reference's probabilities of both tasks.
 func referenceSweepTables(t *testing.T) []*report.Table {
 	t.Helper()
-	gold, err := floor.ReadGoldSet(referencePath("gold.expected.json"))
+	gold, err := floor.ReadGoldSet(referencePath("gold.expected.json"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []*report.Table
 	for _, name := range []string{"probs-eot.json", "probs-int.json"} {
-		probs, err := score.ReadProbs(referencePath(name))
+		probs, err := score.ReadProbs(referencePath(name), limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

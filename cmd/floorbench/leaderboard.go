@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -26,6 +27,7 @@ type leaderboardOptions struct {
 	seed              uint64
 	format            string
 	params            score.Params
+	limits            limits.Limits
 }
 
 // leaderboardFormats are the values of -o: the result formats and
@@ -77,6 +79,7 @@ dev_fp_rate, null for a task without a result.`,
     --system vap=vap/predictions-dev.json,vap/predictions-test.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.limits = commandLimits(cmd)
 			return runLeaderboard(cmd.OutOrStdout(), cmd.ErrOrStderr(), &o)
 		},
 	}
@@ -108,7 +111,7 @@ type leaderboardResult struct {
 }
 
 func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
-	if err := checkBootstrap(o.bootstrap); err != nil {
+	if err := checkBootstrap(o.bootstrap, o.limits); err != nil {
 		return err
 	}
 	if o.format == "turnbench" && o.bootstrap > 0 {
@@ -117,7 +120,7 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	if len(o.systems) == 0 && len(o.agents) == 0 && o.baselines == "" {
 		return fmt.Errorf("no systems: give --system NAME=DEV,TEST, --agent NAME=DIR or --baselines DIR")
 	}
-	if err := o.params.Validate(); err != nil {
+	if err := o.params.Validate(o.limits); err != nil {
 		return err
 	}
 	var systems []systemFiles
@@ -142,11 +145,11 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 		}
 		systems = append(systems, found...)
 	}
-	devGold, err := floor.ReadGoldSet(o.devGold)
+	devGold, err := floor.ReadGoldSet(o.devGold, o.limits)
 	if err != nil {
 		return err
 	}
-	testGold, err := floor.ReadGoldSet(o.testGold)
+	testGold, err := floor.ReadGoldSet(o.testGold, o.limits)
 	if err != nil {
 		return err
 	}
@@ -154,7 +157,7 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 	byTask := map[floor.Task][]*score.TaskEvaluation{}
 	seen := map[string]bool{}
 	for _, sf := range systems {
-		evals, err := evaluateSystem(sf, devGold, testGold, o.params)
+		evals, err := evaluateSystem(sf, devGold, testGold, o.params, o.limits)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -82,12 +83,12 @@ func isFile(path string) bool {
 
 // evaluateSystem evaluates one system: a pair of probability files on
 // their task, a pair of submissions on both tasks.
-func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Params) ([]*score.TaskEvaluation, error) {
-	dev, err := score.ReadSystemFile(sf.dev)
+func evaluateSystem(sf systemFiles, devGold, testGold *floor.GoldSet, p score.Params, lim limits.Limits) ([]*score.TaskEvaluation, error) {
+	dev, err := score.ReadSystemFile(sf.dev, lim)
 	if err != nil {
 		return nil, err
 	}
-	test, err := score.ReadSystemFile(sf.test)
+	test, err := score.ReadSystemFile(sf.test, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -29,7 +30,7 @@ import (
 // it) is moved to the end, still within tau_pre of its anchor.
 func baselinesFixture(t *testing.T) (dir, devGold, testGold string) {
 	t.Helper()
-	ref, err := floor.ReadGoldSet(referencePath("gold.expected.json"))
+	ref, err := floor.ReadGoldSet(referencePath("gold.expected.json"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

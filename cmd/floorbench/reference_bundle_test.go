@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -30,11 +31,11 @@ var referenceSweeps = []struct{ gold, probs, expected string }{
 func TestReferenceBundlePath(t *testing.T) {
 	for _, c := range referenceSweeps {
 		t.Run(c.expected, func(t *testing.T) {
-			gold, err := floor.ReadGoldSet(referencePath(c.gold))
+			gold, err := floor.ReadGoldSet(referencePath(c.gold), limits.Default())
 			if err != nil {
 				t.Fatal(err)
 			}
-			probs, err := score.ReadProbs(referencePath(c.probs))
+			probs, err := score.ReadProbs(referencePath(c.probs), limits.Default())
 			if err != nil {
 				t.Fatal(err)
 			}

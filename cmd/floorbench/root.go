@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,19 @@ import (
 // files of their own.
 var subcommands []func() *cobra.Command
 
+// limitsKey keys the limits the root command read from the environment
+// in a command's context.
+type limitsKey struct{}
+
+// commandLimits is the limits of FLOORBENCH_LIMIT_* the root command read
+// before cmd ran (limits.Default for a command run without the root).
+func commandLimits(cmd *cobra.Command) limits.Limits {
+	if l, ok := cmd.Context().Value(limitsKey{}).(limits.Limits); ok {
+		return l
+	}
+	return limits.Default()
+}
+
 func newRootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "floorbench",
@@ -25,14 +39,14 @@ func newRootCommand() *cobra.Command {
 		// information it hashes the executable, which every command would
 		// otherwise pay for at start.
 		Version: "(see --version)",
-		// Commands that read the config file also put its limits in
-		// force; every command honours FLOORBENCH_LIMIT_*.
-		PersistentPreRunE: func(*cobra.Command, []string) error {
+		// Every command runs under FLOORBENCH_LIMIT_* (commandLimits);
+		// commands that read the config file run under its limits.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			l, err := limits.Default().FromEnv(os.LookupEnv)
 			if err != nil {
 				return err
 			}
-			limits.Set(l)
+			cmd.SetContext(context.WithValue(cmd.Context(), limitsKey{}, l))
 			return nil
 		},
 	}

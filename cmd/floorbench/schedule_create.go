@@ -175,9 +175,12 @@ func scheduleChecks(cfg orchestrate.Config) nightly.Checks {
 	return nightly.Checks{
 		Notify: cfg.Webhooks().Check,
 		Resolve: func(sw *spec.Sweep) error {
-			_, err := orchestrate.Resolve(sw, detect.RuntimeFromEnv())
+			rt := detect.RuntimeFromEnv()
+			rt.Limits = cfg.Limits
+			_, err := orchestrate.Resolve(sw, rt)
 			return err
 		},
 		BundleID: resolveBundleID,
+		Limits:   cfg.Limits,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
 )
@@ -36,7 +37,7 @@ func (e *nightlyEnv) leaks(name string, secrets ...string) {
 	shown["schedule show"] = e.mustCLI("schedule", "show", name)
 	shown["schedule show -o json"] = e.mustCLI("schedule", "show", name, "-o", "json")
 	shown["schedule history"] = e.mustCLI("schedule", "history", name, "-o", "csv")
-	srv := httptest.NewServer(viewer.New(e.store, nil))
+	srv := httptest.NewServer(viewer.New(e.store, nil, limits.Default()))
 	defer srv.Close()
 	resp, err := srv.Client().Get(srv.URL + "/schedules/" + name + "/")
 	if err != nil {

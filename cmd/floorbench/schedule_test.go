@@ -29,6 +29,7 @@ import (
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/score"
@@ -106,7 +107,7 @@ func (e *nightlyEnv) saveNightlyHistory(id, file string) {
 // missed.
 func (e *nightlyEnv) writeProbs(worse bool) {
 	e.t.Helper()
-	g, err := corpus.Gold(filepath.Join(e.dir, "corpus"), "")
+	g, err := corpus.Gold(filepath.Join(e.dir, "corpus"), "", limits.Default())
 	if err != nil {
 		e.t.Fatal(err)
 	}

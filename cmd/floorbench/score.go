@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -22,6 +23,7 @@ type scoreOptions struct {
 	bootstrap                 int
 	seed                      uint64
 	params                    score.Params
+	limits                    limits.Limits
 }
 
 func newScoreCommand() *cobra.Command {
@@ -41,6 +43,7 @@ and recall within each --latency-budgets budget.
 separated by a blank line) or LaTeX.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.limits = commandLimits(cmd)
 			return runScore(cmd.OutOrStdout(), cmd.Flags(), &o)
 		},
 	}
@@ -86,21 +89,21 @@ type conversationMetrics struct {
 }
 
 func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
-	if err := checkBootstrap(o.bootstrap); err != nil {
+	if err := checkBootstrap(o.bootstrap, o.limits); err != nil {
 		return err
 	}
 	if len(o.by) > 0 && o.attributes == "" {
 		return fmt.Errorf("--by needs --attributes")
 	}
-	gold, err := floor.ReadGoldSet(o.gold)
+	gold, err := floor.ReadGoldSet(o.gold, o.limits)
 	if err != nil {
 		return err
 	}
 	windowsFromGold(fs, &o.params, gold.TauPre, gold.TauMax)
-	if err := o.params.Validate(); err != nil {
+	if err := o.params.Validate(o.limits); err != nil {
 		return err
 	}
-	sub, err := score.ReadSubmission(o.predictions)
+	sub, err := score.ReadSubmission(o.predictions, o.limits)
 	if err != nil {
 		return err
 	}
@@ -203,7 +206,7 @@ func breakdowns(o *scoreOptions, rows []score.ConversationCounts, perTask map[fl
 	if len(o.by) == 0 {
 		return nil, nil
 	}
-	attrs, err := score.ReadAttributes(o.attributes)
+	attrs, err := score.ReadAttributes(o.attributes, o.limits)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
 )
@@ -34,12 +35,12 @@ may see every bundle.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (host:port)")
-	return withStore(cmd, func(ctx context.Context, st store.Store, _ []string) error {
+	return withStoreLimits(cmd, func(ctx context.Context, st store.Store, lim limits.Limits, _ []string) error {
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
 			return fmt.Errorf("--addr: %w", err)
 		}
-		srv := &http.Server{Handler: viewer.New(st, log.New(cmd.ErrOrStderr(), "floorbench: ", 0)), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: viewer.New(st, log.New(cmd.ErrOrStderr(), "floorbench: ", 0), lim), ReadHeaderTimeout: 10 * time.Second}
 		fmt.Fprintf(cmd.OutOrStdout(), "serving %s at http://%s/\n", st.Describe(), l.Addr())
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -66,12 +67,12 @@ matches, 1 when an object does not, 2 on an error.`,
 		Args:    cobra.MaximumNArgs(1),
 	}
 	outputFlag(cmd, &output, statusFormats)
-	cmd = withStore(cmd, func(ctx context.Context, st store.Store, args []string) error {
+	cmd = withStoreLimits(cmd, func(ctx context.Context, st store.Store, lim limits.Limits, args []string) error {
 		prefix := ""
 		if len(args) == 1 {
 			prefix = args[0]
 		}
-		r, err := activities.VerifyStore(ctx, st, prefix)
+		r, err := activities.VerifyStore(ctx, st, prefix, lim)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -98,7 +99,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 // the file.
 func TestCorpusReadersRefuseChangedAndLinkedFiles(t *testing.T) {
 	changed := smallCorpus(t)
-	c, err := corpus.Open(changed)
+	c, err := corpus.Open(changed, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -74,11 +74,12 @@ the run, though not the outputs already stored, which a rerun reuses
 		if err != nil {
 			return err
 		}
-		s, err := spec.Load(file)
+		s, err := spec.Load(file, cfg.Limits)
 		if err != nil {
 			return err
 		}
 		rt := detect.RuntimeFromEnv()
+		rt.Limits = cfg.Limits
 		in, err := orchestrate.Resolve(s, rt)
 		if err == nil {
 			err = orchestrate.CheckAgentCredentials(&in.Spec, cfg.Credentials())
@@ -91,7 +92,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			return err
 		}
 		if dryRun {
-			pv, err := orchestrate.PreviewSweep(cmd.Context(), storage, in)
+			pv, err := orchestrate.PreviewSweep(cmd.Context(), storage, in, cfg.Limits)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
@@ -108,7 +109,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err := batchRows(&rt); err != nil {
 				return err
 			}
-			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
+			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -158,7 +159,7 @@ func TestSubmitDryRunOfLocalAndMissingCorpora(t *testing.T) {
 	if err := auditfixture.Write(filepath.Join(tmp, "corpus"), auditfixture.Shortcut(), 1); err != nil {
 		t.Fatal(err)
 	}
-	_, raw, err := corpus.ReadManifestRaw(filepath.Join(tmp, "corpus"))
+	_, raw, err := corpus.ReadManifestRaw(filepath.Join(tmp, "corpus"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

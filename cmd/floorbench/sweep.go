@@ -35,19 +35,19 @@ budget.
 operating point marked in its last column).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			gold, err := floor.ReadGoldSet(o.gold)
+			gold, err := floor.ReadGoldSet(o.gold, commandLimits(cmd))
 			if err != nil {
 				return err
 			}
 			windowsFromGold(cmd.Flags(), &o.params, gold.TauPre, gold.TauMax)
-			if err := o.params.Validate(); err != nil {
+			if err := o.params.Validate(commandLimits(cmd)); err != nil {
 				return err
 			}
 			// The sweep's heap is its input: collect garbage at a quarter
 			// of the live heap instead of doubling it, which keeps the
 			// peak near the tracks' own size for a few ms of CPU.
 			debug.SetGCPercent(25)
-			probs, err := score.ReadProbs(o.probs)
+			probs, err := score.ReadProbs(o.probs, commandLimits(cmd))
 			if err != nil {
 				return err
 			}

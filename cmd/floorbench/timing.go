@@ -34,7 +34,7 @@ claims (within 3 s of onset) and of INT negatives every other speaker falls
 silent for 0.13 to 0.6 s while the vocaliser speaks.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t, err := corpus.Timing(args[0], split)
+			t, err := corpus.Timing(args[0], split, commandLimits(cmd))
 			if err != nil {
 				return err
 			}

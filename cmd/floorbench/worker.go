@@ -88,6 +88,7 @@ only on a configuration error.`,
 			defer stopHealth()
 		}
 		rt := detect.RuntimeFromEnv()
+		rt.Limits = cfg.Limits
 		if err := batchRows(&rt); err != nil {
 			return err
 		}
@@ -100,7 +101,7 @@ only on a configuration error.`,
 		}
 		defer cl.Close()
 		state.connected(cl)
-		acts := &activities.Activities{Store: st, Runtime: rt, Capacity: capacity, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
+		acts := &activities.Activities{Store: st, Runtime: rt, Limits: cfg.Limits, Capacity: capacity, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
 		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err

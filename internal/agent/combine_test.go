@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Agents scored one by one and combined give the bytes of scoring all
@@ -12,7 +14,7 @@ func TestCombineIsScoringTogether(t *testing.T) {
 	p := DefaultScoreParams()
 	p.Bootstrap = 100
 	dir := recordRun(t, 2, neverYield, alwaysYield, flaky)
-	trials, err := ReadTrials(dir, p)
+	trials, err := ReadTrials(dir, p, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package agent
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // policy is how a simulated agent behaves, for recordings with known
@@ -94,7 +96,7 @@ func recordRun(t *testing.T, repeats int, agents ...policy) string {
 // scoreRun re-scores a recorded run with p.
 func scoreRun(t *testing.T, dir string, p ScoreParams) Results {
 	t.Helper()
-	trials, err := ReadTrials(dir, p)
+	trials, err := ReadTrials(dir, p, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // maxTrials bounds the recordings one folder may hold.
@@ -15,9 +17,9 @@ const maxTrials = 100000
 // skipped) from its stored output audio: no agent is contacted, so a
 // stored run can be scored again with other parameters. Two recordings of
 // the same agent, protocol, scenario and repeat, or one scenario under two
-// conditions, are an error naming both folders.
-func ReadTrials(dir string, p ScoreParams) ([]Trial, error) {
-	if err := p.Validate(); err != nil {
+// conditions, are an error naming both folders. lim bounds p's bootstrap.
+func ReadTrials(dir string, p ScoreParams, lim limits.Limits) ([]Trial, error) {
+	if err := p.Validate(lim); err != nil {
 		return nil, err
 	}
 	entries, err := os.ReadDir(dir)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // near compares rates and latencies read off frame times (10 ms frames
@@ -90,7 +92,7 @@ func TestRescoringWithOtherWindows(t *testing.T) {
 	p.Bootstrap = 0
 	p.Windows.Yield = 0.305 // stops come 0.3 s plus 10 ms per design index after the stimulus
 	p.Windows.Entry = 0.615 // entries 0.6 s plus 10 ms per design index after the cue
-	trials, err := ReadTrials(dir, p)
+	trials, err := ReadTrials(dir, p, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +128,7 @@ func TestReadTrialsRefusesDuplicates(t *testing.T) {
 	if err := WriteRecording(dir, "copy", r, in, out); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadTrials(dir, DefaultScoreParams()); err == nil {
+	if _, err := ReadTrials(dir, DefaultScoreParams(), limits.Default()); err == nil {
 		t.Fatal("two recordings of one trial accepted")
 	}
 }

@@ -24,8 +24,8 @@ func DefaultScoreParams() ScoreParams {
 	return ScoreParams{VAD: DefaultVAD(), Windows: DefaultWindows(), Bootstrap: score.DefaultBootstrap}
 }
 
-// Validate checks the parameters.
-func (p ScoreParams) Validate() error {
+// Validate checks the parameters, the bootstrap against lim.
+func (p ScoreParams) Validate(lim limits.Limits) error {
 	if err := p.VAD.Validate(); err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (p ScoreParams) Validate() error {
 	if p.Bootstrap < 0 {
 		return fmt.Errorf("bootstrap %d (want 0 or more resamples)", p.Bootstrap)
 	}
-	return limits.Current().CheckResamples("bootstrap", p.Bootstrap)
+	return lim.CheckResamples("bootstrap", p.Bootstrap)
 }
 
 // Trial is one recording and its decision.

@@ -43,10 +43,11 @@ func OpenBlocks(data []byte) (*Blocks, error) {
 	return nil, errors.New("neither WAV nor FLAC (no RIFF or fLaC header)")
 }
 
-// OpenWAVBlocks opens a PCM WAV file of up to 8 channels for reading
-// block by block. Errors name the file; Close closes it.
-func OpenWAVBlocks(path string) (*Blocks, error) {
-	f, err := limits.Current().OpenSource(path)
+// OpenWAVBlocks opens a PCM WAV file of up to 8 channels and at most
+// lim's source_bytes for reading block by block. Errors name the file;
+// Close closes it.
+func OpenWAVBlocks(path string, lim limits.Limits) (*Blocks, error) {
+	f, err := lim.OpenSource(path)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +221,9 @@ func ResampleToWAV(data []byte, dsts []string, to, want, n int) error {
 // overshoot it), then cut or padded with silence. It gives the samples
 // Resample gives on the whole recording while holding a few blocks in
 // memory, so a long or low-rate recording costs no more than a short one.
-func ResampleWAVFile(dst, src string, to, n int) error {
-	b, err := OpenWAVBlocks(src)
+// src holds at most lim's source_bytes.
+func ResampleWAVFile(dst, src string, to, n int, lim limits.Limits) error {
+	b, err := OpenWAVBlocks(src, lim)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // writeInterleaved writes a PCM16 WAV file whose frames are the samples of
@@ -87,7 +89,7 @@ func TestResampleWAVFileMatchesWholeFileResampling(t *testing.T) {
 		n := int((int64(c.frames)*16000+int64(c.rate)/2)/int64(c.rate)) + c.extra
 		want := wholeFile(t, filepath.Join(dir, "whole.wav"), src, 16000, n)
 		dst := filepath.Join(dir, "stream.wav")
-		if err := ResampleWAVFile(dst, src, 16000, n); err != nil {
+		if err := ResampleWAVFile(dst, src, 16000, n, limits.Default()); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(dst)
@@ -113,7 +115,7 @@ func TestResampleWAVFileMemoryDoesNotGrowWithLength(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	if err := ResampleWAVFile(filepath.Join(dir, "out.wav"), src, 16000, 600*16000); err != nil {
+	if err := ResampleWAVFile(filepath.Join(dir, "out.wav"), src, 16000, 600*16000, limits.Default()); err != nil {
 		t.Fatal(err)
 	}
 	runtime.ReadMemStats(&after)

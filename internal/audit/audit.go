@@ -53,8 +53,8 @@ func DefaultOptions() Options {
 		INTFlagRecall: DefaultINTFlagRecall, Resamples: DefaultResamples, Seed: 1}
 }
 
-func (o Options) validate() error {
-	if err := o.Params.Validate(); err != nil {
+func (o Options) validate(lim limits.Limits) error {
+	if err := o.Params.Validate(lim); err != nil {
 		return err
 	}
 	if !(o.FrameRate > 0 && o.FrameRate <= detect.SampleRate) {
@@ -71,7 +71,7 @@ func (o Options) validate() error {
 	if o.Resamples < 0 {
 		return fmt.Errorf("bootstrap resamples must be >= 0, got %d", o.Resamples)
 	}
-	return limits.Current().CheckResamples("bootstrap resamples", o.Resamples)
+	return lim.CheckResamples("bootstrap resamples", o.Resamples)
 }
 
 // labelledSplit is the gold and frames of one split's labelled
@@ -94,12 +94,12 @@ func (s *labelledSplit) probs(f Feature, fps float64) *score.ProbsFile {
 }
 
 // Run audits the native corpus in dir: every feature of Features through
-// the protocol, per task.
-func Run(ctx context.Context, dir string, o Options) (*Report, error) {
-	if err := o.validate(); err != nil {
+// the protocol, per task. lim bounds the options and the corpus.
+func Run(ctx context.Context, dir string, o Options, lim limits.Limits) (*Report, error) {
+	if err := o.validate(lim); err != nil {
 		return nil, err
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -49,7 +50,7 @@ func run(t *testing.T, dir string, change func(*audit.Options)) *audit.Report {
 	if change != nil {
 		change(&o)
 	}
-	r, err := audit.Run(context.Background(), dir, o)
+	r, err := audit.Run(context.Background(), dir, o, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -130,7 +131,7 @@ func TestTinyThroughBothBackendsResumesAndReplays(t *testing.T) {
 // each of which is in the cache, and casts only the named voices.
 func checkCorpus(t *testing.T, dir string, m *corpus.Manifest, cache store.Store) {
 	t.Helper()
-	r, err := corpus.Check(dir)
+	r, err := corpus.Check(dir, limits.Default())
 	if err != nil || len(r.Problems) > 0 {
 		t.Fatalf("check: %v %v", err, r.Problems)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
 	"github.com/floorbench/floorbench/internal/evaluate"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -195,7 +196,7 @@ func shortcutAudit(t *testing.T) *audit.Report {
 	}
 	o := audit.DefaultOptions()
 	o.Resamples = 100
-	a, err := audit.Run(context.Background(), dir, o)
+	a, err := audit.Run(context.Background(), dir, o, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

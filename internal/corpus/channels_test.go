@@ -14,6 +14,7 @@ import (
 // says; a channel that is shorter is an error naming the file and both
 // lengths, not silence.
 func TestChannels16kChecksTheManifestLength(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	channels, err := c.Channels16k(conv)

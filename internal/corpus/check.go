@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // BoundaryTolerance is how far the speech energy on a channel may start or
@@ -47,8 +48,8 @@ type CheckReport struct {
 // manifest's length, and that every annotated segment lies inside the
 // audio; for an AMI corpus (real recordings) clipping and boundaries are
 // not checked.
-func Check(dir string) (*CheckReport, error) {
-	c, err := Open(dir)
+func Check(dir string, lim limits.Limits) (*CheckReport, error) {
+	c, err := Open(dir, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Export formats for people's own tools (docs/formats.md#exports).
@@ -22,7 +23,7 @@ const (
 // (<id>.rttm: every stretch of speech, holds and restarts left out) or a
 // Praat TextGrid (<id>.TextGrid: one interval tier per speaker labelled
 // with event kinds, holds as HOLD and restarts as RESTART intervals). It returns how many files it wrote.
-func Export(dir, format, out string) (int, error) {
+func Export(dir, format, out string, lim limits.Limits) (int, error) {
 	var write func(string, Conversation, *EventLog) error
 	switch format {
 	case FormatRTTM:
@@ -32,7 +33,7 @@ func Export(dir, format, out string) (int, error) {
 	default:
 		return 0, fmt.Errorf("unknown export format %q (want rttm or textgrid)", format)
 	}
-	c, err := Open(dir)
+	c, err := Open(dir, lim)
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/dialogue"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 const manifestSeed = `{"schema_version":1,"kind":"mptb","preset":"tiny","seed":1,"code_version":"x","sample_rate_hz":16000,
@@ -21,7 +22,8 @@ const eventsSeed = `{"schema_version":1,"conversation_id":"c1","duration_s":10,"
 {"kind":"BACKCHANNEL","speaker":2,"start":1.2,"end":1.5,"words":1,"floor_before":1,"floor_after":1}]}`
 
 func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
-	if _, err := ParseManifest([]byte(manifestSeed)); err != nil {
+	t.Parallel()
+	if _, err := ParseManifest([]byte(manifestSeed), limits.Default()); err != nil {
 		t.Fatalf("seed manifest: %v", err)
 	}
 	cases := map[string]struct{ from, to, want string }{
@@ -36,7 +38,7 @@ func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
 		"generated with channels": {`"voices"`, `"channels":["A","B"],"voices"`, "no source channels"},
 	}
 	for name, c := range cases {
-		_, err := ParseManifest([]byte(strings.Replace(manifestSeed, c.from, c.to, 1)))
+		_, err := ParseManifest([]byte(strings.Replace(manifestSeed, c.from, c.to, 1)), limits.Default())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
@@ -44,6 +46,7 @@ func TestParseManifestRejectsPathsAndUnknownFields(t *testing.T) {
 }
 
 func TestParseEventsValidates(t *testing.T) {
+	t.Parallel()
 	if _, err := ParseEvents([]byte(eventsSeed)); err != nil {
 		t.Fatalf("seed events: %v", err)
 	}
@@ -74,7 +77,7 @@ func FuzzParseManifest(f *testing.F) {
 		`"files"`, `"cache_keys":["generative/chat/00112233445566778899aabbccddeeff.json","generative/speech/00112233445566778899aabbccddeeff"],"files"`, 1)))
 	f.Add([]byte(`{}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseManifest(data)
+		m, err := ParseManifest(data, limits.Default())
 		if err != nil {
 			return
 		}
@@ -120,12 +123,13 @@ func FuzzParseEvents(f *testing.F) {
 }
 
 func TestReadManifestSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
+	if _, err := Open(dir, limits.Default()); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
 		t.Fatalf("err = %v", err)
 	}
 	os.WriteFile(filepath.Join(dir, ManifestName), []byte("{"), 0o644)
-	if _, err := Open(dir); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ManifestName)) {
+	if _, err := Open(dir, limits.Default()); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, ManifestName)) {
 		t.Fatalf("err = %v, want one naming the file", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // ErrUnlabelled is returned for the gold of a conversation that has audio
@@ -65,8 +66,8 @@ func ParseLabels(kind string, conv Conversation, data []byte) (*Labels, error) {
 // Gold derives the gold of a corpus's split ("" for all) in manifest order,
 // by the rules of the corpus's kind. `floorbench gold --corpus` prints it.
 // A split with unlabelled conversations has no gold: the error says so.
-func Gold(dir, split string) (*floor.GoldSet, error) {
-	c, err := Open(dir)
+func Gold(dir, split string, lim limits.Limits) (*floor.GoldSet, error) {
+	c, err := Open(dir, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +90,8 @@ func Gold(dir, split string) (*floor.GoldSet, error) {
 // the floor-transfer offsets of its labelled conversations, how its
 // handover offsets and hold pauses compare with Switchboard's, and what its
 // event logs predict for the audit's holder-silence rule.
-func Timing(dir, split string) (floor.Timing, error) {
-	c, err := Open(dir)
+func Timing(dir, split string, lim limits.Limits) (floor.Timing, error) {
+	c, err := Open(dir, lim)
 	if err != nil {
 		return floor.Timing{}, err
 	}

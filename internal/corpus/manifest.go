@@ -136,15 +136,15 @@ func FilesOf(kind string, c Conversation) []string {
 	return out
 }
 
-// ReadManifest reads and validates dir/corpus.json.
-func ReadManifest(dir string) (*Manifest, error) {
-	m, _, err := ReadManifestRaw(dir)
+// ReadManifest reads and validates dir/corpus.json, bounded by lim.
+func ReadManifest(dir string, lim limits.Limits) (*Manifest, error) {
+	m, _, err := ReadManifestRaw(dir, lim)
 	return m, err
 }
 
 // ReadManifestRaw is ReadManifest that also returns the bytes read, from
 // which the corpus's hash is computed. corpus.json must be a regular file.
-func ReadManifestRaw(dir string) (*Manifest, []byte, error) {
+func ReadManifestRaw(dir string, lim limits.Limits) (*Manifest, []byte, error) {
 	path := filepath.Join(dir, ManifestName)
 	fi, err := os.Lstat(path)
 	if err != nil {
@@ -165,7 +165,7 @@ func ReadManifestRaw(dir string) (*Manifest, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	m, err := ParseManifest(data)
+	m, err := ParseManifest(data, lim)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -174,8 +174,8 @@ func ReadManifestRaw(dir string) (*Manifest, []byte, error) {
 
 // ParseManifest decodes a manifest strictly (no unknown fields, no
 // trailing data) and validates it, so that nothing a manifest says can
-// point outside the corpus folder.
-func ParseManifest(data []byte) (*Manifest, error) {
+// point outside the corpus folder. lim bounds its conversations.
+func ParseManifest(data []byte, lim limits.Limits) (*Manifest, error) {
 	if len(data) > maxManifest {
 		return nil, fmt.Errorf("manifest larger than %d bytes", maxManifest)
 	}
@@ -183,11 +183,12 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := decodeStrict(data, &m); err != nil {
 		return nil, err
 	}
-	return &m, m.Validate()
+	return &m, m.Validate(lim)
 }
 
-// Validate checks every field a reader relies on.
-func (m *Manifest) Validate() error {
+// Validate checks every field a reader relies on, and the number and
+// durations of the conversations against lim.
+func (m *Manifest) Validate(l limits.Limits) error {
 	if m.SchemaVersion != SchemaVersion {
 		return fmt.Errorf("schema_version %d (this floorbench reads %d)", m.SchemaVersion, SchemaVersion)
 	}
@@ -197,7 +198,6 @@ func (m *Manifest) Validate() error {
 	if m.SampleRate != SampleRate {
 		return fmt.Errorf("sample_rate_hz %d (want %d)", m.SampleRate, SampleRate)
 	}
-	l := limits.Current()
 	if err := l.CheckConversations("conversations", len(m.Conversations)); err != nil {
 		return err
 	}

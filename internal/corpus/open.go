@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -16,9 +17,10 @@ type Corpus struct {
 }
 
 // Open reads and validates dir's manifest. It does not read audio; Check
-// verifies the files against the manifest.
-func Open(dir string) (*Corpus, error) {
-	m, err := ReadManifest(dir)
+// verifies the files against the manifest. lim bounds the manifest's
+// conversations.
+func Open(dir string, lim limits.Limits) (*Corpus, error) {
+	m, err := ReadManifest(dir, lim)
 	if err != nil {
 		return nil, err
 	}

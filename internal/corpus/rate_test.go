@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // A channel written at another rate (8 kHz here) is read resampled to
@@ -18,11 +19,12 @@ import (
 // detect reads) gives the same length; one that is too short at 16 kHz is
 // refused by both with the same message.
 func TestEveryReaderResamplesAChannelOfAnotherRate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "c")
 	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestEveryReaderResamplesAChannelOfAnotherRate(t *testing.T) {
 	}
 	low := audio.Resample(x, audio.Rate, 8000)
 	rewrite(low)
-	report, err := corpus.Check(dir)
+	report, err := corpus.Check(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestEveryReaderResamplesAChannelOfAnotherRate(t *testing.T) {
 			t.Errorf("check refuses the 8 kHz channel: %s", p)
 		}
 	}
-	c, err = corpus.Open(dir)
+	c, err = corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,11 +73,11 @@ func TestEveryReaderResamplesAChannelOfAnotherRate(t *testing.T) {
 	}
 
 	rewrite(low[:len(low)/2])
-	report, err = corpus.Check(dir)
+	report, err = corpus.Check(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ = corpus.Open(dir)
+	c, _ = corpus.Open(dir, limits.Default())
 	_, detectErr := c.Channels16k(c.Manifest.Conversations[0])
 	found := false
 	for _, p := range report.Problems {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Stats is a corpus's composition, the fields of `corpus stats -o json`.
@@ -61,8 +62,8 @@ type GroupStats struct {
 // realisation is measured on the audio: an overlap event (one that starts
 // while another speaker is speaking) is realised when both speakers'
 // channels carry speech energy at the same moment inside it.
-func ComputeStats(dir string) (*Stats, error) {
-	c, err := Open(dir)
+func ComputeStats(dir string, lim limits.Limits) (*Stats, error) {
+	c, err := Open(dir, lim)
 	if err != nil {
 		return nil, err
 	}

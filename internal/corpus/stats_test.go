@@ -14,6 +14,7 @@ import (
 // speaker 3's two claims are followed by their turns after 0.5 s and
 // after 0.1 s.
 func TestReactionCountsReadTheHoldersChannel(t *testing.T) {
+	t.Parallel()
 	n := 10 * audio.Rate
 	ch := noisyChannels{xs: [][]float32{make([]float32, n), make([]float32, n), make([]float32, n)},
 		noise: []channelNoise{{median10: 0.001}, {median10: 0.001}, {median10: 0.001}}}

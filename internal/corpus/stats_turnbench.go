@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // TurnBenchStats is the composition of a TurnBench corpus, the fields of
@@ -33,8 +35,8 @@ type GoldCounts struct {
 
 // ComputeTurnBenchStats derives the gold of every labelled conversation
 // of a TurnBench corpus and counts it.
-func ComputeTurnBenchStats(dir string) (*TurnBenchStats, error) {
-	c, err := Open(dir)
+func ComputeTurnBenchStats(dir string, lim limits.Limits) (*TurnBenchStats, error) {
+	c, err := Open(dir, lim)
 	if err != nil {
 		return nil, err
 	}

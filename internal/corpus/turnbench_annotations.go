@@ -10,6 +10,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -43,9 +44,10 @@ const AnnotationTimeTolerance = BoundaryTolerance
 // TurnBench's taxonomy are kept and ignored by the gold, as TurnBench does.
 // Segments far outside the conversation are rejected
 // (floor.CheckAnnotatedSegments).
-// Errors name the file, conversation, speaker, annotator and index.
-func ReadTurnBenchAnnotations(path string) ([]TurnBenchConversation, error) {
-	return jsonio.ReadFile(path, ParseTurnBenchAnnotations)
+// Errors name the file, conversation, speaker, annotator and index. The
+// file holds at most lim's input_bytes.
+func ReadTurnBenchAnnotations(path string, lim limits.Limits) ([]TurnBenchConversation, error) {
+	return jsonio.ReadFile(path, lim, ParseTurnBenchAnnotations)
 }
 
 // ParseTurnBenchAnnotations parses the bytes of an annotations file.

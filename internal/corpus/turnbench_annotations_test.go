@@ -14,6 +14,7 @@ const annotationsFixture = `{"conversations": {"7": {"duration_s": 20.0, "annota
  "speaker_2": {"a": [[6.5, 10.0, "Normal Turn"]], "b": [[6.45, 10.1, "Normal Turn"]], "c": [[6.6, 9.9, "Something New"]]}}}}}`
 
 func TestReadTurnBenchAnnotations(t *testing.T) {
+	t.Parallel()
 	convs, err := ParseTurnBenchAnnotations([]byte(annotationsFixture))
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,7 @@ func TestReadTurnBenchAnnotations(t *testing.T) {
 // were read as: 60 as an int, 60.0 (and a time from parquet, a double) as
 // a float, so that the gold derived from them prints as TurnBench's does.
 func TestEncodeTurnBenchAnnotationsKeepsIntegers(t *testing.T) {
+	t.Parallel()
 	in := `{"conversations": {"7": {"duration_s": 100, "annotations": {"speaker_1": {"a": [[60, 60.0, "Normal Turn"]], "b": [], "c": []}}}}}`
 	convs, err := ParseTurnBenchAnnotations([]byte(in))
 	if err != nil {
@@ -62,6 +64,7 @@ func TestEncodeTurnBenchAnnotationsKeepsIntegers(t *testing.T) {
 }
 
 func TestTurnBenchAnnotationErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`{"conversations": {"7": {"duration_s": 1, "annotations": {"speaker_1": {"a": [], "b": []}}}}}`:                            `conversation "7": speaker_1: annotator "c" is missing`,
 		`{"conversations": {"7": {"duration_s": 1, "annotations": {"speaker_1": {"a": [[1, NaN, "Filler"]], "b": [], "c": []}}}}}`: `conversation "7": speaker_1 annotator a segment 0: item 1: time must be finite, got NaN`,

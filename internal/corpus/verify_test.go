@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // fixture writes a small corpus (2 conversations, 2 channels each).
@@ -21,7 +22,7 @@ func fixture(t *testing.T) *corpus.Corpus {
 	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func fixture(t *testing.T) *corpus.Corpus {
 
 func checkProblems(t *testing.T, dir string) string {
 	t.Helper()
-	r, err := corpus.Check(dir)
+	r, err := corpus.Check(dir, limits.Default())
 	if err != nil {
 		return err.Error()
 	}
@@ -44,6 +45,7 @@ func checkProblems(t *testing.T, dir string) string {
 // One changed byte in a channel is a mismatch naming the file and both
 // hashes, for Verify and for Check.
 func TestOneChangedByteFailsVerification(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	if err := c.Verify(); err != nil {
 		t.Fatalf("clean corpus: %v", err)
@@ -74,6 +76,7 @@ func TestOneChangedByteFailsVerification(t *testing.T) {
 // A symbolic link in a corpus folder is refused, even to a file with the
 // very bytes the manifest records, by every reader of the folder.
 func TestSymlinkToAFileOutsideIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{corpus.ChannelName(1), corpus.EventsName} {
 		t.Run(name, func(t *testing.T) {
 			c := fixture(t)
@@ -94,7 +97,7 @@ func TestSymlinkToAFileOutsideIsRefused(t *testing.T) {
 				t.Errorf("check problems: %q", p)
 			}
 			if name == corpus.EventsName {
-				if _, err := corpus.Gold(c.Dir, ""); err == nil || !strings.HasPrefix(err.Error(), want) {
+				if _, err := corpus.Gold(c.Dir, "", limits.Default()); err == nil || !strings.HasPrefix(err.Error(), want) {
 					t.Errorf("Gold: %v", err)
 				}
 				return
@@ -109,6 +112,7 @@ func TestSymlinkToAFileOutsideIsRefused(t *testing.T) {
 // A channel linked to /dev/zero is refused before it is read: check and
 // the readers return an error instead of reading without end.
 func TestSymlinkToDevZeroIsRefusedWithoutReading(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
@@ -125,7 +129,7 @@ func TestSymlinkToDevZeroIsRefusedWithoutReading(t *testing.T) {
 	}
 	done := make(chan string, 1)
 	go func() {
-		_, goldErr := corpus.Gold(c.Dir, "")
+		_, goldErr := corpus.Gold(c.Dir, "", limits.Default())
 		_, _, readErr := c.ReadChannel(conv, 1)
 		done <- checkProblems(t, c.Dir) + "\n" + fmt.Sprint(goldErr) + "\n" + fmt.Sprint(readErr)
 	}()
@@ -143,6 +147,7 @@ func TestSymlinkToDevZeroIsRefusedWithoutReading(t *testing.T) {
 
 // A regular file larger than its conversation allows is refused unread.
 func TestOversizedFileIsRefused(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	path := filepath.Join(c.Dir, conv.ID, corpus.ChannelName(1))
@@ -156,6 +161,7 @@ func TestOversizedFileIsRefused(t *testing.T) {
 
 // A conversation folder linked to one outside the corpus is refused.
 func TestLinkedConversationFolderIsRefused(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	folder := filepath.Join(c.Dir, conv.ID)
@@ -167,7 +173,7 @@ func TestLinkedConversationFolderIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := folder + ": is a symbolic link, not a folder of the corpus"
-	if _, err := corpus.Gold(c.Dir, ""); err == nil || err.Error() != want {
+	if _, err := corpus.Gold(c.Dir, "", limits.Default()); err == nil || err.Error() != want {
 		t.Errorf("Gold: %v", err)
 	}
 	if _, err := c.ReadChannel16k(conv, 2); err == nil || err.Error() != want {
@@ -181,6 +187,7 @@ func TestLinkedConversationFolderIsRefused(t *testing.T) {
 // An upload of known length reads a file's bytes and stops; the check
 // runs at the last byte, not only at the end of the stream.
 func TestVerifiedFileChecksAtItsLastByte(t *testing.T) {
+	t.Parallel()
 	c := fixture(t)
 	conv := c.Manifest.Conversations[0]
 	for _, want := range []string{conv.Files[corpus.EventsName], strings.Repeat("0", 64)} {

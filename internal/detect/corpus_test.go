@@ -8,6 +8,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/generate"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // tinyCorpus generates the tiny preset (seed 1) into a temporary folder.
@@ -21,7 +22,7 @@ func tinyCorpus(t *testing.T) *corpus.Corpus {
 	if _, err := generate.Corpus(context.Background(), generate.Options{Preset: "tiny", Seed: 1, Out: dir, Jobs: 2}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // openSystem opens a built-in family or a spec file under testdata.
@@ -13,7 +15,7 @@ func openSystem(t testing.TB, name string, rt Runtime) Detector {
 	var s *System
 	var err error
 	if name == "onnx" {
-		s, err = LoadSystem("testdata/silero-onnx.yaml")
+		s, err = LoadSystem("testdata/silero-onnx.yaml", limits.Default())
 	} else {
 		s, err = Builtin(name)
 	}
@@ -132,7 +134,7 @@ func TestOnnxSpecOfSileroGivesTheBuiltinScores(t *testing.T) {
 	})
 	for family, rule := range map[string]string{"silero": RuleGate, "silero-endpointer": RuleEndpointer} {
 		t.Run(family, func(t *testing.T) {
-			spec, err := LoadSystem("testdata/silero-onnx.yaml")
+			spec, err := LoadSystem("testdata/silero-onnx.yaml", limits.Default())
 			if err != nil {
 				t.Fatal(err)
 			}

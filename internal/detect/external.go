@@ -30,7 +30,7 @@ func openExternal(s *System, rt Runtime) (Detector, error) {
 	dir := s.resolve(s.values["dir"].(string), rt)
 	d := &externalDetector{}
 	for i, task := range []floor.Task{floor.TaskEOT, floor.TaskINT} {
-		p, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]))
+		p, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]), rt.Limits.OrDefault())
 		if err != nil {
 			return nil, fmt.Errorf("external: %w", err)
 		}

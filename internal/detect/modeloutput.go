@@ -107,9 +107,9 @@ func WriteModelOutput(w io.Writer, o *ModelOutput) error {
 
 // ReadModelOutput reads what WriteModelOutput wrote. Anything else (an
 // unknown schema or field, a header that disagrees with itself, a value
-// outside [0, 1], bytes missing or left over) is an error naming what is
-// wrong.
-func ReadModelOutput(r io.Reader) (*ModelOutput, error) {
+// outside [0, 1], bytes missing or left over, a duration over lim's
+// conversation_duration_s) is an error naming what is wrong.
+func ReadModelOutput(r io.Reader, lim limits.Limits) (*ModelOutput, error) {
 	br := bufio.NewReaderSize(r, maxModelHeader)
 	line, err := br.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxModelHeader {
@@ -124,7 +124,7 @@ func ReadModelOutput(r io.Reader) (*ModelOutput, error) {
 	if err := dec.Decode(&h); err != nil {
 		return nil, fmt.Errorf("model output: header: %w", err)
 	}
-	o, err := h.output()
+	o, err := h.output(lim)
 	if err != nil {
 		return nil, fmt.Errorf("model output: header: %w", err)
 	}
@@ -164,14 +164,14 @@ func readTrack(r io.Reader, n int) ([]float32, error) {
 
 // output checks the header and makes the output it describes, without
 // its values.
-func (h modelOutputHeader) output() (*ModelOutput, error) {
+func (h modelOutputHeader) output(lim limits.Limits) (*ModelOutput, error) {
 	switch {
 	case h.Schema != modelOutputSchema || h.Version != 1:
 		return nil, fmt.Errorf("schema %q version %d: want %s version 1", h.Schema, h.Version, modelOutputSchema)
 	case !(h.Duration >= 0):
 		return nil, fmt.Errorf("duration_s %v: want a duration >= 0", h.Duration)
-	case limits.Current().CheckDuration("duration_s", h.Duration) != nil:
-		return nil, limits.Current().CheckDuration("duration_s", h.Duration)
+	case lim.CheckDuration("duration_s", h.Duration) != nil:
+		return nil, lim.CheckDuration("duration_s", h.Duration)
 	case h.Hop < 1 || h.Hop > maxModelHop:
 		return nil, fmt.Errorf("hop %d: want 1 to %d samples", h.Hop, maxModelHop)
 	case h.Speakers < 1 || h.Speakers > maxModelSpeakers:

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // otherValue is a value of parameter p other than v.
@@ -35,7 +37,7 @@ func systemOf(t *testing.T, family string) *System {
 	var s *System
 	var err error
 	if family == "onnx" {
-		s, err = LoadSystem("testdata/silero-onnx.yaml")
+		s, err = LoadSystem("testdata/silero-onnx.yaml", limits.Default())
 	} else {
 		s, err = Builtin(family)
 	}
@@ -198,7 +200,7 @@ func roundTrip(t *testing.T, o *ModelOutput) *ModelOutput {
 	if err := WriteModelOutput(&buf, o); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadModelOutput(&buf)
+	back, err := ReadModelOutput(&buf, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func TestReadModelOutputRefusesWhatIsNotWhole(t *testing.T) {
 		{"long header", "longer than", bytes.Repeat([]byte(" "), 5000)},
 		{"header only", "speaker 1", good.Bytes()[:len(header)+1]},
 	} {
-		_, err := ReadModelOutput(bytes.NewReader(tc.data))
+		_, err := ReadModelOutput(bytes.NewReader(tc.data), limits.Default())
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error with %q", tc.name, err, tc.want)
 		}
@@ -290,7 +292,7 @@ func FuzzReadModelOutput(f *testing.F) {
 	f.Add([]byte(`{"schema":"floorbench-model-output","version":1,"duration_s":0.02,"hop":320,"roles":["activity"],"speakers":1,"values":1}` + "\n\x00\x00\x80\x3f"))
 	f.Add([]byte("{}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := ReadModelOutput(bytes.NewReader(data))
+		o, err := ReadModelOutput(bytes.NewReader(data), limits.Default())
 		if err != nil {
 			return
 		}
@@ -298,7 +300,7 @@ func FuzzReadModelOutput(f *testing.F) {
 		if err := WriteModelOutput(&back, o); err != nil {
 			t.Fatalf("a decoded output does not write: %v", err)
 		}
-		again, err := ReadModelOutput(&back)
+		again, err := ReadModelOutput(&back, limits.Default())
 		if err != nil || again.Duration != o.Duration || again.length() != o.length() {
 			t.Fatalf("a decoded output does not read back: %v", err)
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -29,7 +30,7 @@ func TestProbsFilesRoundTripThroughTheProbabilityFormat(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, want := range []*score.ProbsFile{eot, intr} {
-		got, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]))
+		got, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]), limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Where scripts/setup.sh's onnx component puts its files under the tools
@@ -46,6 +48,10 @@ type Runtime struct {
 	// DefaultBatchRows for the device.
 	BatchRows int
 	Logger    *slog.Logger
+	// Limits bound the files a system reads: its model (model_bytes), an
+	// external system's probability files (input_bytes); the zero Limits
+	// are limits.Default.
+	Limits limits.Limits
 }
 
 // DefaultBatchRows are the rows per session call on each device when

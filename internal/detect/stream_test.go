@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // streamCase is a system to stream: a built-in family or a spec, at a frame
@@ -34,7 +36,7 @@ func specCase(name, fps string, spec func(t *testing.T) *System) streamCase {
 // sileroSpec is testdata/silero-onnx.yaml under a floor rule.
 func sileroSpec(rule string) func(t *testing.T) *System {
 	return func(t *testing.T) *System {
-		s, err := LoadSystem("testdata/silero-onnx.yaml")
+		s, err := LoadSystem("testdata/silero-onnx.yaml", limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +291,7 @@ func BenchmarkStreamPush(b *testing.B) {
 			var s *System
 			var err error
 			if family == "onnx" {
-				s, err = LoadSystem("testdata/silero-onnx.yaml")
+				s, err = LoadSystem("testdata/silero-onnx.yaml", limits.Default())
 			} else {
 				s, err = Builtin(family)
 			}

@@ -64,9 +64,9 @@ func Builtin(family string) (*System, error) {
 	return s, nil
 }
 
-// LoadSystem reads a system spec file.
-func LoadSystem(path string) (*System, error) {
-	data, err := limits.ReadSpec(path)
+// LoadSystem reads a system spec file of at most lim's spec limit.
+func LoadSystem(path string, lim limits.Limits) (*System, error) {
+	data, err := lim.ReadSpec(path)
 	if err != nil {
 		return nil, fmt.Errorf("system spec: %w", err)
 	}
@@ -228,12 +228,12 @@ func (s *System) modelRef(rt Runtime) ModelRef {
 func (s *System) modelFile(rt Runtime) (string, error) {
 	m := s.modelRef(rt)
 	if m.SHA256 == "" {
-		if _, err := s.modelSHA256(m.Path); err != nil {
+		if _, err := s.modelSHA256(m.Path, rt.Limits); err != nil {
 			return "", err
 		}
 		return m.Path, nil
 	}
-	got, err := s.modelSHA256(m.Path)
+	got, err := s.modelSHA256(m.Path, rt.Limits)
 	if err != nil {
 		return "", err
 	}
@@ -243,9 +243,10 @@ func (s *System) modelFile(rt Runtime) (string, error) {
 	return m.Path, nil
 }
 
-// modelSHA256 opens the model at path (limits.Open's rule) and hashes it.
-func (s *System) modelSHA256(path string) (string, error) {
-	f, err := limits.Current().OpenModel(path)
+// modelSHA256 opens the model at path (limits.Open's rule, at most lim's
+// model_bytes) and hashes it.
+func (s *System) modelSHA256(path string, lim limits.Limits) (string, error) {
+	f, err := lim.OrDefault().OpenModel(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		hint := "check model.path in the spec"
 		if s.model.Path == "" {
@@ -307,7 +308,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	}
 	if s.family.Name == "external" {
 		for _, name := range ProbsFileNames {
-			sum, err := inputSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name))
+			sum, err := inputSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name), rt.Limits)
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
 			}
@@ -324,7 +325,7 @@ func (s *System) modelSum(rt Runtime) (string, error) {
 	if m.SHA256 != "" {
 		return m.SHA256, nil
 	}
-	return s.modelSHA256(m.Path)
+	return s.modelSHA256(m.Path, rt.Limits)
 }
 
 // Hash identifies the system: the identity hash (keys.Hash) of its
@@ -337,10 +338,10 @@ func (s *System) Hash(rt Runtime) (string, error) {
 	return keys.Hash(data), nil
 }
 
-// inputSHA256 opens a probability file (limits.Open's rule, at most
-// limits.input_bytes) and hashes it.
-func inputSHA256(path string) (string, error) {
-	f, err := limits.Current().OpenInputFile(path)
+// inputSHA256 opens a probability file (limits.Open's rule, at most lim's
+// input_bytes) and hashes it.
+func inputSHA256(path string, lim limits.Limits) (string, error) {
+	f, err := lim.OrDefault().OpenInputFile(path)
 	if err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -74,7 +75,7 @@ func TestFamiliesAndFloorRulesHaveTheirOwnHashes(t *testing.T) {
 		add(f.Name, s)
 	}
 	for _, rule := range []string{RuleGate, RuleEndpointer} {
-		s, err := LoadSystem("testdata/silero-onnx.yaml")
+		s, err := LoadSystem("testdata/silero-onnx.yaml", limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +110,7 @@ func TestSetParamChecksNameAndKind(t *testing.T) {
 func TestSpecRoundTripsThroughYAML(t *testing.T) {
 	rt := Runtime{Tools: "/tools"}
 	for _, path := range []string{"testdata/silero-onnx.yaml"} {
-		s, err := LoadSystem(path)
+		s, err := LoadSystem(path, limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ func words(start float64, n int) []Vocalisation {
 // interruption, A's turn ends interrupted and B's turn starts where A
 // stopped. A zero-length word forms no spurt and is counted as dropped.
 func TestAMIRulesDeriveAnInterruption(t *testing.T) {
+	t.Parallel()
 	a := words(0, 8) // 0 .. 1.95
 	b := append(words(1.5, 8), Vocalisation{Start: 5, End: 5, Word: "lost"})
 	events, dropped := DefaultAMIRules.Derive([][]Vocalisation{a, b})

@@ -65,9 +65,10 @@ func writeSpans(w *bufio.Writer, key string, spans []Span) {
 	w.WriteString("]")
 }
 
-// ReadGoldSet reads a gold artifact file (see ParseGoldSet).
-func ReadGoldSet(path string) (*GoldSet, error) {
-	return jsonio.ReadFile(path, ParseGoldSet)
+// ReadGoldSet reads a gold artifact file of at most lim's input limit
+// (see ParseGoldSet).
+func ReadGoldSet(path string, lim limits.Limits) (*GoldSet, error) {
+	return jsonio.ReadFile(path, lim, func(data []byte) (*GoldSet, error) { return ParseGoldSet(data, lim) })
 }
 
 // ParseGoldSet parses a gold artifact strictly: known keys only, every key
@@ -75,8 +76,9 @@ func ReadGoldSet(path string) (*GoldSet, error) {
 // adds), speakers >= 1, finite times,
 // and the matching windows finite and >= 0; then it checks the times
 // against each conversation's duration (GoldSet.Validate). Conversation
-// order is kept.
-func ParseGoldSet(data []byte) (*GoldSet, error) {
+// order is kept. The number of conversations and each one's duration are
+// bounded by lim.
+func ParseGoldSet(data []byte, lim limits.Limits) (*GoldSet, error) {
 	d := jsonio.NewDecoder(data)
 	g := &GoldSet{}
 	var haveSHA, haveRevision, havePre, haveMax, haveConvs bool
@@ -101,12 +103,12 @@ func ParseGoldSet(data []byte) (*GoldSet, error) {
 		case "conversations":
 			haveConvs = true
 			return d.Object(func(id string) error {
-				c, err := parseConversationGold(d, id)
+				c, err := parseConversationGold(d, id, lim)
 				if err != nil {
 					return fmt.Errorf("conversation %s: %w", redact.Name(id), err)
 				}
 				g.Conversations = append(g.Conversations, c)
-				return limits.Current().CheckConversations("conversations", len(g.Conversations))
+				return lim.CheckConversations("conversations", len(g.Conversations))
 			})
 		default:
 			return fmt.Errorf("unknown key %s", redact.Name(key))
@@ -158,7 +160,7 @@ func nonNegativeNumber(d *jsonio.Decoder) (float64, bool, error) {
 var conversationGoldKeys = []string{"duration_s", "eot_positive_events", "eot_negative_spans",
 	"int_positive_events", "int_negative_spans", "eot_excluded", "int_excluded"}
 
-func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, error) {
+func parseConversationGold(d *jsonio.Decoder, id string, lim limits.Limits) (ConversationGold, error) {
 	c := ConversationGold{ID: id}
 	seen := map[string]bool{}
 	err := d.Object(func(key string) error {
@@ -169,7 +171,7 @@ func parseConversationGold(d *jsonio.Decoder, id string) (ConversationGold, erro
 			if c.Duration, c.DurationInteger, err = nonNegativeNumber(d); err != nil {
 				return fmt.Errorf("duration_s: %w", err)
 			}
-			return limits.Current().CheckDuration("duration_s", c.Duration)
+			return lim.CheckDuration("duration_s", c.Duration)
 		case "speakers":
 			if c.SpeakerCount, err = d.Int(); err == nil && (c.SpeakerCount < 1 || c.SpeakerCount > MaxSpeakers) {
 				err = fmt.Errorf("want 1 to %d, got %d", MaxSpeakers, c.SpeakerCount)

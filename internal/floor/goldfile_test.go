@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // The artifact TurnBench's `gold export` prints for a one-conversation
@@ -19,7 +21,8 @@ const integerTimesExport = `{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations
 `
 
 func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
-	g, err := ParseGoldSet([]byte(turnbenchExport))
+	t.Parallel()
+	g, err := ParseGoldSet([]byte(turnbenchExport), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +30,7 @@ func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
 		t.Fatalf("parsed %+v", g)
 	}
 	for _, artifact := range []string{turnbenchExport, integerTimesExport} {
-		g, err := ParseGoldSet([]byte(artifact))
+		g, err := ParseGoldSet([]byte(artifact), limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,6 +45,7 @@ func TestGoldArtifactRoundTripsByteForByte(t *testing.T) {
 }
 
 func TestParseGoldSetErrors(t *testing.T) {
+	t.Parallel()
 	conv := func(body string) string {
 		return `{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {"c1": {"duration_s": 10.0, ` + body + `}}}`
 	}
@@ -54,7 +58,7 @@ func TestParseGoldSetErrors(t *testing.T) {
 		`{"tau_pre_s": -1, "tau_max_s": 3.0, "conversations": {}}`:             "tau_pre_s: must be finite and >= 0, got -1",
 	}
 	for in, want := range cases {
-		if _, err := ParseGoldSet([]byte(in)); err == nil || err.Error() != want {
+		if _, err := ParseGoldSet([]byte(in), limits.Default()); err == nil || err.Error() != want {
 			t.Errorf("%s\n  error %v\n  want  %s", in, err, want)
 		}
 	}
@@ -64,7 +68,7 @@ func FuzzParseGoldSet(f *testing.F) {
 	f.Add([]byte(turnbenchExport))
 	f.Add([]byte(`{"tau_pre_s": 0.25, "tau_max_s": 3.0, "conversations": {}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := ParseGoldSet(data)
+		g, err := ParseGoldSet(data, limits.Default())
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("an error must be one line: %q", err)
@@ -75,7 +79,7 @@ func FuzzParseGoldSet(f *testing.F) {
 		if err := WriteGoldSet(&buf, g); err != nil {
 			t.Fatal(err)
 		}
-		again, err := ParseGoldSet(buf.Bytes())
+		again, err := ParseGoldSet(buf.Bytes(), limits.Default())
 		if err != nil || !reflect.DeepEqual(normalise(again), normalise(g)) {
 			t.Fatalf("round trip: %v\n%+v\n%+v", err, g, again)
 		}

@@ -6,6 +6,7 @@ import (
 )
 
 func TestDeriveMPTB(t *testing.T) {
+	t.Parallel()
 	events := []Event{
 		{Kind: Turn, Speaker: 1, Start: 0, End: 4, Ending: Yielded, Holds: []Hold{{Start: 1.5, End: 2.1}}},
 		{Kind: Backchannel, Speaker: 2, Start: 1.6, End: 1.9},
@@ -37,6 +38,7 @@ func TestDeriveMPTB(t *testing.T) {
 }
 
 func TestMPTBAnatomy(t *testing.T) {
+	t.Parallel()
 	events := []Event{
 		{Kind: Turn, Speaker: 1, Start: 0, End: 9, Ending: Yielded, Holds: []Hold{{Start: 2, End: 3, AfterQuestion: true}, {Start: 5, End: 6}}},
 		{Kind: Backchannel, Speaker: 2, Start: 5.2, End: 5.5, Words: 1},

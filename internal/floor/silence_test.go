@@ -8,6 +8,7 @@ import (
 // A holder restarts under a backchannel and is cut off by a claim; a
 // non-content sound far from anyone else's speech is not in overlap.
 func TestOthersSilences(t *testing.T) {
+	t.Parallel()
 	events := []Event{
 		{Kind: Turn, Speaker: 1, Start: 0, End: 10, Ending: Interrupted, Restarts: []Restart{{Start: 5, End: 5.5}}},
 		{Kind: Backchannel, Speaker: 2, Start: 4.9, End: 5.6},
@@ -39,6 +40,7 @@ func TestOthersSilences(t *testing.T) {
 // The claim's window ends tau_max after its onset: the holder falling
 // silent later is not counted.
 func TestOthersSilencesWithinTauMax(t *testing.T) {
+	t.Parallel()
 	events := []Event{
 		{Kind: Turn, Speaker: 1, Start: 0, End: 12, Ending: Interrupted},
 		{Kind: Interruption, Speaker: 2, Start: 8, End: 14},

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTransfersFollowTheFloor(t *testing.T) {
+	t.Parallel()
 	// The shape of an MPTB log: 1 is interrupted by 2, who goes on with a
 	// turn; 1 answers after a gap; 3 backchannels (not a floor segment) and
 	// speaks a turn wholly inside 1's, which is no transfer; 2 takes over in
@@ -46,6 +47,7 @@ func TestTransfersFollowTheFloor(t *testing.T) {
 }
 
 func TestTurnBenchFloorSegmentsUseTheMajority(t *testing.T) {
+	t.Parallel()
 	seg := func(s, e float64, l string) AnnotatedSegment { return AnnotatedSegment{Start: s, End: e, Label: l} }
 	agreed := func(s ...AnnotatedSegment) SpeakerAnnotations { return SpeakerAnnotations{s, s, s} }
 	speakers := []SpeakerAnnotations{
@@ -62,6 +64,7 @@ func TestTurnBenchFloorSegmentsUseTheMajority(t *testing.T) {
 }
 
 func TestTimingWithoutTransfersIsNull(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(NewTiming(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +81,7 @@ func TestTimingWithoutTransfersIsNull(t *testing.T) {
 // 2's turn, which runs on to 21.7 s; 1's claim in 3's silence (after 3's
 // turn ended) is no reaction at all.
 func TestHolderReactionsRunFromTheClaimToTheHoldersEnd(t *testing.T) {
+	t.Parallel()
 	events := []Event{
 		{Kind: Turn, Speaker: 1, Start: 0.9, End: 4.4, Ending: Interrupted},
 		{Kind: Interruption, Speaker: 2, Start: 3.9, End: 6.0},

@@ -21,6 +21,7 @@ func same(s ...AnnotatedSegment) SpeakerAnnotations {
 }
 
 func TestConsensusMajorityMedianRounded(t *testing.T) {
+	t.Parallel()
 	// a and b agree within 0.2 s; c's start is 0.3 s off (outside the
 	// tolerance against a) so the group is {a, b}: median of two values.
 	events := [Annotators][]consensusEvent{
@@ -40,6 +41,7 @@ func TestConsensusMajorityMedianRounded(t *testing.T) {
 }
 
 func TestConsensusNoMajorityIsExcluded(t *testing.T) {
+	t.Parallel()
 	events := [Annotators][]consensusEvent{
 		{ev(5, 6, ClassBackchannel)},
 		{ev(5.1, 6.2, ClassNonContent)}, // another class: no match
@@ -56,6 +58,7 @@ func TestConsensusNoMajorityIsExcluded(t *testing.T) {
 }
 
 func TestRound4IsHalfEvenOnTheExactValue(t *testing.T) {
+	t.Parallel()
 	cases := map[float64]float64{
 		1.00005:  1.0001, // 1.00005 is stored as 1.0000500000000001
 		0.12345:  0.1235, // stored slightly above the half
@@ -77,6 +80,7 @@ func TestRound4IsHalfEvenOnTheExactValue(t *testing.T) {
 // an odd count as given (of equal values, the one a stable sort leaves in
 // the middle), the mean of two as a float.
 func TestMedianAndRoundKeepPythonTypes(t *testing.T) {
+	t.Parallel()
 	i, f := func(v float64) number { return number{v, true} }, func(v float64) number { return number{v, false} }
 	cases := []struct {
 		in   []number
@@ -103,6 +107,7 @@ func TestMedianAndRoundKeepPythonTypes(t *testing.T) {
 }
 
 func TestDeriveTurnBenchDyadic(t *testing.T) {
+	t.Parallel()
 	speaker1 := same(
 		seg(0.5, 3.0, "Normal Turn"),
 		seg(3.8, 6.0, "Normal Turn"), // pause 3.0-3.8 before it: a hold
@@ -132,6 +137,7 @@ func TestDeriveTurnBenchDyadic(t *testing.T) {
 }
 
 func TestPauseTruncation(t *testing.T) {
+	t.Parallel()
 	// Speaker 1 pauses 2.0-6.0. Their own laughter at 3.0 cuts the pause
 	// there; in the second case speaker 2's non-floor-taking interruption
 	// at 4.0 cuts it.
@@ -157,6 +163,7 @@ func TestPauseTruncation(t *testing.T) {
 }
 
 func TestEndInsideOwnSegmentIsNoBoundary(t *testing.T) {
+	t.Parallel()
 	// A floor-taking interruption label inside speaker 1's longer turn is a
 	// Turn in the turn view; its end at 3.0 lies inside 1.0-5.0.
 	sp := []SpeakerAnnotations{

@@ -3,6 +3,8 @@ package floor
 import (
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // goldWith returns a one-conversation artifact (duration 10 s, tau_pre
@@ -22,6 +24,7 @@ func goldWith(provenance, body string) string {
 }
 
 func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
+	t.Parallel()
 	const tb = `"scorer_sha": "a87ffac", "dataset_revision": "3f2c1d0", `
 	cases := []struct{ provenance, body, want string }{
 		{"", `"eot_positive_events": [{"speaker": 1, "time_s": -1}]`,
@@ -39,7 +42,7 @@ func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
 	}
 	for _, c := range cases {
 		in := goldWith(c.provenance, c.body)
-		if _, err := ParseGoldSet([]byte(in)); err == nil || err.Error() != c.want {
+		if _, err := ParseGoldSet([]byte(in), limits.Default()); err == nil || err.Error() != c.want {
 			t.Errorf("%s\n  error %v\n  want  %s", in, err, c.want)
 		}
 	}
@@ -48,6 +51,7 @@ func TestGoldOutsideItsConversationIsRejected(t *testing.T) {
 // TurnBench's scorer keeps these and the reference fixtures hold them, so
 // floorbench must read them to agree with it to the count.
 func TestGoldThatTurnBenchKeepsIsAccepted(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{
 		`"eot_positive_events": [{"speaker": 1, "time_s": 4}, {"speaker": 1, "time_s": 4}]`,     // duplicate anchors
 		`"eot_positive_events": [{"speaker": 1, "time_s": 0}, {"speaker": 2, "time_s": 10.25}]`, // both edges
@@ -56,13 +60,14 @@ func TestGoldThatTurnBenchKeepsIsAccepted(t *testing.T) {
 		`"int_negative_spans": [{"speaker": 2, "start": 8, "end": 12.1}]`,                       // past the end
 		`"int_positive_events": [{"speaker": 7, "time_s": 1}]`,                                  // no provenance: N speakers
 	} {
-		if _, err := ParseGoldSet([]byte(goldWith("", body))); err != nil {
+		if _, err := ParseGoldSet([]byte(goldWith("", body)), limits.Default()); err != nil {
 			t.Errorf("%s: %v", body, err)
 		}
 	}
 }
 
 func TestAnnotatedSegmentsFarOutsideTheConversationAreRejected(t *testing.T) {
+	t.Parallel()
 	track := func(segs ...AnnotatedSegment) []SpeakerAnnotations {
 		return []SpeakerAnnotations{{{{Start: 1, End: 2, Label: "Normal Turn"}}, nil, segs}}
 	}
@@ -92,6 +97,7 @@ func TestAnnotatedSegmentsFarOutsideTheConversationAreRejected(t *testing.T) {
 // are refused; the count itself is 1..MaxSpeakers. Written and read back,
 // it keeps its count.
 func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
+	t.Parallel()
 	stated := func(speakers, body string) string {
 		return strings.Replace(goldWith("", body), `"duration_s": 10.0`, `"duration_s": 10.0, "speakers": `+speakers, 1)
 	}
@@ -106,11 +112,11 @@ func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
 		{stated("17", ""), `conversation "c1": speakers: want 1 to 16, got 17`},
 		{stated("1.5", ""), `conversation "c1": speakers: line 1 col 96: expected an integer, found 1.5`},
 	} {
-		if _, err := ParseGoldSet([]byte(c.in)); err == nil || err.Error() != c.want {
+		if _, err := ParseGoldSet([]byte(c.in), limits.Default()); err == nil || err.Error() != c.want {
 			t.Errorf("%s\n  error %v\n  want  %s", c.in, err, c.want)
 		}
 	}
-	g, err := ParseGoldSet([]byte(stated("3", `"eot_negative_spans": [{"speaker": 3, "start": 4.0, "end": 9.0}]`)))
+	g, err := ParseGoldSet([]byte(stated("3", `"eot_negative_spans": [{"speaker": 3, "start": 4.0, "end": 9.0}]`)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +129,26 @@ func TestGoldStatingItsSpeakersIsHeldToThem(t *testing.T) {
 	}
 	if n, source := g.Conversations[0].Speakers(false); n != 3 || source != "the gold says 3 speakers" {
 		t.Errorf("Speakers: %d, %q", n, source)
+	}
+}
+
+// The limits passed bound a gold set's conversations and their lengths:
+// one over is an error naming the limit, one at it is read.
+func TestGoldSetWithinTheLimitsPassed(t *testing.T) {
+	t.Parallel()
+	gold := []byte(goldWith("", ""))
+	l := limits.Default()
+	l.Conversations, l.DurationS = 1, 10
+	if _, err := ParseGoldSet(gold, l); err != nil {
+		t.Fatalf("at the limits: %v", err)
+	}
+	l.DurationS = 9.5
+	if _, err := ParseGoldSet(gold, l); err == nil || !strings.Contains(err.Error(), "duration_s: 10 is over the limit of 9.5 (raise limits.conversation_duration_s") {
+		t.Errorf("a conversation over the duration limit: %v", err)
+	}
+	l = limits.Default()
+	l.Conversations = 0
+	if _, err := ParseGoldSet(gold, l); err == nil || !strings.Contains(err.Error(), "conversations: 1 is over the limit of 0") {
+		t.Errorf("more conversations than the limit: %v", err)
 	}
 }

@@ -13,15 +13,16 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func TestTinyCorpusInvariants(t *testing.T) {
 	dir := tiny(t)
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := corpus.ComputeStats(dir)
+	s, err := corpus.ComputeStats(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestTinyCorpusInvariants(t *testing.T) {
 	}
 	// The check compares every event boundary with the audio (10 ms) and
 	// looks for clipping.
-	r, err := corpus.Check(dir)
+	r, err := corpus.Check(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,18 +72,18 @@ func TestTinyCorpusInvariants(t *testing.T) {
 
 func TestTinyGoldFollowsTheEventLogs(t *testing.T) {
 	dir := tiny(t)
-	dev, err := corpus.Gold(dir, "dev")
+	dev, err := corpus.Gold(dir, "dev", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := corpus.Gold(dir, "")
+	all, err := corpus.Gold(dir, "", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(dev.Conversations) != 3 || len(all.Conversations) != 12 {
 		t.Fatalf("%d dev and %d total gold conversations", len(dev.Conversations), len(all.Conversations))
 	}
-	c, _ := corpus.Open(dir)
+	c, _ := corpus.Open(dir, limits.Default())
 	for i, conv := range c.Manifest.Conversations {
 		log, _ := c.Events(conv)
 		g := all.Conversations[i]
@@ -109,7 +110,7 @@ func TestTinyGoldFollowsTheEventLogs(t *testing.T) {
 			}
 		}
 	}
-	if _, err := corpus.Gold(dir, "train"); err == nil {
+	if _, err := corpus.Gold(dir, "train", limits.Default()); err == nil {
 		t.Fatal("split train accepted")
 	}
 }
@@ -152,7 +153,7 @@ func copyCorpus(t *testing.T) string {
 }
 
 func checkProblems(t *testing.T, dir string) string {
-	r, err := corpus.Check(dir)
+	r, err := corpus.Check(dir, limits.Default())
 	if err != nil {
 		return err.Error()
 	}
@@ -165,7 +166,7 @@ func checkProblems(t *testing.T, dir string) string {
 
 func TestCheckCatchesMisalignedEvents(t *testing.T) {
 	dir := copyCorpus(t)
-	c, _ := corpus.Open(dir)
+	c, _ := corpus.Open(dir, limits.Default())
 	conv := c.Manifest.Conversations[0]
 	log, _ := c.Events(conv)
 	// Shift one turn 20 ms late, as an off-by-some-samples bug would,
@@ -189,7 +190,7 @@ func TestCheckCatchesMisalignedEvents(t *testing.T) {
 
 func TestCheckCatchesDamageAndLeftovers(t *testing.T) {
 	dir := copyCorpus(t)
-	c, _ := corpus.Open(dir)
+	c, _ := corpus.Open(dir, limits.Default())
 	conv := c.Manifest.Conversations[1]
 	wav := c.ChannelPaths(conv)[0]
 	data, _ := os.ReadFile(wav)

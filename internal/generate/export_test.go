@@ -7,15 +7,16 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func TestExportRTTMAndTextGrid(t *testing.T) {
 	dir := tiny(t)
-	c, _ := corpus.Open(dir)
+	c, _ := corpus.Open(dir, limits.Default())
 	conv := c.Manifest.Conversations[0]
 	log, _ := c.Events(conv)
 	out := t.TempDir()
-	if n, err := corpus.Export(dir, "rttm", out); err != nil || n != 12 {
+	if n, err := corpus.Export(dir, "rttm", out, limits.Default()); err != nil || n != 12 {
 		t.Fatalf("rttm: %d files, %v", n, err)
 	}
 	data, _ := os.ReadFile(filepath.Join(out, conv.ID+".rttm"))
@@ -27,7 +28,7 @@ func TestExportRTTMAndTextGrid(t *testing.T) {
 	if len(lines) != speech || !strings.HasPrefix(lines[0], "SPEAKER "+conv.ID+" 1 ") {
 		t.Fatalf("%d RTTM lines for %d speech stretches; first %q", len(lines), speech, lines[0])
 	}
-	if n, err := corpus.Export(dir, "textgrid", out); err != nil || n != 12 {
+	if n, err := corpus.Export(dir, "textgrid", out, limits.Default()); err != nil || n != 12 {
 		t.Fatalf("textgrid: %d files, %v", n, err)
 	}
 	tg, _ := os.ReadFile(filepath.Join(out, conv.ID+".TextGrid"))
@@ -36,7 +37,7 @@ func TestExportRTTMAndTextGrid(t *testing.T) {
 		!strings.Contains(s, `text = "TURN (yielded)"`) {
 		t.Fatalf("TextGrid:\n%s", s[:min(len(s), 600)])
 	}
-	if _, err := corpus.Export(dir, "csv", out); err == nil || !strings.Contains(err.Error(), `unknown export format "csv"`) {
+	if _, err := corpus.Export(dir, "csv", out, limits.Default()); err == nil || !strings.Contains(err.Error(), `unknown export format "csv"`) {
 		t.Fatalf("err = %v", err)
 	}
 }

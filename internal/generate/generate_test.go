@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -80,7 +81,7 @@ func TestInterruptedGenerationLeavesNothingCheckAccepts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "espeak-ng killed") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := corpus.Check(out); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
+	if _, err := corpus.Check(out, limits.Default()); err == nil || !strings.Contains(err.Error(), "no corpus.json") {
 		t.Fatalf("check of an interrupted corpus: %v", err)
 	}
 	entries, _ := os.ReadDir(out)

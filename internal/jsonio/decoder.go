@@ -623,11 +623,11 @@ func (d *Decoder) End() error {
 	return nil
 }
 
-// ReadFile reads path, at most the input limit (limits.ReadInput), and
+// ReadFile reads path, at most lim's input limit (Limits.ReadInput), and
 // parses it with parse, prefixing a parse error with the path so the
 // message names the file.
-func ReadFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
-	data, err := limits.ReadInput(path)
+func ReadFile[T any](path string, lim limits.Limits, parse func([]byte) (T, error)) (T, error) {
+	data, err := lim.ReadInput(path)
 	if err != nil {
 		var zero T
 		return zero, err
@@ -640,13 +640,13 @@ func ReadFile[T any](path string, parse func([]byte) (T, error)) (T, error) {
 }
 
 // ReadStream parses the file at path as ReadFile does, through a stream
-// Decoder (limits.OpenInput), so that a file of millions of numbers is
+// Decoder (Limits.OpenInput), so that a file of millions of numbers is
 // never held whole; a source that fails to read (a NUL byte, past the
 // input limit) is reported as ReadFile reports it, even where the
 // document fails to parse before that point.
-func ReadStream[T any](path string, parse func(*Decoder) (T, error)) (T, error) {
+func ReadStream[T any](path string, lim limits.Limits, parse func(*Decoder) (T, error)) (T, error) {
 	var zero T
-	f, err := limits.OpenInput(path)
+	f, err := lim.OpenInput(path)
 	if err != nil {
 		return zero, err
 	}

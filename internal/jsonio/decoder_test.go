@@ -10,10 +10,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 	"testing/iotest"
 )
 
 func TestDecoderReadsInOrderAndRejectsDuplicates(t *testing.T) {
+	t.Parallel()
 	d := NewDecoder([]byte(`{"b": [1, 2.5, -3e2, NaN, Infinity, -Infinity], "a": "x\u00e9\ud83d\ude00"}`))
 	var keys []string
 	var nums []float64
@@ -47,6 +50,7 @@ func TestDecoderReadsInOrderAndRejectsDuplicates(t *testing.T) {
 }
 
 func TestDecoderErrorsCarryPositions(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`[1, 2,]`:        "line 1 col 7: invalid character ']', expected a value",
 		"[1,\n 01]":      "line 2 col 2: malformed number",
@@ -106,6 +110,7 @@ func BenchmarkObjectKeys(b *testing.B) {
 
 // Expected strings are what Python 3.11's json.dumps writes.
 func TestPythonFormatting(t *testing.T) {
+	t.Parallel()
 	floats := map[float64]string{3: "3.0", 1e-05: "1e-05", 1.5e-07: "1.5e-07", 1e16: "1e+16",
 		123456789012345.6: "123456789012345.6", 0.0001: "0.0001", 12.3457: "12.3457", 1e22: "1e+22"}
 	for v, want := range floats {
@@ -197,6 +202,7 @@ func traceAll(d *Decoder) string {
 }
 
 func TestStreamDecoderKeepsAWindow(t *testing.T) {
+	t.Parallel()
 	var doc bytes.Buffer
 	doc.WriteString(`{"probs": [`)
 	for i := range 300_000 {
@@ -221,6 +227,7 @@ func TestStreamDecoderKeepsAWindow(t *testing.T) {
 }
 
 func TestStreamDecoderReportsReadErrors(t *testing.T) {
+	t.Parallel()
 	broken := fmt.Errorf("disk on fire")
 	d := NewStreamDecoder(io.MultiReader(strings.NewReader(`[1, 2`), iotest.ErrReader(broken)))
 	err := d.Skip()
@@ -251,10 +258,13 @@ func FuzzStreamDecoder(f *testing.F) {
 	})
 }
 
-// ReadStream reports what ReadFile reports, a bad source before a parse
-// error met ahead of it.
+// ReadStream reports what ReadFile reports, a bad source (a NUL byte, a
+// file past the input limit) before a parse error met ahead of it.
 func TestReadStreamReadsAsReadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
+	lim := limits.Default()
+	lim.InputBytes = 200 << 10
 	parse := func(d *Decoder) (string, error) {
 		var out strings.Builder
 		err := trace(d, &out)
@@ -271,13 +281,14 @@ func TestReadStreamReadsAsReadFile(t *testing.T) {
 		"trailing data":     `[1] [2]`,
 		"empty":             ``,
 		"string over reads": `["` + strings.Repeat("é", 50<<10) + `"]`,
+		"over the limit":    `[1, x` + strings.Repeat(" ", 200<<10) + `]`,
 	} {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-"))
 		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		want, wantErr := ReadFile(path, func(data []byte) (string, error) { return parse(NewDecoder(data)) })
-		got, err := ReadStream(path, parse)
+		want, wantErr := ReadFile(path, lim, func(data []byte) (string, error) { return parse(NewDecoder(data)) })
+		got, err := ReadStream(path, lim, parse)
 		if fmt.Sprint(err) != fmt.Sprint(wantErr) || (err == nil && got != want) {
 			t.Errorf("%s: ReadStream %.80q, %v; ReadFile %.80q, %v", name, got, err, want, wantErr)
 		}
@@ -324,6 +335,7 @@ func floatsBoth(data []byte, stream bool) (fast, slow string) {
 // Floats reads what Array and Float read, value for value to the last
 // bit, and fails where they fail with the same error.
 func TestFloatsReadsWhatFloatReads(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{`[0, 0.5, 1, -0, 0.1234, 0.30000000000000004, 123456789012345, 1234567890123456, 0.000001, 1e-5, 2.5E+3, NaN, -Infinity]`,
 		`[]`, `[ 0.25 , 7 ]`, `[01]`, `[1.]`, `[.5]`, `[-]`, `[1.2.3]`, `[1,]`, `[0.1 0.2]`, `[1e400]`, `[0.75`, `{}`, `[11, 0.5]`, `[0.5, 20]`} {
 		for _, stream := range []bool{false, true} {

@@ -5,6 +5,10 @@
 // until it is killed. Every bound lives here; the defaults are generous and
 // an operator raises them in the config file's limits section or with
 // FLOORBENCH_LIMIT_* environment variables.
+//
+// There is no process-wide setting: whoever reads the configuration (the
+// command line, a worker) holds a Limits and passes it, or the one bound
+// that matters, to every function that checks what it is given.
 package limits
 
 import (
@@ -12,10 +16,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 )
 
-// Limits are the bounds in force. A field's yaml key is its name in the
+// Limits are the bounds a process puts on what it accepts. A field's yaml key is its name in the
 // config file's limits section; FLOORBENCH_LIMIT_ and the key in capitals
 // is its environment variable.
 type Limits struct {
@@ -96,19 +99,15 @@ func Default() Limits {
 	}
 }
 
-var current atomic.Pointer[Limits]
-
-// Current is the limits in force in this process: Default until Set.
-func Current() Limits {
-	if l := current.Load(); l != nil {
-		return *l
+// OrDefault is l, or Default when l is the zero Limits: a struct that
+// carries limits and leaves them unset bounds what it reads by the
+// defaults.
+func (l Limits) OrDefault() Limits {
+	if l == (Limits{}) {
+		return Default()
 	}
-	return Default()
+	return l
 }
-
-// Set makes l the limits in force in this process (the command line sets
-// them once, from the config file and the environment).
-func Set(l Limits) { current.Store(&l) }
 
 // EnvPrefix starts the environment variable of each limit.
 const EnvPrefix = "FLOORBENCH_LIMIT_"

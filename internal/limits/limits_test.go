@@ -9,6 +9,7 @@ import (
 )
 
 func TestReadRefusesWhatIsNotATextFileOfBoundedSize(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	small := filepath.Join(dir, "small.json")
 	if err := os.WriteFile(small, []byte(`{"a": 1}`), 0o644); err != nil {
@@ -49,6 +50,7 @@ func TestReadRefusesWhatIsNotATextFileOfBoundedSize(t *testing.T) {
 }
 
 func TestLimitsFromEnvironment(t *testing.T) {
+	t.Parallel()
 	env := func(vars map[string]string) func(string) (string, bool) {
 		return func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
 	}
@@ -68,11 +70,30 @@ func TestLimitsFromEnvironment(t *testing.T) {
 }
 
 func TestCheckBackfillRunsSaysHowMany(t *testing.T) {
+	t.Parallel()
 	l := Default()
 	if err := l.CheckBackfillRuns("backfill", 500, false); err != nil {
 		t.Errorf("500 runs: %v", err)
 	}
 	if err := l.CheckBackfillRuns("backfill", 490560, true); err == nil || err.Error() != "backfill: about 490560 runs is over the limit of 500 runs (raise limits.backfill_runs in the config file or FLOORBENCH_LIMIT_BACKFILL_RUNS)" {
 		t.Errorf("490560 runs: %v", err)
+	}
+}
+
+// A struct that carries limits and leaves them unset reads under the
+// defaults; limits it sets, even one, are kept as they are.
+func TestOrDefaultFillsOnlyTheZeroLimits(t *testing.T) {
+	t.Parallel()
+	if got := (Limits{}).OrDefault(); got != Default() {
+		t.Errorf("the zero limits: %+v", got)
+	}
+	raised := Default()
+	raised.Resamples = 1_000_000
+	if got := raised.OrDefault(); got != raised {
+		t.Errorf("raised limits: %+v", got)
+	}
+	one := Limits{InputBytes: 10}
+	if got := one.OrDefault(); got != one {
+		t.Errorf("limits with one set: %+v", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 // or a device is refused without being opened (a pipe with no writer
 // would block the open for ever), and the error names the path and why.
 func TestOpenTakesOnlyRegularFilesWithinTheirLimit(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "model.bin")
 	if err := os.WriteFile(file, []byte("weights"), 0o644); err != nil {
@@ -80,14 +81,15 @@ func TestOpenTakesOnlyRegularFilesWithinTheirLimit(t *testing.T) {
 // The readers of specs and JSON inputs apply the same rule: a pipe given
 // as a spec is refused at once, not waited on.
 func TestReadSpecRefusesAPipe(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "spec.yaml")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadSpec(fifo); err == nil || err.Error() != fifo+": is a named pipe, not a regular file" {
+	if _, err := Default().ReadSpec(fifo); err == nil || err.Error() != fifo+": is a named pipe, not a regular file" {
 		t.Errorf("ReadSpec: %v", err)
 	}
-	if _, err := OpenInput(fifo); err == nil || err.Error() != fifo+": is a named pipe, not a regular file" {
+	if _, err := Default().OpenInput(fifo); err == nil || err.Error() != fifo+": is a named pipe, not a regular file" {
 		t.Errorf("OpenInput: %v", err)
 	}
 }

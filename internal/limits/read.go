@@ -10,14 +10,14 @@ import (
 
 // ReadInput reads a JSON input (gold set, probabilities, submission,
 // attributes) of at most InputBytes.
-func ReadInput(path string) ([]byte, error) {
-	return readText(path, Current().InputBytes, "input_bytes")
+func (l Limits) ReadInput(path string) ([]byte, error) {
+	return readText(path, l.InputBytes, "input_bytes")
 }
 
 // ReadSpec reads a YAML file (sweep spec, system spec, config) of at most
 // SpecBytes.
-func ReadSpec(path string) ([]byte, error) {
-	return readText(path, Current().SpecBytes, "spec_bytes")
+func (l Limits) ReadSpec(path string) ([]byte, error) {
+	return readText(path, l.SpecBytes, "spec_bytes")
 }
 
 // OpenInput opens a JSON input for reading as a stream, with ReadInput's
@@ -25,8 +25,8 @@ func ReadSpec(path string) ([]byte, error) {
 // InputBytes) is refused at once, and reading fails at a NUL byte or past
 // the limit (a file that grows while it is read). Closing it closes the
 // file.
-func OpenInput(path string) (io.ReadCloser, error) {
-	r, _, err := openText(path, Current().InputBytes, "input_bytes")
+func (l Limits) OpenInput(path string) (io.ReadCloser, error) {
+	r, _, err := openText(path, l.InputBytes, "input_bytes")
 	if err != nil {
 		return nil, err
 	}

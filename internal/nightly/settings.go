@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -48,6 +49,8 @@ type Checks struct {
 	// BundleID turns what a user typed as a bundle (a full id, a unique
 	// prefix, "latest") into a bundle id.
 	BundleID func(ctx context.Context, st store.Store, arg string) (string, error)
+	// Limits bound the spec files read (zero: the defaults).
+	Limits limits.Limits
 }
 
 var errNoSpec = errors.New("no sweep spec: give it with -f")
@@ -63,7 +66,7 @@ func CheckNew(ctx context.Context, st store.Store, file string, s *Settings, c C
 	if err := s.check(c.Notify); err != nil {
 		return nil, err
 	}
-	data, sw, err := scheduledSpec(file, s, c.Resolve)
+	data, sw, err := scheduledSpec(file, s, c.Resolve, c.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +102,7 @@ func CheckUpdate(ctx context.Context, st store.Store, ch Changes, s *Settings, c
 	var sw *spec.Sweep
 	var err error
 	if ch.Spec {
-		if data, sw, err = scheduledSpec(ch.File, s, c.Resolve); err != nil {
+		if data, sw, err = scheduledSpec(ch.File, s, c.Resolve, c.Limits); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +114,7 @@ func CheckUpdate(ctx context.Context, st store.Store, ch Changes, s *Settings, c
 		if err != nil {
 			return nil, fmt.Errorf("schedule %s: its spec: %w", s.Name, err)
 		}
-		if sw, err = spec.Parse(s.SpecKey, stored); err != nil {
+		if sw, err = spec.Parse(s.SpecKey, stored, c.Limits.OrDefault()); err != nil {
 			return nil, err
 		}
 	}
@@ -148,8 +151,9 @@ func (s *Settings) check(checkNotify func(string) error) error {
 // and returns it as it will be stored, its paths made absolute (the
 // workers must see those paths); s gets its store key, file and task
 // queue.
-func scheduledSpec(file string, s *Settings, resolve func(*spec.Sweep) error) ([]byte, *spec.Sweep, error) {
-	sw, err := spec.Load(file)
+func scheduledSpec(file string, s *Settings, resolve func(*spec.Sweep) error, lim limits.Limits) ([]byte, *spec.Sweep, error) {
+	lim = lim.OrDefault()
+	sw, err := spec.Load(file, lim)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -171,7 +175,7 @@ func scheduledSpec(file string, s *Settings, resolve func(*spec.Sweep) error) ([
 	if err != nil {
 		return nil, nil, err
 	}
-	resolved, err := spec.Parse(file, data)
+	resolved, err := spec.Parse(file, data, lim)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
@@ -160,7 +161,7 @@ func TestCheckNewResolvesSpecAndBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, err := spec.Parse("stored", data)
+	stored, err := spec.Parse("stored", data, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

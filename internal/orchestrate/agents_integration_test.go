@@ -21,6 +21,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -192,7 +193,7 @@ bootstrap: {resamples: 200, seed: 1}
 // results and what its agent's evaluation did.
 func (h *agentSweeps) sweep(specYAML string, after func()) (*bundle.Results, workflows.AgentOutcome) {
 	h.t.Helper()
-	s, err := spec.Parse("agents.yaml", []byte(specYAML))
+	s, err := spec.Parse("agents.yaml", []byte(specYAML), limits.Default())
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func (h *agentSweeps) sweep(specYAML string, after func()) (*bundle.Results, wor
 // and returns its bundle's results.
 func (h *agentSweeps) inProcess(specYAML string) *bundle.Results {
 	h.t.Helper()
-	s, err := spec.Parse("agents.yaml", []byte(specYAML))
+	s, err := spec.Parse("agents.yaml", []byte(specYAML), limits.Default())
 	if err != nil {
 		h.t.Fatal(err)
 	}

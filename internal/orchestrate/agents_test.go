@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
@@ -25,7 +26,7 @@ func TestAgentCredentials(t *testing.T) {
 		}
 	}
 	s, err := spec.Parse("a.yaml", []byte("agents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}, credential_env: FILE_KEY}\n"+
-		"  - {name: b, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}, credential_env: NO_SUCH_KEY}\n"))
+		"  - {name: b, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}, credential_env: NO_SUCH_KEY}\n"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

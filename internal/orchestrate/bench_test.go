@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -62,7 +63,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 	for b.Loop() {
 		i := n
 		n++
-		s, err := spec.Parse(name, text)
+		s, err := spec.Parse(name, text, limits.Default())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -84,7 +84,11 @@ func DefaultConfigPath() string {
 func LoadConfig(path string, required bool) (Config, error) {
 	c := DefaultConfig()
 	if path != "" {
-		data, err := limits.ReadSpec(path)
+		env, err := limits.Default().FromEnv(os.LookupEnv)
+		if err != nil {
+			return c, err
+		}
+		data, err := env.ReadSpec(path)
 		switch {
 		case err == nil:
 			if err := decodeConfig(data, &c); err != nil {
@@ -146,19 +150,22 @@ func (c Config) DevServer(address string) Config {
 }
 
 // OpenStore opens the S3 store when an endpoint is set, else the local one.
-// A bucket that does not exist is an error naming it.
+// A bucket that does not exist is an error naming it. The objects read
+// whole from it (store.GetBytes) are bounded by c's input limit.
 func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
-	var st store.Store
-	var err error
+	max := c.Limits.OrDefault().InputBytes
 	if c.S3Endpoint != "" {
-		st, err = store.NewS3(ctx, c.s3())
-	} else {
-		st, err = store.NewLocal(c.StoreDir)
+		st, err := store.NewS3(ctx, c.s3())
+		if err != nil {
+			return nil, err
+		}
+		return Summing(st.WithReadLimit(max)), nil
 	}
+	st, err := store.NewLocal(c.StoreDir)
 	if err != nil {
 		return nil, err
 	}
-	return Summing(st), nil
+	return Summing(st.WithReadLimit(max)), nil
 }
 
 // Summing is st recording the sha256 of every object not named by its

@@ -21,6 +21,7 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -71,7 +72,7 @@ concurrency: 2
 
 func resolved(t *testing.T, specYAML string) workflows.SweepInput {
 	t.Helper()
-	s, err := spec.Parse("inprocess", []byte(specYAML))
+	s, err := spec.Parse("inprocess", []byte(specYAML), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +349,7 @@ func TestResolveErrors(t *testing.T) {
 		{"systems:\n  - {name: x, builtin: webrtcvad, params: {loudness: \"1\"}}\n", "systems[0] (x): "},
 		{"systems:\n  - {name: x, spec: " + filepath.Join(t.TempDir(), "absent.yaml") + "}\n", "systems[0] (x): "},
 	} {
-		s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+dirs[0]+"}\n"+c.yaml))
+		s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+dirs[0]+"}\n"+c.yaml), limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +357,7 @@ func TestResolveErrors(t *testing.T) {
 			t.Errorf("%q: %v; want an error starting %q", c.yaml, err, c.says)
 		}
 	}
-	s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+t.TempDir()+"}\nsystems:\n  - {name: rms, builtin: rms}\n"))
+	s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+t.TempDir()+"}\nsystems:\n  - {name: rms, builtin: rms}\n"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -172,7 +173,7 @@ func waitReady(t *testing.T, url string) {
 // submit resolves the test spec and submits it; it returns the workflow id.
 func (h *harness) submit(ctx context.Context) string {
 	h.t.Helper()
-	s, err := spec.Parse("test spec", []byte(testSpec))
+	s, err := spec.Parse("test spec", []byte(testSpec), limits.Default())
 	if err != nil {
 		h.t.Fatal(err)
 	}

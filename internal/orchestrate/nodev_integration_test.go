@@ -14,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -87,7 +88,7 @@ systems:
   - {name: silero, builtin: silero}
 bootstrap: {resamples: 50, seed: 2}
 concurrency: 2
-`))
+`), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -61,7 +62,7 @@ type BundlePreview struct {
 // Temporal, nothing written), the keys the sweep would compute and which
 // of them are stored: the corpus plans, and the evaluation keys and
 // bundle id of the plan the sweep executes (workflows.NewPlan).
-func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) (Preview, error) {
+func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput, lim limits.Limits) (Preview, error) {
 	id, err := in.Spec.WorkflowID()
 	if err != nil {
 		return Preview{}, err
@@ -70,7 +71,7 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 	plans := make([]activities.CorpusPlan, len(in.Corpora))
 	manifests := make([]*corpus.Manifest, len(in.Corpora))
 	for i, src := range in.Corpora {
-		plan, c, m, err := previewCorpus(ctx, st, src)
+		plan, c, m, err := previewCorpus(ctx, st, src, lim)
 		if err != nil {
 			return pv, fmt.Errorf("corpora[%d] (%s): %w", i, src.Name, err)
 		}
@@ -115,7 +116,7 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 // activities.PlanStored makes it from the manifest), as far as it can be
 // known without generating anything, and its manifest (nil for a
 // generated corpus not stored yet).
-func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSource) (activities.CorpusPlan, CorpusPreview, *corpus.Manifest, error) {
+func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSource, lim limits.Limits) (activities.CorpusPlan, CorpusPreview, *corpus.Manifest, error) {
 	var raw []byte
 	var err error
 	c := CorpusPreview{Name: src.Name}
@@ -134,7 +135,7 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 		c.Stored = true
 	case src.Dir != "":
 		c.Source = "path"
-		if _, raw, err = corpus.ReadManifestRaw(src.Dir); err != nil {
+		if _, raw, err = corpus.ReadManifestRaw(src.Dir, lim); err != nil {
 			return activities.CorpusPlan{}, c, nil, err
 		}
 		c.Hash = keys.Hash(raw)
@@ -153,7 +154,7 @@ func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSour
 		}
 		c.Hash, c.Stored = keys.Hash(raw), true
 	}
-	m, err := corpus.ParseManifest(raw)
+	m, err := corpus.ParseManifest(raw, lim)
 	if err != nil {
 		return activities.CorpusPlan{}, c, nil, err
 	}

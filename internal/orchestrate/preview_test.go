@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -27,7 +28,7 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := orchestrate.PreviewSweep(ctx, st, in)
+	before, err := orchestrate.PreviewSweep(ctx, st, in, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 		t.Errorf("previewed evaluations %q, the run stored %q", previewed, stored)
 	}
 
-	after, err := orchestrate.PreviewSweep(ctx, st, in)
+	after, err := orchestrate.PreviewSweep(ctx, st, in, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromDirs, err := orchestrate.PreviewSweep(ctx, st, local)
+	fromDirs, err := orchestrate.PreviewSweep(ctx, st, local, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 	if err := orchestrate.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
 		t.Fatal(err)
 	}
-	fromStore, err := orchestrate.PreviewSweep(ctx, st, uploaded)
+	fromStore, err := orchestrate.PreviewSweep(ctx, st, uploaded, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 	}
 
 	gen := resolved(t, "name: gen\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 9}}\nsystems:\n  - {name: rms, builtin: rms}\n")
-	pv, err := orchestrate.PreviewSweep(ctx, st, gen)
+	pv, err := orchestrate.PreviewSweep(ctx, st, gen, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 	}
 
 	missing := resolved(t, "name: gone\ncorpora:\n  - {name: gone, s3: corpora/none}\nsystems:\n  - {name: rms, builtin: rms}\n")
-	if _, err := orchestrate.PreviewSweep(ctx, st, missing); err == nil ||
+	if _, err := orchestrate.PreviewSweep(ctx, st, missing, limits.Default()); err == nil ||
 		!strings.Contains(err.Error(), "corpora[0] (gone): corpora/none/corpus.json is not in the store") {
 		t.Errorf("a prefix without a corpus: %v", err)
 	}
@@ -163,7 +164,7 @@ agents:
   - {name: both, protocol: duplex, endpoint: "ws://127.0.0.1:1/", concurrency: 4, scenarios: {preset: tiny-agent, seed: 1}, seated: {}}
   - {name: one, protocol: duplex, endpoint: "ws://127.0.0.1:1/", concurrency: 1, seated: {speakers: [1]}}
 `)
-	pv, err := orchestrate.PreviewSweep(ctx, st, in)
+	pv, err := orchestrate.PreviewSweep(ctx, st, in, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,14 +50,16 @@ type QuickstartOptions struct {
 // queue, the store, the quickstart sweep (or the spec file's); it returns the bundle's results
 // and where the bundle is, and stops everything it started.
 func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundle.Results, string, error) {
-	s, err := spec.Parse("quickstart spec", []byte(QuickstartSpec))
+	lim := o.Config.Limits.OrDefault()
+	s, err := spec.Parse("quickstart spec", []byte(QuickstartSpec), lim)
 	if o.SpecFile != "" {
-		s, err = spec.Load(o.SpecFile)
+		s, err = spec.Load(o.SpecFile, lim)
 	}
 	if err != nil {
 		return nil, "", err
 	}
 	rt := detect.RuntimeFromEnv()
+	rt.Limits = lim
 	in, err := Resolve(s, rt)
 	if err != nil {
 		return nil, "", err
@@ -95,7 +97,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	}
 	defer cl.Close()
 	queues := []string{in.Spec.Queues.CPU, in.Spec.Queues.Synth, in.Spec.Queues.GPU}
-	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Credentials: o.Config.Credentials(), Generative: &activities.GenerativeSettings{Secrets: o.Config.GenerativeSecrets()}}, queues, in.Spec.Queues.CPU, DefaultAdmission())
+	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Limits: lim, Credentials: o.Config.Credentials(), Generative: &activities.GenerativeSettings{Secrets: o.Config.GenerativeSecrets()}}, queues, in.Spec.Queues.CPU, DefaultAdmission())
 	if err != nil {
 		return nil, "", err
 	}

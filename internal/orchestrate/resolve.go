@@ -9,7 +9,6 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/version"
 	"github.com/floorbench/floorbench/workflows"
@@ -30,7 +29,7 @@ func Resolve(s *spec.Sweep, rt detect.Runtime) (workflows.SweepInput, error) {
 			if err != nil {
 				return in, err
 			}
-			_, raw, err := corpus.ReadManifestRaw(dir)
+			_, raw, err := corpus.ReadManifestRaw(dir, rt.Limits.OrDefault())
 			if err != nil {
 				return in, fmt.Errorf("corpora[%d] (%s): %w", i, c.Name, err)
 			}
@@ -83,10 +82,10 @@ func resolveSystem(s *spec.System, rt detect.Runtime) (activities.SystemRef, err
 		if err != nil {
 			return ref, err
 		}
-		if sys, err = detect.LoadSystem(path); err != nil {
+		if sys, err = detect.LoadSystem(path, rt.Limits.OrDefault()); err != nil {
 			return ref, err
 		}
-		if ref.YAML, err = limits.ReadSpec(path); err != nil {
+		if ref.YAML, err = rt.Limits.OrDefault().ReadSpec(path); err != nil {
 			return ref, err
 		}
 		ref.Dir = filepath.Dir(path)

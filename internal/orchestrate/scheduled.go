@@ -37,7 +37,7 @@ func (s Scheduled) ResolveScheduled(ctx context.Context, in workflows.ResolveSch
 	} else if err != nil {
 		return workflows.SweepInput{}, err
 	}
-	sw, err := spec.Parse(in.SpecKey, data)
+	sw, err := spec.Parse(in.SpecKey, data, s.acts.Limits.OrDefault())
 	if err != nil {
 		return workflows.SweepInput{}, badInput("%v", err)
 	}

@@ -37,7 +37,7 @@ func checkScheduleRoot(sw *spec.Sweep, root string, rt detect.Runtime) error {
 		if err := underRoot(s.Spec, root); err != nil {
 			return fmt.Errorf("systems[%d] (%s): %w", i, s.Name, err)
 		}
-		sys, err := detect.LoadSystem(s.Spec)
+		sys, err := detect.LoadSystem(s.Spec, rt.Limits.OrDefault())
 		if err != nil {
 			return fmt.Errorf("systems[%d] (%s): %w", i, s.Name, err)
 		}

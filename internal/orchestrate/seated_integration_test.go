@@ -24,6 +24,7 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -178,13 +179,13 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 	if slices.ContainsFunc(res.Evaluations, func(e evaluate.Evaluation) bool { return e.System == "seated-silent" }) {
 		t.Error("the silent endpoint, whose every seat failed, is ranked")
 	}
-	s, err := spec.Parse("seated.yaml", []byte(specYAML))
+	s, err := spec.Parse("seated.yaml", []byte(specYAML), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Normalise()
 	corpusHash := activities.GeneratedCorpusHash("tiny", 1, backend.Config{}) // a generated corpus is named by its recipe
-	c, err := corpus.Open(filepath.Join(h.root, keys.Corpus(corpusHash)))
+	c, err := corpus.Open(filepath.Join(h.root, keys.Corpus(corpusHash)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 // results and final status.
 func (h *agentSweeps) seatedSweep(specYAML string) (*bundle.Results, orchestrate.Status) {
 	h.t.Helper()
-	s, err := spec.Parse("seated.yaml", []byte(specYAML))
+	s, err := spec.Parse("seated.yaml", []byte(specYAML), limits.Default())
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -583,13 +584,13 @@ agents:
 	if n := killed.sessions.Load(); n <= 12 {
 		t.Errorf("the killed agent opened %d sessions for 12 seats: none was played again", n)
 	}
-	s, err := spec.Parse("seated.yaml", []byte(specYAML))
+	s, err := spec.Parse("seated.yaml", []byte(specYAML), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Normalise()
 	corpusHash := activities.GeneratedCorpusHash("tiny", 1, backend.Config{})
-	c, err := corpus.Open(filepath.Join(h.root, keys.Corpus(corpusHash)))
+	c, err := corpus.Open(filepath.Join(h.root, keys.Corpus(corpusHash)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

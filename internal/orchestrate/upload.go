@@ -25,7 +25,7 @@ import (
 // the input holds store keys only, so workers on any machine that shares
 // the store can run it; none reads a path of the submitter.
 func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt detect.Runtime) error {
-	acts := &activities.Activities{Store: st}
+	acts := &activities.Activities{Store: st, Limits: rt.Limits}
 	for i := range in.Corpora {
 		src := &in.Corpora[i]
 		if src.Dir == "" {
@@ -45,7 +45,7 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 		}
 		files := sys.LocalFiles(rt)
 		for _, role := range slices.Sorted(maps.Keys(files)) {
-			key, err := uploadFile(ctx, st, role, files[role])
+			key, err := uploadFile(ctx, st, role, files[role], rt.Limits.OrDefault())
 			if err != nil {
 				return fmt.Errorf("upload %s of system %s: %w", role, ref.Name, err)
 			}
@@ -62,12 +62,12 @@ func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt de
 // uploadFile stores the file of a role (see detect.System.LocalFiles)
 // under keys.Input of its SHA-256, unless an object is already there. The
 // file is opened once, by limits.Open's rule (a model at most
-// limits.model_bytes, a probability file limits.input_bytes), hashed and
+// lim's model_bytes, a probability file its input_bytes), hashed and
 // uploaded from the same descriptor: what is stored is what was hashed.
-func uploadFile(ctx context.Context, st store.Store, role, path string) (string, error) {
-	open := limits.Current().OpenInputFile
+func uploadFile(ctx context.Context, st store.Store, role, path string, lim limits.Limits) (string, error) {
+	open := lim.OpenInputFile
 	if role == "model" {
-		open = limits.Current().OpenModel
+		open = lim.OpenModel
 	}
 	f, err := open(path)
 	if err != nil {

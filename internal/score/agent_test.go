@@ -10,6 +10,7 @@ import (
 // positives), where a submission without INT predictions is not
 // supported; both carry the agent's operating point.
 func TestEvaluateAgentSupportsEveryTask(t *testing.T) {
+	t.Parallel()
 	gold := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax, Conversations: []floor.ConversationGold{{
 		ID: "c", Duration: 20,
 		EOT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 1, Time: 5}}},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -13,9 +14,10 @@ import (
 // count, interaction type, SNR band, ...): conversation id -> name -> value.
 type Attributes map[string]map[string]string
 
-// ReadAttributes reads {"<conversation id>": {"<name>": string | number}}.
-func ReadAttributes(path string) (Attributes, error) {
-	return jsonio.ReadFile(path, ParseAttributes)
+// ReadAttributes reads {"<conversation id>": {"<name>": string | number}}
+// from a file of at most lim's input limit.
+func ReadAttributes(path string, lim limits.Limits) (Attributes, error) {
+	return jsonio.ReadFile(path, lim, ParseAttributes)
 }
 
 // ParseAttributes parses an attributes file's bytes.

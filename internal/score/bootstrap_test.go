@@ -7,6 +7,7 @@ import (
 )
 
 func TestResamplesAreSeededAndComplete(t *testing.T) {
+	t.Parallel()
 	a, b := NewResamples(50, 200, 42), NewResamples(50, 200, 42)
 	c := NewResamples(50, 200, 43)
 	same, differ := true, false
@@ -29,6 +30,7 @@ func TestResamplesAreSeededAndComplete(t *testing.T) {
 }
 
 func TestCIOfAConstantRateIsThatRate(t *testing.T) {
+	t.Parallel()
 	per := make([]Counts, 40)
 	for i := range per {
 		per[i] = Counts{TP: 3, FN: 1, FP: 1, TN: 4}
@@ -40,6 +42,7 @@ func TestCIOfAConstantRateIsThatRate(t *testing.T) {
 }
 
 func TestCICoversThePointEstimateAndNarrowsWithData(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 5))
 	make := func(n int) []Counts {
 		per := make([]Counts, n)
@@ -61,6 +64,7 @@ func TestCICoversThePointEstimateAndNarrowsWithData(t *testing.T) {
 }
 
 func TestPairedComparison(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(6, 6))
 	a := make([]Counts, 100)
 	b := make([]Counts, 100)
@@ -84,6 +88,7 @@ func TestPairedComparison(t *testing.T) {
 }
 
 func TestCIIgnoresUndefinedResamples(t *testing.T) {
+	t.Parallel()
 	if ci := CI95([]float64{math.NaN(), 0.5, math.NaN()}); ci != (Interval{0.5, 0.5}) {
 		t.Errorf("got %+v", ci)
 	}

@@ -3,6 +3,7 @@ package score
 import "testing"
 
 func TestBreakdownGroupsAndOrders(t *testing.T) {
+	t.Parallel()
 	per := []Counts{{TP: 1, FN: 1}, {TP: 2}, {FN: 2}, {TP: 3, FN: 1}}
 	groups := Breakdown(per, []string{"10", "2", "10", "3"}, 0, 0)
 	want := []struct {
@@ -25,6 +26,7 @@ func TestBreakdownGroupsAndOrders(t *testing.T) {
 }
 
 func TestAttributes(t *testing.T) {
+	t.Parallel()
 	a, err := ParseAttributes([]byte(`{"c1": {"speakers": 3, "type": "casual"}, "c2": {"speakers": 2.5e0, "type": "narrative"}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import "testing"
 // case a clause: an undefined dev fp_rate is out of budget, an undefined
 // test fp_rate is in, a transferred threshold has no dev to check.
 func TestInBudget(t *testing.T) {
+	t.Parallel()
 	p := DefaultParams() // dev budget 0.10, test budget 0.15
 	fp := func(fp, tn int) Counts { return Counts{FP: fp, TN: tn} }
 	for _, c := range []struct {

@@ -10,6 +10,7 @@ import (
 // docs/protocol.md#commit-rule: rising edges strictly above theta, a refractory counted from
 // the last kept edge, commit time (i+1)/fps.
 func TestCommitTimes(t *testing.T) {
+	t.Parallel()
 	track := []float64{0, .6, .6, 0, .7, 0, 0, .8}
 	cases := []struct {
 		name              string
@@ -35,6 +36,7 @@ func TestCommitTimes(t *testing.T) {
 
 // Python's round is half to even: round(24.5) == 24, round(25.5) == 26.
 func TestRefractoryFramesRoundHalfEven(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		refractory, fps float64
 		want            int
@@ -49,6 +51,7 @@ func TestRefractoryFramesRoundHalfEven(t *testing.T) {
 }
 
 func TestCandidates(t *testing.T) {
+	t.Parallel()
 	grid := Candidates([][]float64{{0, 0}, {0}}, 512)
 	if len(grid) != 99 || grid[0] != 0.01 || grid[98] != 0.99 || grid[49] != 0.5 {
 		t.Fatalf("all-zero scores must give the grid 0.01..0.99 alone, got %d values %v..%v", len(grid), grid[0], grid[len(grid)-1])
@@ -69,6 +72,7 @@ func TestCandidates(t *testing.T) {
 // into one (sharing their top bytes), many equal values, and lengths on both
 // sides of the small-bucket cut-off, and so does sortBitsOnCores.
 func TestSortBitsOrdersLikeSort(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	gens := map[string]func() float64{
 		"spread":   func() float64 { return math.Exp(-20 * rng.Float64()) },
@@ -97,6 +101,7 @@ func TestSortBitsOrdersLikeSort(t *testing.T) {
 // pool, on pools large enough to need several batches, with a bucket larger
 // than a batch, and with zeros left out.
 func TestCandidatesEqualSortedPoolQuantiles(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	gens := map[string]func() float64{
 		"uniform":     rng.Float64,
@@ -132,6 +137,7 @@ func TestCandidatesEqualSortedPoolQuantiles(t *testing.T) {
 }
 
 func TestOperatingPoint(t *testing.T) {
+	t.Parallel()
 	row := func(tp, fn, fp, tn int) SweepRow { return SweepRow{Counts: Counts{TP: tp, FN: fn, FP: fp, TN: tn}} }
 	rows := []SweepRow{
 		row(9, 1, 5, 5),  // recall .9, fp .5: over budget

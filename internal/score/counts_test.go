@@ -9,6 +9,7 @@ import (
 // np.quantile, np.linspace); the last bits matter, so they are compared
 // exactly.
 func TestQuantileMatchesNumpyLinear(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		sorted []float64
 		q      float64
@@ -43,6 +44,7 @@ func TestQuantileMatchesNumpyLinear(t *testing.T) {
 }
 
 func TestLinspaceMatchesNumpy(t *testing.T) {
+	t.Parallel()
 	l := linspace01(512)
 	want := map[int]float64{0: 0, 1: 0.0019569471624266144, 100: 0.19569471624266144, 255: 0.49902152641878667, 510: 0.9980430528375733, 511: 1}
 	for i, w := range want {
@@ -56,6 +58,7 @@ func TestLinspaceMatchesNumpy(t *testing.T) {
 }
 
 func TestRatesUndefinedWhenEmpty(t *testing.T) {
+	t.Parallel()
 	var c Counts
 	if !math.IsNaN(c.Recall()) || !math.IsNaN(c.FPRate()) || !math.IsNaN(c.Latency().P50) {
 		t.Fatalf("empty counts must give NaN rates and latencies, got %v %v %v", c.Recall(), c.FPRate(), c.Latency())
@@ -70,6 +73,7 @@ func TestRatesUndefinedWhenEmpty(t *testing.T) {
 }
 
 func TestAddSumsCountsAndPoolsLatencies(t *testing.T) {
+	t.Parallel()
 	// Aggregates are never averages of rates: 1/1 and 0/3 pool to 1/4.
 	a := Counts{TP: 1, LatenciesMS: []float64{10}}
 	a.Add(Counts{FN: 3, FP: 2, TN: 2, LatenciesMS: nil})

@@ -254,7 +254,7 @@ func EvaluateTaskWindows(in TaskInput, p Params) ([]*TaskEvaluation, error) {
 }
 
 func evaluateTask(in TaskInput, p Params, windows []NegativeWindow) ([]*TaskEvaluation, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.validate(); err != nil {
 		return nil, err
 	}
 	var sweep *DevSweep
@@ -365,7 +365,7 @@ func EvaluateAgent(system string, devGold, testGold *floor.GoldSet, dev, test *S
 // evaluateSubmissions scores submissions; a non-empty operatingPoint
 // marks a seated agent's.
 func evaluateSubmissions(system string, devGold, testGold *floor.GoldSet, dev, test *Submission, p Params, operatingPoint string) ([]*TaskEvaluation, error) {
-	if err := p.Validate(); err != nil {
+	if err := p.validate(); err != nil {
 		return nil, err
 	}
 	devRows, err := ScoreSubmission(devGold, dev, p)

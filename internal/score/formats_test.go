@@ -12,9 +12,11 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func TestParseSubmissionErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`{"schema_version": 2, "predictions": []}`:             "schema_version: unsupported version 2 (want 1)",
 		`{"schema_version": 1, "predictions": [], "extra": 1}`: `unknown key "extra"`,
@@ -33,6 +35,7 @@ func TestParseSubmissionErrors(t *testing.T) {
 }
 
 func TestCheckSubmissionNamesConversationSpeakerTaskIndex(t *testing.T) {
+	t.Parallel()
 	gold := &floor.GoldSet{Conversations: []floor.ConversationGold{{ID: "a", Duration: 10}, {ID: "b", Duration: 10, SpeakerCount: 1}}}
 	sub := func(eot ...float64) *Submission {
 		return &Submission{Conversations: []ConversationPredictions{
@@ -66,6 +69,7 @@ func TestCheckSubmissionNamesConversationSpeakerTaskIndex(t *testing.T) {
 }
 
 func TestParseProbsErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		`{"schema_version": 1, "task": "eot", "frame_rate_hz": 0, "probs": []}`:                                                                                                          "frame_rate_hz: must be finite and > 0, got 0",
 		`{"schema_version": 1, "task": "x", "frame_rate_hz": 50, "probs": []}`:                                                                                                           `task: "x" is not eot or int`,
@@ -82,7 +86,7 @@ func TestParseProbsErrors(t *testing.T) {
 		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ReadProbs(path); err == nil || err.Error() != path+": "+want {
+		if _, err := ReadProbs(path, limits.Default()); err == nil || err.Error() != path+": "+want {
 			t.Errorf("ReadProbs of %s\n  error %v\n  want  %s: %s", in, err, path, want)
 		}
 	}
@@ -149,6 +153,7 @@ func FuzzParseProbs(f *testing.F) {
 // name exactly speakers 1 and 2, even where the gold of a conversation has
 // events of speaker 1 only.
 func TestTurnBenchGoldWantsExactlyTwoSpeakers(t *testing.T) {
+	t.Parallel()
 	conv := floor.ConversationGold{ID: "a", Duration: 1, EOT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 1, Time: 0.5}}}}
 	turnbench := &floor.GoldSet{HasProvenance: true, Conversations: []floor.ConversationGold{conv}}
 	derived := &floor.GoldSet{Conversations: []floor.ConversationGold{conv}}

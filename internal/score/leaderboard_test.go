@@ -5,6 +5,7 @@ import (
 )
 
 func TestLeaderboardOrder(t *testing.T) {
+	t.Parallel()
 	eval := func(name string, op, in bool, tp, fn int, latency ...float64) *TaskEvaluation {
 		return &TaskEvaluation{System: name, HasOperatingPoint: op, InBudget: in, Test: Counts{TP: tp, FN: fn, LatenciesMS: latency}}
 	}
@@ -32,6 +33,7 @@ func TestLeaderboardOrder(t *testing.T) {
 // two systems with the same recall, one of them slower, differ within
 // 500 ms and not within 1000 ms.
 func TestRankComparesRecallWithinBudgets(t *testing.T) {
+	t.Parallel()
 	conv := func(latencies ...float64) Counts { return Counts{TP: len(latencies), FN: 1, LatenciesMS: latencies} }
 	fast := &TaskEvaluation{System: "fast", HasOperatingPoint: true, InBudget: true,
 		TestByConv: []Counts{conv(100, 200), conv(300), conv(150, 120), conv(400)}}

@@ -44,6 +44,7 @@ func check(t *testing.T, name string, got Counts, tp, fn, fp, tn int, latencies 
 // docs/protocol.md#matching step 1: predictions inside an excluded interval (closed) of
 // the same speaker are dropped before matching.
 func TestExcludedPredictionsAreInvisible(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{
 		Positives: anchors(1, 6.1),
 		Negatives: []floor.Span{span(1, 12, 13)},
@@ -57,6 +58,7 @@ func TestExcludedPredictionsAreInvisible(t *testing.T) {
 
 // docs/protocol.md#matching step 2: the window [t-0.25, t+3.0] is closed at both ends.
 func TestWindowEndsAreInclusive(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Positives: anchors(1, 10)}
 	check(t, "at t-0.25", ScoreTask(g, [][]float64{{9.75}}, paper), 1, 0, 0, 0, -250)
 	check(t, "at t+3.0", ScoreTask(g, [][]float64{{13.0}}, paper), 1, 0, 0, 0, 3000)
@@ -67,6 +69,7 @@ func TestWindowEndsAreInclusive(t *testing.T) {
 // docs/protocol.md#matching step 2: a window ends at the next anchor of the same speaker
 // and task; other speakers' anchors do not shorten it.
 func TestWindowClampedAtNextSameSpeakerAnchor(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Positives: append(anchors(1, 10, 11), anchors(2, 10.5)...)}
 	// 11.2 is past the first window [9.75, 11]: it belongs to the second anchor.
 	check(t, "clamped", ScoreTask(g, [][]float64{{11.2}}, paper), 1, 2, 0, 0, 200)
@@ -80,6 +83,7 @@ func TestWindowClampedAtNextSameSpeakerAnchor(t *testing.T) {
 // docs/protocol.md#matching step 2: each window claims the earliest unclaimed prediction;
 // one prediction never satisfies two anchors.
 func TestEarliestUnclaimedOneToOne(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Positives: anchors(1, 10, 10.2)}
 	check(t, "one prediction, two anchors", ScoreTask(g, [][]float64{{10.1}}, paper), 1, 1, 0, 0, 100)
 	check(t, "two predictions", ScoreTask(g, [][]float64{{10.1, 10.15}}, paper), 2, 0, 0, 0, 100, -50)
@@ -90,6 +94,7 @@ func TestEarliestUnclaimedOneToOne(t *testing.T) {
 // docs/protocol.md#matching step 3: an unclaimed prediction in [s-0.25, e] is one FP per
 // span, unless it lies inside a positive window of the same speaker.
 func TestNegativeSpans(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Negatives: []floor.Span{span(1, 20, 21)}}
 	check(t, "at s-0.25", ScoreTask(g, [][]float64{{19.75}}, paper), 0, 0, 1, 0)
 	check(t, "before s-0.25", ScoreTask(g, [][]float64{{19.74}}, paper), 0, 0, 0, 1)
@@ -107,11 +112,13 @@ func TestNegativeSpans(t *testing.T) {
 }
 
 func TestSpeakersWithoutPredictions(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Positives: anchors(3, 5), Negatives: []floor.Span{span(2, 1, 2)}}
 	check(t, "no predictions at all", ScoreTask(g, nil, paper), 0, 1, 0, 1)
 }
 
 func TestExplainReportsEveryItemInGoldOrder(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{
 		Positives: []floor.Anchor{{Speaker: 2, Time: 30}, {Speaker: 1, Time: 10}, {Speaker: 1, Time: 20}},
 		Negatives: []floor.Span{{Speaker: 1, Start: 25, End: 26}, {Speaker: 1, Start: 14, End: 15}},

@@ -83,8 +83,18 @@ func (p *Params) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Validate rejects parameters the protocol cannot run with.
-func (p Params) Validate() error {
+// Validate rejects parameters the protocol cannot run with, and more
+// candidate quantiles than lim allows: parameters from outside (a spec,
+// flags, an activity's input) are checked by it once, where they come in.
+func (p Params) Validate(lim limits.Limits) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	return lim.CheckQuantiles("protocol parameter n_quantiles", p.Candidates)
+}
+
+// validate rejects parameters the protocol cannot run with.
+func (p Params) validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
@@ -102,7 +112,7 @@ func (p Params) Validate() error {
 	if err := CheckLatencyBudgets(p.LatencyBudgetsMS); err != nil {
 		return fmt.Errorf("protocol parameter latency_budgets_ms: %w", err)
 	}
-	return limits.Current().CheckQuantiles("protocol parameter n_quantiles", p.Candidates)
+	return nil
 }
 
 // CheckLatencyBudgets accepts at most MaxLatencyBudgets budgets, each

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -62,11 +63,12 @@ func WriteProbs(w io.Writer, p *ProbsFile) error {
 // ReadProbs reads and validates a probability file: schema, task, frame
 // rate, every value finite and in [0, 1], no duplicate conversations and
 // speakers numbered 1..N without gaps. Coverage and frame counts against a
-// gold set are checked by CheckProbs.
+// gold set are checked by CheckProbs. The file holds at most lim's input
+// limit.
 // The file is read as a stream: a sweep over millions of frames holds
 // their tracks, not also the text they were written as.
-func ReadProbs(path string) (*ProbsFile, error) {
-	return jsonio.ReadStream(path, parseProbs)
+func ReadProbs(path string, lim limits.Limits) (*ProbsFile, error) {
+	return jsonio.ReadStream(path, lim, parseProbs)
 }
 
 // ParseProbs parses a probability file's bytes (see ReadProbs).

@@ -44,6 +44,7 @@ func randomPredictions(rng *rand.Rand, speakers int, duration float64) [][]float
 }
 
 func TestPerfectPredictorScoresRecallOneFPZero(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 7))
 	for range 500 {
 		speakers := 1 + rng.IntN(5)
@@ -65,6 +66,7 @@ func TestPerfectPredictorScoresRecallOneFPZero(t *testing.T) {
 }
 
 func TestSilentPredictorScoresZero(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(8, 8))
 	for range 200 {
 		g, _ := randomGold(rng, 1+rng.IntN(5))
@@ -76,6 +78,7 @@ func TestSilentPredictorScoresZero(t *testing.T) {
 }
 
 func TestCommonShiftShiftsEveryLatency(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	for range 300 {
 		var g floor.TaskGold
@@ -109,6 +112,7 @@ func TestCommonShiftShiftsEveryLatency(t *testing.T) {
 }
 
 func TestAddingPredictionsNeverLowersRecall(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(10, 10))
 	for range 1000 {
 		speakers := 1 + rng.IntN(4)
@@ -128,6 +132,7 @@ func TestAddingPredictionsNeverLowersRecall(t *testing.T) {
 }
 
 func TestConversationOrderDoesNotMatter(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 11))
 	gold := &floor.GoldSet{TauPre: tauPre, TauMax: tauMax}
 	sub := &Submission{}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -93,9 +94,10 @@ func floatList(v []float64) string {
 	return string(append(b, ']'))
 }
 
-// ReadSubmission reads a submission's structure (see ParseSubmission).
-func ReadSubmission(path string) (*Submission, error) {
-	return jsonio.ReadFile(path, ParseSubmission)
+// ReadSubmission reads a submission's structure from a file of at most
+// lim's input limit (see ParseSubmission).
+func ReadSubmission(path string, lim limits.Limits) (*Submission, error) {
+	return jsonio.ReadFile(path, lim, ParseSubmission)
 }
 
 // ParseSubmission parses a submission strictly: schema_version 1, no unknown

@@ -63,6 +63,7 @@ func randomSplit(rng *rand.Rand, convs, speakers int, fps float64) (*floor.GoldS
 // The edge-set sweep must give exactly what committing each track at each
 // threshold and scoring it gives, under either negative window.
 func TestSweepEqualsCommitThenScore(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 40 {
 		fps := []float64{50, 12.5, 12.25, 10}[trial%4]
@@ -98,6 +99,7 @@ func TestSweepEqualsCommitThenScore(t *testing.T) {
 // SweepDevTakingTracks sweeps as SweepDev does and leaves no track behind;
 // SweepDev leaves its input as it was.
 func TestSweepDevTakingTracks(t *testing.T) {
+	t.Parallel()
 	g, p := randomSplit(rand.New(rand.NewPCG(5, 6)), 4, 2, 50)
 	params := DefaultParams()
 	want, err := SweepDev(g, p, params)
@@ -130,6 +132,7 @@ func TestSweepDevTakingTracks(t *testing.T) {
 // The sweep shares its conversations out over the cores; its rows, down
 // to the order of the pooled latencies, are the same on any number.
 func TestSweepIsTheSameOnAnyNumberOfCores(t *testing.T) {
+	t.Parallel()
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	g, _ := randomSplit(rand.New(rand.NewPCG(9, 10)), 11, 3, 50)
 	var want *DevSweep
@@ -154,6 +157,7 @@ func TestSweepIsTheSameOnAnyNumberOfCores(t *testing.T) {
 }
 
 func TestSweepRejectsMismatchedProbs(t *testing.T) {
+	t.Parallel()
 	g, p := randomSplit(rand.New(rand.NewPCG(3, 4)), 2, 2, 50)
 	p.Conversations[1].Speakers[0] = p.Conversations[1].Speakers[0][1:]
 	if _, err := Sweep(g, p, []float64{0.5}, DefaultParams()); err == nil {
@@ -184,6 +188,7 @@ func sameCounts(a, b Counts) bool {
 // The INT task's own fp_rate differs: the interruption anchored at 5.9 s on
 // speaker 2 claims 6.1, so B is no FP there (1 of 3 at theta 0.3, 0 at 0.7).
 func TestSweepFalseINTRate(t *testing.T) {
+	t.Parallel()
 	cg := floor.ConversationGold{ID: "c", Duration: 10}
 	cg.EOT.Positives = []floor.Anchor{{Speaker: 1, Time: 1.0}}
 	cg.INT.Positives = []floor.Anchor{{Speaker: 2, Time: 5.9}}

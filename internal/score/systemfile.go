@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // SystemFile is one split of a system's output as the leaderboard reads
@@ -15,10 +16,10 @@ type SystemFile struct {
 	Probs      *ProbsFile
 }
 
-// ReadSystemFile reads a submission or a probability file (see
-// ParseSystemFile).
-func ReadSystemFile(path string) (SystemFile, error) {
-	return jsonio.ReadFile(path, ParseSystemFile)
+// ReadSystemFile reads a submission or a probability file of at most
+// lim's input limit (see ParseSystemFile).
+func ReadSystemFile(path string, lim limits.Limits) (SystemFile, error) {
+	return jsonio.ReadFile(path, lim, ParseSystemFile)
 }
 
 // errKindFound stops the scan of top-level keys once the kind is known.

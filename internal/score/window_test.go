@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // anchoredRule is the published protocol with the anchored negative window.
@@ -43,6 +44,7 @@ func checkWindows(t *testing.T, name string, g *floor.TaskGold, preds [][]float6
 // span for a prediction in [19.75, 21], under anchored in [19.75, 23]
 // (max(21, 20 + tau_max)); both ends closed.
 func TestAnchoredWindowBoundaries(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Negatives: []floor.Span{span(1, 20, 21)}}
 	checkWindows(t, "at start - tau_pre", g, [][]float64{{19.75}}, 1, 1)
 	checkWindows(t, "just before start - tau_pre", g, [][]float64{{19.7499}}, 0, 0)
@@ -63,6 +65,7 @@ func TestAnchoredWindowBoundaries(t *testing.T) {
 // prediction an anchor claimed or one inside a positive window of the
 // same speaker and task, and an excluded prediction is invisible to both.
 func TestAnchoredWindowKeepsTheExemptions(t *testing.T) {
+	t.Parallel()
 	// Anchor 22: window [21.75, 25]. Span [20, 21]: anchored reach 23.
 	g := &floor.TaskGold{Positives: anchors(1, 22), Negatives: []floor.Span{span(1, 20, 21)}}
 	checkWindows(t, "claimed", g, [][]float64{{22.5}}, 0, 0)
@@ -79,6 +82,7 @@ func TestAnchoredWindowKeepsTheExemptions(t *testing.T) {
 // The outcome of a span names the prediction that fired it under the
 // matcher's window.
 func TestAnchoredWindowOutcome(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Negatives: []floor.Span{span(1, 20, 21), span(1, 30, 30.5)}}
 	preds := [][]float64{{21.5, 30.2}}
 	_, o := NewMatcher(g, paper).Explain(preds, 0, 2)
@@ -94,6 +98,7 @@ func TestAnchoredWindowOutcome(t *testing.T) {
 // A rule that fires just after every negative ends is free under span and
 // charged under anchored: the blind spot, by the budget rule.
 func TestBlindSpot(t *testing.T) {
+	t.Parallel()
 	var g floor.TaskGold
 	var preds []float64
 	for i := range 10 {
@@ -115,6 +120,7 @@ func TestBlindSpot(t *testing.T) {
 // docs/protocol.md#recall-within-a-latency-budget: a match counts within
 // L when its latency is at most L ms; early matches always do.
 func TestRecallWithinLatency(t *testing.T) {
+	t.Parallel()
 	g := &floor.TaskGold{Positives: anchors(1, 10, 20, 30, 40, 50)}
 	// Latencies -200, 250, 500, 1000.5; the anchor at 50 is missed.
 	c := ScoreTask(g, [][]float64{{9.8, 20.25, 30.5, 41.0005}}, paper)
@@ -137,6 +143,7 @@ func TestRecallWithinLatency(t *testing.T) {
 
 // A sweep read under another window is the sweep scored under it.
 func TestDevSweepUnderWindow(t *testing.T) {
+	t.Parallel()
 	g, p := randomSplit(rand.New(rand.NewPCG(7, 7)), 4, 2, 50)
 	for _, w := range NegativeWindows {
 		direct := DefaultParams()
@@ -163,6 +170,7 @@ func TestDevSweepUnderWindow(t *testing.T) {
 
 // EvaluateTaskWindows is EvaluateTask under each window.
 func TestEvaluateTaskWindows(t *testing.T) {
+	t.Parallel()
 	g, dev := randomSplit(rand.New(rand.NewPCG(8, 8)), 4, 2, 50)
 	_, test := randomSplit(rand.New(rand.NewPCG(8, 8)), 4, 2, 50)
 	in := TaskInput{System: "s", DevGold: g, Dev: dev, TestGold: g, Test: test}
@@ -184,6 +192,7 @@ func TestEvaluateTaskWindows(t *testing.T) {
 }
 
 func TestParamsValidateWindowAndBudgets(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		set  func(*Params)
@@ -201,7 +210,7 @@ func TestParamsValidateWindowAndBudgets(t *testing.T) {
 	} {
 		p := DefaultParams()
 		tc.set(&p)
-		if err := p.Validate(); (err == nil) != tc.ok {
+		if err := p.Validate(limits.Default()); (err == nil) != tc.ok {
 			t.Errorf("%s: Validate() = %v, want ok %v", tc.name, err, tc.ok)
 		}
 	}
@@ -211,6 +220,7 @@ func TestParamsValidateWindowAndBudgets(t *testing.T) {
 // existed read as the defaults they were scored under; given ones are
 // kept, an empty budget list included.
 func TestParamsJSONDefaultsAbsentFields(t *testing.T) {
+	t.Parallel()
 	var old Params
 	if err := json.Unmarshal([]byte(`{"tau_pre_s":0.25,"tau_max_s":3,"fp_budget_dev":0.1,"fp_budget_test":0.15,"n_quantiles":512,"refractory_s":2}`), &old); err != nil {
 		t.Fatal(err)

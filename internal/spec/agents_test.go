@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 const agentExample = `
@@ -31,7 +33,8 @@ agents:
 // A spec may hold agents only; their defaults are filled on normalising
 // and those that can change a number travel in the canonical spec.
 func TestAgentsParseAndNormalise(t *testing.T) {
-	s, err := Parse("a.yaml", []byte(agentExample))
+	t.Parallel()
+	s, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,8 @@ func TestAgentsParseAndNormalise(t *testing.T) {
 // An agent's identity covers what can change what it does in a trial and
 // nothing else: not its name, its concurrency or its credential.
 func TestAgentIdentity(t *testing.T) {
-	s, err := Parse("a.yaml", []byte(agentExample))
+	t.Parallel()
+	s, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +93,7 @@ func TestAgentIdentity(t *testing.T) {
 // Every bad agent setting is one line naming the agent, the field and the
 // value, before anything runs.
 func TestAgentErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	const head = "agents:\n  - name: bot\n    scenarios: {preset: tiny-agent}\n"
 	cases := map[string]string{
 		"    protocol: sip\n    endpoint: ws://h/":                             `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, realtime)`,
@@ -103,7 +108,7 @@ func TestAgentErrorsNameTheField(t *testing.T) {
 		"    protocol: duplex\n    endpoint: ws://h/\n    credential_env: A-B": `agents[0] (bot).credential_env: "A-B" is not an environment variable name (letters, digits and _, not starting with a digit)`,
 	}
 	for body, want := range cases {
-		if _, err := Parse("s.yaml", []byte(head+body)); err == nil || err.Error() != "s.yaml: "+want {
+		if _, err := Parse("s.yaml", []byte(head+body), limits.Default()); err == nil || err.Error() != "s.yaml: "+want {
 			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", body, err, want)
 		}
 	}
@@ -112,7 +117,7 @@ func TestAgentErrorsNameTheField(t *testing.T) {
 		"agents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}": `agents[1].name: "a" is also the name of agents[0]`,
 		"systems: [{name: r, builtin: rms}]\nagents:\n  - {name: a, protocol: duplex, endpoint: 'ws://h/', scenarios: {preset: tiny-agent}}":                                                    "corpora: at least one corpus is needed to evaluate the systems on",
 	} {
-		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != "s.yaml: "+want {
+		if _, err := Parse("s.yaml", []byte(in), limits.Default()); err == nil || err.Error() != "s.yaml: "+want {
 			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", in, err, want)
 		}
 	}
@@ -125,7 +130,8 @@ const seatedHead = "corpora:\n  - {name: tiny, generate: {preset: tiny, seed: 1}
 // speaker, the tail) are filled on normalising, and it keeps the spec's
 // identity of an agent that is not seated.
 func TestSeatedAgentParsesAndNormalises(t *testing.T) {
-	s, err := Parse("s.yaml", []byte(seatedHead+"    seated: {speakers: [2, 1]}\n"))
+	t.Parallel()
+	s, err := Parse("s.yaml", []byte(seatedHead+"    seated: {speakers: [2, 1]}\n"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +147,7 @@ func TestSeatedAgentParsesAndNormalises(t *testing.T) {
 	if !strings.Contains(mustCanonical(s), `"seated":{"corpora":["tiny","tb"],"speakers":[1,2],"tail_s":0.5}`) {
 		t.Errorf("canonical spec %s", mustCanonical(s))
 	}
-	plain, err := Parse("a.yaml", []byte(agentExample))
+	plain, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,6 +160,7 @@ func TestSeatedAgentParsesAndNormalises(t *testing.T) {
 // Every bad seated setting is one line naming the agent, the field and the
 // value.
 func TestSeatedErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	for body, want := range map[string]string{
 		"    seated: {corpora: [ami]}":             `agents[0] (bot).seated.corpora[0]: "ami" is not a corpus of this spec`,
 		"    seated: {corpora: [tb, tb]}":          `agents[0] (bot).seated.corpora[1]: "tb" twice`,
@@ -167,13 +174,13 @@ func TestSeatedErrorsNameTheField(t *testing.T) {
 		if strings.Contains(body, "name: rms") {
 			in = strings.Replace(seatedHead, "  - name: bot\n", "  -\n", 1) + body + "\n"
 		}
-		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != "s.yaml: "+want {
+		if _, err := Parse("s.yaml", []byte(in), limits.Default()); err == nil || err.Error() != "s.yaml: "+want {
 			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", body, err, want)
 		}
 	}
 	agentsOnly := "agents:\n  - {name: bot, protocol: duplex, endpoint: 'ws://h/', seated: {}}\n"
 	want := "s.yaml: agents[0] (bot).seated.corpora: the spec has no corpora to seat the agent in"
-	if _, err := Parse("s.yaml", []byte(agentsOnly)); err == nil || err.Error() != want {
+	if _, err := Parse("s.yaml", []byte(agentsOnly), limits.Default()); err == nil || err.Error() != want {
 		t.Errorf("seated without corpora: %v, want %s", err, want)
 	}
 }
@@ -182,7 +189,7 @@ func TestSeatedErrorsNameTheField(t *testing.T) {
 // here, so a spec parses the same with or without it set.
 func TestAgentCredentialIsOnlyNamed(t *testing.T) {
 	t.Setenv("AGENT_KEY", "sk-secret-value")
-	s, err := Parse("a.yaml", []byte(agentExample))
+	s, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +198,7 @@ func TestAgentCredentialIsOnlyNamed(t *testing.T) {
 		t.Error("the credential's value is in the canonical spec")
 	}
 	os.Unsetenv("AGENT_KEY")
-	if _, err := Parse("a.yaml", []byte(agentExample)); err != nil {
+	if _, err := Parse("a.yaml", []byte(agentExample), limits.Default()); err != nil {
 		t.Errorf("without the variable: %v", err)
 	}
 }

@@ -121,8 +121,9 @@ const (
 const DefaultConcurrency = 64
 
 // Parse reads a spec from YAML; name is the file for messages. Unknown
-// fields, type errors and invalid values are errors naming the field.
-func Parse(name string, data []byte) (*Sweep, error) {
+// fields, type errors, invalid values and sizes over lim (Check) are
+// errors naming the field.
+func Parse(name string, data []byte, lim limits.Limits) (*Sweep, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var s Sweep
@@ -132,19 +133,20 @@ func Parse(name string, data []byte) (*Sweep, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", name, redact.YAML(err))
 	}
-	if err := s.validate(); err != nil {
+	if err := s.validate(lim); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &s, nil
 }
 
-// Load reads a spec file.
-func Load(path string) (*Sweep, error) {
-	data, err := limits.ReadSpec(path)
+// Load reads a spec file of at most lim's spec_bytes and parses it under
+// lim.
+func Load(path string, lim limits.Limits) (*Sweep, error) {
+	data, err := lim.ReadSpec(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	return Parse(path, data, lim)
 }
 
 // Params returns the protocol parameters with defaults filled.
@@ -180,7 +182,7 @@ func (s *Sweep) Resamples() int {
 	return score.DefaultBootstrap
 }
 
-func (s *Sweep) validate() error {
+func (s *Sweep) validate(lim limits.Limits) error {
 	switch {
 	case len(s.Corpora) == 0 && len(s.Agents) == 0:
 		return fmt.Errorf("corpora: at least one corpus is needed (or an agent, under agents)")
@@ -231,15 +233,15 @@ func (s *Sweep) validate() error {
 			return fmt.Errorf("%s (%s): give exactly one of builtin or spec", where, sys.Name)
 		}
 	}
-	return s.Check()
+	return s.Check(lim)
 }
 
 // Check validates what a worker relies on and what survives normalisation
 // (Path does not): protocol constants, presets, queue names, and sizes
-// within the limits in force. Submission checks it, and the sweep
-// workflow's first activity again, under the worker's own limits.
-func (s *Sweep) Check() error {
-	l := limits.Current()
+// within the limits l. Submission checks it under the submitting
+// process's limits, and the sweep workflow's first activity again under
+// the worker's own.
+func (s *Sweep) Check(l limits.Limits) error {
 	for i, c := range s.Corpora {
 		if c.Generate == nil {
 			continue
@@ -255,7 +257,7 @@ func (s *Sweep) Check() error {
 			return err
 		}
 	}
-	if err := s.Params().Validate(); err != nil {
+	if err := s.Params().Validate(l); err != nil {
 		return fmt.Errorf("protocol: %w", err)
 	}
 	if s.Resamples() < 0 {

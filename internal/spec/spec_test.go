@@ -27,7 +27,8 @@ bootstrap: {resamples: 1000, seed: 3}
 `
 
 func TestParseAndNormalise(t *testing.T) {
-	s, err := Parse("s.yaml", []byte(example))
+	t.Parallel()
+	s, err := Parse("s.yaml", []byte(example), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestParseAndNormalise(t *testing.T) {
 	// The same run written differently (explicit defaults, other order of
 	// params keys) hashes the same.
 	explicit := strings.Replace(example, "bootstrap:", "protocol: {fp_budget_dev: 0.1, n_quantiles: 512}\nqueues: {gpu: floorbench-gpu}\nbootstrap:", 1)
-	s2, err := Parse("s2.yaml", []byte(explicit))
+	s2, err := Parse("s2.yaml", []byte(explicit), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,13 +65,14 @@ func TestParseAndNormalise(t *testing.T) {
 // agent's credential say how a run runs: the same sweep with others is the
 // same run, while the workers still receive them.
 func TestRunSettingsAreNotIdentity(t *testing.T) {
-	base, err := Parse("a.yaml", []byte(agentExample))
+	t.Parallel()
+	base, err := Parse("a.yaml", []byte(agentExample), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	moved := strings.Replace(agentExample, "agents:", "queues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}\nconcurrency: 7\nagents:", 1)
 	moved = strings.Replace(moved, "credential_env: AGENT_KEY\n    concurrency: 8", "credential_env: OTHER_KEY\n    auth_header: X-Key\n    concurrency: 2", 1)
-	other, err := Parse("b.yaml", []byte(moved))
+	other, err := Parse("b.yaml", []byte(moved), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,8 @@ func TestRunSettingsAreNotIdentity(t *testing.T) {
 // the spec: defaults left out by normalisation (earlier sweeps keep their
 // ids), given ones kept, and each changes the run's identity.
 func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
-	s, err := Parse("s.yaml", []byte(example))
+	t.Parallel()
+	s, err := Parse("s.yaml", []byte(example), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +117,7 @@ func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
 	}
 	h, _ := s.Hash()
 	explicit := strings.Replace(example, "bootstrap:", "protocol: {negative_window: span, latency_budgets_ms: [250, 500, 1000]}\nbootstrap:", 1)
-	s1, err := Parse("s1.yaml", []byte(explicit))
+	s1, err := Parse("s1.yaml", []byte(explicit), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +126,7 @@ func TestNegativeWindowAndLatencyBudgets(t *testing.T) {
 		t.Error("the defaults written out must hash as the defaults left out")
 	}
 	given := strings.Replace(example, "bootstrap:", "protocol: {negative_window: anchored, latency_budgets_ms: [100, 300]}\nbootstrap:", 1)
-	s2, err := Parse("s2.yaml", []byte(given))
+	s2, err := Parse("s2.yaml", []byte(given), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,9 +147,10 @@ func mustCanonical(s *Sweep) string {
 // The backend keys of generate: are part of the spec and of its hash;
 // left out, the spec hashes as it did before they existed.
 func TestGenerateBackendKeys(t *testing.T) {
+	t.Parallel()
 	withChat := strings.Replace(example, "generate: {preset: tiny, seed: 7}",
 		"generate: {preset: tiny, seed: 7, dialogue: openai-chat, dialogue_endpoint: 'http://127.0.0.1:8000/v1', dialogue_model: qwen2.5}", 1)
-	s, err := Parse("s.yaml", []byte(withChat))
+	s, err := Parse("s.yaml", []byte(withChat), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +158,7 @@ func TestGenerateBackendKeys(t *testing.T) {
 	if g.Dialogue != "openai-chat" || g.DialogueModel != "qwen2.5" || g.Preset != "tiny" {
 		t.Fatalf("generate %+v", g)
 	}
-	plain, _ := Parse("s.yaml", []byte(example))
+	plain, _ := Parse("s.yaml", []byte(example), limits.Default())
 	if c := mustCanonical(plain); strings.Contains(c, "dialogue") || strings.Contains(c, "voices") {
 		t.Fatalf("a spec without backends names them: %s", c)
 	}
@@ -164,7 +168,7 @@ func TestGenerateBackendKeys(t *testing.T) {
 	if h1 == h2 {
 		t.Fatal("a dialogue backend keeps the spec's hash")
 	}
-	named, err := Parse("s.yaml", []byte(strings.Replace(example, "seed: 7}", "seed: 7, dialogue: templates, voices: offline}", 1)))
+	named, err := Parse("s.yaml", []byte(strings.Replace(example, "seed: 7}", "seed: 7, dialogue: templates, voices: offline}", 1)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,6 +179,7 @@ func TestGenerateBackendKeys(t *testing.T) {
 }
 
 func TestSpecErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"":                         "s.yaml: empty spec",
 		"corpora: []\nsystems: []": "s.yaml: corpora: at least one corpus is needed (or an agent, under agents)",
@@ -193,7 +198,7 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 		"corpora: [{name: a, generate: {preset: tiny, voices: openai-speech, voices_endpoint: 'http://h/v1', voices_model: k, voices_names: [a, b]}}]\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0].generate.voices_names: 2 voices give 0 dev and 2 test voices (every fifth, from the third, is a dev voice); preset tiny needs 4 dev and 5 test voices: name at least 18",
 	}
 	for in, want := range cases {
-		if _, err := Parse("s.yaml", []byte(in)); err == nil || err.Error() != want {
+		if _, err := Parse("s.yaml", []byte(in), limits.Default()); err == nil || err.Error() != want {
 			t.Errorf("%q\n  error %v\n  want  %s", in, err, want)
 		}
 	}
@@ -206,7 +211,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(strings.Replace(example, "bootstrap:", "protocol: {negative_window: anchored, latency_budgets_ms: [100, 300]}\nbootstrap:", 1)))
 	f.Add([]byte(strings.Replace(example, "bootstrap:", "protocol: {latency_budgets_ms: []}\nbootstrap:", 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("f.yaml", data)
+		s, err := Parse("f.yaml", data, limits.Default())
 		if err != nil {
 			if strings.Contains(err.Error(), "\n") {
 				t.Fatalf("multi-line error %q", err)
@@ -224,7 +229,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := Parse("f.yaml", data)
+		again, err := Parse("f.yaml", data, limits.Default())
 		if err != nil {
 			t.Fatalf("normalised spec does not read back: %v\n%s", err, data)
 		}
@@ -239,26 +244,24 @@ func FuzzParse(f *testing.F) {
 // local paths gone and system specs inline. It applies the limits in
 // force in the worker's process.
 func TestCheckOnTheWorkersSide(t *testing.T) {
-	defer limits.Set(limits.Current())
-	s, err := Parse("s.yaml", []byte("corpora: [{name: c, path: /data/c}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: 5000}\n"))
+	t.Parallel()
+	s, err := Parse("s.yaml", []byte("corpora: [{name: c, path: /data/c}]\nsystems: [{name: r, builtin: rms}]\nbootstrap: {resamples: 5000}\n"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Corpora[0].Path, s.Corpora[0].Hash = "", "abc" // as it travels
 	s.Normalise()
-	if err := s.Check(); err != nil {
+	if err := s.Check(limits.Default()); err != nil {
 		t.Fatalf("a submitted spec fails the worker's check: %v", err)
 	}
 	l := limits.Default()
 	l.Resamples, l.SpecBytes = 1000, 10
-	limits.Set(l)
-	if err := s.Check(); err == nil || !strings.HasPrefix(err.Error(), "bootstrap.resamples: 5000 is over the limit of 1000") {
+	if err := s.Check(l); err == nil || !strings.HasPrefix(err.Error(), "bootstrap.resamples: 5000 is over the limit of 1000") {
 		t.Errorf("worker's lower limit: %v", err)
 	}
 	l.Resamples = 5000
-	limits.Set(l)
 	s.Systems[0].SpecYAML = "family: rms\nparams: {}\n"
-	if err := s.Check(); err == nil || !strings.HasPrefix(err.Error(), "systems[0] (r).spec: 23 bytes is over the limit of 10 bytes") {
+	if err := s.Check(l); err == nil || !strings.HasPrefix(err.Error(), "systems[0] (r).spec: 23 bytes is over the limit of 10 bytes") {
 		t.Errorf("system spec size: %v", err)
 	}
 }

@@ -14,7 +14,8 @@ import (
 
 // Local stores objects as files under a root directory.
 type Local struct {
-	root string
+	root      string
+	readLimit int64 // 0: the default (ReadLimit)
 }
 
 // NewLocal opens (creating if needed) a directory store at root.
@@ -31,6 +32,16 @@ func NewLocal(root string) (*Local, error) {
 
 // Describe names the store.
 func (l *Local) Describe() string { return "local directory " + l.root }
+
+// WithReadLimit is l with GetBytes reading objects of at most n bytes.
+func (l *Local) WithReadLimit(n int64) *Local {
+	c := *l
+	c.readLimit = n
+	return &c
+}
+
+// ReadLimit is what WithReadLimit set (0: the default).
+func (l *Local) ReadLimit() int64 { return l.readLimit }
 
 // Root is the directory objects live under.
 func (l *Local) Root() string { return l.root }

@@ -26,8 +26,9 @@ type S3Config struct {
 
 // S3 stores objects in an S3 bucket through minio-go.
 type S3 struct {
-	client *minio.Client
-	cfg    S3Config
+	client    *minio.Client
+	cfg       S3Config
+	readLimit int64 // 0: the default (ReadLimit)
 }
 
 // NewS3 connects to the endpoint and checks that the bucket exists, so a
@@ -48,6 +49,16 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 	}
 	return s, nil
 }
+
+// WithReadLimit is s with GetBytes reading objects of at most n bytes.
+func (s *S3) WithReadLimit(n int64) *S3 {
+	c := *s
+	c.readLimit = n
+	return &c
+}
+
+// ReadLimit is what WithReadLimit set (0: the default).
+func (s *S3) ReadLimit() int64 { return s.readLimit }
 
 // CreateBucket creates cfg's bucket unless it exists. Processes starting
 // together may all call it: the ones that lose the race are told the

@@ -96,16 +96,35 @@ func SafeName(name string) string {
 	return s
 }
 
-// GetBytes reads a whole object of at most the input limit
-// (limits.Limits.InputBytes): the objects read whole are JSON (manifests,
-// evaluations, bundles), and one past the limit is refused, not read.
+// ReadLimiter is the optional ability of a store to say how large an
+// object GetBytes reads whole: Local and S3 are given the configured input
+// limit (WithReadLimit) when the configuration opens them.
+type ReadLimiter interface {
+	ReadLimit() int64
+}
+
+// ReadLimit is the most bytes GetBytes reads whole from s: its
+// ReadLimiter's answer, or the default input limit.
+func ReadLimit(s Store) int64 {
+	if r, ok := s.(ReadLimiter); ok {
+		if n := r.ReadLimit(); n > 0 {
+			return n
+		}
+	}
+	return limits.Default().InputBytes
+}
+
+// GetBytes reads a whole object of at most s's read limit (ReadLimit, the
+// input limit, limits.Limits.InputBytes): the objects read whole are JSON
+// (manifests, evaluations, bundles), and one past the limit is refused,
+// not read.
 func GetBytes(ctx context.Context, s Store, key string) ([]byte, error) {
 	r, err := s.Get(ctx, key)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	max := limits.Current().InputBytes
+	max := ReadLimit(s)
 	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err == nil && int64(len(data)) > max {
 		return nil, &limits.OverError{Field: key, Value: fmt.Sprintf("more than %d bytes", max), Key: "input_bytes", Limit: fmt.Sprintf("%d bytes", max)}

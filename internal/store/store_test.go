@@ -17,6 +17,7 @@ import (
 )
 
 func TestCheckKey(t *testing.T) {
+	t.Parallel()
 	for _, k := range []string{"corpora/abc/c1/speaker_1.wav", "bundles/x-1.2/manifest.json"} {
 		if err := store.CheckKey(k); err != nil {
 			t.Errorf("%q: %v", k, err)
@@ -30,6 +31,7 @@ func TestCheckKey(t *testing.T) {
 }
 
 func TestSafeName(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{"my system": "my-system", "../../etc/passwd": "etc-passwd", "...": "_", "ok_name-1.2": "ok_name-1.2", "a..b": "a.b", "": "_"}
 	for in, want := range cases {
 		got := store.SafeName(in)
@@ -98,6 +100,7 @@ func exercise(t *testing.T, s store.Store) {
 }
 
 func TestLocalStore(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s, err := store.NewLocal(dir)
 	if err != nil {
@@ -120,6 +123,7 @@ type failingReader struct{}
 func (failingReader) Read([]byte) (int, error) { return 0, errors.New("disk on fire") }
 
 func TestS3StoreAgainstMinIO(t *testing.T) {
+	t.Parallel()
 	m := testenv.StartMinIO(t)
 	exercise(t, m.Store(t, "floorbench-test"))
 }
@@ -130,6 +134,7 @@ func TestS3StoreAgainstMinIO(t *testing.T) {
 // succeeded and you already own it"). A bucket that does not exist is one
 // error naming it, never an empty store.
 func TestS3ConcurrentCreatesOfANewBucket(t *testing.T) {
+	t.Parallel()
 	m := testenv.StartMinIO(t)
 	if _, err := store.NewS3(context.Background(), m.Config("nobucket")); err == nil ||
 		!strings.Contains(err.Error(), "s3 bucket nobucket at "+m.Addr+": no such bucket (create it with floorbench store init") {
@@ -153,6 +158,7 @@ func TestS3ConcurrentCreatesOfANewBucket(t *testing.T) {
 }
 
 func TestS3WrongCredentialsIsOneClearError(t *testing.T) {
+	t.Parallel()
 	m := testenv.StartMinIO(t)
 	cfg := m.Config("wrong-credentials")
 	cfg.SecretKey = "wrong-secret"

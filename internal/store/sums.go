@@ -67,6 +67,9 @@ func (s Summing) putSum(ctx context.Context, key string, h hash.Hash) error {
 	return s.Store.Put(ctx, s.SumKey(key), strings.NewReader(hex.EncodeToString(h.Sum(nil))+"\n"))
 }
 
+// ReadLimit is the read limit of the store under the sums.
+func (s Summing) ReadLimit() int64 { return ReadLimit(s.Store) }
+
 // Unwrap is the store under the sums.
 func (s Summing) Unwrap() Store { return s.Store }
 

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/audio"
-	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -40,7 +39,7 @@ func (s *Server) openChannel(ctx context.Context, prefix, conv string, k int) (*
 	}
 	rs, ok := obj.(audio.ReadSeekerAt)
 	if !ok {
-		data, err := io.ReadAll(io.LimitReader(obj, limits.Current().InputBytes+1))
+		data, err := io.ReadAll(io.LimitReader(obj, s.limits.InputBytes+1))
 		obj.Close()
 		if err != nil {
 			return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle/bundlefixture"
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
@@ -72,10 +73,10 @@ func BenchmarkBundlePage(b *testing.B) {
 	quiet := log.New(io.Discard, "", 0)
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
-			serveOnce(b, viewer.New(st, quiet), "/bundles/"+id+"/")
+			serveOnce(b, viewer.New(st, quiet, limits.Default()), "/bundles/"+id+"/")
 		}
 	})
-	warm := viewer.New(st, quiet)
+	warm := viewer.New(st, quiet, limits.Default())
 	serveOnce(b, warm, "/bundles/"+id+"/")
 	b.Run("warm", func(b *testing.B) {
 		for b.Loop() {

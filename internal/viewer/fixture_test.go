@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -81,7 +82,7 @@ systems:
 bootstrap: {resamples: 50, seed: ` + seed + `}
 concurrency: 2
 `
-		s, err := spec.Parse("viewer", []byte(yaml))
+		s, err := spec.Parse("viewer", []byte(yaml), limits.Default())
 		if err != nil {
 			return fixture{}, err
 		}
@@ -101,7 +102,7 @@ concurrency: 2
 // server serves the fixture's store; what the viewer logs goes to the
 // test log.
 func (f fixture) server(t testing.TB) *httptest.Server {
-	srv := httptest.NewServer(viewer.New(f.store, log.New(testWriter{t}, "viewer: ", 0)))
+	srv := httptest.NewServer(viewer.New(f.store, log.New(testWriter{t}, "viewer: ", 0), limits.Default()))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -19,7 +20,7 @@ func TestHeavyRequestsTakeTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := New(st, log.New(io.Discard, "", 0))
+	s := New(st, log.New(io.Discard, "", 0), limits.Default())
 	s.heavyWait = time.Millisecond
 	for range cap(s.slots) {
 		s.slots <- struct{}{}

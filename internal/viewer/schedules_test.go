@@ -14,6 +14,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
@@ -137,7 +138,7 @@ func (c *countingStore) results() map[string]int {
 func TestSchedulePageReadsEachRunsResultsOnce(t *testing.T) {
 	f := newFixture(t)
 	counted := &countingStore{Store: f.store, gets: map[string]int{}}
-	srv := httptest.NewServer(viewer.New(counted, log.New(testWriter{t}, "viewer: ", 0)))
+	srv := httptest.NewServer(viewer.New(counted, log.New(testWriter{t}, "viewer: ", 0), limits.Default()))
 	defer srv.Close()
 	ctx := context.Background()
 	addRun := func(day int, bundleID string) {
@@ -206,7 +207,7 @@ func TestSchedulePageReadsEachRunsResultsOnce(t *testing.T) {
 func TestABundleIsReadOnceByReadersArrivingTogether(t *testing.T) {
 	f := newFixture(t)
 	counted := &countingStore{Store: f.store, gets: map[string]int{}}
-	srv := httptest.NewServer(viewer.New(counted, log.New(testWriter{t}, "viewer: ", 0)))
+	srv := httptest.NewServer(viewer.New(counted, log.New(testWriter{t}, "viewer: ", 0), limits.Default()))
 	defer srv.Close()
 	var wg sync.WaitGroup
 	for range 32 {

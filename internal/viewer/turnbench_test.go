@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -90,7 +91,7 @@ systems:
   - {name: rms-endpointer, builtin: rms-endpointer, params: {eot_ramp_s: "1"}}
 bootstrap: {resamples: 50, seed: 1}
 concurrency: 2
-`))
+`), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -30,10 +31,11 @@ var templateFS embed.FS
 // Lists, and every key it builds comes from a checked bundle id and names
 // found in that bundle's results.
 type Server struct {
-	store store.Store
-	pages *template.Template
-	mux   *http.ServeMux
-	log   *log.Logger
+	store  store.Store
+	limits limits.Limits
+	pages  *template.Template
+	mux    *http.ServeMux
+	log    *log.Logger
 
 	mu     sync.Mutex
 	cached []*loaded // most recently used last
@@ -68,12 +70,12 @@ type storedCorpus struct {
 }
 
 // New returns the viewer of st; logger receives errors the pages only
-// summarise (nil: the standard logger).
-func New(st store.Store, logger *log.Logger) *Server {
+// summarise (nil: the standard logger); lim bounds the objects it reads.
+func New(st store.Store, logger *log.Logger, lim limits.Limits) *Server {
 	if logger == nil {
 		logger = log.Default()
 	}
-	s := &Server{store: st, log: logger, mux: http.NewServeMux(), slots: make(chan struct{}, maxHeavy), heavyWait: heavyWait}
+	s := &Server{store: st, limits: lim, log: logger, mux: http.NewServeMux(), slots: make(chan struct{}, maxHeavy), heavyWait: heavyWait}
 	s.pages = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
 	s.mux.HandleFunc("GET /{$}", s.list)
 	s.mux.HandleFunc("GET /bundles/{id}/{$}", s.bundlePage)
@@ -232,7 +234,7 @@ func (s *Server) findCorpus(ctx context.Context, hash, s3Prefix string) (*stored
 		if keys.Hash(data) != hash {
 			continue
 		}
-		m, err := corpus.ParseManifest(data)
+		m, err := corpus.ParseManifest(data, s.limits)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", key, err)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/viewer"
 )
@@ -210,7 +211,7 @@ func (failingStore) Get(context.Context, string) (io.ReadCloser, error) {
 func TestStoreFailureIsA502WithoutDetail(t *testing.T) {
 	f := newFixture(t)
 	var logged bytes.Buffer
-	srv := httptest.NewServer(viewer.New(failingStore{f.store}, newLogger(&logged)))
+	srv := httptest.NewServer(viewer.New(failingStore{f.store}, newLogger(&logged), limits.Default()))
 	defer srv.Close()
 	for _, path := range []string{"/", "/bundles/" + f.cur + "/"} {
 		resp, body := get(t, srv, path)

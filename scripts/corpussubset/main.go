@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 func main() {
@@ -31,7 +32,7 @@ func subset(in, out string, every int) error {
 	if in == "" || out == "" || every < 1 {
 		return fmt.Errorf("-in, -out and -every >= 1 are required")
 	}
-	m, err := corpus.ReadManifest(in)
+	m, err := corpus.ReadManifest(in, limits.Default())
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -107,7 +108,7 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 	if sum.Played != len(s.Scenarios) || sum.Failed != 0 {
 		t.Fatalf("%s over %s: %+v for %d scenarios", policy, protocol, sum, len(s.Scenarios))
 	}
-	trials, err := agent.ReadTrials(out, agent.DefaultScoreParams())
+	trials, err := agent.ReadTrials(out, agent.DefaultScoreParams(), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/generate"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -50,7 +51,7 @@ func tinyCorpus(t *testing.T) *corpus.Corpus {
 	if tinyErr != nil {
 		t.Fatal(tinyErr)
 	}
-	c, err := corpus.Open(filepath.Join(tinyRoot, "tiny"))
+	c, err := corpus.Open(filepath.Join(tinyRoot, "tiny"), limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

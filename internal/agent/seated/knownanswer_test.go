@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -245,12 +246,12 @@ func heardOnce(t *testing.T, s offlineSeat, out string, p Params) []float64 {
 // a reply is heard in the frame after its decision, whatever the load.
 func compareScores(t *testing.T, c *corpus.Corpus, split string, offline []offlineSeat, seatedFile string, p Params, exact bool) {
 	t.Helper()
-	gold, err := corpus.Gold(c.Dir, split)
+	gold, err := corpus.Gold(c.Dir, split, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
 	convs, _ := c.Conversations(split)
-	seated, err := score.ReadSubmission(seatedFile)
+	seated, err := score.ReadSubmission(seatedFile, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
 
@@ -55,7 +56,7 @@ func smallCorpus(t *testing.T) *corpus.Corpus {
 	if err := auditfixture.Write(dir, auditfixture.Small(), 1); err != nil {
 		t.Fatal(err)
 	}
-	c, err := corpus.Open(dir)
+	c, err := corpus.Open(dir, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestRunResumesWithoutTheAgent(t *testing.T) {
 		t.Fatalf("first run: %+v", res)
 	}
 	for _, split := range []string{"dev", "test"} {
-		sub, err := score.ReadSubmission(filepath.Join(out, PredictionsName(split)))
+		sub, err := score.ReadSubmission(filepath.Join(out, PredictionsName(split)), limits.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,6 +29,7 @@ type Options struct {
 	Split    string // the split of meetings the list gives none (default test)
 	Force    bool
 	Rules    floor.AMIRules // zero: floor.DefaultAMIRules
+	Limits   limits.Limits  // bound the files read; zero: limits.Default
 }
 
 // MeetingReport is what the floor rules derived for one meeting.
@@ -85,8 +86,8 @@ type amiListEntry struct {
 // readMeetingList reads a meeting list: one AMI meeting id a line, with an
 // optional second column dev or test; blank lines and # comments are
 // skipped. defaultSplit applies where the line gives none.
-func readMeetingList(path, defaultSplit string) ([]amiListEntry, error) {
-	data, err := limits.ReadInput(path)
+func readMeetingList(path, defaultSplit string, lim limits.Limits) ([]amiListEntry, error) {
+	data, err := lim.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +149,8 @@ func Ingest(ctx context.Context, o Options) (*Report, error) {
 	if o.Split == "" {
 		o.Split = "test"
 	}
-	list, err := readMeetingList(o.Meetings, o.Split)
+	o.Limits = o.Limits.OrDefault()
+	list, err := readMeetingList(o.Meetings, o.Split, o.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +184,7 @@ func Ingest(ctx context.Context, o Options) (*Report, error) {
 // folder into dir. It returns the manifest entry, the counts and the
 // input files (prefixed nxt/ or audio/).
 func ingestMeeting(o Options, rules floor.AMIRules, e amiListEntry, dir string) (corpus.Conversation, MeetingReport, []string, error) {
-	mt, err := readAMIMeeting(o.NXT, e.Meeting)
+	mt, err := readAMIMeeting(o.NXT, e.Meeting, o.Limits)
 	if err != nil {
 		return corpus.Conversation{}, MeetingReport{}, nil, err
 	}
@@ -207,12 +209,12 @@ func ingestMeeting(o Options, rules floor.AMIRules, e amiListEntry, dir string) 
 	}
 	events := deriveMeeting(rules, speakers, &r)
 	events = excludeSilent(events, paths, &r)
-	n, err := channelLength(paths, lastEnd(events))
+	n, err := channelLength(paths, lastEnd(events), o.Limits)
 	if err != nil {
 		return corpus.Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
 	}
 	r.Duration = float64(n) / corpus.SampleRate
-	conv, err := writeAMIConversation(dir, r, paths, n, events, e.Meeting)
+	conv, err := writeAMIConversation(dir, r, paths, n, events, e.Meeting, o.Limits)
 	if err != nil {
 		return corpus.Conversation{}, r, nil, fmt.Errorf("meeting %s: %w", e.Meeting, err)
 	}
@@ -320,13 +322,13 @@ func findHeadsets(dir, meeting string) []string {
 // channelLength is the length at 16 kHz that every channel of a meeting is
 // padded to: it covers each headset file resampled and the last event. The
 // headers give it, so nothing is decoded twice.
-func channelLength(paths []string, eventsEnd float64) (int, error) {
+func channelLength(paths []string, eventsEnd float64, lim limits.Limits) (int, error) {
 	n := int(math.Ceil(eventsEnd * corpus.SampleRate))
 	for _, p := range paths {
 		if p == "" {
 			continue
 		}
-		in, err := audio.OpenWAVBlocks(p)
+		in, err := audio.OpenWAVBlocks(p, lim)
 		if err != nil {
 			return 0, err
 		}
@@ -339,9 +341,9 @@ func channelLength(paths []string, eventsEnd float64) (int, error) {
 // writeChannel writes a headset file as a 16 kHz mono channel of n samples
 // (path "" for a silent one). It streams: a meeting of any length and
 // rate costs a few blocks of memory, not its channels at 16 kHz.
-func writeChannel(dst, path string, n int) error {
+func writeChannel(dst, path string, n int, lim limits.Limits) error {
 	if path != "" {
-		return audio.ResampleWAVFile(dst, path, corpus.SampleRate, n)
+		return audio.ResampleWAVFile(dst, path, corpus.SampleRate, n, lim)
 	}
 	w, err := audio.CreateWAV(dst, corpus.SampleRate, n)
 	if err != nil {
@@ -352,7 +354,7 @@ func writeChannel(dst, path string, n int) error {
 
 // writeAMIConversation writes a meeting's folder into dir and returns its
 // manifest entry.
-func writeAMIConversation(dir string, r MeetingReport, paths []string, n int, events []floor.Event, meeting string) (corpus.Conversation, error) {
+func writeAMIConversation(dir string, r MeetingReport, paths []string, n int, events []floor.Event, meeting string, lim limits.Limits) (corpus.Conversation, error) {
 	c := corpus.Conversation{ID: r.ID, Split: r.Split, InteractionType: InteractionType(meeting), Speakers: len(paths),
 		Topic: meeting, Voices: []string{}, Samples: n, Duration: r.Duration,
 		Channels: r.Channels, Files: map[string]string{}}
@@ -361,7 +363,7 @@ func writeAMIConversation(dir string, r MeetingReport, paths []string, n int, ev
 		return corpus.Conversation{}, err
 	}
 	for k, p := range paths {
-		if err := writeChannel(filepath.Join(folder, corpus.ChannelName(k+1)), p, n); err != nil {
+		if err := writeChannel(filepath.Join(folder, corpus.ChannelName(k+1)), p, n, lim); err != nil {
 			return corpus.Conversation{}, err
 		}
 	}
@@ -403,7 +405,7 @@ func sourceFiles(o Options, paths []string) ([]corpus.SourceFile, error) {
 		default:
 			local = o.Meetings
 		}
-		sum, err := sourceSHA256(local)
+		sum, err := sourceSHA256(local, o.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -452,9 +454,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	return tw.Flush()
 }
 
-// sourceSHA256 hashes a file of the dataset, opened by limits.Open's rule.
-func sourceSHA256(path string) (string, error) {
-	f, err := limits.Current().OpenSource(path)
+// sourceSHA256 hashes a file of the dataset, opened by limits.Open's rule
+// (at most lim's source_bytes).
+func sourceSHA256(path string, lim limits.Limits) (string, error) {
+	f, err := lim.OpenSource(path)
 	if err != nil {
 		return "", err
 	}

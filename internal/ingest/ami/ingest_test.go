@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 const amiNXT = "testdata/nxt"
@@ -41,7 +42,7 @@ func amiAudio(t *testing.T) string {
 
 func toneAtWords(t *testing.T, meeting, letter string, seconds float64, rate int) []float32 {
 	t.Helper()
-	w, err := readNXT(nxtPath(amiNXT, "words", meeting, letter, "words"), parseNXTWords)
+	w, err := readNXT(nxtPath(amiNXT, "words", meeting, letter, "words"), limits.Default(), parseNXTWords)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ const fixtureMeetings = "# AMI fixture\nES2099a test\n\nIB4099 dev # non-scenari
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestAMIFloorRulesOnFixture(t *testing.T) {
-	m, err := readAMIMeeting(amiNXT, "ES2099a")
+	m, err := readAMIMeeting(amiNXT, "ES2099a", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestIngestAMIGold(t *testing.T) {
 	if ib := rep.Meetings[1]; strings.Join(ib.SilentChannels, "") != "C" || strings.Join(ib.Channels, "") != "ABC" {
 		t.Errorf("IB4099 channels %v, silent %v", ib.Channels, ib.SilentChannels)
 	}
-	c, err := corpus.Open(out)
+	c, err := corpus.Open(out, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestIngestAMIGold(t *testing.T) {
 	if n := len(c.Manifest.Source); n != 18 || c.Manifest.Source[0].Path != "audio/ES2099a/audio/ES2099a.Headset-0.wav" {
 		t.Errorf("%d source files, first %+v", n, c.Manifest.Source)
 	}
-	g, err := corpus.Gold(out, "test")
+	g, err := corpus.Gold(out, "test", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,11 +196,11 @@ func TestIngestAMIGold(t *testing.T) {
 	if ex := cg.EOT.Excluded[0]; ex.Speaker != 2 || !near(ex.Start, 10.4) {
 		t.Errorf("B's interrupted end is excluded from %v, want from the interruption at 10.4", ex)
 	}
-	r, err := corpus.Check(out)
+	r, err := corpus.Check(out, limits.Default())
 	if err != nil || len(r.Problems) > 0 {
 		t.Errorf("check: %v %v", err, r.Problems)
 	}
-	if _, err := corpus.ComputeStats(out); err != nil {
+	if _, err := corpus.ComputeStats(out, limits.Default()); err != nil {
 		t.Errorf("stats: %v", err)
 	}
 	// The silent channel is silent and none of C's events are left.
@@ -348,7 +349,7 @@ func TestReadMeetingList(t *testing.T) {
 		"a/b\n":              `meeting id (not quoted)`,
 	}
 	for content, want := range cases {
-		_, err := readMeetingList(writeMeetings(t, content), "test")
+		_, err := readMeetingList(writeMeetings(t, content), "test", limits.Default())
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err %v, want %q", content, err, want)
 		}

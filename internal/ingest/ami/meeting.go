@@ -43,13 +43,13 @@ func nxtPath(nxt, dir, meeting, letter, layer string) string {
 // readAMIMeeting reads the words, segments and dialogue acts of every
 // speaker of a meeting. Segments and dialogue acts are optional; every
 // href they hold must resolve in the speaker's words file.
-func readAMIMeeting(nxt, meeting string) (*amiMeeting, error) {
+func readAMIMeeting(nxt, meeting string, lim limits.Limits) (*amiMeeting, error) {
 	m := &amiMeeting{ID: meeting}
 	var daTypes map[string]string
 	for _, letter := range amiLetters {
 		sp := amiSpeaker{Letter: letter}
 		wordsPath := nxtPath(nxt, "words", meeting, letter, "words")
-		w, err := readNXT(wordsPath, parseNXTWords)
+		w, err := readNXT(wordsPath, lim, parseNXTWords)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
@@ -67,18 +67,18 @@ func readAMIMeeting(nxt, meeting string) (*amiMeeting, error) {
 		sp.Annotated = true
 		m.Sources = append(m.Sources, rel(nxt, wordsPath))
 		das := make([]floor.DialogueAct, len(w.Tokens))
-		if found, err := readSegments(segPath, w, &sp); err != nil {
+		if found, err := readSegments(segPath, w, &sp, lim); err != nil {
 			return nil, err
 		} else if found {
 			m.Sources = append(m.Sources, rel(nxt, segPath))
 		}
-		acts, err := readNXT(daPath, parseNXTDialogueActs)
+		acts, err := readNXT(daPath, lim, parseNXTDialogueActs)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
 		}
 		if acts != nil {
 			if daTypes == nil {
-				typesPath, types, err := readDATypes(nxt)
+				typesPath, types, err := readDATypes(nxt, lim)
 				if err != nil {
 					return nil, fmt.Errorf("%s needs da-types.xml: %w", daPath, err)
 				}
@@ -96,10 +96,11 @@ func readAMIMeeting(nxt, meeting string) (*amiMeeting, error) {
 	return m, nil
 }
 
-// readNXT opens and parses one NXT file; errors name it.
-func readNXT[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
+// readNXT opens and parses one NXT file of at most lim's source_bytes;
+// errors name it.
+func readNXT[T any](path string, lim limits.Limits, parse func(io.Reader) (T, error)) (T, error) {
 	var zero T
-	f, err := limits.Current().OpenSource(path)
+	f, err := lim.OpenSource(path)
 	if err != nil {
 		return zero, err
 	}
@@ -113,8 +114,8 @@ func readNXT[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
 
 // readSegments reads a speaker's segments, if the file exists, checks that
 // every child href resolves in the words file and counts the segments.
-func readSegments(path string, w *nxtWords, sp *amiSpeaker) (bool, error) {
-	segs, err := readNXT(path, parseNXTSegments)
+func readSegments(path string, w *nxtWords, sp *amiSpeaker, lim limits.Limits) (bool, error) {
+	segs, err := readNXT(path, lim, parseNXTSegments)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -150,9 +151,9 @@ func checkRange(r nxtRange, wordsFile string, w *nxtWords) error {
 
 // readDATypes finds and reads da-types.xml: <nxt>/ontologies/da-types.xml
 // as the AMI release has it, else <nxt>/da-types.xml.
-func readDATypes(nxt string) (string, map[string]string, error) {
+func readDATypes(nxt string, lim limits.Limits) (string, map[string]string, error) {
 	for _, p := range []string{filepath.Join(nxt, "ontologies", "da-types.xml"), filepath.Join(nxt, "da-types.xml")} {
-		types, err := readNXT(p, parseDATypes)
+		types, err := readNXT(p, lim, parseDATypes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

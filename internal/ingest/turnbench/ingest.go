@@ -34,6 +34,9 @@ type Options struct {
 	// or "test"); where a file has one, it must agree.
 	Split string
 	Force bool // replace the corpus already in Out
+	// Limits bound the shards read and the corpus made; zero:
+	// limits.Default.
+	Limits limits.Limits
 }
 
 // Ingest turns TurnBench parquet shards into a native corpus of
@@ -51,6 +54,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	if o.Split != "" && o.Split != string(dialogue.Dev) && o.Split != string(dialogue.Test) {
 		return nil, fmt.Errorf("split %q (want dev or test)", o.Split)
 	}
+	o.Limits = o.Limits.OrDefault()
 	st, err := corpus.Stage(o.Out, o.Force)
 	if err != nil {
 		return nil, err
@@ -59,7 +63,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindTurnBench, CodeVersion: corpus.Writer("turnbench-ingest", IngestVersion), SampleRate: corpus.SampleRate}
 	from := map[string]string{} // conversation id -> file
 	for _, path := range o.Parquet {
-		err := ingestShard(path, func(sum string) {
+		err := ingestShard(path, o.Limits, func(sum string) {
 			m.Source = append(m.Source, corpus.SourceFile{Path: filepath.Base(path), SHA256: sum})
 		}, func(row *Row) error {
 			e, err := ingestRow(st.Dir, row, o.Split, from, path)
@@ -78,7 +82,7 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	}
 	slices.SortFunc(m.Source, func(a, b corpus.SourceFile) int { return strings.Compare(a.Path+a.SHA256, b.Path+b.SHA256) })
 	slices.SortFunc(m.Conversations, func(a, b corpus.Conversation) int { return strings.Compare(a.ID, b.ID) })
-	if err := m.Validate(); err != nil {
+	if err := m.Validate(o.Limits); err != nil {
 		return nil, err
 	}
 	if err := st.Commit(m); err != nil {
@@ -87,10 +91,11 @@ func Ingest(o Options) (*corpus.Manifest, error) {
 	return m, nil
 }
 
-// ingestShard opens a parquet shard once (limits.Open's rule), hashes it,
-// passes the hash to source, and reads its rows with fn.
-func ingestShard(path string, source func(sha256 string), fn func(*Row) error) error {
-	f, err := limits.Current().OpenSource(path)
+// ingestShard opens a parquet shard once (limits.Open's rule, at most
+// lim's source_bytes), hashes it, passes the hash to source, and reads its
+// rows with fn.
+func ingestShard(path string, lim limits.Limits, source func(sha256 string), fn func(*Row) error) error {
+	f, err := lim.OpenSource(path)
 	if err != nil {
 		return err
 	}

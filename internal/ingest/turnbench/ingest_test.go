@@ -20,6 +20,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // ingestFixture writes the default fixture's shards and ingests both.
@@ -47,7 +48,7 @@ func TestIngestTurnBenchGoldMatchesDerivation(t *testing.T) {
 	if want := []string{"tb-001", "tb-002", "tb-101"}; !reflect.DeepEqual(ids, want) {
 		t.Fatalf("conversations %v, want %v (sorted by id)", ids, want)
 	}
-	g, err := corpus.Gold(out, "dev")
+	g, err := corpus.Gold(out, "dev", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestIngestTurnBenchGoldMatchesDerivation(t *testing.T) {
 			t.Errorf("%s: gold\n%+v\nwant (worked out by hand, see tbfixture.Gold)\n%+v", got.ID, got, want[i])
 		}
 	}
-	if _, err := corpus.Gold(out, "test"); !errors.Is(err, corpus.ErrUnlabelled) || !strings.Contains(err.Error(), "tb-101") {
+	if _, err := corpus.Gold(out, "test", limits.Default()); !errors.Is(err, corpus.ErrUnlabelled) || !strings.Contains(err.Error(), "tb-101") {
 		t.Errorf("gold of the unlabelled test split: %v, want an error naming tb-101 and unlabelled", err)
 	}
 	for _, c := range m.Conversations {
@@ -76,7 +77,7 @@ func TestIngestTurnBenchGoldMatchesDerivation(t *testing.T) {
 
 func TestIngestTurnBenchChannelsFollowTheAudio(t *testing.T) {
 	out, m := ingestFixture(t)
-	c, err := corpus.Open(out)
+	c, err := corpus.Open(out, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestIngestTurnBenchChannelsFollowTheAudio(t *testing.T) {
 	if rms := rmsBetween(x, 1.0, 1.1); rms > 1e-3 {
 		t.Errorf("speaker 2 while silent: rms %.4f", rms)
 	}
-	r, err := corpus.Check(out)
+	r, err := corpus.Check(out, limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestIngestTurnBenchStereoColumn(t *testing.T) {
 	if _, err := Ingest(Options{Parquet: []string{path}, Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	g, err := corpus.Gold(out, "")
+	g, err := corpus.Gold(out, "", limits.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,9 +72,10 @@ func (r *Row) Annotations() corpus.TurnBenchConversation {
 
 // ReadParquetFile reads a TurnBench parquet file row by row (one
 // conversation's audio in memory at a time) and calls fn with each row in
-// file order. Every error names the file.
-func ReadParquetFile(path string, fn func(*Row) error) error {
-	f, err := limits.Current().OpenSource(path)
+// file order. Every error names the file. The file holds at most lim's
+// source_bytes.
+func ReadParquetFile(path string, lim limits.Limits, fn func(*Row) error) error {
+	f, err := lim.OpenSource(path)
 	if err != nil {
 		return err
 	}

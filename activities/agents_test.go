@@ -1,0 +1,184 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/testenv"
+)
+
+// serveRefAgent serves the reference agent with policy on 127.0.0.1 until
+// the test ends and returns its URL.
+func serveRefAgent(t *testing.T, policy string) string {
+	t.Helper()
+	tts, err := refagent.EspeakTTS()
+	if err != nil {
+		if testenv.Required() {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	ref, err := refagent.New(context.Background(), refagent.DefaultConfig(policy), tts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := ref.Handler("duplex", proto.ServerOptions{Rate: agentRate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = proto.Serve(ctx, l, h)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return "ws://" + l.Addr().String() + "/"
+}
+
+// tinyAgent is an agent of a parsed sweep spec at url, on tiny-agent.
+func tinyAgent(t *testing.T, name, url string) spec.Agent {
+	t.Helper()
+	s, err := spec.Parse("agents.yaml", []byte(fmt.Sprintf(`name: agents
+agents:
+  - name: %s
+    protocol: duplex
+    endpoint: %s
+    rate: %d
+    concurrency: 1
+    repeats: 1
+    scenarios: {preset: tiny-agent, seed: 1}
+`, name, url, agentRate)), limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Agents[0]
+}
+
+// An agent's trials through the activities: the scenario set is
+// generated once, a trial is played once, a trial that failed for good
+// is stored with its error and played again by a later sweep, and the
+// scores name both; every step run again stores nothing.
+func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
+	ctx := context.Background()
+	a, rec, _ := recording(t)
+	ag := tinyAgent(t, "never-yield", serveRefAgent(t, refagent.NeverYield))
+
+	plan, err := a.PrepareScenarios(ctx, PrepareScenariosInput{Agent: ag})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Scenarios) != 8 || plan.Estimate <= 0 {
+		t.Fatalf("plan of tiny-agent: %d scenarios, estimate %v", len(plan.Scenarios), plan.Estimate)
+	}
+	if puts := rec.take(); len(puts) == 0 || puts[len(puts)-1] != plan.Prefix+"/"+agent.SetName {
+		t.Fatalf("the set's manifest is not stored last: %v", puts)
+	}
+	if again, err := a.PrepareScenarios(ctx, PrepareScenariosInput{Agent: ag}); err != nil || !slices.Equal(again.Scenarios, plan.Scenarios) {
+		t.Fatalf("prepared again: %v, %v", again.Scenarios, err)
+	}
+	if puts := rec.take(); len(puts) != 0 {
+		t.Errorf("preparing a stored set again stored %v", puts)
+	}
+
+	played := AgentTrialInput{Agent: ag, Set: plan.Prefix, Scenario: plan.Scenarios[0]}
+	out, err := a.PlayAgentTrial(ctx, played)
+	if err != nil || !out.Played || out.Key != TrialKey(ag, plan.Scenarios[0].Hash, 0) {
+		t.Fatalf("first play: %+v, %v", out, err)
+	}
+	if puts := rec.take(); len(puts) != 3 || puts[2] != out.Key+"/"+agent.RecordingName {
+		t.Errorf("a trial stores input, output and its recording last: %v", puts)
+	}
+	if again, err := a.PlayAgentTrial(ctx, played); err != nil || again.Played {
+		t.Errorf("a stored trial was played again: %+v, %v", again, err)
+	}
+	failedRef := AgentTrialInput{Agent: ag, Set: plan.Prefix, Scenario: plan.Scenarios[1]}
+	failed, err := a.RecordFailedTrial(ctx, FailedTrialInput{Trial: failedRef, Error: "session refused: 503"})
+	if err != nil || !failed.Failed {
+		t.Fatalf("record failed: %+v, %v", failed, err)
+	}
+	if puts := rec.take(); len(puts) != 1 || puts[0] != failed.Key+"/"+agent.RecordingName {
+		t.Errorf("a failed trial stores its recording alone: %v", puts)
+	}
+
+	in := ScoreAgentInput{AgentTrials: AgentTrialsRef{Agent: ag, Set: plan.Prefix, SetHash: plan.Hash, Scenarios: plan.Scenarios[:2]}, Params: agent.DefaultScoreParams()}
+	in.Params.Bootstrap = 50
+	key, err := a.ScoreAgent(ctx, in)
+	if err != nil || key != AgentResultKey(in) {
+		t.Fatalf("score: %s, %v", key, err)
+	}
+	var res agent.Results
+	if err := json.Unmarshal([]byte(stored(t, a.Store, key)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Trials) != 2 || res.Trials[0].Error != "" || res.Trials[1].Error != "session refused: 503" || res.Trials[0].Agent != "never-yield" {
+		t.Errorf("scored trials: %+v", res.Trials)
+	}
+	rec.take()
+	if again, err := a.ScoreAgent(ctx, in); err != nil || again != key || len(rec.take()) != 0 {
+		t.Errorf("scoring again: %s, %v", again, err)
+	}
+
+	if again, err := a.PlayAgentTrial(ctx, failedRef); err != nil || !again.Played {
+		t.Errorf("a failed trial is played again: %+v, %v", again, err)
+	}
+}
+
+// What a worker cannot act on is bad input, named: a scenario the set
+// does not hold or whose content changed, a credential that is not set,
+// scoring parameters out of range or over the worker's limits.
+func TestAgentActivitiesRefuseBadInput(t *testing.T) {
+	ctx := context.Background()
+	a, _, local := recording(t)
+	ag := tinyAgent(t, "a", "ws://127.0.0.1:1/")
+	prefix := "scenarios/x"
+	set := `{"schema_version": 1}`
+	if err := store.PutBytes(ctx, local, prefix+"/"+agent.SetName, []byte(set)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.PlayAgentTrial(ctx, AgentTrialInput{Agent: ag, Set: "scenarios/missing", Scenario: ScenarioRef{ID: "s", Hash: "h"}})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a set not stored: %v", err)
+	}
+	_, err = a.RecordFailedTrial(ctx, FailedTrialInput{Trial: AgentTrialInput{Agent: ag, Set: prefix, Scenario: ScenarioRef{ID: "s", Hash: "h"}}})
+	if err == nil || !strings.Contains(err.Error(), prefix+"/"+agent.SetName) {
+		t.Errorf("a set that does not parse: %v", err)
+	}
+
+	in := ScoreAgentInput{AgentTrials: AgentTrialsRef{Agent: ag, Set: prefix}, Params: agent.DefaultScoreParams()}
+	in.Params.Bootstrap = -1
+	_, err = a.ScoreAgent(ctx, in)
+	assertBadInput(t, "a negative bootstrap", err, "agent a: scoring: bootstrap -1")
+	in.Params.Bootstrap = 1000
+	strict := limits.Default()
+	strict.Resamples = 100
+	_, err = (&Activities{Store: local, Limits: strict}).ScoreAgent(ctx, in)
+	assertBadInput(t, "a bootstrap over the worker's limit", err, "bootstrap: 1000 is over the limit of 100")
+
+	a.Credentials = func(name string) (proto.Secret, error) { return "", errors.New("variable " + name + " is not set") }
+	if _, err := a.credential("AGENT_KEY"); err == nil || !strings.Contains(err.Error(), "AGENT_KEY") {
+		t.Errorf("a credential not set: %v", err)
+	}
+	if secret, err := a.credential(""); err != nil || secret != "" {
+		t.Errorf("no credential named: %q, %v", secret, err)
+	}
+}
