@@ -1,29 +1,22 @@
-package orchestrate
+package activities
 
-import (
-	"context"
-	"runtime"
-	"sync"
-
-	"golang.org/x/sync/semaphore"
-
-	"github.com/floorbench/floorbench/activities"
-)
+import "runtime"
 
 // Admission is how much work one process takes on at once, the same for a
-// worker (StartWorkers) and for the in-process runner (RunInProcess): at
+// worker (temporalclient.StartWorkers) and for the in-process executor
+// (inprocess.Run): at
 // most Slots activities at once on each task queue, and the memory-heavy
 // steps inside them admitted against Memory. The zero value runs
 // ActivitySlots activities per queue with unbounded memory.
 type Admission struct {
-	Slots  int                      // 0: ActivitySlots()
-	Memory *activities.MemoryBudget // nil: unbounded
+	Slots  int           // 0: ActivitySlots()
+	Memory *MemoryBudget // nil: unbounded
 }
 
 // DefaultAdmission is what a worker admits unless told otherwise:
-// ActivitySlots activities per queue within activities.DefaultMemoryBytes.
+// ActivitySlots activities per queue within DefaultMemoryBytes.
 func DefaultAdmission() Admission {
-	return Admission{Slots: ActivitySlots(), Memory: activities.NewMemoryBudget(activities.DefaultMemoryBytes())}
+	return Admission{Slots: ActivitySlots(), Memory: NewMemoryBudget(DefaultMemoryBytes())}
 }
 
 // ActivitySlots is how many activities one queue's worker runs at once:
@@ -40,48 +33,20 @@ func DefaultAdmission() Admission {
 // beyond the slots wait in the task queue, where no heartbeat is due.
 func ActivitySlots() int { return 2 * runtime.NumCPU() }
 
-func (ad Admission) slots() int {
+// PerQueue is how many activities run at once on each task queue.
+func (ad Admission) PerQueue() int {
 	if ad.Slots > 0 {
 		return ad.Slots
 	}
 	return ActivitySlots()
 }
 
-// activities are a's activities admitting against ad's memory budget.
-func (ad Admission) activities(a *activities.Activities) *activities.Activities {
+// Admitting is a's activities admitting against ad's memory budget.
+func (ad Admission) Admitting(a *Activities) *Activities {
 	if ad.Memory == nil {
 		return a
 	}
 	c := *a
 	c.Memory = ad.Memory
 	return &c
-}
-
-// queueSlots are the in-process counterpart of a worker's activity slots:
-// one semaphore of the admission's slots per task queue.
-type queueSlots struct {
-	n    int64
-	mu   sync.Mutex
-	sems map[string]*semaphore.Weighted
-}
-
-func newQueueSlots(ad Admission) *queueSlots {
-	return &queueSlots{n: int64(ad.slots()), sems: map[string]*semaphore.Weighted{}}
-}
-
-// run runs an activity once a slot of its queue is free, as a worker
-// polling that queue would.
-func (q *queueSlots) run(ctx context.Context, queue string, activity func(context.Context) error) error {
-	q.mu.Lock()
-	sem, ok := q.sems[queue]
-	if !ok {
-		sem = semaphore.NewWeighted(q.n)
-		q.sems[queue] = sem
-	}
-	q.mu.Unlock()
-	if err := sem.Acquire(ctx, 1); err != nil {
-		return err
-	}
-	defer sem.Release(1)
-	return activity(ctx)
 }

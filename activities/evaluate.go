@@ -7,6 +7,8 @@ import (
 	"math"
 	"path/filepath"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
@@ -18,7 +20,7 @@ import (
 
 // EvaluateInput asks for one system's evaluation on one corpus.
 type EvaluateInput struct {
-	System    SystemRef
+	System    sweep.SystemRef
 	Corpus    CorpusPlan
 	Params    score.Params
 	Resamples int

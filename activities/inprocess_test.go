@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
@@ -74,7 +76,7 @@ func fixtureCorpus(t *testing.T, d auditfixture.Design, seed uint64) string {
 }
 
 // rmsSystem is the built-in RMS gate as the workflows pass it.
-func rmsSystem(t *testing.T) (SystemRef, *detect.System) {
+func rmsSystem(t *testing.T) (sweep.SystemRef, *detect.System) {
 	t.Helper()
 	sys, err := detect.Builtin("rms")
 	if err != nil {
@@ -89,7 +91,7 @@ func rmsSystem(t *testing.T) (SystemRef, *detect.System) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SystemRef{Name: "rms", YAML: yaml, Hash: hash}, sys
+	return sweep.SystemRef{Name: "rms", YAML: yaml, Hash: hash}, sys
 }
 
 func overwrite(t *testing.T, s *store.Local, key, data string) {
@@ -443,7 +445,7 @@ func sha256Hex(b []byte) string {
 }
 
 // inferred ingests a fixture corpus and runs rms over all of it.
-func inferred(t *testing.T, a *Activities, name, dir string) (CorpusPlan, SystemRef) {
+func inferred(t *testing.T, a *Activities, name, dir string) (CorpusPlan, sweep.SystemRef) {
 	t.Helper()
 	ctx := context.Background()
 	plan, err := a.IngestLocal(ctx, IngestInput{Name: name, Dir: dir})

@@ -3,6 +3,8 @@ package activities
 import (
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/floor"
@@ -28,7 +30,7 @@ func TestComponentVersionsInvalidateExactlyTheirOutputs(t *testing.T) {
 		t.Error("seed or preset do not change the corpus hash")
 	}
 
-	in := EvaluateInput{System: SystemRef{Name: "rms", Hash: "s"}, Corpus: CorpusPlan{Hash: "c"},
+	in := EvaluateInput{System: sweep.SystemRef{Name: "rms", Hash: "s"}, Corpus: CorpusPlan{Hash: "c"},
 		Params: score.DefaultParams(), Resamples: 100, Seed: 1}
 	eval := EvaluationKey(in)
 	if eval != evaluationKey(in, score.ProtocolVersion) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -25,7 +27,7 @@ import (
 type ModelInput struct {
 	// System runs the model: the first of the sweep's systems whose
 	// ModelHash it is. Every system with that hash maps the outputs.
-	System        SystemRef
+	System        sweep.SystemRef
 	Corpus        CorpusPlan
 	Conversations []string
 }
@@ -94,7 +96,7 @@ func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResu
 // openSystemOn parses a system, places its uploaded files and opens the
 // stored corpus's manifest, in a scratch folder the returned cleanup
 // removes.
-func (a *Activities) openSystemOn(ctx context.Context, ref SystemRef, plan CorpusPlan) (*detect.System, *corpus.Corpus, func(), error) {
+func (a *Activities) openSystemOn(ctx context.Context, ref sweep.SystemRef, plan CorpusPlan) (*detect.System, *corpus.Corpus, func(), error) {
 	sys, err := detect.ParseSystem(ref.YAML, ref.Dir)
 	if err != nil {
 		return nil, nil, nil, badInput("system %s: %v", ref.Name, err)
@@ -204,7 +206,7 @@ func (f *modelFeed) releaseAll() {
 // FloorInput asks for one system's score tracks on a batch of
 // conversations, from its model stage's stored outputs.
 type FloorInput struct {
-	System        SystemRef
+	System        sweep.SystemRef
 	Corpus        CorpusPlan
 	Conversations []string
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -18,7 +20,7 @@ import (
 )
 
 // systemRef is a built-in system with parameters, as Resolve passes it.
-func systemRef(t *testing.T, name, family string, rt detect.Runtime, params map[string]string) SystemRef {
+func systemRef(t *testing.T, name, family string, rt detect.Runtime, params map[string]string) sweep.SystemRef {
 	t.Helper()
 	sys, err := detect.Builtin(family)
 	if err != nil {
@@ -42,7 +44,7 @@ func systemRef(t *testing.T, name, family string, rt detect.Runtime, params map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SystemRef{Name: name, YAML: yaml, Hash: hash, ModelHash: model}
+	return sweep.SystemRef{Name: name, YAML: yaml, Hash: hash, ModelHash: model}
 }
 
 // The two stages make the tracks Infer makes, byte for byte: the model
@@ -67,7 +69,7 @@ func TestModelStageAndFloorStageMakeInfersTracks(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec.take()
-			systems := []SystemRef{
+			systems := []sweep.SystemRef{
 				systemRef(t, tc.family, tc.family, a.Runtime, nil),
 				systemRef(t, tc.other, tc.other, a.Runtime, nil),
 				systemRef(t, tc.other+"-ramp", tc.other, a.Runtime, map[string]string{"eot_ramp_s": "1"}),
@@ -142,7 +144,7 @@ func recordingAt(t *testing.T, a *Activities) *Activities {
 }
 
 // tracksOf is every track of a system on a corpus, as stored.
-func tracksOf(t *testing.T, s store.Store, sys SystemRef, plan CorpusPlan) []string {
+func tracksOf(t *testing.T, s store.Store, sys sweep.SystemRef, plan CorpusPlan) []string {
 	t.Helper()
 	var out []string
 	for _, id := range plan.Conversations {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
@@ -128,7 +130,7 @@ func (a *Activities) RecordFailedRun(ctx context.Context, in FailedRunInput) err
 // no retry can mend (corrupt); other errors are returned as they are.
 func undecodable(err error) error {
 	if errors.Is(err, bundle.ErrUndecodable) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), "Corrupt", err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), sweep.Corrupt, err)
 	}
 	return err
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -68,7 +70,7 @@ func TestBadInputIsNotRetried(t *testing.T) {
 	}{
 		{"PlanStored", PlanStoredInput{Name: "gone", Prefix: "corpora/none"}, "corpus gone: "},
 		{"PlanGenerated", PlanGeneratedInput{Name: "x", Preset: "huge"}, `unknown preset "huge"`},
-		{"Infer", InferInput{System: SystemRef{Name: "broken", YAML: []byte("family: nope\n"), Hash: "h"}, Corpus: CorpusPlan{Hash: "c"}, Conversations: []string{"a"}}, "system broken: "},
+		{"Infer", InferInput{System: sweep.SystemRef{Name: "broken", YAML: []byte("family: nope\n"), Hash: "h"}, Corpus: CorpusPlan{Hash: "c"}, Conversations: []string{"a"}}, "system broken: "},
 	} {
 		n, err := attempts(t, a, c.name, c.in)
 		var app *temporal.ApplicationError

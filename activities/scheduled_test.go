@@ -1,4 +1,4 @@
-package orchestrate_test
+package activities_test
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
-	"github.com/floorbench/floorbench/workflows"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 )
 
 // A scheduled run resolves its stored spec when it starts: a system spec
@@ -23,7 +23,7 @@ import (
 // that does not resolve is bad input, named, and not retried.
 func TestResolveScheduledReadsTheSpecWhenTheRunStarts(t *testing.T) {
 	ctx := context.Background()
-	specYAML, dirs := fixtureSweep(t)
+	specYAML, dirs := sweepfixture.Spec(t)
 	system := filepath.Join(t.TempDir(), "ep.yaml")
 	writeSystem := func(params string) {
 		t.Helper()
@@ -40,9 +40,9 @@ func TestResolveScheduledReadsTheSpecWhenTheRunStarts(t *testing.T) {
 	if err := store.PutBytes(ctx, st, key, []byte(specYAML)); err != nil {
 		t.Fatal(err)
 	}
-	resolver := orchestrate.NewScheduled(&activities.Activities{Store: st, ScheduleRoot: filepath.Dir(t.TempDir())})
-	resolve := func() (workflows.SweepInput, error) {
-		return resolver.ResolveScheduled(ctx, workflows.ResolveScheduledInput{SpecKey: key})
+	resolver := (&activities.Activities{Store: st, ScheduleRoot: filepath.Dir(t.TempDir())})
+	resolve := func() (sweep.Input, error) {
+		return resolver.ResolveScheduled(ctx, sweep.ResolveScheduledInput{SpecKey: key})
 	}
 
 	writeSystem("")
@@ -51,8 +51,8 @@ func TestResolveScheduledReadsTheSpecWhenTheRunStarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, c := range first.Corpora {
-		if c.Dir != "" || c.Hash != hashOf(t, dirs[i]) || c.Prefix != keys.Corpus(c.Hash) {
-			t.Errorf("corpus %+v: want it uploaded under %s", c, keys.Corpus(hashOf(t, dirs[i])))
+		if c.Dir != "" || c.Hash != sweepfixture.ManifestHash(t, dirs[i]) || c.Prefix != keys.Corpus(c.Hash) {
+			t.Errorf("corpus %+v: want it uploaded under %s", c, keys.Corpus(sweepfixture.ManifestHash(t, dirs[i])))
 		}
 	}
 	if len(first.Systems) != 2 || first.Systems[1].Name != "ep" || first.Systems[1].Dir != "" {

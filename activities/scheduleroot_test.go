@@ -1,4 +1,4 @@
-package orchestrate_test
+package activities_test
 
 import (
 	"context"
@@ -12,9 +12,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
-	"github.com/floorbench/floorbench/workflows"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // A scheduled run reads local files only under the worker's schedule
@@ -50,13 +49,13 @@ func TestScheduledRunsReadOnlyUnderTheScheduleRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resolve := func(root, sweep string) error {
+	resolve := func(root, specYAML string) error {
 		key := "specs/" + strings.Repeat("a", 8) + ".yaml"
-		if err := store.PutBytes(ctx, st, key, []byte(sweep)); err != nil {
+		if err := store.PutBytes(ctx, st, key, []byte(specYAML)); err != nil {
 			t.Fatal(err)
 		}
-		_, err := orchestrate.NewScheduled(&activities.Activities{Store: st, ScheduleRoot: root}).
-			ResolveScheduled(ctx, workflows.ResolveScheduledInput{SpecKey: key})
+		_, err := (&activities.Activities{Store: st, ScheduleRoot: root}).
+			ResolveScheduled(ctx, sweep.ResolveScheduledInput{SpecKey: key})
 		return err
 	}
 	systemSweep := func(spec string) string {

@@ -1,4 +1,4 @@
-package orchestrate
+package activities
 
 import (
 	"context"
@@ -7,14 +7,13 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
-	"github.com/floorbench/floorbench/workflows"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // Upload puts what a resolved sweep reads from the submitting machine into
@@ -24,14 +23,14 @@ import (
 // (keys.Input). Objects already stored are skipped. Afterwards
 // the input holds store keys only, so workers on any machine that shares
 // the store can run it; none reads a path of the submitter.
-func Upload(ctx context.Context, st store.Store, in *workflows.SweepInput, rt detect.Runtime) error {
-	acts := &activities.Activities{Store: st}
+func Upload(ctx context.Context, st store.Store, in *sweep.Input, rt detect.Runtime) error {
+	acts := &Activities{Store: st}
 	for i := range in.Corpora {
 		src := &in.Corpora[i]
 		if src.Dir == "" {
 			continue
 		}
-		plan, err := acts.IngestLocal(ctx, activities.IngestInput{Name: src.Name, Dir: src.Dir})
+		plan, err := acts.IngestLocal(ctx, IngestInput{Name: src.Name, Dir: src.Dir})
 		if err != nil {
 			return fmt.Errorf("upload corpus %s: %w", src.Name, err)
 		}

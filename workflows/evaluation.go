@@ -3,6 +3,8 @@ package workflows
 import (
 	"time"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
@@ -11,7 +13,7 @@ import (
 
 // EvaluationInput asks for one system on one corpus.
 type EvaluationInput struct {
-	System      activities.SystemRef
+	System      sweep.SystemRef
 	Corpus      activities.CorpusPlan
 	Queue       string // where inference runs
 	CPUQueue    string

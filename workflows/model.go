@@ -3,6 +3,8 @@ package workflows
 import (
 	"time"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
@@ -13,7 +15,7 @@ import (
 type ModelStageInput struct {
 	// System is the first of the sweep's systems that run the model; its
 	// ModelHash names the outputs.
-	System   activities.SystemRef
+	System   sweep.SystemRef
 	Corpus   activities.CorpusPlan
 	Queue    string // where the model runs
 	CPUQueue string

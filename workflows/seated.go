@@ -3,6 +3,8 @@ package workflows
 import (
 	"time"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -156,6 +158,6 @@ func playSeat(ctx workflow.Context, queue string, s activities.SeatInput, out *a
 func seatOptions(queue string) workflow.ActivityOptions {
 	o := activityOptions(queue, seatTimeout)
 	o.RetryPolicy = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-		MaximumInterval: 10 * time.Second, MaximumAttempts: SeatAttempts, NonRetryableErrorTypes: []string{"BadInput", "Corrupt"}}
+		MaximumInterval: 10 * time.Second, MaximumAttempts: SeatAttempts, NonRetryableErrorTypes: sweep.NonRetryable()}
 	return o
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/sweep"
+
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
@@ -44,13 +46,13 @@ func stored(env *testsuite.TestWorkflowEnvironment, a *activities.Activities, co
 	})
 }
 
-func testInput(systems, conversations int) SweepInput {
+func testInput(systems, conversations int) sweep.Input {
 	s := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}}
-	in := SweepInput{Corpora: []CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
+	in := sweep.Input{Corpora: []sweep.CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
 	for i := range systems {
 		name := fmt.Sprintf("sys%d", i)
 		s.Systems = append(s.Systems, spec.System{Name: name, Builtin: "rms"})
-		in.Systems = append(in.Systems, activities.SystemRef{Name: name, Hash: "h" + name, NeedsModel: i == 1})
+		in.Systems = append(in.Systems, sweep.SystemRef{Name: name, Hash: "h" + name, NeedsModel: i == 1})
 	}
 	s.Concurrency = 2
 	s.Normalise()
@@ -105,7 +107,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	var res SweepResult
+	var res sweep.Result
 	if err := env.GetWorkflowResult(&res); err != nil || res.BundleID != "bundle-1" {
 		t.Fatalf("result %+v %v", res, err)
 	}
@@ -136,7 +138,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 // ONNX systems infer on the GPU queue, the others on the CPU queue.
 func TestQueueForSystems(t *testing.T) {
 	q := spec.Queues{CPU: "c", GPU: "g", Synth: "s"}
-	if queueFor(activities.SystemRef{NeedsModel: true}, q) != "g" || queueFor(activities.SystemRef{}, q) != "c" {
+	if queueFor(sweep.SystemRef{NeedsModel: true}, q) != "g" || queueFor(sweep.SystemRef{}, q) != "c" {
 		t.Error("ONNX systems go to the GPU queue, acoustic ones to the CPU queue")
 	}
 }
@@ -160,7 +162,7 @@ func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 	})
 	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
 		if in.System.NeedsModel {
-			return temporal.NewNonRetryableApplicationError("model missing", "BadInput", nil)
+			return temporal.NewNonRetryableApplicationError("model missing", sweep.BadInput, nil)
 		}
 		return nil
 	})
@@ -185,7 +187,7 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 		in.Systems[1].NeedsModel = false
 		in.Spec.Corpora = []spec.Corpus{in.Spec.Corpora[0], {Name: "real-dev", Path: "/d"}, {Name: "real", Path: "/r", TransferFrom: c.from}}
 		in.Spec.Corpora[0].Name = "sim"
-		in.Corpora = []CorpusSource{{Name: "sim", Generate: in.Corpora[0].Generate}, {Name: "real-dev", Dir: "/d"}, {Name: "real", Dir: "/r"}}
+		in.Corpora = []sweep.CorpusSource{{Name: "sim", Generate: in.Corpora[0].Generate}, {Name: "real-dev", Dir: "/d"}, {Name: "real", Dir: "/r"}}
 		env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 			Name: "sim", Prefix: "corpora/s", Hash: "s", Conversations: []string{"s1"}, Ready: true, Kind: "mptb"}, nil)
 		stored(env, a, map[string][]string{"corpora/s": {"s1"}, "corpora/real-dev": {"r1"}, "corpora/real": {"r1"}})
@@ -281,7 +283,7 @@ func TestEvaluationTransfersFromTheSignalledKey(t *testing.T) {
 		})
 		env.RegisterDelayedCallback(func() { env.SignalWorkflow(transferReady, c.signal) }, time.Minute)
 		env.ExecuteWorkflow(EvaluationWorkflow, EvaluationInput{
-			System: activities.SystemRef{Name: "s"}, Corpus: activities.CorpusPlan{Name: "real", Conversations: []string{"r1"}},
+			System: sweep.SystemRef{Name: "s"}, Corpus: activities.CorpusPlan{Name: "real", Conversations: []string{"r1"}},
 			Concurrency: 1, Batch: 1, Transfer: &activities.Transfer{Corpus: "sim", Evaluation: "evaluations/planned"}, AwaitTransfer: true})
 		if err := env.GetWorkflowError(); err != nil {
 			t.Fatal(err)

@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/figure"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -50,7 +50,7 @@ func withStore(cmd *cobra.Command, run func(ctx context.Context, st store.Store,
 
 // completeBundleIDs completes bundle ids from the configured store, newest
 // first, each with its name and creation time, and "latest".
-func completeBundleIDs(config func() (orchestrate.Config, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func completeBundleIDs(config func() (config.Config, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
 		st, err := (&services{ctx: cmd.Context(), config: config}).Store()

@@ -15,12 +15,14 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func init() { subcommands = append(subcommands, newScheduleCommand) }
@@ -50,15 +52,15 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 // scheduleCommand is a command about schedules: it checks the schedule
 // name, reads the configuration, opens the store, connects to Temporal and
 // hands run both. Nothing is changed before every check has passed.
-func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
-	return configuredScheduleCommand(cmd, output, func(ctx context.Context, _ orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl temporalclient.Client, st store.Store, args []string) error) *cobra.Command {
+	return configuredScheduleCommand(cmd, output, func(ctx context.Context, _ config.Config, cl temporalclient.Client, st store.Store, args []string) error {
 		return run(ctx, cl, st, args)
 	})
 }
 
 // configuredScheduleCommand is scheduleCommand whose run also gets the
 // configuration (what it allows webhooks).
-func configuredScheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
+func configuredScheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cfg config.Config, cl temporalclient.Client, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
 	outputFlag(cmd, output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {
@@ -108,10 +110,10 @@ run itself succeeds).`,
 	cmd.Flags().StringVar(&baseline, "baseline", nightly.BaselinePrevious, "previous (the schedule's previous successful run) or a bundle id")
 	cmd.Flags().Float64Var(&tolerance, "tolerance", bundle.DefaultTolerance, "change a whole CI must pass before a verdict is regressed or improved")
 	cmd.Flags().StringVar(&notify, "notify", "", "webhook URL each run's verdict.json is posted to")
-	cmd.Flags().DurationVar(&catchup, "catchup-window", orchestrate.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
+	cmd.Flags().DurationVar(&catchup, "catchup-window", temporalclient.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
-		settings := orchestrate.ScheduleSettings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg config.Config, cl temporalclient.Client, st store.Store, args []string) error {
+		settings := temporalclient.ScheduleSettings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
 			Tolerance: tolerance, Notify: notify, CatchupWindow: catchup}
 		data, err := checkScheduleSettings(ctx, st, file, &settings, cfg.Webhooks().Check)
 		if err != nil {
@@ -120,17 +122,17 @@ run itself succeeds).`,
 		// Temporal checks the cron expression: the schedule is created
 		// paused, and unpaused once its spec is stored, so a rejected
 		// schedule stores nothing and no run starts without its spec.
-		if err := orchestrate.CreateSchedule(ctx, cl, settings); err != nil {
+		if err := temporalclient.CreateSchedule(ctx, cl, settings); err != nil {
 			return err
 		}
 		if err := store.PutBytes(ctx, st, settings.SpecKey, data); err != nil {
-			_ = orchestrate.DeleteSchedule(ctx, cl, settings.Name)
+			_ = temporalclient.DeleteSchedule(ctx, cl, settings.Name)
 			return err
 		}
-		if err := orchestrate.PauseSchedule(ctx, cl, settings.Name, false, ""); err != nil {
+		if err := temporalclient.PauseSchedule(ctx, cl, settings.Name, false, ""); err != nil {
 			return err
 		}
-		state, err := orchestrate.DescribeSchedule(ctx, cl, settings.Name)
+		state, err := temporalclient.DescribeSchedule(ctx, cl, settings.Name)
 		if err != nil {
 			return err
 		}
@@ -171,7 +173,7 @@ before anything changes: bad input changes nothing.`,
 	cmd.Flags().StringVar(&notify, "notify", "", `webhook URL each run's verdict.json is posted to ("": none)`)
 	cmd.Flags().DurationVar(&catchup, "catchup-window", 0, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg config.Config, cl temporalclient.Client, st store.Store, args []string) error {
 		f := cmd.Flags()
 		var changed []string
 		for _, name := range updateFlags {
@@ -182,7 +184,7 @@ before anything changes: bad input changes nothing.`,
 		if len(changed) == 0 {
 			return fmt.Errorf("nothing to update: give -f, --cron, --every, --baseline, --tolerance, --notify or --catchup-window")
 		}
-		cur, err := orchestrate.DescribeSchedule(ctx, cl, args[0])
+		cur, err := temporalclient.DescribeSchedule(ctx, cl, args[0])
 		if err != nil {
 			return err
 		}
@@ -215,7 +217,7 @@ before anything changes: bad input changes nothing.`,
 			interim := s
 			interim.SpecKey, interim.SpecFile, interim.TaskQueue = cur.SpecKey, cur.SpecFile, cur.TaskQueue
 			if interim != cur.ScheduleSettings {
-				if err := orchestrate.UpdateSchedule(ctx, cl, interim); err != nil {
+				if err := temporalclient.UpdateSchedule(ctx, cl, interim); err != nil {
 					return err
 				}
 			}
@@ -223,7 +225,7 @@ before anything changes: bad input changes nothing.`,
 				return err
 			}
 		}
-		if err := orchestrate.UpdateSchedule(ctx, cl, s); err != nil {
+		if err := temporalclient.UpdateSchedule(ctx, cl, s); err != nil {
 			return err
 		}
 		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "updated ("+strings.Join(changed, ", ")+")")
@@ -234,7 +236,7 @@ before anything changes: bad input changes nothing.`,
 // changes, and returns the new spec to store (nil: the spec stays). A
 // pinned baseline is checked against the spec the schedule will run when
 // either changes.
-func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
+func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file string, newBaseline bool, s *temporalclient.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
 	if newSpec && file == "" {
 		return nil, errNoSpec
 	}
@@ -270,7 +272,7 @@ func checkScheduleUpdate(ctx context.Context, st store.Store, newSpec bool, file
 // checkScheduleSettings checks everything create is given before anything
 // is stored or created, and returns the spec to store: the file with its
 // paths made absolute.
-func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *orchestrate.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
+func checkScheduleSettings(ctx context.Context, st store.Store, file string, s *temporalclient.ScheduleSettings, checkNotify func(string) error) ([]byte, error) {
 	if file == "" {
 		return nil, errNoSpec
 	}
@@ -293,7 +295,7 @@ var errNoSpec = errors.New("no sweep spec: give it with -f")
 
 // checkSettings checks when runs are due, the catch-up window, the
 // tolerance and the webhook.
-func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) error) error {
+func checkSettings(s *temporalclient.ScheduleSettings, checkNotify func(string) error) error {
 	switch {
 	case s.Cron == "" && s.Every == 0:
 		return fmt.Errorf("say when runs are due: --cron EXPR or --every DURATION")
@@ -318,7 +320,7 @@ func checkSettings(s *orchestrate.ScheduleSettings, checkNotify func(string) err
 // (its systems and corpora must resolve now) and returns it as it will be
 // stored, its paths made absolute; s gets its store key, file and task
 // queue.
-func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.Sweep, error) {
+func scheduledSpec(file string, s *temporalclient.ScheduleSettings) ([]byte, *spec.Sweep, error) {
 	sw, err := spec.Load(file)
 	if err != nil {
 		return nil, nil, err
@@ -345,7 +347,7 @@ func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := orchestrate.Resolve(resolved, detect.RuntimeFromEnv()); err != nil {
+	if _, err := sweep.Resolve(resolved, detect.RuntimeFromEnv()); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", file, err)
 	}
 	s.SpecKey, s.SpecFile, s.TaskQueue = nightly.SpecKey(data), file, resolved.Queues.CPU
@@ -357,7 +359,7 @@ func scheduledSpec(file string, s *orchestrate.ScheduleSettings) ([]byte, *spec.
 
 // checkBaseline accepts a pinned baseline that exists and evaluated one
 // of the spec's corpora (else no run could be compared with it).
-func checkBaseline(ctx context.Context, st store.Store, s *orchestrate.ScheduleSettings, sw *spec.Sweep) error {
+func checkBaseline(ctx context.Context, st store.Store, s *temporalclient.ScheduleSettings, sw *spec.Sweep) error {
 	id, err := resolveBundleID(ctx, st, s.Baseline)
 	if err != nil {
 		return fmt.Errorf("--baseline: %w", err)
@@ -381,7 +383,7 @@ func checkBaseline(ctx context.Context, st store.Store, s *orchestrate.ScheduleS
 	return nil
 }
 
-func nextRun(s orchestrate.ScheduleState) string {
+func nextRun(s temporalclient.ScheduleState) string {
 	if s.Paused {
 		return "none (paused)"
 	}
@@ -395,8 +397,8 @@ func newScheduleLsCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{Use: "ls", Short: "List the schedules: when each runs, whether paused, its next run", Args: cobra.NoArgs,
 		Example: "  floorbench schedule ls\n  floorbench schedule ls -o json"}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, _ []string) error {
-		list, err := orchestrate.ListSchedules(ctx, cl)
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, _ []string) error {
+		list, err := temporalclient.ListSchedules(ctx, cl)
 		if err != nil {
 			return err
 		}
@@ -414,14 +416,14 @@ func newScheduleLsCommand() *cobra.Command {
 	})
 }
 
-func when(s orchestrate.ScheduleSettings) string {
+func when(s temporalclient.ScheduleSettings) string {
 	if s.Cron != "" {
 		return "cron " + s.Cron
 	}
 	return "every " + s.Every.String()
 }
 
-func state(s orchestrate.ScheduleState) string {
+func state(s temporalclient.ScheduleState) string {
 	if s.Paused {
 		return "paused"
 	}
@@ -430,7 +432,7 @@ func state(s orchestrate.ScheduleState) string {
 
 // scheduleView is what schedule show prints: the schedule and its runs.
 type scheduleView struct {
-	orchestrate.ScheduleState
+	temporalclient.ScheduleState
 	Runs []nightly.RunView `json:"runs"`
 }
 
@@ -445,8 +447,8 @@ func newScheduleShowCommand() *cobra.Command {
 		Example: "  floorbench schedule show nightly\n  floorbench schedule show nightly -o json",
 		Args:    cobra.ExactArgs(1),
 	}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
-		s, err := orchestrate.DescribeSchedule(ctx, cl, args[0])
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, st store.Store, args []string) error {
+		s, err := temporalclient.DescribeSchedule(ctx, cl, args[0])
 		if err != nil {
 			return err
 		}
@@ -538,8 +540,8 @@ func newSchedulePauseCommand(pause bool) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&note, "note", "", "why, shown by schedule show")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
-		if err := orchestrate.PauseSchedule(ctx, cl, args[0], pause, note); err != nil {
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, args []string) error {
+		if err := temporalclient.PauseSchedule(ctx, cl, args[0], pause, note); err != nil {
 			return err
 		}
 		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, verb+"d")
@@ -548,8 +550,8 @@ func newSchedulePauseCommand(pause bool) *cobra.Command {
 
 // printScheduleState prints a schedule after a change: its state as JSON,
 // or one line saying what was done.
-func printScheduleState(ctx context.Context, w io.Writer, cl orchestrate.TemporalClient, name, output, done string) error {
-	s, err := orchestrate.DescribeSchedule(ctx, cl, name)
+func printScheduleState(ctx context.Context, w io.Writer, cl temporalclient.Client, name, output, done string) error {
+	s, err := temporalclient.DescribeSchedule(ctx, cl, name)
 	if err != nil {
 		return err
 	}
@@ -568,8 +570,8 @@ func newScheduleTriggerCommand() *cobra.Command {
 		Example: "  floorbench schedule trigger nightly",
 		Args:    cobra.ExactArgs(1),
 	}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
-		if err := orchestrate.TriggerSchedule(ctx, cl, args[0]); err != nil {
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, args []string) error {
+		if err := temporalclient.TriggerSchedule(ctx, cl, args[0]); err != nil {
 			return err
 		}
 		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "triggered")
@@ -591,7 +593,7 @@ how many it would start, and starts none.`,
 	}
 	cmd.Flags().StringVar(&from, "from", "", "start of the range (RFC 3339)")
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (RFC 3339)")
-	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg config.Config, cl temporalclient.Client, _ store.Store, args []string) error {
 		start, err := time.Parse(time.RFC3339, from)
 		if err != nil {
 			return fmt.Errorf("--from %q: want an RFC 3339 time such as 2026-12-01T03:00:00Z", from)
@@ -600,7 +602,7 @@ how many it would start, and starts none.`,
 		if err != nil {
 			return fmt.Errorf("--to %q: want an RFC 3339 time such as 2026-12-02T03:00:00Z", to)
 		}
-		n, err := orchestrate.BackfillSchedule(ctx, cl, cfg.Namespace, args[0], start, end, cfg.Limits)
+		n, err := temporalclient.BackfillSchedule(ctx, cl, cfg.Namespace, args[0], start, end, cfg.Limits)
 		if err != nil {
 			return err
 		}
@@ -616,8 +618,8 @@ func newScheduleDeleteCommand() *cobra.Command {
 		Example: "  floorbench schedule delete nightly",
 		Args:    cobra.ExactArgs(1),
 	}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
-		if err := orchestrate.DeleteSchedule(ctx, cl, args[0]); err != nil {
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, args []string) error {
+		if err := temporalclient.DeleteSchedule(ctx, cl, args[0]); err != nil {
 			return err
 		}
 		if output == "json" {
@@ -667,7 +669,7 @@ name that is no schedule an error.`,
 			if err != nil {
 				return err
 			}
-			if _, err := orchestrate.DescribeSchedule(sv.ctx, cl, args[0]); err != nil {
+			if _, err := temporalclient.DescribeSchedule(sv.ctx, cl, args[0]); err != nil {
 				return fmt.Errorf("%w, and the store holds no run of it", err)
 			}
 		}

@@ -10,9 +10,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/inprocess"
+	"github.com/floorbench/floorbench/internal/preview"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func init() {
@@ -59,7 +63,7 @@ the run, though not the outputs already stored, which a rerun reuses
   floorbench submit sweep.yaml --in-process --store-dir ./store`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	config := configFlags(cmd)
+	conf := configFlags(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "sweep spec (YAML); may also be given as the argument")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the bundle, showing progress on stderr")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resolve the spec and look up the store; contact no Temporal, upload nothing")
@@ -68,7 +72,7 @@ the run, though not the outputs already stored, which a rerun reuses
 	admission := admissionFlags(cmd)
 	batchRows := batchRowsFlag(cmd)
 	outputFlag(cmd, &output, statusFormats)
-	return withServices(cmd, config, func(sv *services, args []string) error {
+	return withServices(cmd, conf, func(sv *services, args []string) error {
 		file, err := specArgument(file, args)
 		if err != nil {
 			return err
@@ -82,9 +86,9 @@ the run, though not the outputs already stored, which a rerun reuses
 			return err
 		}
 		rt := detect.RuntimeFromEnv()
-		in, err := orchestrate.Resolve(s, rt)
+		in, err := sweep.Resolve(s, rt)
 		if err == nil {
-			err = orchestrate.CheckAgentCredentials(&in.Spec, cfg.Credentials())
+			err = config.CheckAgentCredentials(&in.Spec, cfg.Credentials())
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
@@ -94,13 +98,13 @@ the run, though not the outputs already stored, which a rerun reuses
 			return err
 		}
 		if dryRun {
-			pv, err := orchestrate.PreviewSweep(cmd.Context(), storage, in)
+			pv, err := preview.Sweep(cmd.Context(), storage, in)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
 			return printPreview(cmd.OutOrStdout(), pv, output)
 		}
-		if err := orchestrate.Upload(cmd.Context(), storage, &in, rt); err != nil {
+		if err := activities.Upload(cmd.Context(), storage, &in, rt); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		if inProcess {
@@ -111,7 +115,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err := batchRows(&rt); err != nil {
 				return err
 			}
-			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
+			bundle, err := inprocess.Run(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
@@ -121,15 +125,15 @@ the run, though not the outputs already stored, which a rerun reuses
 		if err != nil {
 			return err
 		}
-		run, err := orchestrate.Submit(cmd.Context(), cl, in)
+		run, err := temporalclient.Submit(cmd.Context(), cl, in)
 		if err != nil {
 			return err
 		}
-		var st orchestrate.Status
+		var st temporalclient.Status
 		if wait {
 			st, err = watchWithBar(cmd, cl, run.GetID())
 		} else {
-			st, err = orchestrate.GetStatus(cmd.Context(), cl, run.GetID())
+			st, err = temporalclient.GetStatus(cmd.Context(), cl, run.GetID())
 		}
 		if err != nil {
 			return err
@@ -183,7 +187,7 @@ func printSubmitted(w io.Writer, s submitted, output string) error {
 	return nil
 }
 
-func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
+func printPreview(w io.Writer, pv preview.Preview, output string) error {
 	if output == "json" {
 		return writeJSON(w, pv)
 	}
@@ -218,7 +222,7 @@ func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
 
 // agentPreviewLine says what an agent's evaluation would play and how
 // long it takes.
-func agentPreviewLine(a orchestrate.AgentPreview) string {
+func agentPreviewLine(a preview.AgentPreview) string {
 	line := fmt.Sprintf("agent %s over %s: %d trials (%d scenarios of %s seed %d x %d repeats), %d recorded; ",
 		a.Name, a.Protocol, a.Trials, a.Scenarios, a.Preset, a.Seed, a.Repeats, a.Recorded)
 	if !a.SetStored {
@@ -230,7 +234,7 @@ func agentPreviewLine(a orchestrate.AgentPreview) string {
 
 // seatedPreviewLine says how many sessions a seated agent would play and
 // how long they take.
-func seatedPreviewLine(a orchestrate.SeatedPreview) string {
+func seatedPreviewLine(a preview.SeatedPreview) string {
 	var corpora []string
 	for _, c := range a.Corpora {
 		corpora = append(corpora, fmt.Sprintf("%d on %s", c.Seats, c.Corpus))
@@ -245,12 +249,12 @@ func seatedPreviewLine(a orchestrate.SeatedPreview) string {
 
 // sweepCommand is a command about one existing sweep: it reads the
 // configuration, connects to Temporal and hands run the client.
-func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error) *cobra.Command {
+func sweepCommand(use, short string, run func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
-	config := configFlags(cmd)
+	conf := configFlags(cmd)
 	outputFlag(cmd, &output, statusFormats)
-	return withServices(cmd, config, func(sv *services, args []string) error {
+	return withServices(cmd, conf, func(sv *services, args []string) error {
 		if err := checkWorkflowID(args[0]); err != nil {
 			return err
 		}
@@ -274,8 +278,8 @@ func checkWorkflowID(id string) error {
 
 func newStatusCommand() *cobra.Command {
 	return sweepCommand("status WORKFLOW_ID", "Show a sweep's phase and progress",
-		func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error {
-			st, err := orchestrate.GetStatus(cmd.Context(), cl, id)
+		func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error {
+			st, err := temporalclient.GetStatus(cmd.Context(), cl, id)
 			if err != nil {
 				return err
 			}
@@ -285,7 +289,7 @@ func newStatusCommand() *cobra.Command {
 
 func newWatchCommand() *cobra.Command {
 	return sweepCommand("watch WORKFLOW_ID", "Follow a sweep with a progress bar until it ends; print its bundle id",
-		func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error {
+		func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error {
 			st, err := watchWithBar(cmd, cl, id)
 			if err != nil {
 				return err
@@ -296,13 +300,13 @@ func newWatchCommand() *cobra.Command {
 
 // watchWithBar follows a sweep until it ends, showing its progress on
 // stderr.
-func watchWithBar(cmd *cobra.Command, cl orchestrate.TemporalClient, id string) (orchestrate.Status, error) {
+func watchWithBar(cmd *cobra.Command, cl temporalclient.Client, id string) (temporalclient.Status, error) {
 	show, done := sweepProgress(cmd.ErrOrStderr())
 	defer done()
-	return orchestrate.Watch(cmd.Context(), cl, id, 500*time.Millisecond, show)
+	return temporalclient.Watch(cmd.Context(), cl, id, 500*time.Millisecond, show)
 }
 
-func finish(w io.Writer, st orchestrate.Status, output string) error {
+func finish(w io.Writer, st temporalclient.Status, output string) error {
 	if err := printStatus(w, st, output); err != nil {
 		return err
 	}
@@ -312,7 +316,7 @@ func finish(w io.Writer, st orchestrate.Status, output string) error {
 	return nil
 }
 
-func printStatus(w io.Writer, st orchestrate.Status, output string) error {
+func printStatus(w io.Writer, st temporalclient.Status, output string) error {
 	if output == "json" {
 		return writeJSON(w, st)
 	}
@@ -341,7 +345,7 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 
 // seatedStatusLine is a seated agent's progress and, once its seats are
 // planned, how long all its sessions take.
-func seatedStatusLine(a orchestrate.AgentProgress) string {
+func seatedStatusLine(a temporalclient.AgentProgress) string {
 	line := fmt.Sprintf("seated agent %s: sessions %d/%d", a.Name, a.SeatsDone, a.Seats)
 	if a.SeatEstimateS > 0 {
 		line += fmt.Sprintf("; all take at most %s at concurrency %d", time.Duration(a.SeatEstimateS*float64(time.Second)).Round(time.Second), a.Concurrency)
@@ -351,7 +355,7 @@ func seatedStatusLine(a orchestrate.AgentProgress) string {
 
 // agentStatusLine is an agent evaluation's progress and, once its
 // scenario set is planned, how long all its trials take.
-func agentStatusLine(a orchestrate.AgentProgress) string {
+func agentStatusLine(a temporalclient.AgentProgress) string {
 	line := fmt.Sprintf("agent %s: trials %d/%d", a.Name, a.Done, a.Trials)
 	if a.EstimateS > 0 {
 		line += fmt.Sprintf("; all take at most %s at concurrency %d", time.Duration(a.EstimateS*float64(time.Second)).Round(time.Second), a.Concurrency)

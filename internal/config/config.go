@@ -1,15 +1,13 @@
-package orchestrate
+package config
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
-
-	"go.temporal.io/sdk/client"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/backend"
@@ -182,21 +180,19 @@ func (c Config) s3() store.S3Config {
 	return store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure}
 }
 
-// Dial connects to Temporal and checks the connection, so an unreachable
-// server is one clear error at once.
-func (c Config) Dial(ctx context.Context) (client.Client, error) {
-	opts := client.Options{HostPort: c.TemporalAddress, Namespace: c.Namespace, Logger: quietLogger()}
-	if c.APIKey != "" {
-		opts.Credentials = client.NewAPIKeyStaticCredentials(c.APIKey)
-		opts.ConnectionOptions.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
-	} else if c.TLS {
-		opts.ConnectionOptions.TLS = &tls.Config{MinVersion: tls.VersionTLS12}
+// CheckTemporalAddress refuses a Temporal address that is not host:port.
+func (c Config) CheckTemporalAddress() error {
+	if _, _, err := net.SplitHostPort(c.TemporalAddress); err != nil {
+		return &ConfigError{Err: err, Setting: "temporal_address " + c.TemporalAddress}
 	}
-	dialCtx, cancel := context.WithTimeout(ctx, dialTimeout)
-	defer cancel()
-	cl, err := client.DialContext(dialCtx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("cannot reach Temporal at %s (namespace %s): %w", c.TemporalAddress, c.Namespace, err)
-	}
-	return cl, nil
+	return nil
 }
+
+// ConfigError is a setting that cannot work, however long one waits.
+type ConfigError struct {
+	Setting string
+	Err     error
+}
+
+func (e *ConfigError) Error() string { return e.Setting + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

@@ -1,8 +1,9 @@
-package orchestrate
+package devserver
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -11,14 +12,16 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/log"
+
 	"go.temporal.io/sdk/client"
 
 	"github.com/floorbench/floorbench/internal/childenv"
 )
 
-// DevServer is a Temporal dev server started from the pinned Temporal CLI
+// Server is a Temporal dev server started from the pinned Temporal CLI
 // (scripts/setup.sh temporal); it is never downloaded.
-type DevServer struct {
+type Server struct {
 	Address string
 	// DBFile is the server's SQLite database; empty keeps it in memory,
 	// which costs the server about half the CPU (the quickstart's choice).
@@ -30,7 +33,7 @@ type DevServer struct {
 }
 
 // PID is the server process's id (0 before Start).
-func (d *DevServer) PID() int {
+func (d *Server) PID() int {
 	if d.cmd == nil || d.cmd.Process == nil {
 		return 0
 	}
@@ -40,10 +43,10 @@ func (d *DevServer) PID() int {
 // TemporalCLI is the path of the setup's Temporal CLI under tools.
 func TemporalCLI(tools string) string { return filepath.Join(tools, "bin", "temporal") }
 
-// NewDevServer prepares a dev server on a free loopback port that logs into
+// New prepares a dev server on a free loopback port that logs into
 // dir. With persist, its database is a file in dir, kept across restarts so
 // that workflows survive one.
-func NewDevServer(bin, dir string, persist bool) (*DevServer, error) {
+func New(bin, dir string, persist bool) (*Server, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("no Temporal CLI at %s: run scripts/setup.sh temporal", bin)
 	}
@@ -53,7 +56,7 @@ func NewDevServer(bin, dir string, persist bool) (*DevServer, error) {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	d := &DevServer{Address: "127.0.0.1:" + strconv.Itoa(port), dir: dir, bin: bin}
+	d := &Server{Address: "127.0.0.1:" + strconv.Itoa(port), dir: dir, bin: bin}
 	if persist {
 		d.DBFile = filepath.Join(dir, "temporal.db")
 	}
@@ -61,20 +64,20 @@ func NewDevServer(bin, dir string, persist bool) (*DevServer, error) {
 }
 
 // Start starts the server and waits until it serves the default namespace.
-func (d *DevServer) Start(ctx context.Context) error {
+func (d *Server) Start(ctx context.Context) error {
 	_, port, _ := net.SplitHostPort(d.Address)
 	logPath := filepath.Join(d.dir, "temporal.log")
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	d.log = log
+	d.log = logFile
 	args := []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", port, "--log-level", "warn"}
 	if d.DBFile != "" {
 		args = append(args, "--db-filename", d.DBFile)
 	}
 	d.cmd = exec.Command(d.bin, args...)
-	d.cmd.Stdout, d.cmd.Stderr = log, log
+	d.cmd.Stdout, d.cmd.Stderr = logFile, logFile
 	d.cmd.Env = childenv.Minimal(os.LookupEnv)
 	d.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := d.cmd.Start(); err != nil {
@@ -82,7 +85,7 @@ func (d *DevServer) Start(ctx context.Context) error {
 	}
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		cl, err := client.DialContext(ctx, client.Options{HostPort: d.Address, Namespace: "default", Logger: quietLogger()})
+		cl, err := client.DialContext(ctx, client.Options{HostPort: d.Address, Namespace: "default", Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
 		if err == nil {
 			_, err = cl.CheckHealth(ctx, &client.CheckHealthRequest{})
 			cl.Close()
@@ -101,14 +104,14 @@ func (d *DevServer) Start(ctx context.Context) error {
 }
 
 // Stop stops the server and waits for it (and its children) to exit.
-func (d *DevServer) Stop() { d.stop(syscall.SIGTERM) }
+func (d *Server) Stop() { d.stop(syscall.SIGTERM) }
 
 // Crash kills the server and its children at once (SIGKILL), as a machine
 // failure would, and waits for them; its database file stays as the crash
 // left it.
-func (d *DevServer) Crash() { d.stop(syscall.SIGKILL) }
+func (d *Server) Crash() { d.stop(syscall.SIGKILL) }
 
-func (d *DevServer) stop(sig syscall.Signal) {
+func (d *Server) stop(sig syscall.Signal) {
 	if d.cmd == nil || d.cmd.Process == nil {
 		return
 	}

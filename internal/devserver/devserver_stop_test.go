@@ -1,4 +1,4 @@
-package orchestrate_test
+package devserver_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/devserver"
 )
 
 // A dev server that never answers (a program that records its arguments
@@ -22,7 +22,7 @@ import (
 // there is one error naming the path and the setup step.
 func TestDevServerThatNeverAnswers(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := orchestrate.NewDevServer(filepath.Join(dir, "absent"), dir, false); err == nil ||
+	if _, err := devserver.New(filepath.Join(dir, "absent"), dir, false); err == nil ||
 		!strings.Contains(err.Error(), filepath.Join(dir, "absent")) || !strings.Contains(err.Error(), "scripts/setup.sh temporal") {
 		t.Errorf("a missing CLI: %v", err)
 	}
@@ -31,7 +31,7 @@ func TestDevServerThatNeverAnswers(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := orchestrate.NewDevServer(bin, dir, true)
+	srv, err := devserver.New(bin, dir, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package orchestrate
+package devserver
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func TestDevServerDoesNotInheritSecrets(t *testing.T) {
 	t.Setenv("FLOORBENCH_S3_SECRET_KEY", "s3-secret-in-env")
 	t.Setenv("FLOORBENCH_TEMPORAL_API_KEY", "api-key-in-env")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-in-env")
-	srv, err := NewDevServer(bin, t.TempDir(), false)
+	srv, err := New(bin, t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package orchestrate
+package inprocess
 
 import (
 	"context"
@@ -7,10 +7,11 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/workflows"
 )
 
-// RunInProcess executes a resolved sweep's plan (workflows.NewPlan) the
+// Run executes a resolved sweep's plan (workflows.NewPlan) the
 // way SweepWorkflow does, by calling the activities directly: every corpus
 // and every evaluation at once, each fan-out bounded by the spec's
 // concurrency, and every activity admitted as a worker admits it (ad:
@@ -18,13 +19,13 @@ import (
 // orchestration-overhead benchmark and a way to run a sweep where no
 // server is wanted. It has none of Temporal's durability: a crash loses
 // the run (though not the outputs already stored, which a rerun reuses).
-func RunInProcess(ctx context.Context, in workflows.SweepInput, a *activities.Activities, ad Admission) (string, error) {
-	return (&inProcess{in: in, a: ad.activities(a), slots: newQueueSlots(ad)}).run(ctx)
+func Run(ctx context.Context, in sweep.Input, a *activities.Activities, ad activities.Admission) (string, error) {
+	return (&inProcess{in: in, a: ad.Admitting(a), slots: newQueueSlots(ad)}).run(ctx)
 }
 
-// inProcess is a running RunInProcess.
+// inProcess is a running Run.
 type inProcess struct {
-	in    workflows.SweepInput
+	in    sweep.Input
 	a     *activities.Activities
 	slots *queueSlots
 	// observe, when set, is told of every activity (its name and input)
@@ -98,9 +99,9 @@ func (r *inProcess) resolveCorpora(ctx context.Context) ([]activities.CorpusPlan
 }
 
 // resolveCorpus is CorpusWorkflow in process.
-func (r *inProcess) resolveCorpus(ctx context.Context, c workflows.CorpusSource) (plan activities.CorpusPlan, err error) {
+func (r *inProcess) resolveCorpus(ctx context.Context, c sweep.CorpusSource) (plan activities.CorpusPlan, err error) {
 	q := r.in.Spec.Queues
-	switch p := c.Planning(); {
+	switch p := workflows.Planning(c); {
 	case p.Stored != nil:
 		plan, err = call(ctx, r, q.CPU, "PlanStored", r.a.PlanStored, *p.Stored)
 	case p.Ingest != nil:

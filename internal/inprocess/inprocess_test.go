@@ -1,4 +1,4 @@
-package orchestrate_test
+package inprocess_test
 
 import (
 	"context"
@@ -14,16 +14,18 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
-	"github.com/floorbench/floorbench/workflows"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 )
 
 // countingStore is a real store that counts puts.
@@ -40,59 +42,6 @@ func (c *countingStore) Put(ctx context.Context, key string, r io.Reader) error 
 	return c.Store.Put(ctx, key, r)
 }
 
-// fixtureSweep writes two small fixture corpora (one with a dev split,
-// one without) and a sweep over them with two acoustic systems.
-func fixtureSweep(t *testing.T) (specYAML string, dirs [2]string) {
-	t.Helper()
-	root := t.TempDir()
-	dirs = [2]string{filepath.Join(root, "withdev"), filepath.Join(root, "nodev")}
-	designs := []auditfixture.Design{
-		auditfixture.Small(),
-		{Test: 2, Claims: []float64{4.0}, Others: []float64{0.3}},
-	}
-	for i, d := range designs {
-		if err := auditfixture.Write(dirs[i], d, uint64(i+1)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	specYAML = `name: inprocess
-corpora:
-  - {name: withdev, path: ` + dirs[0] + `}
-  - {name: nodev, path: ` + dirs[1] + `}
-systems:
-  - {name: rms, builtin: rms}
-  - {name: webrtcvad, builtin: webrtcvad, params: {mode: "3"}}
-bootstrap: {resamples: 20, seed: 5}
-concurrency: 2
-`
-	return specYAML, dirs
-}
-
-func resolved(t *testing.T, specYAML string) workflows.SweepInput {
-	t.Helper()
-	s, err := spec.Parse("inprocess", []byte(specYAML))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := orchestrate.Resolve(s, detect.Runtime{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
-
-// hashOf is a corpus's content hash worked out here: the first 16 bytes
-// of the sha256 of its corpus.json, in hex.
-func hashOf(t *testing.T, dir string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(dir, corpus.ManifestName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
-}
-
 // The in-process plan on a corpus with dev data and one without: Resolve
 // names the corpora by their manifests' hashes, the bundle holds every
 // system on every corpus, the corpus without dev data is scored at
@@ -100,10 +49,10 @@ func hashOf(t *testing.T, dir string) string {
 // run on the same store reuses everything and stores nothing.
 func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	ctx := context.Background()
-	specYAML, dirs := fixtureSweep(t)
-	in := resolved(t, specYAML)
+	specYAML, dirs := sweepfixture.Spec(t)
+	in := sweepfixture.Resolved(t, specYAML)
 	for i, c := range in.Corpora {
-		if c.Hash != hashOf(t, dirs[i]) || c.Dir != dirs[i] {
+		if c.Hash != sweepfixture.ManifestHash(t, dirs[i]) || c.Dir != dirs[i] {
 			t.Errorf("corpus %s: hash %s, dir %s", c.Name, c.Hash, c.Dir)
 		}
 	}
@@ -117,7 +66,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	}
 	st := &countingStore{Store: local}
 	a := &activities.Activities{Store: st, Scratch: t.TempDir()}
-	id, err := orchestrate.RunInProcess(ctx, in, a, orchestrate.Admission{})
+	id, err := inprocess.Run(ctx, in, a, activities.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +117,7 @@ func TestRunInProcessOnFixtureCorpora(t *testing.T) {
 	}
 	st.puts = nil
 
-	again, err := orchestrate.RunInProcess(ctx, in, a, orchestrate.Admission{})
+	again, err := inprocess.Run(ctx, in, a, activities.Admission{})
 	if err != nil || again != id {
 		t.Fatalf("second run: %s, %v; want %s", again, err, id)
 	}
@@ -192,14 +141,14 @@ func putsByKind(puts []string) map[string]int {
 // output stored, and only its tracks, evaluations and bundle are new.
 func TestSweepOfNewFloorVariantsRunsNoModel(t *testing.T) {
 	ctx := context.Background()
-	specYAML, _ := fixtureSweep(t)
+	specYAML, _ := sweepfixture.Spec(t)
 	local, err := store.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := &countingStore{Store: local}
 	a := &activities.Activities{Store: st, Scratch: t.TempDir()}
-	if _, err := orchestrate.RunInProcess(ctx, resolved(t, specYAML), a, orchestrate.Admission{}); err != nil {
+	if _, err := inprocess.Run(ctx, sweepfixture.Resolved(t, specYAML), a, activities.Admission{}); err != nil {
 		t.Fatal(err)
 	}
 	st.puts = nil
@@ -211,7 +160,7 @@ func TestSweepOfNewFloorVariantsRunsNoModel(t *testing.T) {
   - {name: webrtcvad-endpointer-ramp-3, builtin: webrtcvad-endpointer, params: {mode: 3, eot_ramp_s: 3}}`, 1)
 	var mu sync.Mutex
 	runs := 0
-	_, err = orchestrate.RunInProcessObserved(ctx, resolved(t, variants), a, orchestrate.Admission{}, func(name string, in any) {
+	_, err = inprocess.RunObserved(ctx, sweepfixture.Resolved(t, variants), a, activities.Admission{}, func(name string, in any) {
 		if name == "RunModel" {
 			mu.Lock()
 			runs++
@@ -236,18 +185,18 @@ func TestSweepOfNewFloorVariantsRunsNoModel(t *testing.T) {
 // from the local folders.
 func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 	ctx := context.Background()
-	specYAML, dirs := fixtureSweep(t)
-	fromDirs := resolved(t, specYAML)
-	uploaded := resolved(t, specYAML)
+	specYAML, dirs := sweepfixture.Spec(t)
+	fromDirs := sweepfixture.Resolved(t, specYAML)
+	uploaded := sweepfixture.Resolved(t, specYAML)
 	st, err := store.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := orchestrate.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
+	if err := activities.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range uploaded.Corpora {
-		if c.Dir != "" || c.Hash != hashOf(t, dirs[i]) || c.Prefix != keys.Corpus(c.Hash) {
+		if c.Dir != "" || c.Hash != sweepfixture.ManifestHash(t, dirs[i]) || c.Prefix != keys.Corpus(c.Hash) {
 			t.Errorf("uploaded corpus %+v", c)
 		}
 		raw, err := store.GetBytes(ctx, st, c.Prefix+"/"+corpus.ManifestName)
@@ -263,7 +212,7 @@ func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 			t.Errorf("system %s after upload: dir %q, files %v", s.Name, s.Dir, s.Files)
 		}
 	}
-	id, err := orchestrate.RunInProcess(ctx, uploaded, &activities.Activities{Store: st, Scratch: t.TempDir()}, orchestrate.Admission{})
+	id, err := inprocess.Run(ctx, uploaded, &activities.Activities{Store: st, Scratch: t.TempDir()}, activities.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +221,7 @@ func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id2, err := orchestrate.RunInProcess(ctx, fromDirs, &activities.Activities{Store: other, Scratch: t.TempDir()}, orchestrate.Admission{})
+	id2, err := inprocess.Run(ctx, fromDirs, &activities.Activities{Store: other, Scratch: t.TempDir()}, activities.Admission{})
 	if err != nil || id2 != id {
 		t.Fatalf("from the folders: bundle %s, %v; want %s", id2, err, id)
 	}
@@ -308,7 +257,7 @@ func TestUploadStoresSystemFilesByHash(t *testing.T) {
 	if err := os.WriteFile(sysFile, []byte("family: external\nparams: {dir: .}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	in := resolved(t, "name: ext\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 1}}\nsystems:\n  - {name: ext, spec: "+sysFile+"}\n")
+	in := sweepfixture.Resolved(t, "name: ext\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 1}}\nsystems:\n  - {name: ext, spec: "+sysFile+"}\n")
 	if in.Systems[0].Dir != dir {
 		t.Fatalf("system dir %q", in.Systems[0].Dir)
 	}
@@ -316,7 +265,7 @@ func TestUploadStoresSystemFilesByHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := orchestrate.Upload(ctx, st, &in, detect.Runtime{}); err != nil {
+	if err := activities.Upload(ctx, st, &in, detect.Runtime{}); err != nil {
 		t.Fatal(err)
 	}
 	ref := in.Systems[0]
@@ -341,7 +290,7 @@ func TestUploadStoresSystemFilesByHash(t *testing.T) {
 // Resolve refuses an unknown system family, a bad parameter and a corpus
 // folder without a manifest, naming the entry.
 func TestResolveErrors(t *testing.T) {
-	_, dirs := fixtureSweep(t)
+	_, dirs := sweepfixture.Spec(t)
 	for _, c := range []struct{ yaml, says string }{
 		{"systems:\n  - {name: x, builtin: nope}\n", "systems[0] (x): "},
 		{"systems:\n  - {name: x, builtin: webrtcvad, params: {loudness: \"1\"}}\n", "systems[0] (x): "},
@@ -351,7 +300,7 @@ func TestResolveErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := orchestrate.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), c.says) {
+		if _, err := sweep.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), c.says) {
 			t.Errorf("%q: %v; want an error starting %q", c.yaml, err, c.says)
 		}
 	}
@@ -359,7 +308,7 @@ func TestResolveErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := orchestrate.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), "corpora[0] (c): ") {
+	if _, err := sweep.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), "corpora[0] (c): ") {
 		t.Errorf("a folder without a corpus: %v", err)
 	}
 }
@@ -367,7 +316,7 @@ func TestResolveErrors(t *testing.T) {
 // With no S3 endpoint the store is the local folder the config names.
 func TestOpenStoreLocal(t *testing.T) {
 	dir := t.TempDir()
-	st, err := orchestrate.Config{StoreDir: dir}.OpenStore(context.Background())
+	st, err := config.Config{StoreDir: dir}.OpenStore(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,10 +328,10 @@ func TestOpenStoreLocal(t *testing.T) {
 	if !ok || l.Root() != dir {
 		t.Fatalf("store %s", st.Describe())
 	}
-	if p := orchestrate.DefaultConfigPath(); !strings.HasSuffix(p, filepath.Join("floorbench", "config.yaml")) {
+	if p := config.DefaultConfigPath(); !strings.HasSuffix(p, filepath.Join("floorbench", "config.yaml")) {
 		t.Errorf("config path %q", p)
 	}
-	if got := orchestrate.TemporalCLI("/opt/tools"); got != "/opt/tools/bin/temporal" {
+	if got := devserver.TemporalCLI("/opt/tools"); got != "/opt/tools/bin/temporal" {
 		t.Errorf("TemporalCLI: %s", got)
 	}
 }
@@ -392,12 +341,12 @@ func TestOpenStoreLocal(t *testing.T) {
 // same bundle, byte for byte but for the manifest's creation time.
 func TestRunSettingsKeepTheRunAndItsBundle(t *testing.T) {
 	ctx := context.Background()
-	specYAML, _ := fixtureSweep(t)
+	specYAML, _ := sweepfixture.Spec(t)
 	moved := strings.Replace(specYAML, "concurrency: 2\n", "concurrency: 5\nqueues: {cpu: lab-cpu, gpu: lab-gpu, synth: lab-synth}\n", 1)
 	var ids [2]string
 	var files [2]map[string]string
 	for i, y := range []string{specYAML, moved} {
-		in := resolved(t, y)
+		in := sweepfixture.Resolved(t, y)
 		wf, err := in.Spec.WorkflowID()
 		if err != nil {
 			t.Fatal(err)
@@ -406,7 +355,7 @@ func TestRunSettingsKeepTheRunAndItsBundle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: local, Scratch: t.TempDir()}, orchestrate.Admission{})
+		id, err := inprocess.Run(ctx, in, &activities.Activities{Store: local, Scratch: t.TempDir()}, activities.Admission{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package orchestrate_test
+package inprocess_test
 
 import (
 	"context"
@@ -14,8 +14,10 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -70,17 +72,17 @@ var activityInputs = map[string]func() any{
 // with the key the source's evaluation returned, and make the same bundle.
 func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 	ctx := context.Background()
-	specYAML, _ := fixtureSweep(t)
+	specYAML, _ := sweepfixture.Spec(t)
 	// rms-endpointer shares rms's model stage.
 	specYAML = strings.Replace(specYAML, "systems:\n", "systems:\n  - {name: rms-endpointer, builtin: rms-endpointer}\n", 1)
-	in := resolved(t, specYAML)
+	in := sweepfixture.Resolved(t, specYAML)
 
 	var local activityLog
 	st, err := store.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	localID, err := orchestrate.RunInProcessObserved(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()}, orchestrate.Admission{},
+	localID, err := inprocess.RunObserved(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()}, activities.Admission{},
 		func(name string, input any) { local.add(t, name, input) })
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +112,7 @@ func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	var res workflows.SweepResult
+	var res sweep.Result
 	if err := env.GetWorkflowResult(&res); err != nil || res.BundleID != localID {
 		t.Fatalf("the workflow made bundle %s (%v), the in-process run %s", res.BundleID, err, localID)
 	}
@@ -146,7 +148,7 @@ func TestInProcessAndWorkflowExecuteTheSamePlan(t *testing.T) {
 // checkEachModelRanOnce checks that the model stage of rms and
 // rms-endpointer ran once on each conversation of each corpus, for both
 // systems to map, and every system mapped every conversation.
-func checkEachModelRanOnce(t *testing.T, in workflows.SweepInput, runs, maps []string) {
+func checkEachModelRanOnce(t *testing.T, in sweep.Input, runs, maps []string) {
 	t.Helper()
 	ran := map[string]int{}    // model hash/corpus -> conversations
 	mapped := map[string]int{} // system/corpus -> conversations
@@ -172,7 +174,7 @@ func checkEachModelRanOnce(t *testing.T, in workflows.SweepInput, runs, maps []s
 	}
 	for key, n := range mapped {
 		system, corpus, _ := strings.Cut(key, "/")
-		i := slices.IndexFunc(in.Systems, func(s activities.SystemRef) bool { return s.Name == system })
+		i := slices.IndexFunc(in.Systems, func(s sweep.SystemRef) bool { return s.Name == system })
 		if ran[in.Systems[i].ModelHash+"/"+corpus] != n {
 			t.Errorf("%s mapped %d conversations, its model ran on %d", key, n, ran[in.Systems[i].ModelHash+"/"+corpus])
 		}

@@ -1,4 +1,4 @@
-package orchestrate
+package preview
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -57,11 +58,11 @@ type BundlePreview struct {
 	Stored bool   `json:"stored"`
 }
 
-// PreviewSweep works out, from a resolved sweep and the store alone (no
+// Sweep works out, from a resolved sweep and the store alone (no
 // Temporal, nothing written), the keys the sweep would compute and which
 // of them are stored: the corpus plans, and the evaluation keys and
 // bundle id of the plan the sweep executes (workflows.NewPlan).
-func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) (Preview, error) {
+func Sweep(ctx context.Context, st store.Store, in sweep.Input) (Preview, error) {
 	id, err := in.Spec.WorkflowID()
 	if err != nil {
 		return Preview{}, err
@@ -115,7 +116,7 @@ func PreviewSweep(ctx context.Context, st store.Store, in workflows.SweepInput) 
 // activities.PlanStored makes it from the manifest), as far as it can be
 // known without generating anything, and its manifest (nil for a
 // generated corpus not stored yet).
-func previewCorpus(ctx context.Context, st store.Store, src workflows.CorpusSource) (activities.CorpusPlan, CorpusPreview, *corpus.Manifest, error) {
+func previewCorpus(ctx context.Context, st store.Store, src sweep.CorpusSource) (activities.CorpusPlan, CorpusPreview, *corpus.Manifest, error) {
 	var raw []byte
 	var err error
 	c := CorpusPreview{Name: src.Name}

@@ -1,4 +1,4 @@
-package orchestrate_test
+package preview_test
 
 import (
 	"context"
@@ -9,9 +9,11 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/preview"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 )
 
 // The preview of the fixture sweep names, before anything is stored, the
@@ -21,13 +23,13 @@ import (
 // many conversations as its manifest lists.
 func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 	ctx := context.Background()
-	specYAML, dirs := fixtureSweep(t)
-	in := resolved(t, specYAML)
+	specYAML, dirs := sweepfixture.Spec(t)
+	in := sweepfixture.Resolved(t, specYAML)
 	st, err := store.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	before, err := orchestrate.PreviewSweep(ctx, st, in)
+	before, err := preview.Sweep(ctx, st, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 		t.Fatalf("preview %+v", before)
 	}
 	for i, c := range before.Corpora {
-		if c.Source != "path" || c.Hash != hashOf(t, dirs[i]) || c.Stored || c.Conversations != 2 {
+		if c.Source != "path" || c.Hash != sweepfixture.ManifestHash(t, dirs[i]) || c.Stored || c.Conversations != 2 {
 			t.Errorf("corpus %+v before the run", c)
 		}
 	}
@@ -49,7 +51,7 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 		}
 	}
 
-	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()}, orchestrate.Admission{})
+	id, err := inprocess.Run(ctx, in, &activities.Activities{Store: st, Scratch: t.TempDir()}, activities.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +71,7 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 		t.Errorf("previewed evaluations %q, the run stored %q", previewed, stored)
 	}
 
-	after, err := orchestrate.PreviewSweep(ctx, st, in)
+	after, err := preview.Sweep(ctx, st, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,21 +96,21 @@ func TestPreviewNamesWhatTheRunStores(t *testing.T) {
 // naming the entry and the key.
 func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 	ctx := context.Background()
-	specYAML, _ := fixtureSweep(t)
-	local := resolved(t, specYAML)
+	specYAML, _ := sweepfixture.Spec(t)
+	local := sweepfixture.Resolved(t, specYAML)
 	st, err := store.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromDirs, err := orchestrate.PreviewSweep(ctx, st, local)
+	fromDirs, err := preview.Sweep(ctx, st, local)
 	if err != nil {
 		t.Fatal(err)
 	}
-	uploaded := resolved(t, specYAML)
-	if err := orchestrate.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
+	uploaded := sweepfixture.Resolved(t, specYAML)
+	if err := activities.Upload(ctx, st, &uploaded, detect.Runtime{}); err != nil {
 		t.Fatal(err)
 	}
-	fromStore, err := orchestrate.PreviewSweep(ctx, st, uploaded)
+	fromStore, err := preview.Sweep(ctx, st, uploaded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,8 +125,8 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 		}
 	}
 
-	gen := resolved(t, "name: gen\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 9}}\nsystems:\n  - {name: rms, builtin: rms}\n")
-	pv, err := orchestrate.PreviewSweep(ctx, st, gen)
+	gen := sweepfixture.Resolved(t, "name: gen\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 9}}\nsystems:\n  - {name: rms, builtin: rms}\n")
+	pv, err := preview.Sweep(ctx, st, gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +135,8 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 		t.Errorf("generated corpus %+v, evaluation %+v", c, pv.Evaluations[0])
 	}
 
-	missing := resolved(t, "name: gone\ncorpora:\n  - {name: gone, s3: corpora/none}\nsystems:\n  - {name: rms, builtin: rms}\n")
-	if _, err := orchestrate.PreviewSweep(ctx, st, missing); err == nil ||
+	missing := sweepfixture.Resolved(t, "name: gone\ncorpora:\n  - {name: gone, s3: corpora/none}\nsystems:\n  - {name: rms, builtin: rms}\n")
+	if _, err := preview.Sweep(ctx, st, missing); err == nil ||
 		!strings.Contains(err.Error(), "corpora[0] (gone): corpora/none/corpus.json is not in the store") {
 		t.Errorf("a prefix without a corpus: %v", err)
 	}
@@ -154,7 +156,7 @@ func TestPreviewEstimatesAgentsBeforeGeneration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := resolved(t, `name: seated
+	in := sweepfixture.Resolved(t, `name: seated
 corpora:
   - {name: t, generate: {preset: tiny, seed: 9}}
 systems:
@@ -163,7 +165,7 @@ agents:
   - {name: both, protocol: duplex, endpoint: "ws://127.0.0.1:1/", concurrency: 4, scenarios: {preset: tiny-agent, seed: 1}, seated: {}}
   - {name: one, protocol: duplex, endpoint: "ws://127.0.0.1:1/", concurrency: 1, seated: {speakers: [1]}}
 `)
-	pv, err := orchestrate.PreviewSweep(ctx, st, in)
+	pv, err := preview.Sweep(ctx, st, in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package orchestrate
+package quickstart
 
 import (
 	"cmp"
@@ -10,16 +10,20 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
-// QuickstartSpec is the sweep the quickstart runs: the tiny generated
+// Spec is the sweep the quickstart runs: the tiny generated
 // corpus, the three acoustic gates (the papers' baselines) and two of the
 // same voice activity detectors as silence-timeout endpointers.
-const QuickstartSpec = `name: quickstart
+const Spec = `name: quickstart
 corpora:
   - name: mptb-tiny
     generate: {preset: tiny, seed: 1}
@@ -33,24 +37,24 @@ bootstrap: {resamples: 1000, seed: 1}
 concurrency: 4
 `
 
-// QuickstartOptions configure the one-command run.
-type QuickstartOptions struct {
-	Config Config
+// Options configure the one-command run.
+type Options struct {
+	Config config.Config
 	// StartTemporal starts a dev server from the pinned CLI instead of
 	// using Config.TemporalAddress.
 	StartTemporal bool
 	Tools         string
-	Progress      func(Status)
-	// SpecFile, when set, is the sweep spec to run instead of QuickstartSpec.
+	Progress      func(temporalclient.Status)
+	// SpecFile, when set, is the sweep spec to run instead of Spec.
 	SpecFile string
 }
 
-// Quickstart runs the whole job on one machine: a Temporal dev server (the
+// Run runs the whole job on one machine: a Temporal dev server (the
 // pinned binary, unless an address is given), an in-process worker on every
 // queue, the store, the quickstart sweep (or the spec file's); it returns the bundle's results
 // and where the bundle is, and stops everything it started.
-func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundle.Results, string, error) {
-	s, err := spec.Parse("quickstart spec", []byte(QuickstartSpec))
+func Run(ctx context.Context, o Options, log io.Writer) (*bundle.Results, string, error) {
+	s, err := spec.Parse("quickstart spec", []byte(Spec))
 	if o.SpecFile != "" {
 		s, err = spec.Load(o.SpecFile)
 	}
@@ -58,7 +62,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 		return nil, "", err
 	}
 	rt := detect.RuntimeFromEnv()
-	in, err := Resolve(s, rt)
+	in, err := sweep.Resolve(s, rt)
 	if err != nil {
 		return nil, "", err
 	}
@@ -69,7 +73,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 	if err != nil {
 		return nil, "", err
 	}
-	if err := Upload(ctx, st, &in, rt); err != nil {
+	if err := activities.Upload(ctx, st, &in, rt); err != nil {
 		return nil, "", err
 	}
 	if o.StartTemporal {
@@ -78,7 +82,7 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 			return nil, "", err
 		}
 		defer os.RemoveAll(dir)
-		srv, err := NewDevServer(TemporalCLI(o.Tools), dir, false)
+		srv, err := devserver.New(devserver.TemporalCLI(o.Tools), dir, false)
 		if err != nil {
 			return nil, "", err
 		}
@@ -89,23 +93,23 @@ func Quickstart(ctx context.Context, o QuickstartOptions, log io.Writer) (*bundl
 		defer srv.Stop()
 		o.Config = o.Config.DevServer(srv.Address)
 	}
-	cl, err := o.Config.Dial(ctx)
+	cl, err := temporalclient.Dial(ctx, o.Config)
 	if err != nil {
 		return nil, "", err
 	}
 	defer cl.Close()
 	queues := []string{in.Spec.Queues.CPU, in.Spec.Queues.Synth, in.Spec.Queues.GPU}
-	ws, err := StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Credentials: o.Config.Credentials(), Generative: &activities.GenerativeSettings{Secrets: o.Config.GenerativeSecrets()}}, queues, in.Spec.Queues.CPU, DefaultAdmission())
+	ws, err := temporalclient.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt, Credentials: o.Config.Credentials(), Generative: &activities.GenerativeSettings{Secrets: o.Config.GenerativeSecrets()}}, queues, in.Spec.Queues.CPU, activities.DefaultAdmission())
 	if err != nil {
 		return nil, "", err
 	}
 	defer ws.Stop()
 	fmt.Fprintf(log, "worker polling %v, store %s\n", queues, st.Describe())
-	run, err := Submit(ctx, cl, in)
+	run, err := temporalclient.Submit(ctx, cl, in)
 	if err != nil {
 		return nil, "", err
 	}
-	status, err := Watch(ctx, cl, run.GetID(), 500*time.Millisecond, o.Progress)
+	status, err := temporalclient.Watch(ctx, cl, run.GetID(), 500*time.Millisecond, o.Progress)
 	if err != nil {
 		return nil, "", err
 	}

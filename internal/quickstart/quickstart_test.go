@@ -1,4 +1,4 @@
-package orchestrate_test
+package quickstart_test
 
 import (
 	"bytes"
@@ -10,8 +10,12 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/config"
+	"github.com/floorbench/floorbench/internal/inprocess"
+	"github.com/floorbench/floorbench/internal/quickstart"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -27,22 +31,22 @@ func writeSpec(t *testing.T, specYAML string) string {
 // A quickstart pointed at a Temporal that does not answer fails with one
 // error naming the address, after the local corpora are in the store.
 func TestQuickstartWithoutTemporal(t *testing.T) {
-	specYAML, dirs := fixtureSweep(t)
+	specYAML, dirs := sweepfixture.Spec(t)
 	storeDir := t.TempDir()
 	addr := testenv.Addr(testenv.FreePort(t))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	var log bytes.Buffer
-	_, _, err := orchestrate.Quickstart(ctx, orchestrate.QuickstartOptions{
-		Config:   orchestrate.Config{TemporalAddress: addr, Namespace: "default", StoreDir: storeDir},
+	_, _, err := quickstart.Run(ctx, quickstart.Options{
+		Config:   config.Config{TemporalAddress: addr, Namespace: "default", StoreDir: storeDir},
 		SpecFile: writeSpec(t, specYAML)}, &log)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach Temporal at "+addr) {
 		t.Fatalf("error %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(storeDir, "corpora", hashOf(t, dirs[0]), "corpus.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(storeDir, "corpora", sweepfixture.ManifestHash(t, dirs[0]), "corpus.json")); err != nil {
 		t.Errorf("the corpus was not uploaded first: %v", err)
 	}
-	_, _, err = orchestrate.Quickstart(ctx, orchestrate.QuickstartOptions{SpecFile: filepath.Join(t.TempDir(), "none.yaml")}, &log)
+	_, _, err = quickstart.Run(ctx, quickstart.Options{SpecFile: filepath.Join(t.TempDir(), "none.yaml")}, &log)
 	if err == nil || !strings.Contains(err.Error(), "none.yaml") {
 		t.Errorf("a missing spec file: %v", err)
 	}
@@ -56,15 +60,15 @@ func TestQuickstartMatchesInProcessRun(t *testing.T) {
 		t.Skip("starts a Temporal dev server")
 	}
 	tools := filepath.Dir(filepath.Dir(testenv.Tool(t, "temporal", "temporal")))
-	specYAML, _ := fixtureSweep(t)
+	specYAML, _ := sweepfixture.Spec(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	storeDir := t.TempDir()
 	var log bytes.Buffer
 	var states []string
-	res, where, err := orchestrate.Quickstart(ctx, orchestrate.QuickstartOptions{
-		Config: orchestrate.Config{StoreDir: storeDir}, StartTemporal: true, Tools: tools, SpecFile: writeSpec(t, specYAML),
-		Progress: func(st orchestrate.Status) { states = append(states, st.State) }}, &log)
+	res, where, err := quickstart.Run(ctx, quickstart.Options{
+		Config: config.Config{StoreDir: storeDir}, StartTemporal: true, Tools: tools, SpecFile: writeSpec(t, specYAML),
+		Progress: func(st temporalclient.Status) { states = append(states, st.State) }}, &log)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -79,7 +83,7 @@ func TestQuickstartMatchesInProcessRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := orchestrate.RunInProcess(ctx, resolved(t, specYAML), &activities.Activities{Store: local, Scratch: t.TempDir()}, orchestrate.Admission{})
+	id, err := inprocess.Run(ctx, sweepfixture.Resolved(t, specYAML), &activities.Activities{Store: local, Scratch: t.TempDir()}, activities.Admission{})
 	if err != nil || id != res.BundleID {
 		t.Fatalf("in process: bundle %s, %v; want %s", id, err, res.BundleID)
 	}

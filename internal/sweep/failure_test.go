@@ -1,4 +1,4 @@
-package orchestrate
+package sweep_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -25,18 +26,18 @@ func TestFailureMessageIsTheCauseOnce(t *testing.T) {
 	env.RegisterActivity(a)
 	const cause = `corpus c: unknown preset "huge" (want one of mptb, tiny)`
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(func(context.Context, activities.PlanGeneratedInput) (activities.CorpusPlan, error) {
-		return activities.CorpusPlan{}, temporal.NewNonRetryableApplicationError(cause, "BadInput", nil)
+		return activities.CorpusPlan{}, temporal.NewNonRetryableApplicationError(cause, sweep.BadInput, nil)
 	})
 	sw := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}},
 		Systems: []spec.System{{Name: "r", Builtin: "rms"}}}
 	sw.Normalise()
-	env.ExecuteWorkflow(workflows.SweepWorkflow, workflows.SweepInput{Spec: sw, SpecHash: "h",
-		Corpora: []workflows.CorpusSource{{Name: "c", Generate: sw.Corpora[0].Generate}}, Systems: []activities.SystemRef{{Name: "r", Hash: "hr"}}})
+	env.ExecuteWorkflow(workflows.SweepWorkflow, sweep.Input{Spec: sw, SpecHash: "h",
+		Corpora: []sweep.CorpusSource{{Name: "c", Generate: sw.Corpora[0].Generate}}, Systems: []sweep.SystemRef{{Name: "r", Hash: "hr"}}})
 	err := env.GetWorkflowError()
 	if err == nil || strings.Count(err.Error(), cause) < 2 {
 		t.Fatalf("the workflow error should repeat its cause: %v", err)
 	}
-	if got := FailureMessage(err); got != cause {
+	if got := sweep.FailureMessage(err); got != cause {
 		t.Errorf("FailureMessage = %q\nwant %q", got, cause)
 	}
 }

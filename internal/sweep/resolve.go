@@ -1,29 +1,27 @@
-package orchestrate
+package sweep
 
 import (
 	"fmt"
 	"path/filepath"
 	"sort"
 
-	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/version"
-	"github.com/floorbench/floorbench/workflows"
 )
 
 // Resolve turns a parsed spec into the sweep workflow's input: systems are
 // checked and hashed (unknown families and bad parameters fail here, before
 // anything is submitted), local corpora are opened and replaced in the
 // run's identity by the hash of their manifest.
-func Resolve(s *spec.Sweep, rt detect.Runtime) (workflows.SweepInput, error) {
-	in := workflows.SweepInput{CodeVersion: version.Code()} // recorded in the bundle
+func Resolve(s *spec.Sweep, rt detect.Runtime) (Input, error) {
+	in := Input{CodeVersion: version.Code()} // recorded in the bundle
 	for i := range s.Corpora {
 		c := &s.Corpora[i]
-		src := workflows.CorpusSource{Name: c.Name, Generate: c.Generate}
+		src := CorpusSource{Name: c.Name, Generate: c.Generate}
 		switch {
 		case c.Path != "":
 			dir, err := filepath.Abs(c.Path)
@@ -57,9 +55,9 @@ func Resolve(s *spec.Sweep, rt detect.Runtime) (workflows.SweepInput, error) {
 	return in, nil
 }
 
-func resolveSystem(s *spec.System, rt detect.Runtime) (activities.SystemRef, error) {
+func resolveSystem(s *spec.System, rt detect.Runtime) (SystemRef, error) {
 	var sys *detect.System
-	ref := activities.SystemRef{Name: s.Name}
+	ref := SystemRef{Name: s.Name}
 	if s.Builtin != "" {
 		var err error
 		if sys, err = detect.Builtin(s.Builtin); err != nil {

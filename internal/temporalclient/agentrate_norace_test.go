@@ -1,6 +1,6 @@
 //go:build !race
 
-package orchestrate_test
+package temporalclient_test
 
 // The reference agent's sweeps run at four times real time, four
 // sessions at once: the agent and the harness keep time by the audio on

@@ -1,6 +1,6 @@
 //go:build race
 
-package orchestrate_test
+package temporalclient_test
 
 // The reference agent's sweeps under the race detector run in real time
 // and two sessions at once: the race detector slows both the agent and

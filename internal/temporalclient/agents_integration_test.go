@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"context"
@@ -19,11 +19,15 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/devserver"
+	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -145,7 +149,7 @@ func newAgentSweeps(t *testing.T) *agentSweeps {
 	if testing.Short() {
 		t.Skip("sweeps through a Temporal dev server playing real time: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), true)
+	srv, err := devserver.New(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +162,14 @@ func newAgentSweeps(t *testing.T) *agentSweeps {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default"}.Dial(context.Background())
+	cl, err := temporalclient.Dial(context.Background(), config.Config{TemporalAddress: srv.Address, Namespace: "default"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(cl.Close)
 	q := spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth}
-	ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Scratch: t.TempDir()},
-		[]string{q.CPU, q.Synth, q.GPU}, q.CPU, orchestrate.DefaultAdmission())
+	ws, err := temporalclient.StartWorkers(cl, &activities.Activities{Store: st, Runtime: detect.RuntimeFromEnv(), Scratch: t.TempDir()},
+		[]string{q.CPU, q.Synth, q.GPU}, q.CPU, activities.DefaultAdmission())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,20 +200,20 @@ func (h *agentSweeps) sweep(specYAML string, after func()) (*bundle.Results, wor
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+	in, err := sweep.Resolve(s, detect.RuntimeFromEnv())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	run, err := orchestrate.Submit(ctx, h.cl, in)
+	run, err := temporalclient.Submit(ctx, h.cl, in)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	if after != nil {
 		after()
 	}
-	st, err := orchestrate.Watch(ctx, h.cl, run.GetID(), 500*time.Millisecond, nil)
+	st, err := temporalclient.Watch(ctx, h.cl, run.GetID(), 500*time.Millisecond, nil)
 	if err != nil || st.State != "completed" {
 		h.t.Fatalf("sweep %s: %v %+v", run.GetID(), err, st)
 	}
@@ -243,7 +247,7 @@ func (h *agentSweeps) sweep(specYAML string, after func()) (*bundle.Results, wor
 	return &res, out
 }
 
-// inProcess runs a spec with orchestrate.RunInProcess on the same store
+// inProcess runs a spec with inprocess.Run on the same store
 // and returns its bundle's results.
 func (h *agentSweeps) inProcess(specYAML string) *bundle.Results {
 	h.t.Helper()
@@ -251,12 +255,12 @@ func (h *agentSweeps) inProcess(specYAML string) *bundle.Results {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+	in, err := sweep.Resolve(s, detect.RuntimeFromEnv())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	ctx := context.Background()
-	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: h.st, Scratch: h.t.TempDir()}, orchestrate.Admission{})
+	id, err := inprocess.Run(ctx, in, &activities.Activities{Store: h.st, Scratch: h.t.TempDir()}, activities.Admission{})
 	if err != nil {
 		h.t.Fatal(err)
 	}

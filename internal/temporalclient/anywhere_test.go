@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"bytes"
@@ -12,10 +12,15 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/devserver"
+	"github.com/floorbench/floorbench/internal/inprocess"
+	"github.com/floorbench/floorbench/internal/quickstart"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -33,7 +38,7 @@ import (
 // given by path): scripts/growth.sh measures how the overhead grows with
 // the corpus and the number of systems this way.
 func BenchmarkOrchestrationOverhead(b *testing.B) {
-	name, text := "quickstart", []byte(orchestrate.QuickstartSpec)
+	name, text := "quickstart", []byte(quickstart.Spec)
 	if f := os.Getenv("FLOORBENCH_BENCH_SPEC"); f != "" {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -42,7 +47,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 		name, text = f, data
 	}
 	ctx := context.Background()
-	srv, err := orchestrate.NewDevServer(testenv.Tool(b, "temporal", "temporal"), b.TempDir(), false)
+	srv, err := devserver.New(testenv.Tool(b, "temporal", "temporal"), b.TempDir(), false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +58,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 	rt := detect.RuntimeFromEnv()
 	// Both paths admit work as a worker does by default: the same slots
 	// per task queue and the same memory budget.
-	admission := orchestrate.DefaultAdmission()
+	admission := activities.DefaultAdmission()
 	var local, viaTemporal, serverCPU, localCPU, temporalCPU time.Duration
 	// b.Loop runs -benchtime Nx exactly N times in one call; a loop over
 	// b.N is first called once with N=1, which at full size costs a
@@ -67,7 +72,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		s.Name = "overhead-" + string(rune('a'+i%26)) // a new workflow id per iteration
-		in, err := orchestrate.Resolve(s, rt)
+		in, err := sweep.Resolve(s, rt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -77,7 +82,7 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 				b.Fatal(err)
 			}
 			start, cpu := time.Now(), selfCPU(b)
-			if _, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Runtime: rt}, admission); err != nil {
+			if _, err := inprocess.Run(ctx, in, &activities.Activities{Store: st, Runtime: rt}, admission); err != nil {
 				b.Fatal(err)
 			}
 			local += time.Since(start)
@@ -88,18 +93,18 @@ func BenchmarkOrchestrationOverhead(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default"}
-			cl, err := cfg.Dial(ctx)
+			cfg := config.Config{TemporalAddress: srv.Address, Namespace: "default"}
+			cl, err := temporalclient.Dial(ctx, cfg)
 			if err != nil {
 				b.Fatal(err)
 			}
 			q := in.Spec.Queues
-			ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, []string{q.CPU, q.Synth, q.GPU}, q.CPU, admission)
+			ws, err := temporalclient.StartWorkers(cl, &activities.Activities{Store: st, Runtime: rt}, []string{q.CPU, q.Synth, q.GPU}, q.CPU, admission)
 			if err != nil {
 				b.Fatal(err)
 			}
 			start, cpu, srvCPU := time.Now(), selfCPU(b), processCPU(b, srv.PID())
-			run, err := orchestrate.Submit(ctx, cl, in)
+			run, err := temporalclient.Submit(ctx, cl, in)
 			if err == nil {
 				err = run.Get(ctx, nil)
 			}

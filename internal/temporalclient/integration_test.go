@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"bytes"
@@ -23,11 +23,14 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -76,10 +79,10 @@ func TestMain(m *testing.M) {
 // floorbench workers running as separate processes.
 type harness struct {
 	t      *testing.T
-	temp   *orchestrate.DevServer
+	temp   *devserver.Server
 	minio  *testenv.MinIO
 	bucket string
-	cfg    orchestrate.Config
+	cfg    config.Config
 	s3     *store.S3 // the bucket, opened on first use
 }
 
@@ -97,7 +100,7 @@ func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
 	if testing.Short() {
 		t.Skip("a sweep against real servers: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), true)
+	srv, err := devserver.New(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ func newHarness(t *testing.T, m *testenv.MinIO, bucket string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	cfg := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default",
+	cfg := config.Config{TemporalAddress: srv.Address, Namespace: "default",
 		S3Endpoint: m.Addr, S3Bucket: bucket, S3AccessKey: m.User, S3SecretKey: m.Secret}
 	m.CreateBucket(t, bucket)
 	return &harness{t: t, temp: srv, minio: m, bucket: bucket, cfg: cfg}
@@ -176,16 +179,16 @@ func (h *harness) submit(ctx context.Context) string {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+	in, err := sweep.Resolve(s, detect.RuntimeFromEnv())
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	cl, err := h.cfg.Dial(ctx)
+	cl, err := temporalclient.Dial(ctx, h.cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer cl.Close()
-	run, err := orchestrate.Submit(ctx, cl, in)
+	run, err := temporalclient.Submit(ctx, cl, in)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -194,9 +197,9 @@ func (h *harness) submit(ctx context.Context) string {
 
 // wait follows the sweep, calling during once with each status until it
 // returns true, and returns the final status.
-func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.Status) bool) orchestrate.Status {
+func (h *harness) wait(ctx context.Context, id string, during func(temporalclient.Status) bool) temporalclient.Status {
 	h.t.Helper()
-	cl, err := h.cfg.Dial(ctx)
+	cl, err := temporalclient.Dial(ctx, h.cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -211,7 +214,7 @@ func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.S
 		defer close(injected)
 		injectFault(injecting, cl, id, show, fired)
 	}()
-	st, err := orchestrate.Watch(ctx, cl, id, 300*time.Millisecond, nil)
+	st, err := temporalclient.Watch(ctx, cl, id, 300*time.Millisecond, nil)
 	stopInjecting()
 	<-injected
 	if err != nil {
@@ -230,9 +233,9 @@ func (h *harness) wait(ctx context.Context, id string, during func(orchestrate.S
 // is injected or the sweep has ended. It polls on its own rather than
 // through Watch, which spaces its polls a second per request: a tiny sweep
 // can finish between two of them.
-func injectFault(ctx context.Context, cl client.Client, id string, show func(orchestrate.Status), fired func() bool) {
+func injectFault(ctx context.Context, cl client.Client, id string, show func(temporalclient.Status), fired func() bool) {
 	for !fired() {
-		if st, err := orchestrate.GetStatus(ctx, cl, id); err == nil {
+		if st, err := temporalclient.GetStatus(ctx, cl, id); err == nil {
 			show(st)
 			if st.State != "running" {
 				return
@@ -252,9 +255,9 @@ func injectFault(ctx context.Context, cl client.Client, id string, show func(orc
 // has completed would prove nothing, so statuses of a sweep that is not
 // running are never offered. fired reports whether the fault was injected
 // (always true without an injector).
-func faultGuard(during func(orchestrate.Status) bool) (show func(orchestrate.Status), fired func() bool) {
+func faultGuard(during func(temporalclient.Status) bool) (show func(temporalclient.Status), fired func() bool) {
 	done := during == nil
-	return func(st orchestrate.Status) {
+	return func(st temporalclient.Status) {
 		if !done && st.State == "running" && during(st) {
 			done = true
 		}
@@ -265,7 +268,7 @@ func faultGuard(during func(orchestrate.Status) bool) (show func(orchestrate.Sta
 // progress query's count or, when a busy worker leaves the query
 // unanswered, the tracks already in the bucket (two files, eot and int,
 // per track).
-func (h *harness) tracksDone(ctx context.Context, st orchestrate.Status) int {
+func (h *harness) tracksDone(ctx context.Context, st temporalclient.Status) int {
 	h.t.Helper()
 	if st.Progress.TracksInferred > 0 {
 		return st.Progress.TracksInferred
@@ -381,7 +384,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 	if baseResults == nil {
 		t.FailNow()
 	}
-	check := func(t *testing.T, h *harness, st orchestrate.Status) {
+	check := func(t *testing.T, h *harness, st temporalclient.Status) {
 		keys, results := h.contents(ctx, st.BundleID)
 		if st.BundleID != baseBundle || !bytes.Equal(results, baseResults) {
 			t.Errorf("bundle %s differs from the undisturbed run's %s", st.BundleID, baseBundle)
@@ -394,7 +397,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 		h := newHarness(t, m, "worker-killed")
 		w := h.startWorker()
 		id := h.submit(ctx)
-		st := h.wait(ctx, id, func(st orchestrate.Status) bool {
+		st := h.wait(ctx, id, func(st temporalclient.Status) bool {
 			if h.tracksDone(ctx, st) < 4 {
 				return false
 			}
@@ -409,7 +412,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 		h := newHarness(t, m, "minio-stopped")
 		h.startWorker()
 		id := h.submit(ctx)
-		st := h.wait(ctx, id, func(st orchestrate.Status) bool {
+		st := h.wait(ctx, id, func(st temporalclient.Status) bool {
 			if st.Progress.ConversationsGenerated < 3 {
 				return false
 			}
@@ -424,7 +427,7 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 		h := newHarness(t, m, "temporal-restarted")
 		h.startWorker()
 		id := h.submit(ctx)
-		st := h.wait(ctx, id, func(st orchestrate.Status) bool {
+		st := h.wait(ctx, id, func(st temporalclient.Status) bool {
 			if h.tracksDone(ctx, st) < 4 {
 				return false
 			}
@@ -439,10 +442,10 @@ func TestSweepsAgainstRealServers(t *testing.T) {
 }
 
 func TestUnreachableServersAreOneClearError(t *testing.T) {
-	cfg := orchestrate.Config{TemporalAddress: testenv.Addr(testenv.FreePort(t)), Namespace: "default"}
+	cfg := config.Config{TemporalAddress: testenv.Addr(testenv.FreePort(t)), Namespace: "default"}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := cfg.Dial(ctx); err == nil || !bytes.Contains([]byte(err.Error()), []byte("cannot reach Temporal at "+cfg.TemporalAddress)) {
+	if _, err := temporalclient.Dial(ctx, cfg); err == nil || !bytes.Contains([]byte(err.Error()), []byte("cannot reach Temporal at "+cfg.TemporalAddress)) {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -453,7 +456,7 @@ func TestUnreachableServersAreOneClearError(t *testing.T) {
 // -history-prefix), and adds them to the folder's histories.json.
 func (h *harness) saveHistories(ctx context.Context, sweepID, corpusChild, evalChild string, modelChild ...string) {
 	h.t.Helper()
-	cl, err := h.cfg.Dial(ctx)
+	cl, err := temporalclient.Dial(ctx, h.cfg)
 	if err != nil {
 		h.t.Fatal(err)
 	}

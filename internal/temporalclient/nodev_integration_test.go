@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"encoding/json"
@@ -9,13 +9,16 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -57,7 +60,7 @@ func TestSweepWithoutDevDataOnONNX(t *testing.T) {
 	testenv.Path(t, detect.SileroModelPath, "onnx")
 	testenv.Path(t, detect.OnnxRuntimeLibraryPath, "onnx")
 	ctx := deadline(t)
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), false)
+	srv, err := devserver.New(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +68,7 @@ func TestSweepWithoutDevDataOnONNX(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Stop)
-	h := &harness{t: t, temp: srv, cfg: orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default"}}
+	h := &harness{t: t, temp: srv, cfg: config.Config{TemporalAddress: srv.Address, Namespace: "default"}}
 	local, err := store.NewLocal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -91,26 +94,26 @@ concurrency: 2
 		t.Fatal(err)
 	}
 	rt := detect.RuntimeFromEnv()
-	in, err := orchestrate.Resolve(s, rt)
+	in, err := sweep.Resolve(s, rt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := orchestrate.Upload(ctx, local, &in, rt); err != nil {
+	if err := activities.Upload(ctx, local, &in, rt); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := h.cfg.Dial(ctx)
+	cl, err := temporalclient.Dial(ctx, h.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 	q := in.Spec.Queues
-	ws, err := orchestrate.StartWorkers(cl, &activities.Activities{Store: local, Runtime: rt, Scratch: t.TempDir()},
-		[]string{q.CPU, q.GPU, q.Synth}, q.CPU, orchestrate.Admission{})
+	ws, err := temporalclient.StartWorkers(cl, &activities.Activities{Store: local, Runtime: rt, Scratch: t.TempDir()},
+		[]string{q.CPU, q.GPU, q.Synth}, q.CPU, activities.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Stop()
-	run, err := orchestrate.Submit(ctx, cl, in)
+	run, err := temporalclient.Submit(ctx, cl, in)
 	if err != nil {
 		t.Fatal(err)
 	}

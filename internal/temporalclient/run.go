@@ -1,4 +1,4 @@
-package orchestrate
+package temporalclient
 
 import (
 	"cmp"
@@ -14,11 +14,11 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -62,14 +62,13 @@ type Workers struct {
 // StartWorkers starts one worker per queue, each admitting work as ad
 // says (Admission: its slots, its memory budget). workflowQueue also gets
 // the workflows; "" registers none (a GPU-only node).
-func StartWorkers(cl client.Client, acts *activities.Activities, queues []string, workflowQueue string, ad Admission) (*Workers, error) {
+func StartWorkers(cl client.Client, acts *activities.Activities, queues []string, workflowQueue string, ad activities.Admission) (*Workers, error) {
 	ws := &Workers{}
-	acts = ad.activities(acts)
+	acts = ad.Admitting(acts)
 	for _, q := range queues {
-		w := worker.New(cl, q, worker.Options{MaxConcurrentActivityExecutionSize: ad.slots()})
+		w := worker.New(cl, q, worker.Options{MaxConcurrentActivityExecutionSize: ad.PerQueue()})
 		if q == workflowQueue {
 			workflows.Register(w)
-			registerScheduled(w, acts)
 		}
 		w.RegisterActivity(acts)
 		if err := w.Start(); err != nil {
@@ -91,7 +90,7 @@ func (ws *Workers) Stop() {
 // Submit starts the sweep, or finds the run already started for the same
 // spec (the workflow id is the hash of the normalised spec): resubmitting
 // never starts a second run.
-func Submit(ctx context.Context, cl client.Client, in workflows.SweepInput) (client.WorkflowRun, error) {
+func Submit(ctx context.Context, cl client.Client, in sweep.Input) (client.WorkflowRun, error) {
 	id, err := in.Spec.WorkflowID()
 	if err != nil {
 		return nil, err
@@ -167,7 +166,7 @@ func getStatus(ctx context.Context, cl client.Client, id string, children *child
 		}
 		requests += addRunning(qctx, cl, &st.Progress, children)
 	case enums.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		var res workflows.SweepResult
+		var res sweep.Result
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
 			return st, requests, err
 		}
@@ -179,7 +178,7 @@ func getStatus(ctx context.Context, cl client.Client, id string, children *child
 		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
 	default:
 		if err := cl.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
-			st.Error = FailureMessage(err)
+			st.Error = sweep.FailureMessage(err)
 		}
 	}
 	return st, requests, nil
@@ -192,7 +191,7 @@ const nightlyWorkflowType = "NightlyWorkflow"
 // id/sweep): before the sweep starts the run is resolving its spec, after
 // it ends the run is judging the bundle; a finished run names its bundle.
 func nightlyStatus(ctx context.Context, cl client.Client, st Status, children *childPolls) (Status, int, error) {
-	sweep, requests, err := getStatus(ctx, cl, st.ID+"/sweep", children)
+	child, requests, err := getStatus(ctx, cl, st.ID+"/sweep", children)
 	var missing *serviceerror.NotFound
 	switch {
 	case errors.As(err, &missing):
@@ -200,11 +199,11 @@ func nightlyStatus(ctx context.Context, cl client.Client, st Status, children *c
 	case err != nil:
 		return st, requests, err
 	default:
-		st.Progress = sweep.Progress
+		st.Progress = child.Progress
 	}
 	switch st.State {
 	case "running":
-		if sweep.State == "completed" {
+		if child.State == "completed" {
 			st.Progress.Phase = "judging against the baseline"
 		}
 	case "completed":
@@ -215,7 +214,7 @@ func nightlyStatus(ctx context.Context, cl client.Client, st Status, children *c
 		st.BundleID, st.Progress.Phase, st.Progress.BundleID = res.BundleID, "done", res.BundleID
 	default:
 		if err := cl.GetWorkflow(ctx, st.ID, "").Get(ctx, nil); err != nil {
-			st.Error = FailureMessage(err)
+			st.Error = sweep.FailureMessage(err)
 		}
 	}
 	return st, requests, nil
@@ -241,7 +240,7 @@ func finalProgress(ctx context.Context, cl client.Client, id string) (Progress, 
 		}
 		switch ev.GetEventType() {
 		case enums.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
-			var in workflows.SweepInput
+			var in sweep.Input
 			if err := dc.FromPayloads(ev.GetWorkflowExecutionStartedEventAttributes().GetInput(), &in); err != nil {
 				return p, fmt.Errorf("history: sweep input: %w", err)
 			}
@@ -277,27 +276,6 @@ func finalProgress(ctx context.Context, cl client.Client, id string) (Progress, 
 	p.SystemsTotal = p.Systems * corpora
 	p.SystemsScored = p.SystemsTotal
 	return p, nil
-}
-
-// FailureMessage is the cause of a failed sweep, said once. Each wrapper
-// of a Temporal failure (workflow, child workflow, activity) repeats every
-// message under it, so the deepest error is the one a user acts on; when
-// it is not the activity's own (a timeout, a cancellation) the activity it
-// happened in is named.
-func FailureMessage(err error) string {
-	deepest := err
-	for u := errors.Unwrap(deepest); u != nil; u = errors.Unwrap(deepest) {
-		deepest = u
-	}
-	var app *temporal.ApplicationError
-	if errors.As(deepest, &app) {
-		return app.Message()
-	}
-	var act *temporal.ActivityError
-	if errors.As(err, &act) {
-		return "activity " + act.ActivityType().GetName() + ": " + deepest.Error()
-	}
-	return deepest.Error()
 }
 
 // addRunning adds what the sweep's running children report to the counts
@@ -450,5 +428,5 @@ var watchWait = func(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// TemporalClient is the part of the Temporal client the commands use.
-type TemporalClient = client.Client
+// Client is the part of the Temporal client the commands use.
+type Client = client.Client

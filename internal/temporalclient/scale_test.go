@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"context"
@@ -15,8 +15,11 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/config"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 	"github.com/floorbench/floorbench/workflows"
 )
@@ -62,7 +65,7 @@ func TestScaleSimulation(t *testing.T) {
 	if _, err := fmt.Sscanf(size, "%dx%d", &nConvs, &nSystems); err != nil {
 		t.Fatalf("FLOORBENCH_SCALE_SIM=%q: %v", size, err)
 	}
-	srv, err := orchestrate.NewDevServer(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), false)
+	srv, err := devserver.New(testenv.Tool(t, "temporal", "temporal"), t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +75,8 @@ func TestScaleSimulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	cfg := orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default"}
-	cl, err := cfg.Dial(ctx)
+	cfg := config.Config{TemporalAddress: srv.Address, Namespace: "default"}
+	cl, err := temporalclient.Dial(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,11 +87,11 @@ func TestScaleSimulation(t *testing.T) {
 		sim.conversations = append(sim.conversations, fmt.Sprintf("conv-%05d", i))
 	}
 	s := &spec.Sweep{Name: "scale", Corpora: []spec.Corpus{{Name: "big", S3: "corpora/big"}}, Concurrency: 64}
-	in := workflows.SweepInput{Corpora: []workflows.CorpusSource{{Name: "big", Prefix: "corpora/big"}}, CodeVersion: "sim"}
+	in := sweep.Input{Corpora: []sweep.CorpusSource{{Name: "big", Prefix: "corpora/big"}}, CodeVersion: "sim"}
 	for i := range nSystems {
 		name := fmt.Sprintf("sys%03d", i)
 		s.Systems = append(s.Systems, spec.System{Name: name, Builtin: "rms"})
-		in.Systems = append(in.Systems, activities.SystemRef{Name: name, Hash: fmt.Sprintf("%064d", i)})
+		in.Systems = append(in.Systems, sweep.SystemRef{Name: name, Hash: fmt.Sprintf("%064d", i)})
 	}
 	s.Normalise()
 	hash, err := s.Hash()
@@ -114,11 +117,11 @@ func TestScaleSimulation(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	run, err := orchestrate.Submit(ctx, cl, in)
+	run, err := temporalclient.Submit(ctx, cl, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res workflows.SweepResult
+	var res sweep.Result
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"context"
@@ -23,10 +23,11 @@ import (
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -145,7 +146,7 @@ agents:
 //   - the endpoint that never answers leaves every seat failed with its
 //     error in the bundle, is not ranked, and the sweep completes;
 //   - a second sweep of the same seated agents under other names, and the
-//     same run in process (orchestrate.RunInProcess), play no seat again
+//     same run in process (inprocess.Run), play no seat again
 //     and give the same counts.
 func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 	h := newAgentSweeps(t)
@@ -225,23 +226,23 @@ func TestSeatedAgentsInASweepScoreAsTheOfflineDetector(t *testing.T) {
 
 // seatedSweep submits a spec, waits for it and returns its bundle's
 // results and final status.
-func (h *agentSweeps) seatedSweep(specYAML string) (*bundle.Results, orchestrate.Status) {
+func (h *agentSweeps) seatedSweep(specYAML string) (*bundle.Results, temporalclient.Status) {
 	h.t.Helper()
 	s, err := spec.Parse("seated.yaml", []byte(specYAML))
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	in, err := orchestrate.Resolve(s, detect.RuntimeFromEnv())
+	in, err := sweep.Resolve(s, detect.RuntimeFromEnv())
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	run, err := orchestrate.Submit(ctx, h.cl, in)
+	run, err := temporalclient.Submit(ctx, h.cl, in)
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	st, err := orchestrate.Watch(ctx, h.cl, run.GetID(), time.Second, nil)
+	st, err := temporalclient.Watch(ctx, h.cl, run.GetID(), time.Second, nil)
 	if err != nil || st.State != "completed" {
 		h.t.Fatalf("sweep %s: %v %+v", run.GetID(), err, st)
 	}

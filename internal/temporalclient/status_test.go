@@ -1,4 +1,4 @@
-package orchestrate_test
+package temporalclient_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/temporalclient"
+
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
@@ -19,8 +21,9 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -123,7 +126,7 @@ func (run recordedRun) GetWithOptions(ctx context.Context, v any, _ client.Workf
 func TestStatusOfARecordedSweep(t *testing.T) {
 	ctx := context.Background()
 	cl := loadRecordedSweep(t, "v3-sweep-history.json")
-	var in workflows.SweepInput
+	var in sweep.Input
 	started := cl.events[0].GetWorkflowExecutionStartedEventAttributes()
 	if err := converter.GetDefaultDataConverter().FromPayloads(started.GetInput(), &in); err != nil {
 		t.Fatal(err)
@@ -136,16 +139,16 @@ func TestStatusOfARecordedSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.id = id
-	var shown []orchestrate.Status
-	st, err := orchestrate.Watch(ctx, cl, cl.id, 0, func(s orchestrate.Status) { shown = append(shown, s) })
+	var shown []temporalclient.Status
+	st, err := temporalclient.Watch(ctx, cl, cl.id, 0, func(s temporalclient.Status) { shown = append(shown, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res workflows.SweepResult
+	var res sweep.Result
 	if err := (recordedRun{r: cl}).Get(ctx, &res); err != nil || res.BundleID == "" {
 		t.Fatalf("recorded result %+v, %v", res, err)
 	}
-	want := orchestrate.Progress{Phase: "done", BundleID: res.BundleID, Systems: 2,
+	want := temporalclient.Progress{Phase: "done", BundleID: res.BundleID, Systems: 2,
 		ConversationsGenerated: 12, ConversationsTotal: 12, TracksInferred: 24, TracksTotal: 24, SystemsScored: 2, SystemsTotal: 2}
 	if st.State != "completed" || st.BundleID != res.BundleID || st.ID != cl.id || !equalProgress(st.Progress, want) {
 		t.Errorf("status %+v, want completed with %+v", st, want)
@@ -154,16 +157,16 @@ func TestStatusOfARecordedSweep(t *testing.T) {
 		t.Errorf("Watch showed %+v, want the completed status once", shown)
 	}
 
-	run, err := orchestrate.Submit(ctx, cl, in)
+	run, err := temporalclient.Submit(ctx, cl, in)
 	if err != nil || run.GetID() != cl.id || run.GetRunID() != "recorded" {
 		t.Errorf("resubmission: %v, %v; want the recorded run", run, err)
 	}
-	if _, err := orchestrate.GetStatus(ctx, cl, "floorbench-sweep-none"); err == nil {
+	if _, err := temporalclient.GetStatus(ctx, cl, "floorbench-sweep-none"); err == nil {
 		t.Error("the status of an unknown sweep: no error")
 	}
 }
 
-func equalProgress(a, b orchestrate.Progress) bool {
+func equalProgress(a, b temporalclient.Progress) bool {
 	return a.Phase == b.Phase && a.BundleID == b.BundleID && a.Systems == b.Systems &&
 		a.ConversationsGenerated == b.ConversationsGenerated && a.ConversationsTotal == b.ConversationsTotal &&
 		a.TracksInferred == b.TracksInferred && a.TracksTotal == b.TracksTotal &&
@@ -202,8 +205,8 @@ func (c *testsuiteSweep) QueryWorkflow(_ context.Context, id, _ string, query st
 // on 2 corpora to score and nothing done yet.
 func TestStatusOfARunningSweep(t *testing.T) {
 	ctx := context.Background()
-	specYAML, _ := fixtureSweep(t)
-	in := resolved(t, specYAML)
+	specYAML, _ := sweepfixture.Spec(t)
+	in := sweepfixture.Resolved(t, specYAML)
 	id, err := in.Spec.WorkflowID()
 	if err != nil {
 		t.Fatal(err)
@@ -219,10 +222,10 @@ func TestStatusOfARunningSweep(t *testing.T) {
 	env.RegisterWorkflow(workflows.EvaluationWorkflow)
 	env.RegisterActivity(&activities.Activities{Store: st, Scratch: t.TempDir()})
 	cl := &testsuiteSweep{env: env, id: id}
-	var running orchestrate.Status
+	var running temporalclient.Status
 	var statusErr error
 	env.RegisterDelayedCallback(func() {
-		running, statusErr = orchestrate.GetStatus(ctx, cl, id)
+		running, statusErr = temporalclient.GetStatus(ctx, cl, id)
 		env.CancelWorkflow()
 	}, time.Millisecond)
 	env.ExecuteWorkflow(workflows.SweepWorkflow, in)
@@ -302,13 +305,13 @@ func TestWatchSpacesItsQueries(t *testing.T) {
 		{0, 3, 2 * time.Second, []int{0, 0, 0, 0}, nil},
 	} {
 		var waits []time.Duration
-		defer orchestrate.SetWatchWait(func(_ context.Context, d time.Duration) error {
+		defer temporalclient.SetWatchWait(func(_ context.Context, d time.Duration) error {
 			waits = append(waits, d)
 			return nil
 		})()
 		cl := &runningSweep{id: "floorbench-sweep-x", children: tc.children, polls: tc.polls}
 		var tracks []int
-		st, err := orchestrate.Watch(context.Background(), cl, cl.id, 500*time.Millisecond, func(s orchestrate.Status) {
+		st, err := temporalclient.Watch(context.Background(), cl, cl.id, 500*time.Millisecond, func(s temporalclient.Status) {
 			tracks = append(tracks, s.Progress.TracksInferred)
 		})
 		if err != nil || st.State != "failed" || st.Error != "the sweep failed" {
@@ -338,7 +341,7 @@ func TestWatchSpacesItsQueries(t *testing.T) {
 func TestStatusQueriesEveryChild(t *testing.T) {
 	cl := &runningSweep{id: "floorbench-sweep-x", children: 12, polls: 2}
 	for range 2 {
-		st, err := orchestrate.GetStatus(context.Background(), cl, cl.id)
+		st, err := temporalclient.GetStatus(context.Background(), cl, cl.id)
 		if err != nil || st.Progress.TracksInferred != 12 {
 			t.Fatalf("GetStatus returned %+v, %v; want 12 tracks", st, err)
 		}

@@ -1,12 +1,12 @@
-package orchestrate
+package temporalclient
 
 import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/config"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/grpc/codes"
@@ -30,13 +30,13 @@ var DefaultBackoff = Backoff{First: time.Second, Max: 30 * time.Second}
 // connected yet (for the worker's readiness). It returns at once on an
 // error that waiting does not cure (a malformed address, credentials or
 // TLS Temporal refuses: a configuration error) or when ctx ends.
-func (c Config) DialWaiting(ctx context.Context, b Backoff, log *slog.Logger, waiting func(error)) (client.Client, error) {
+func DialWaiting(ctx context.Context, c config.Config, b Backoff, log *slog.Logger, waiting func(error)) (client.Client, error) {
 	if err := c.CheckTemporalAddress(); err != nil {
 		return nil, err
 	}
 	delay := b.First
 	for attempt := 1; ; attempt++ {
-		cl, err := c.Dial(ctx)
+		cl, err := Dial(ctx, c)
 		if err == nil {
 			if attempt > 1 {
 				log.Info("reached Temporal", "address", c.TemporalAddress, "attempts", attempt)
@@ -56,23 +56,6 @@ func (c Config) DialWaiting(ctx context.Context, b Backoff, log *slog.Logger, wa
 		delay = min(2*delay, b.Max)
 	}
 }
-
-// CheckTemporalAddress refuses a Temporal address that is not host:port.
-func (c Config) CheckTemporalAddress() error {
-	if _, _, err := net.SplitHostPort(c.TemporalAddress); err != nil {
-		return &ConfigError{Err: err, Setting: "temporal_address " + c.TemporalAddress}
-	}
-	return nil
-}
-
-// ConfigError is a setting that cannot work, however long one waits.
-type ConfigError struct {
-	Setting string
-	Err     error
-}
-
-func (e *ConfigError) Error() string { return e.Setting + ": " + e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
 
 // transient reports whether a failed dial may succeed later: Temporal not
 // listening or not answering yet. Refused credentials, a namespace that

@@ -1,4 +1,4 @@
-package orchestrate
+package temporalclient
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/config"
 )
 
 // While nothing listens at the address the dial waits and tries again,
@@ -25,7 +27,7 @@ func TestDialWaitingRetriesUntilTemporalAnswers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var waits []error
-	_, err = Config{TemporalAddress: addr, Namespace: "default"}.DialWaiting(ctx, Backoff{First: time.Millisecond, Max: 4 * time.Millisecond},
+	_, err = DialWaiting(ctx, config.Config{TemporalAddress: addr, Namespace: "default"}, Backoff{First: time.Millisecond, Max: 4 * time.Millisecond},
 		slog.New(slog.NewTextHandler(&log, nil)), func(err error) {
 			if waits = append(waits, err); len(waits) == 4 {
 				cancel()
@@ -37,8 +39,8 @@ func TestDialWaitingRetriesUntilTemporalAnswers(t *testing.T) {
 	if n := strings.Count(log.String(), "waiting for Temporal"); n != 4 || !strings.Contains(log.String(), "retry_in=4ms") {
 		t.Errorf("%d waits logged:\n%s", n, log.String())
 	}
-	_, err = Config{TemporalAddress: "nohost"}.DialWaiting(context.Background(), DefaultBackoff, slog.Default(), func(error) { t.Error("waited on a malformed address") })
-	var ce *ConfigError
+	_, err = DialWaiting(context.Background(), config.Config{TemporalAddress: "nohost"}, DefaultBackoff, slog.Default(), func(error) { t.Error("waited on a malformed address") })
+	var ce *config.ConfigError
 	if !errors.As(err, &ce) {
 		t.Errorf("malformed address: %v", err)
 	}
