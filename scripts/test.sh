@@ -12,7 +12,8 @@ go vet ./...
 
 # The packages whose own code shares memory between goroutines, each with
 # tests that drive it: the in-process executor's errgroups and admission
-# (orchestrate), fan-outs (workflows), the activities' keepAlive and
+# (inprocess), workers, watch and the dev server's stop (temporalclient,
+# devserver), fan-outs (workflows), the activities' keepAlive and
 # MemoryBudget, the stores, the ONNX runtime's lock (detect), the parallel
 # bootstrap (score), scenario writing (agent), the protocol sessions
 # (agent/proto) and the viewer's cache under concurrent requests. The whole
@@ -21,7 +22,7 @@ go vet ./...
 # real-time agent packages miss their sessions' deadlines when slowed, and
 # the command-line tests run the binary in child processes the detector
 # does not see (docs/operations.md#what-ci-runs has the measurements).
-race=(./activities ./internal/orchestrate ./workflows ./internal/store ./internal/detect ./internal/score
+race=(./activities ./internal/inprocess ./internal/temporalclient ./internal/devserver ./workflows ./internal/store ./internal/detect ./internal/score
 	./internal/agent ./internal/agent/proto ./internal/viewer)
 go test -count=1 -race -timeout 40m "${race[@]}"
 mapfile -t plain < <(go list ./... | grep -vxF -f <(go list "${race[@]}"))

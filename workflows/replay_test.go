@@ -12,7 +12,7 @@ import (
 )
 
 // TestReplayRecordedHistories replays histories recorded from real runs
-// (internal/orchestrate's integration tests with -record-histories): the
+// (internal/temporalclient's integration tests with -record-histories): the
 // generated tiny corpus with acoustic systems (v3-), and an ingested
 // TurnBench corpus without dev data scored at thresholds transferred from
 // an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-; v4-nodev- since
@@ -22,7 +22,7 @@ import (
 // two nightly runs (cmd/floorbench's
 // schedule tests with -record-nightly), one that regressed and one whose
 // system spec was gone; and a sweep of one agent, the reference
-// never-yield over duplex on tiny-agent (v5-agent-, internal/orchestrate's
+// never-yield over duplex on tiny-agent (v5-agent-, internal/temporalclient's
 // TestAgentSweepsThroughTemporal with -record-histories); and a sweep of
 // agents seated in the tiny corpus beside a detector (v6-seated-, its
 // SeatedWorkflow for the reference agent over duplex kept too;

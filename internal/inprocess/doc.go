@@ -7,5 +7,5 @@
 // outputs already stored, which a rerun reuses).
 //
 // It imports activities, workflows (the plan and the inputs its children
-// take) and sweep, never a Temporal client.
+// take), sweep, spec and agent, never a Temporal client.
 package inprocess

@@ -3,6 +3,6 @@
 // identity, and for each corpus, evaluation, agent and the bundle whether
 // the store already holds it (`floorbench submit --dry-run`). It reads
 // the plan the sweep executes (workflows.NewPlan) and the activities'
-// keys, so it imports workflows, activities, sweep, bundle, corpus, agent,
-// agent/seated, synth, keys and store.
+// keys, so it imports workflows, activities, sweep, spec, bundle, corpus,
+// agent, agent/seated, agent/proto, synth, keys and store.
 package preview

@@ -51,7 +51,7 @@ func ingestTurnBenchTestOnly(t *testing.T, dir string) {
 // -record-histories its workflow histories (the sweep, the TurnBench
 // corpus, Silero's evaluation on it) are saved for the replay test:
 //
-//	go test ./internal/orchestrate -run TestSweepWithoutDevDataOnONNX \
+//	go test ./internal/temporalclient -run TestSweepWithoutDevDataOnONNX \
 //	  -args -record-histories ../../workflows/testdata -history-prefix v5-nodev-
 func TestSweepWithoutDevDataOnONNX(t *testing.T) {
 	if testing.Short() {
