@@ -7,8 +7,6 @@ import (
 	"math"
 	"path/filepath"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
@@ -16,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // EvaluateInput asks for one system's evaluation on one corpus.

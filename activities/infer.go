@@ -12,14 +12,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // InferInput asks for one system's score tracks on a batch of

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
@@ -30,6 +28,7 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // recordingStore is a real store that remembers the keys put, in order.
@@ -552,7 +551,7 @@ func TestEvaluate(t *testing.T) {
 func assertUndecodable(t *testing.T, err error, key string) {
 	t.Helper()
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != "Corrupt" || !app.NonRetryable() || !strings.Contains(err.Error(), "stored object "+key+" is corrupt: ") {
+	if !errors.As(err, &app) || app.Type() != sweep.Corrupt || !app.NonRetryable() || !strings.Contains(err.Error(), "stored object "+key+" is corrupt: ") {
 		t.Errorf("reading undecodable %s: %v", key, err)
 	}
 }

@@ -3,13 +3,12 @@ package activities
 import (
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/floorbench/floorbench/internal/audit"
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 

@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -20,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // ModelInput asks for a model stage's outputs on a batch of conversations

@@ -9,14 +9,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/sweep"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/testenv"
-	"go.temporal.io/sdk/temporal"
 )
 
 // systemRef is a built-in system with parameters, as Resolve passes it.
@@ -228,7 +228,7 @@ func TestModelStagesBadInputIsNotRetried(t *testing.T) {
 	} {
 		n, err := attempts(t, a, c.name, c.in)
 		var app *temporal.ApplicationError
-		if n != 1 || !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
+		if n != 1 || !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
 			t.Errorf("%s: %d attempts, %v; want 1 attempt failing with BadInput %q", c.name, n, err, c.says)
 		}
 	}

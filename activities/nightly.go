@@ -6,8 +6,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/version"
 	"github.com/floorbench/floorbench/internal/webhook"
 )

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
@@ -22,6 +20,7 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -74,7 +73,7 @@ func TestBadInputIsNotRetried(t *testing.T) {
 	} {
 		n, err := attempts(t, a, c.name, c.in)
 		var app *temporal.ApplicationError
-		if n != 1 || !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
+		if n != 1 || !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
 			t.Errorf("%s: %d attempts, %v; want 1 attempt failing with BadInput %q", c.name, n, err, c.says)
 		}
 	}

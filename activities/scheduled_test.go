@@ -72,7 +72,7 @@ func TestResolveScheduledReadsTheSpecWhenTheRunStarts(t *testing.T) {
 		t.Helper()
 		_, err := resolve()
 		var app *temporal.ApplicationError
-		if !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(err.Error(), want) {
+		if !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v; want a non-retryable BadInput naming %q", what, err, want)
 		}
 	}

@@ -73,7 +73,7 @@ func TestScheduledRunsReadOnlyUnderTheScheduleRoot(t *testing.T) {
 	} {
 		err := resolve(c.root, c.sweep)
 		var app *temporal.ApplicationError
-		if !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(err.Error(), c.want) {
+		if !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v\nwant a non-retryable BadInput containing %q", c.name, err, c.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "SECRET") {

@@ -9,14 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // agentSpec is a spec of one agent on a set of three scenarios.

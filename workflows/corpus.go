@@ -3,12 +3,11 @@ package workflows
 import (
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // CorpusInput asks for one corpus in the store.

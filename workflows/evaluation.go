@@ -3,12 +3,11 @@ package workflows
 import (
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // EvaluationInput asks for one system on one corpus.

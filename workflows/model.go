@@ -3,11 +3,10 @@ package workflows
 import (
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // ModelStageInput asks for a model stage's outputs on every conversation

@@ -10,12 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // The plan runs each model once per corpus: systems with the same model

@@ -3,14 +3,13 @@ package workflows
 import (
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/nightly"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // NightlyInput is what a schedule starts each run with: the stored spec

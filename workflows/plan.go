@@ -3,12 +3,11 @@ package workflows
 import (
 	"slices"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // Plan is what a sweep does once its corpora are planned

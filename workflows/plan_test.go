@@ -5,10 +5,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // planInput is a sweep of two systems (b runs a model) over four planned

@@ -3,14 +3,13 @@ package workflows
 import (
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // SeatedInput asks for one agent seated in some of the sweep's corpora as

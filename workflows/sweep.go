@@ -8,13 +8,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // corpusAudit is the version of the sweep that audits its generated

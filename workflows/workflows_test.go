@@ -10,15 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/sweep"
-
 	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // newSweepEnv is a test environment with the sweep's child workflows and
@@ -291,5 +291,41 @@ func TestEvaluationTransfersFromTheSignalledKey(t *testing.T) {
 		if got == nil || *got != (activities.Transfer{Corpus: "sim", Evaluation: c.want}) {
 			t.Errorf("signal %v: evaluated with transfer %+v, want the key %s", c.signal, got, c.want)
 		}
+	}
+}
+
+// A scheduled run that fails records its cause once (sweep.FailureMessage):
+// a spec that does not resolve by its message alone, a step that timed
+// out by the activity it happened in, as status shows them.
+func TestNightlyRecordsTheCauseOfItsFailure(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"bad input", temporal.NewNonRetryableApplicationError("specs/n.yaml: systems[0] (x): unknown family", sweep.BadInput, nil),
+			"specs/n.yaml: systems[0] (x): unknown family"},
+		{"timeout", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), "activity ResolveScheduled: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, a := newSweepEnv()
+			env.RegisterWorkflow(NightlyWorkflow)
+			env.OnActivity(a.ResolveScheduled, mock.Anything, mock.Anything).Return(sweep.Input{}, c.err)
+			var recorded []string
+			env.OnActivity(a.RecordFailedRun, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FailedRunInput) error {
+				recorded = append(recorded, in.Error)
+				return nil
+			})
+			env.ExecuteWorkflow(NightlyWorkflow, NightlyInput{Schedule: "n", SpecKey: "specs/n.yaml"})
+			if env.GetWorkflowError() == nil {
+				t.Fatal("the run succeeded")
+			}
+			if len(recorded) != 1 || !strings.HasPrefix(recorded[0], c.want) || strings.Count(recorded[0], "ResolveScheduled") > 1 {
+				t.Errorf("recorded %q, want one record starting %q", recorded, c.want)
+			}
+			if got := sweep.FailureMessage(env.GetWorkflowError()); !strings.HasPrefix(got, c.want) {
+				t.Errorf("status shows %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -7,9 +7,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 // progressEvery is the least time between two plain progress lines: a log

@@ -12,9 +12,8 @@ import (
 	"syscall"
 	"time"
 
-	"go.temporal.io/sdk/log"
-
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 
 	"github.com/floorbench/floorbench/internal/childenv"
 )

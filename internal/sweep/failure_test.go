@@ -2,6 +2,9 @@ package sweep_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -39,5 +42,21 @@ func TestFailureMessageIsTheCauseOnce(t *testing.T) {
 	}
 	if got := sweep.FailureMessage(err); got != cause {
 		t.Errorf("FailureMessage = %q\nwant %q", got, cause)
+	}
+}
+
+// An error from outside Temporal (a client that cannot reach the server)
+// is said by its deepest cause as well; nothing is named an activity.
+func TestFailureMessageOfAPlainError(t *testing.T) {
+	err := fmt.Errorf("sweep %s: %w", "floorbench-sweep-x", fmt.Errorf("describe: %w", errors.New("connection refused")))
+	if got := sweep.FailureMessage(err); got != "connection refused" {
+		t.Errorf("FailureMessage = %q, want the deepest cause", got)
+	}
+}
+
+// The error types no retry heals are the two the activities fail with.
+func TestNonRetryableNamesBadInputAndCorrupt(t *testing.T) {
+	if got := sweep.NonRetryable(); !slices.Equal(got, []string{"BadInput", "Corrupt"}) {
+		t.Errorf("NonRetryable = %q", got)
 	}
 }

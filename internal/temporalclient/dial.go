@@ -8,10 +8,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/config"
 	"go.temporal.io/sdk/client"
-
 	"go.temporal.io/sdk/log"
+
+	"github.com/floorbench/floorbench/internal/config"
 )
 
 // dialTimeout bounds connecting to Temporal.

@@ -1,10 +1,11 @@
 package temporalclient
 
 import (
-	"github.com/floorbench/floorbench/internal/spec"
-	"github.com/floorbench/floorbench/workflows"
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
+
+	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/workflows"
 )
 
 // agentWorkflowType is the name AgentWorkflow is registered under.

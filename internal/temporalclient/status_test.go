@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/temporalclient"
-
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/serviceerror"
@@ -24,6 +22,7 @@ import (
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/workflows"
 )
 

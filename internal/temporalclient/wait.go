@@ -6,11 +6,12 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/config"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/floorbench/floorbench/internal/config"
 )
 
 // Backoff is how a worker waits for Temporal: First after the first
