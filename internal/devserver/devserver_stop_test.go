@@ -73,3 +73,11 @@ func TestDevServerThatNeverAnswers(t *testing.T) {
 		t.Errorf("no server log: %v", err)
 	}
 }
+
+// The Temporal CLI is looked for where the setup puts it under its tools
+// folder.
+func TestTemporalCLIUnderTools(t *testing.T) {
+	if got := devserver.TemporalCLI("/opt/tools"); got != "/opt/tools/bin/temporal" {
+		t.Errorf("TemporalCLI: %s", got)
+	}
+}

@@ -2,8 +2,6 @@ package inprocess_test
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"maps"
@@ -15,16 +13,11 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
-	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
-	"github.com/floorbench/floorbench/internal/devserver"
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
-	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 )
 
@@ -235,104 +228,6 @@ func TestUploadThenRunMatchesLocalRun(t *testing.T) {
 		if err1 != nil || err2 != nil || string(a) != string(b) {
 			t.Errorf("%s differs: %v, %v", k, err1, err2)
 		}
-	}
-}
-
-// An external system's probability files are uploaded under their
-// content hash and the input names them by key.
-func TestUploadStoresSystemFilesByHash(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	probs := map[string]string{}
-	for i, name := range detect.ProbsFileNames {
-		task := []floor.Task{floor.TaskEOT, floor.TaskINT}[i]
-		content := `{"task": "` + string(task) + `", "frame_rate": 100, "conversations": []}`
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256([]byte(content))
-		probs[name] = keys.Input(hex.EncodeToString(sum[:]))
-	}
-	sysFile := filepath.Join(dir, "system.yaml")
-	if err := os.WriteFile(sysFile, []byte("family: external\nparams: {dir: .}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	in := sweepfixture.Resolved(t, "name: ext\ncorpora:\n  - {name: t, generate: {preset: tiny, seed: 1}}\nsystems:\n  - {name: ext, spec: "+sysFile+"}\n")
-	if in.Systems[0].Dir != dir {
-		t.Fatalf("system dir %q", in.Systems[0].Dir)
-	}
-	st, err := store.NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := activities.Upload(ctx, st, &in, detect.Runtime{}); err != nil {
-		t.Fatal(err)
-	}
-	ref := in.Systems[0]
-	if ref.Dir != "" || len(ref.Files) != 2 {
-		t.Fatalf("system after upload %+v", ref)
-	}
-	for name, key := range probs {
-		if ref.Files[name] != key {
-			t.Errorf("%s uploaded as %s, want %s", name, ref.Files[name], key)
-		}
-		data, err := store.GetBytes(ctx, st, key)
-		want, _ := os.ReadFile(filepath.Join(dir, name))
-		if err != nil || string(data) != string(want) {
-			t.Errorf("%s: stored %q, %v", key, data, err)
-		}
-	}
-	if in.Corpora[0].Prefix != "" || in.Corpora[0].Generate == nil {
-		t.Errorf("a generated corpus was uploaded: %+v", in.Corpora[0])
-	}
-}
-
-// Resolve refuses an unknown system family, a bad parameter and a corpus
-// folder without a manifest, naming the entry.
-func TestResolveErrors(t *testing.T) {
-	_, dirs := sweepfixture.Spec(t)
-	for _, c := range []struct{ yaml, says string }{
-		{"systems:\n  - {name: x, builtin: nope}\n", "systems[0] (x): "},
-		{"systems:\n  - {name: x, builtin: webrtcvad, params: {loudness: \"1\"}}\n", "systems[0] (x): "},
-		{"systems:\n  - {name: x, spec: " + filepath.Join(t.TempDir(), "absent.yaml") + "}\n", "systems[0] (x): "},
-	} {
-		s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+dirs[0]+"}\n"+c.yaml))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := sweep.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), c.says) {
-			t.Errorf("%q: %v; want an error starting %q", c.yaml, err, c.says)
-		}
-	}
-	s, err := spec.Parse("bad", []byte("name: bad\ncorpora:\n  - {name: c, path: "+t.TempDir()+"}\nsystems:\n  - {name: rms, builtin: rms}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sweep.Resolve(s, detect.Runtime{}); err == nil || !strings.HasPrefix(err.Error(), "corpora[0] (c): ") {
-		t.Errorf("a folder without a corpus: %v", err)
-	}
-}
-
-// With no S3 endpoint the store is the local folder the config names.
-func TestOpenStoreLocal(t *testing.T) {
-	dir := t.TempDir()
-	st, err := config.Config{StoreDir: dir}.OpenStore(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	summing, ok := st.(store.Summing)
-	if !ok {
-		t.Fatalf("store %T: want one that records the sha256 of what it stores", st)
-	}
-	l, ok := summing.Unwrap().(*store.Local)
-	if !ok || l.Root() != dir {
-		t.Fatalf("store %s", st.Describe())
-	}
-	if p := config.DefaultConfigPath(); !strings.HasSuffix(p, filepath.Join("floorbench", "config.yaml")) {
-		t.Errorf("config path %q", p)
-	}
-	if got := devserver.TemporalCLI("/opt/tools"); got != "/opt/tools/bin/temporal" {
-		t.Errorf("TemporalCLI: %s", got)
 	}
 }
 
