@@ -51,3 +51,15 @@ func TestHealthHandler(t *testing.T) {
 		t.Errorf("unknown path answered %d", code)
 	}
 }
+
+// A NotReady says its reason, then the error under it, which errors.Is
+// finds.
+func TestNotReadyWrapsItsCause(t *testing.T) {
+	cause := errors.New("connection refused")
+	if err := (&NotReady{Reason: "waiting for Temporal", Err: cause}); err.Error() != "waiting for Temporal: connection refused" || !errors.Is(err, cause) {
+		t.Errorf("NotReady with a cause: %q", err.Error())
+	}
+	if err := (&NotReady{Reason: "polling"}); err.Error() != "polling" || errors.Unwrap(err) != nil {
+		t.Errorf("NotReady without a cause: %q", err.Error())
+	}
+}
