@@ -3,6 +3,7 @@ package quickstart_test
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/config"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/quickstart"
+	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
 	"github.com/floorbench/floorbench/internal/temporalclient"
@@ -101,5 +104,75 @@ func TestQuickstartMatchesInProcessRun(t *testing.T) {
 		if err1 != nil || err2 != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s differs between the runs: %v, %v", k, err1, err2)
 		}
+	}
+}
+
+// The quickstart on its own dev server runs a spec file of one local
+// corpus and one gate to its bundle: progress ends completed, the log
+// names the server and the workers, the results hold the one system, and
+// the bundle is where the quickstart says.
+func TestQuickstartRunsASpecOnItsOwnServer(t *testing.T) {
+	tools := filepath.Dir(filepath.Dir(testenv.Tool(t, "temporal", "temporal")))
+	_, dirs := sweepfixture.Spec(t)
+	specYAML := "name: one\ncorpora:\n  - {name: withdev, path: " + dirs[0] + "}\nsystems:\n  - {name: rms, builtin: rms}\nbootstrap: {resamples: 10, seed: 1}\n"
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	storeDir := t.TempDir()
+	var log bytes.Buffer
+	var last temporalclient.Status
+	res, where, err := quickstart.Run(ctx, quickstart.Options{
+		Config: config.Config{StoreDir: storeDir}, StartTemporal: true, Tools: tools, SpecFile: writeSpec(t, specYAML),
+		Progress: func(st temporalclient.Status) { last = st }}, &log)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	if last.State != "completed" || last.BundleID != res.BundleID || len(res.Evaluations) != 1 || res.Evaluations[0].System != "rms" {
+		t.Errorf("last progress %+v; %d evaluations", last, len(res.Evaluations))
+	}
+	if where != storeDir+"/bundles/"+res.BundleID+"/" || !strings.Contains(log.String(), "starting a Temporal dev server on ") ||
+		!strings.Contains(log.String(), "worker polling [floorbench-cpu floorbench-synth floorbench-gpu]") {
+		t.Errorf("bundle at %s; log %s", where, log.String())
+	}
+	if _, err := os.Stat(filepath.Join(where, "results.json")); err != nil {
+		t.Errorf("no results where the quickstart says: %v", err)
+	}
+}
+
+// A quickstart whose dev server cannot start says where the Temporal CLI
+// was looked for; one whose agent does not answer names the agent before
+// anything is stored.
+func TestQuickstartStopsBeforeItStarts(t *testing.T) {
+	ctx := context.Background()
+	_, dirs := sweepfixture.Spec(t)
+	tools := t.TempDir()
+	specYAML := "name: one\ncorpora:\n  - {name: withdev, path: " + dirs[0] + "}\nsystems:\n  - {name: rms, builtin: rms}\n"
+	_, _, err := quickstart.Run(ctx, quickstart.Options{Config: config.Config{StoreDir: t.TempDir()}, StartTemporal: true, Tools: tools,
+		SpecFile: writeSpec(t, specYAML)}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "no Temporal CLI at "+devserver.TemporalCLI(tools)) {
+		t.Errorf("without a Temporal CLI: %v", err)
+	}
+	agentYAML := "name: agents\nagents:\n  - name: gone\n    protocol: duplex\n    endpoint: ws://" + testenv.Addr(testenv.FreePort(t)) +
+		"/\n    concurrency: 1\n    repeats: 1\n    scenarios: {preset: tiny-agent, seed: 1}\n"
+	storeDir := t.TempDir()
+	_, _, err = quickstart.Run(ctx, quickstart.Options{Config: config.Config{StoreDir: storeDir}, SpecFile: writeSpec(t, agentYAML)}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "agents[0] (gone): ") {
+		t.Errorf("an agent that does not answer: %v", err)
+	}
+	if entries, _ := os.ReadDir(storeDir); len(entries) != 0 {
+		t.Errorf("the store was written before the agents were checked: %d entries", len(entries))
+	}
+}
+
+// Preflight looks an agent's credential up by its credential_env first:
+// one that is not set names the agent and the variable, not a value.
+func TestPreflightNamesAMissingCredential(t *testing.T) {
+	s, err := spec.Parse("agents", []byte("name: agents\nagents:\n  - name: keyed\n    protocol: duplex\n    endpoint: ws://127.0.0.1:1/\n"+
+		"    credential_env: FLOORBENCH_TEST_NO_SUCH_KEY\n    concurrency: 1\n    repeats: 1\n    scenarios: {preset: tiny-agent, seed: 1}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = quickstart.PreflightAgents(context.Background(), s, config.Config{}.Credentials())
+	if err == nil || !strings.HasPrefix(err.Error(), "agents[0] (keyed).credential_env: environment variable FLOORBENCH_TEST_NO_SUCH_KEY is not set") {
+		t.Errorf("a missing credential: %v", err)
 	}
 }
