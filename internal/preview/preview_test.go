@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/backend"
@@ -14,6 +15,7 @@ import (
 	"github.com/floorbench/floorbench/internal/preview"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // The preview of the fixture sweep names, before anything is stored, the
@@ -189,5 +191,56 @@ agents:
 	}
 	if all.EstimateS >= one.EstimateS*42/12 {
 		t.Errorf("42 seats at concurrency 4 take %g s, 12 at concurrency 1 %g s", all.EstimateS, one.EstimateS)
+	}
+}
+
+// Once an agent's scenario set is stored the preview estimates its trials
+// from the set itself, within the planned bound, and counts none recorded
+// until one is played: a trial recorded as failed is played again by the
+// next run. A seated agent in a corpus on disk has its seats from the
+// corpus's own manifest, not planned.
+func TestPreviewOfAStoredScenarioSet(t *testing.T) {
+	testenv.Program(t, "espeak-ng", "speech")
+	ctx := context.Background()
+	st, err := store.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, dirs := sweepfixture.Spec(t)
+	in := sweepfixture.Resolved(t, "name: agent\ncorpora:\n  - {name: withdev, path: "+dirs[0]+"}\nsystems:\n  - {name: rms, builtin: rms}\n"+
+		"agents:\n  - {name: a, protocol: duplex, endpoint: \"ws://127.0.0.1:1/\", concurrency: 2, scenarios: {preset: tiny-agent, seed: 1}, seated: {speakers: [1]}}\n")
+	planned, err := preview.Sweep(ctx, st, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acts := &activities.Activities{Store: st}
+	a := in.Spec.Agents[0]
+	set, err := acts.PrepareScenarios(ctx, activities.PrepareScenariosInput{Agent: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acts.RecordFailedTrial(ctx, activities.FailedTrialInput{
+		Trial: activities.AgentTrialInput{Agent: a, Set: set.Prefix, Scenario: set.Scenarios[0]}, Error: "connection refused"}); err != nil {
+		t.Fatal(err)
+	}
+	pv, err := preview.Sweep(ctx, st, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pv.Agents) != 1 || len(planned.Agents) != 1 {
+		t.Fatalf("agents %+v, before the set %+v", pv.Agents, planned.Agents)
+	}
+	got, before := pv.Agents[0], planned.Agents[0]
+	if !got.SetStored || got.Trials != len(set.Scenarios)*a.Repeats || got.Recorded != 0 {
+		t.Errorf("agent with its set stored %+v", got)
+	}
+	if got.Estimate() <= 0 || got.Estimate() > before.Estimate() || got.Estimate() != time.Duration(got.EstimateS*float64(time.Second)) {
+		t.Errorf("estimate %v from the set, %v planned", got.Estimate(), before.Estimate())
+	}
+	if len(pv.Seated) != 1 {
+		t.Fatalf("seated %+v", pv.Seated)
+	}
+	if s := pv.Seated[0]; s.Planned || s.Seats != 2 || s.Recorded != 0 || s.Estimate() <= 0 || len(s.Corpora) != 1 || s.Corpora[0].Seats != 2 {
+		t.Errorf("seated in a corpus on disk %+v", s)
 	}
 }
