@@ -5,6 +5,12 @@
 // it returns it without recomputing, so retries, resubmissions and a
 // restarted worker change nothing. Notify is the exception: it posts to a
 // webhook, and a retry after a post the receiver saw posts again.
+//
+// Beside the activities it holds what runs them or feeds them: Upload,
+// which stores a sweep's local corpora and system files before it starts
+// (with the IngestLocal activity's code, so it cannot live below this
+// package in sweep), and Admission, how many activities one process runs
+// at once and against what memory budget.
 package activities
 
 import (

@@ -4,10 +4,10 @@ import "runtime"
 
 // Admission is how much work one process takes on at once, the same for a
 // worker (temporalclient.StartWorkers) and for the in-process executor
-// (inprocess.Run): at
-// most Slots activities at once on each task queue, and the memory-heavy
-// steps inside them admitted against Memory. The zero value runs
-// ActivitySlots activities per queue with unbounded memory.
+// (inprocess.Run): at most Slots activities at once on each task queue,
+// and the memory-heavy steps inside them admitted against Memory. The
+// zero value runs ActivitySlots activities per queue with unbounded
+// memory.
 type Admission struct {
 	Slots  int           // 0: ActivitySlots()
 	Memory *MemoryBudget // nil: unbounded

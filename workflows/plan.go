@@ -13,9 +13,8 @@ import (
 // Plan is what a sweep does once its corpora are planned
 // (docs/architecture.md#workflows), as data: every evaluation with its
 // inputs, the order in which they complete, the audits and the bundle's
-// identity. NewPlan builds it once; SweepWorkflow and
-// inprocess.Run execute it, preview.Sweep reads its
-// keys.
+// identity. NewPlan builds it once; SweepWorkflow and inprocess.Run
+// execute it, preview.Sweep reads its keys.
 type Plan struct {
 	// Evaluations are every system on every corpus, system by system:
 	// system s on corpus c is Evaluations[s*len(corpora)+c].
