@@ -5,6 +5,12 @@
 // it returns it without recomputing, so retries, resubmissions and a
 // restarted worker change nothing. Notify is the exception: it posts to a
 // webhook, and a retry after a post the receiver saw posts again.
+//
+// Beside the activities it holds what runs them or feeds them: Upload,
+// which stores a sweep's local corpora and system files before it starts
+// (with the IngestLocal activity's code, so it cannot live below this
+// package in sweep), and Admission, how many activities one process runs
+// at once and against what memory budget.
 package activities
 
 import (
@@ -24,6 +30,7 @@ import (
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/webhook"
 )
@@ -162,20 +169,20 @@ func keepAlive(ctx context.Context, details ...any) (stop func()) {
 // activity at once with the message.
 func badInput(format string, args ...any) error {
 	err := fmt.Errorf(format, args...)
-	return temporal.NewNonRetryableApplicationError(err.Error(), "BadInput", err)
+	return temporal.NewNonRetryableApplicationError(err.Error(), sweep.BadInput, err)
 }
 
 // corrupt is the failure of a stored object that does not decode: it was
 // written whole (puts are atomic) and content-addressed, so retrying
 // reads the same bytes; the activity fails at once, naming the key.
 func corrupt(key string, err error) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("stored object %s is corrupt: %v", key, err), "Corrupt", err)
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("stored object %s is corrupt: %v", key, err), sweep.Corrupt, err)
 }
 
 // IsBadInput reports whether err (or its cause) is a bad-input failure.
 func IsBadInput(err error) bool {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.Type() == "BadInput"
+	return errors.As(err, &app) && app.Type() == sweep.BadInput
 }
 
 // invalidKey turns a store key that no store accepts (store.ErrInvalidKey:
@@ -188,5 +195,5 @@ func invalidKey(err *error) {
 	if _, ok := (*err).(*temporal.ApplicationError); ok || !errors.Is(*err, store.ErrInvalidKey) {
 		return
 	}
-	*err = temporal.NewNonRetryableApplicationError((*err).Error(), "BadInput", *err)
+	*err = temporal.NewNonRetryableApplicationError((*err).Error(), sweep.BadInput, *err)
 }

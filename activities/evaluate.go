@@ -13,11 +13,12 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // EvaluateInput asks for one system's evaluation on one corpus.
 type EvaluateInput struct {
-	System    SystemRef
+	System    sweep.SystemRef
 	Corpus    CorpusPlan
 	Params    score.Params
 	Resamples int

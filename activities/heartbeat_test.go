@@ -23,6 +23,7 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // slowStore is a store whose first JSON read takes longer than the
@@ -125,7 +126,7 @@ func TestCorruptStoredObjectIsNotRetried(t *testing.T) {
 	a := &Activities{Store: s, Scratch: t.TempDir()}
 	_, err = a.Aggregate(ctx, AggregateInput{Meta: bundle.Meta{Name: "x"}, Evaluations: []string{key}})
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != "Corrupt" || !app.NonRetryable() || !strings.Contains(err.Error(), key) {
+	if !errors.As(err, &app) || app.Type() != sweep.Corrupt || !app.NonRetryable() || !strings.Contains(err.Error(), key) {
 		t.Fatalf("aggregate over a corrupt evaluation: %v", err)
 	}
 }
@@ -162,10 +163,10 @@ func TestPlaceFilesChecksUploadedContent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var app *temporal.ApplicationError
-	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": wrong}, t.TempDir()); !errors.As(err, &app) || app.Type() != "Corrupt" || !strings.Contains(err.Error(), wrong) {
+	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": wrong}, t.TempDir()); !errors.As(err, &app) || app.Type() != sweep.Corrupt || !strings.Contains(err.Error(), wrong) {
 		t.Errorf("content under another hash: %v", err)
 	}
-	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": "corpora/x/y.json"}, t.TempDir()); !errors.As(err, &app) || app.Type() != "BadInput" {
+	if err := a.placeFiles(ctx, sys, map[string]string{"probs-eot.json": "corpora/x/y.json"}, t.TempDir()); !errors.As(err, &app) || app.Type() != sweep.BadInput {
 		t.Errorf("a key outside inputs/: %v", err)
 	}
 }

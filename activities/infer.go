@@ -18,33 +18,13 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
-
-// SystemRef is a system as the workflows pass it: its spec (a few KB of
-// YAML, normalised) and its hash.
-type SystemRef struct {
-	Name string
-	YAML []byte
-	// Dir is the folder relative model paths in YAML start from, on the
-	// submitting machine; empty once the sweep's inputs are uploaded.
-	Dir string
-	// Files are the system's uploaded files (detect.System.LocalFiles), by
-	// role: store keys under inputs/, which Infer copies to the worker.
-	Files map[string]string `json:",omitempty"`
-	Hash  string
-	// NeedsModel is true for systems that run an ONNX model: they go to
-	// the GPU queue.
-	NeedsModel bool
-	// ModelHash identifies the system's model stage
-	// (detect.System.ModelHash; "" for a system without one): systems
-	// with the same model hash share its stored outputs.
-	ModelHash string `json:",omitempty"`
-}
 
 // InferInput asks for one system's score tracks on a batch of
 // conversations of a corpus.
 type InferInput struct {
-	System SystemRef
+	System sweep.SystemRef
 	Corpus CorpusPlan
 	// Conversation is the single conversation of executions recorded before
 	// batches; Conversations is the batch.

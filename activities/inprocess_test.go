@@ -30,6 +30,7 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // recordingStore is a real store that remembers the keys put, in order.
@@ -76,7 +77,7 @@ func fixtureCorpus(t *testing.T, d auditfixture.Design, seed uint64) string {
 }
 
 // rmsSystem is the built-in RMS gate as the workflows pass it.
-func rmsSystem(t *testing.T) (SystemRef, *detect.System) {
+func rmsSystem(t *testing.T) (sweep.SystemRef, *detect.System) {
 	t.Helper()
 	sys, err := detect.Builtin("rms")
 	if err != nil {
@@ -91,7 +92,7 @@ func rmsSystem(t *testing.T) (SystemRef, *detect.System) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SystemRef{Name: "rms", YAML: yaml, Hash: hash}, sys
+	return sweep.SystemRef{Name: "rms", YAML: yaml, Hash: hash}, sys
 }
 
 func overwrite(t *testing.T, s *store.Local, key, data string) {
@@ -445,7 +446,7 @@ func sha256Hex(b []byte) string {
 }
 
 // inferred ingests a fixture corpus and runs rms over all of it.
-func inferred(t *testing.T, a *Activities, name, dir string) (CorpusPlan, SystemRef) {
+func inferred(t *testing.T, a *Activities, name, dir string) (CorpusPlan, sweep.SystemRef) {
 	t.Helper()
 	ctx := context.Background()
 	plan, err := a.IngestLocal(ctx, IngestInput{Name: name, Dir: dir})
@@ -552,7 +553,7 @@ func TestEvaluate(t *testing.T) {
 func assertUndecodable(t *testing.T, err error, key string) {
 	t.Helper()
 	var app *temporal.ApplicationError
-	if !errors.As(err, &app) || app.Type() != "Corrupt" || !app.NonRetryable() || !strings.Contains(err.Error(), "stored object "+key+" is corrupt: ") {
+	if !errors.As(err, &app) || app.Type() != sweep.Corrupt || !app.NonRetryable() || !strings.Contains(err.Error(), "stored object "+key+" is corrupt: ") {
 		t.Errorf("reading undecodable %s: %v", key, err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // A store key no store accepts, reaching a worker in an activity's input
@@ -26,7 +28,7 @@ func TestInvalidStoreKeyIsNotRetried(t *testing.T) {
 	} {
 		n, err := attempts(t, a, c.name, c.in)
 		var app *temporal.ApplicationError
-		if n != 1 || !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(app.Message(), c.key) {
+		if n != 1 || !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(app.Message(), c.key) {
 			t.Errorf("%s with key %q: %d attempts, %v; want 1 attempt failing with BadInput naming the key", c.name, c.key, n, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -28,7 +29,7 @@ func TestComponentVersionsInvalidateExactlyTheirOutputs(t *testing.T) {
 		t.Error("seed or preset do not change the corpus hash")
 	}
 
-	in := EvaluateInput{System: SystemRef{Name: "rms", Hash: "s"}, Corpus: CorpusPlan{Hash: "c"},
+	in := EvaluateInput{System: sweep.SystemRef{Name: "rms", Hash: "s"}, Corpus: CorpusPlan{Hash: "c"},
 		Params: score.DefaultParams(), Resamples: 100, Seed: 1}
 	eval := EvaluationKey(in)
 	if eval != evaluationKey(in, score.ProtocolVersion) {

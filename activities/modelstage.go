@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // ModelInput asks for a model stage's outputs on a batch of conversations
@@ -25,7 +26,7 @@ import (
 type ModelInput struct {
 	// System runs the model: the first of the sweep's systems whose
 	// ModelHash it is. Every system with that hash maps the outputs.
-	System        SystemRef
+	System        sweep.SystemRef
 	Corpus        CorpusPlan
 	Conversations []string
 }
@@ -94,7 +95,7 @@ func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResu
 // openSystemOn parses a system, places its uploaded files and opens the
 // stored corpus's manifest, in a scratch folder the returned cleanup
 // removes.
-func (a *Activities) openSystemOn(ctx context.Context, ref SystemRef, plan CorpusPlan) (*detect.System, *corpus.Corpus, func(), error) {
+func (a *Activities) openSystemOn(ctx context.Context, ref sweep.SystemRef, plan CorpusPlan) (*detect.System, *corpus.Corpus, func(), error) {
 	sys, err := detect.ParseSystem(ref.YAML, ref.Dir)
 	if err != nil {
 		return nil, nil, nil, badInput("system %s: %v", ref.Name, err)
@@ -204,7 +205,7 @@ func (f *modelFeed) releaseAll() {
 // FloorInput asks for one system's score tracks on a batch of
 // conversations, from its model stage's stored outputs.
 type FloorInput struct {
-	System        SystemRef
+	System        sweep.SystemRef
 	Corpus        CorpusPlan
 	Conversations []string
 }

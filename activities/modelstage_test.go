@@ -9,16 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/testenv"
-	"go.temporal.io/sdk/temporal"
 )
 
 // systemRef is a built-in system with parameters, as Resolve passes it.
-func systemRef(t *testing.T, name, family string, rt detect.Runtime, params map[string]string) SystemRef {
+func systemRef(t *testing.T, name, family string, rt detect.Runtime, params map[string]string) sweep.SystemRef {
 	t.Helper()
 	sys, err := detect.Builtin(family)
 	if err != nil {
@@ -42,7 +44,7 @@ func systemRef(t *testing.T, name, family string, rt detect.Runtime, params map[
 	if err != nil {
 		t.Fatal(err)
 	}
-	return SystemRef{Name: name, YAML: yaml, Hash: hash, ModelHash: model}
+	return sweep.SystemRef{Name: name, YAML: yaml, Hash: hash, ModelHash: model}
 }
 
 // The two stages make the tracks Infer makes, byte for byte: the model
@@ -67,7 +69,7 @@ func TestModelStageAndFloorStageMakeInfersTracks(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec.take()
-			systems := []SystemRef{
+			systems := []sweep.SystemRef{
 				systemRef(t, tc.family, tc.family, a.Runtime, nil),
 				systemRef(t, tc.other, tc.other, a.Runtime, nil),
 				systemRef(t, tc.other+"-ramp", tc.other, a.Runtime, map[string]string{"eot_ramp_s": "1"}),
@@ -142,7 +144,7 @@ func recordingAt(t *testing.T, a *Activities) *Activities {
 }
 
 // tracksOf is every track of a system on a corpus, as stored.
-func tracksOf(t *testing.T, s store.Store, sys SystemRef, plan CorpusPlan) []string {
+func tracksOf(t *testing.T, s store.Store, sys sweep.SystemRef, plan CorpusPlan) []string {
 	t.Helper()
 	var out []string
 	for _, id := range plan.Conversations {
@@ -226,7 +228,7 @@ func TestModelStagesBadInputIsNotRetried(t *testing.T) {
 	} {
 		n, err := attempts(t, a, c.name, c.in)
 		var app *temporal.ApplicationError
-		if n != 1 || !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
+		if n != 1 || !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
 			t.Errorf("%s: %d attempts, %v; want 1 attempt failing with BadInput %q", c.name, n, err, c.says)
 		}
 	}

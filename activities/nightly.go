@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/nightly"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/version"
 )
 
@@ -104,7 +105,7 @@ func (a *Activities) RecordFailedRun(ctx context.Context, in FailedRunInput) err
 // no retry can mend (corrupt); other errors are returned as they are.
 func undecodable(err error) error {
 	if errors.Is(err, bundle.ErrUndecodable) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), "Corrupt", err)
+		return temporal.NewNonRetryableApplicationError(err.Error(), sweep.Corrupt, err)
 	}
 	return err
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -68,11 +69,11 @@ func TestBadInputIsNotRetried(t *testing.T) {
 	}{
 		{"PlanStored", PlanStoredInput{Name: "gone", Prefix: "corpora/none"}, "corpus gone: "},
 		{"PlanGenerated", PlanGeneratedInput{Name: "x", Preset: "huge"}, `unknown preset "huge"`},
-		{"Infer", InferInput{System: SystemRef{Name: "broken", YAML: []byte("family: nope\n"), Hash: "h"}, Corpus: CorpusPlan{Hash: "c"}, Conversations: []string{"a"}}, "system broken: "},
+		{"Infer", InferInput{System: sweep.SystemRef{Name: "broken", YAML: []byte("family: nope\n"), Hash: "h"}, Corpus: CorpusPlan{Hash: "c"}, Conversations: []string{"a"}}, "system broken: "},
 	} {
 		n, err := attempts(t, a, c.name, c.in)
 		var app *temporal.ApplicationError
-		if n != 1 || !errors.As(err, &app) || app.Type() != "BadInput" || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
+		if n != 1 || !errors.As(err, &app) || app.Type() != sweep.BadInput || !app.NonRetryable() || !strings.Contains(app.Message(), c.says) {
 			t.Errorf("%s: %d attempts, %v; want 1 attempt failing with BadInput %q", c.name, n, err, c.says)
 		}
 	}

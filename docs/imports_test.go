@@ -45,9 +45,16 @@ var tiers = []tier{
 		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
 		"internal/audit/auditfixture", "internal/evaluate", "internal/bundle", "internal/bundle/bundlefixture", "internal/compare", "internal/spec", "internal/viewer", "internal/nightly",
 		"internal/agent", "internal/agent/refagent", "internal/agent/harness", "internal/agent/seated",
+		"internal/config",
+	}},
+	{"contract", true, []string{
+		"internal/sweep", "internal/sweep/sweepfixture",
 	}},
 	{"orchestration", true, []string{
-		"activities", "workflows", "internal/orchestrate",
+		"activities", "workflows",
+	}},
+	{"client", true, []string{
+		"internal/temporalclient", "internal/inprocess", "internal/preview", "internal/quickstart", "internal/devserver",
 	}},
 	{"programs", true, []string{
 		"cmd/floorbench", "scripts/kubeschemas", "scripts/corpussubset", "docs", "charts",
@@ -154,12 +161,13 @@ func TestNoPackageImportsUpward(t *testing.T) {
 // that keeps to the tiers is not.
 func TestLayeringReportsEachKindOfBadImport(t *testing.T) {
 	good := map[string][]string{
-		"internal/floor":       {"internal/jsonio", "internal/limits"},
-		"internal/detect":      {"internal/score", "internal/floor"},
-		"internal/bundle":      {"internal/audit", "internal/keys"},
-		"workflows":            {"activities"},
-		"internal/generate":    {"internal/corpus", "internal/synth"},
-		"internal/orchestrate": {"workflows"},
+		"internal/floor":          {"internal/jsonio", "internal/limits"},
+		"internal/detect":         {"internal/score", "internal/floor"},
+		"internal/bundle":         {"internal/audit", "internal/keys"},
+		"workflows":               {"activities"},
+		"internal/generate":       {"internal/corpus", "internal/synth"},
+		"internal/temporalclient": {"workflows"},
+		"activities":              {"internal/sweep"},
 	}
 	if v := layering(good); len(v) > 0 {
 		t.Fatalf("a graph that keeps to the tiers: %q", v)
@@ -171,6 +179,8 @@ func TestLayeringReportsEachKindOfBadImport(t *testing.T) {
 		{"internal/corpus", "internal/synth", "packages of tier domain are independent of each other"},
 		{"internal/floor", "internal/score", "(tier domain, above it)"},
 		{"internal/bundle", "activities", "(tier orchestration, above it)"},
+		{"internal/sweep", "workflows", "(tier orchestration, above it)"},
+		{"workflows", "internal/inprocess", "(tier client, above it)"},
 		{"internal/corpus", "internal/ingest/ami", "(tier composition, above it)"},
 		{"activities", "cmd/floorbench", "(tier programs, above it)"},
 		{"internal/corpus", "internal/elsewhere", "which is in no tier"},

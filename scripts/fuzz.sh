@@ -14,7 +14,7 @@ required=(
 	internal/score:FuzzParseSubmission        # submission (predictions file)
 	internal/score:FuzzParseProbs             # probability file
 	internal/spec:FuzzParse                   # sweep spec
-	internal/orchestrate:FuzzLoadConfig       # config file
+	internal/config:FuzzLoadConfig           # config file
 	internal/corpus:FuzzParseTurnBenchAnnotations
 	internal/corpus:FuzzParseManifest
 	internal/ingest/turnbench:FuzzReadTurnBenchParquet

@@ -23,7 +23,7 @@ mkdir -p "$W"
 FLOORBENCH_TOOLS=$(scripts/setup.sh quickstart temporal | tail -1)
 export FLOORBENCH_TOOLS
 go build -buildvcs=auto -o "$W/floorbench" ./cmd/floorbench
-go test -c -o "$W/orchestrate.test" ./internal/orchestrate
+go test -c -o "$W/temporalclient.test" ./internal/temporalclient
 go build -o "$W/corpussubset" ./scripts/corpussubset
 [ -f "$W/mptb/corpus.json" ] || { rm -rf "$W/mptb"; "$W/floorbench" corpus generate --preset mptb --seed 1 --out "$W/mptb" --jobs "$(nproc)" >/dev/null; }
 mapfile -t variants < <(grep -v "^#" scripts/labscale-systems.txt)
@@ -46,7 +46,7 @@ for p in $POINTS; do
 		for s in "${variants[@]:0:$systems}"; do echo "  - $s"; done
 		echo "bootstrap: {resamples: $RESAMPLES, seed: 1}"
 	} >"$spec"
-	out=$(cd internal/orchestrate && FLOORBENCH_BENCH_SPEC="$spec" "$W/orchestrate.test" -test.run '^$' -test.bench OrchestrationOverhead -test.benchtime "${RUNS}x")
+	out=$(cd internal/temporalclient && FLOORBENCH_BENCH_SPEC="$spec" "$W/temporalclient.test" -test.run '^$' -test.bench OrchestrationOverhead -test.benchtime "${RUNS}x")
 	echo "$out" >"$W/bench-$every-$systems.txt"
 	metric() { echo "$out" | grep -o "[0-9.e+-]* $1" | head -1 | cut -d' ' -f1; }
 	frac="1/$every"; [ "$every" = 1 ] && frac=all

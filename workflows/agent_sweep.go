@@ -13,7 +13,7 @@ import (
 // trials, all at once and before the corpora: trials take real time and
 // depend on nothing else of the sweep. The futures are in the spec's
 // agent order, nil for an agent that is only seated.
-func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture {
+func (s *sweepRun) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture {
 	if len(s.in.Spec.Agents) == 0 {
 		return nil
 	}
@@ -37,7 +37,7 @@ func (s *sweep) startAgents(ctx workflow.Context) []workflow.ChildWorkflowFuture
 
 // waitAgents waits for the agent evaluations in the spec's order and
 // returns their stored results' keys.
-func (s *sweep) waitAgents(ctx workflow.Context, children []workflow.ChildWorkflowFuture) ([]string, error) {
+func (s *sweepRun) waitAgents(ctx workflow.Context, children []workflow.ChildWorkflowFuture) ([]string, error) {
 	var keys []string
 	for i, f := range children {
 		if f == nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // agentSpec is a spec of one agent on a set of three scenarios.
@@ -139,7 +140,7 @@ func TestSweepOfAgentsAlone(t *testing.T) {
 		aggregated = in
 		return "bundle-a", nil
 	}).Once()
-	in := SweepInput{Spec: agentSpec(4, 1), SpecHash: "h", CodeVersion: "test"}
+	in := sweep.Input{Spec: agentSpec(4, 1), SpecHash: "h", CodeVersion: "test"}
 	env.ExecuteWorkflow(SweepWorkflow, in)
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -167,8 +168,8 @@ func TestSweepNamesTheAgentThatFailed(t *testing.T) {
 	env, a := newSweepEnv()
 	env.RegisterWorkflow(AgentWorkflow)
 	env.OnActivity(a.PrepareScenarios, mock.Anything, mock.Anything).Return(activities.ScenarioSetPlan{},
-		temporal.NewNonRetryableApplicationError("espeak-ng is not installed", "BadInput", nil)).Once()
-	env.ExecuteWorkflow(SweepWorkflow, SweepInput{Spec: agentSpec(1, 1), SpecHash: "h"})
+		temporal.NewNonRetryableApplicationError("espeak-ng is not installed", sweep.BadInput, nil)).Once()
+	env.ExecuteWorkflow(SweepWorkflow, sweep.Input{Spec: agentSpec(1, 1), SpecHash: "h"})
 	err := env.GetWorkflowError()
 	if err == nil || !strings.Contains(err.Error(), "agent bot") || !strings.Contains(err.Error(), "espeak-ng is not installed") {
 		t.Errorf("error %v", err)

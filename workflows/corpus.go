@@ -7,11 +7,12 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // CorpusInput asks for one corpus in the store.
 type CorpusInput struct {
-	Source      CorpusSource
+	Source      sweep.CorpusSource
 	Queues      spec.Queues
 	Concurrency int
 	Parent      string // the sweep (executions before progressByQuery signal it)
@@ -33,7 +34,7 @@ func CorpusWorkflow(ctx workflow.Context, in CorpusInput) (activities.CorpusPlan
 	if in.Plan != nil {
 		plan = *in.Plan
 	} else {
-		err = planCorpus(cpu, in.Source.Planning()).Get(ctx, &plan)
+		err = planCorpus(cpu, Planning(in.Source)).Get(ctx, &plan)
 	}
 	if err != nil {
 		return plan, err

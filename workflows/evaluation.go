@@ -7,11 +7,12 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // EvaluationInput asks for one system on one corpus.
 type EvaluationInput struct {
-	System      activities.SystemRef
+	System      sweep.SystemRef
 	Corpus      activities.CorpusPlan
 	Queue       string // where inference runs
 	CPUQueue    string

@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // ModelStageInput asks for a model stage's outputs on every conversation
@@ -13,7 +14,7 @@ import (
 type ModelStageInput struct {
 	// System is the first of the sweep's systems that run the model; its
 	// ModelHash names the outputs.
-	System   activities.SystemRef
+	System   sweep.SystemRef
 	Corpus   activities.CorpusPlan
 	Queue    string // where the model runs
 	CPUQueue string

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // The plan runs each model once per corpus: systems with the same model
@@ -23,7 +24,7 @@ func TestPlanSharesModelStages(t *testing.T) {
 	in, plans := planInput()
 	plans = plans[:2]
 	in.Corpora = in.Corpora[:2]
-	in.Systems = []activities.SystemRef{
+	in.Systems = []sweep.SystemRef{
 		{Name: "a", Hash: "ha", ModelHash: "ma"},
 		{Name: "b", Hash: "hb", ModelHash: "mb", NeedsModel: true},
 		{Name: "a-ramp", Hash: "ha2", ModelHash: "ma"},
@@ -53,7 +54,7 @@ func TestPlanSharesModelStages(t *testing.T) {
 
 // stagedInput is testInput's sweep with model stages: sys0 and sys2 share
 // one model, sys1 runs an ONNX model of its own, sys3 has no model stage.
-func stagedInput() SweepInput {
+func stagedInput() sweep.Input {
 	in := testInput(4, 5)
 	in.Systems[0].ModelHash, in.Systems[2].ModelHash, in.Systems[1].ModelHash = "m-shared", "m-shared", "m-onnx"
 	return in
@@ -134,7 +135,7 @@ func TestSweepRunsEachModelOnce(t *testing.T) {
 }
 
 // in5 is the input with the spec's concurrency at 5.
-func in5(in SweepInput) SweepInput {
+func in5(in sweep.Input) sweep.Input {
 	in.Spec.Concurrency = 5
 	return in
 }
@@ -148,7 +149,7 @@ func TestFailedModelStageFailsTheSweep(t *testing.T) {
 	env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 		Name: "c", Prefix: "corpora/x", Hash: "x", Conversations: []string{"c1"}, Ready: true}, nil)
 	env.OnActivity(a.RunModel, mock.Anything, mock.Anything).Return(activities.ModelResult{},
-		temporal.NewNonRetryableApplicationError("model file missing", "BadInput", nil))
+		temporal.NewNonRetryableApplicationError("model file missing", sweep.BadInput, nil))
 	mapped := 0
 	env.OnActivity(a.MapFloor, mock.Anything, mock.Anything).Return(func(context.Context, activities.FloorInput) error {
 		mapped++

@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"errors"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -10,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/nightly"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // NightlyInput is what a schedule starts each run with: the stored spec
@@ -32,16 +32,6 @@ type NightlyResult struct {
 	Counts   map[compare.Outcome]int `json:"verdict_counts"`
 	Prefix   string                  `json:"prefix"`
 }
-
-// ResolveScheduledInput names the stored spec a run resolves.
-type ResolveScheduledInput struct {
-	SpecKey string
-}
-
-// ResolveScheduledActivity is the name of the activity that resolves a
-// stored spec on the worker (orchestrate.Scheduled.ResolveScheduled): it
-// lives beside Resolve and Upload, which import this package.
-const ResolveScheduledActivity = "ResolveScheduled"
 
 // ScheduledStartTime is the search attribute Temporal sets on the runs a
 // schedule starts: the time the run was scheduled for.
@@ -66,28 +56,28 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 	self := info.WorkflowExecution.ID
 	failed := activities.FailedRunInput{Schedule: in.Schedule, Scheduled: scheduled, WorkflowID: self, SpecKey: in.SpecKey}
 	actx := workflow.WithActivityOptions(ctx, quietOptions(info.TaskQueueName, time.Hour))
-	var sweep SweepInput
-	if err := workflow.ExecuteActivity(actx, ResolveScheduledActivity, ResolveScheduledInput{SpecKey: in.SpecKey}).Get(ctx, &sweep); err != nil {
+	var resolved sweep.Input
+	if err := workflow.ExecuteActivity(actx, (*activities.Activities).ResolveScheduled, sweep.ResolveScheduledInput{SpecKey: in.SpecKey}).Get(ctx, &resolved); err != nil {
 		return NightlyResult{}, recordFailure(ctx, failed, err)
 	}
-	failed.SpecHash, failed.CodeVersion = sweep.SpecHash, sweep.CodeVersion
+	failed.SpecHash, failed.CodeVersion = resolved.SpecHash, resolved.CodeVersion
 
-	var swept SweepResult
-	if err := workflow.ExecuteChildWorkflow(childOptions(ctx, self, "sweep"), SweepWorkflow, sweep).Get(ctx, &swept); err != nil {
+	var swept sweep.Result
+	if err := workflow.ExecuteChildWorkflow(childOptions(ctx, self, "sweep"), SweepWorkflow, resolved).Get(ctx, &swept); err != nil {
 		return NightlyResult{}, recordFailure(ctx, failed, err)
 	}
 
-	vctx := workflow.WithActivityOptions(ctx, quietOptions(sweep.Spec.Queues.CPU, time.Hour))
+	vctx := workflow.WithActivityOptions(ctx, quietOptions(resolved.Spec.Queues.CPU, time.Hour))
 	var v activities.VerdictResult
 	err := workflow.ExecuteActivity(vctx, (*activities.Activities).Verdict, activities.VerdictInput{
 		Schedule: in.Schedule, Scheduled: scheduled, WorkflowID: self, BundleID: swept.BundleID,
-		Baseline: in.Baseline, Tolerance: in.Tolerance, SpecKey: in.SpecKey, SpecHash: sweep.SpecHash, CodeVersion: sweep.CodeVersion,
+		Baseline: in.Baseline, Tolerance: in.Tolerance, SpecKey: in.SpecKey, SpecHash: resolved.SpecHash, CodeVersion: resolved.CodeVersion,
 	}).Get(ctx, &v)
 	if err != nil {
 		return NightlyResult{}, recordFailure(ctx, failed, err)
 	}
 	if in.Notify != "" {
-		notify(ctx, sweep.Spec.Queues.CPU, in.Notify, v.Prefix)
+		notify(ctx, resolved.Spec.Queues.CPU, in.Notify, v.Prefix)
 	}
 	return NightlyResult{BundleID: swept.BundleID, Baseline: v.Baseline, Counts: v.Counts, Prefix: v.Prefix}, nil
 }
@@ -97,7 +87,7 @@ func NightlyWorkflow(ctx workflow.Context, in NightlyInput) (NightlyResult, erro
 // failure: the run fails in Temporal too, and leaves no bundle and no
 // verdict, so the next run's baseline "previous" passes over it.
 func recordFailure(ctx workflow.Context, in activities.FailedRunInput, err error) error {
-	in.Error = failureCause(err)
+	in.Error = sweep.FailureMessage(err)
 	rctx := workflow.WithActivityOptions(ctx, activityOptions(workflow.GetInfo(ctx).TaskQueueName, time.Minute))
 	_ = workflow.ExecuteActivity(rctx, (*activities.Activities).RecordFailedRun, in).Get(ctx, nil)
 	return err
@@ -112,7 +102,7 @@ func notify(ctx workflow.Context, queue, url, prefix string) {
 	nctx := workflow.WithActivityOptions(ctx, opts)
 	n := nightly.Notification{URL: url, OK: true}
 	if err := workflow.ExecuteActivity(nctx, (*activities.Activities).Notify, activities.NotifyInput{URL: url, Prefix: prefix}).Get(ctx, &n.Attempts); err != nil {
-		n.OK, n.Attempts, n.Error = false, notifyAttempts, failureCause(err)
+		n.OK, n.Attempts, n.Error = false, notifyAttempts, sweep.FailureMessage(err)
 	}
 	rctx := workflow.WithActivityOptions(ctx, activityOptions(queue, time.Minute))
 	_ = workflow.ExecuteActivity(rctx, (*activities.Activities).RecordNotification, activities.NotificationInput{Prefix: prefix, Notification: n}).Get(ctx, nil)
@@ -125,24 +115,4 @@ func quietOptions(queue string, timeout time.Duration) workflow.ActivityOptions 
 	opts := activityOptions(queue, timeout)
 	opts.HeartbeatTimeout = 0
 	return opts
-}
-
-// failureCause is the innermost message of a failed activity or child
-// workflow, without Temporal's "(type: ..., retryable: ...)" suffix.
-func failureCause(err error) string {
-	for {
-		var next error
-		if u, ok := err.(interface{ Unwrap() error }); ok {
-			next = u.Unwrap()
-		}
-		if next == nil {
-			break
-		}
-		err = next
-	}
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) {
-		return app.Message()
-	}
-	return err.Error()
 }

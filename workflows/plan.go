@@ -7,14 +7,14 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // Plan is what a sweep does once its corpora are planned
 // (docs/architecture.md#workflows), as data: every evaluation with its
 // inputs, the order in which they complete, the audits and the bundle's
-// identity. NewPlan builds it once; SweepWorkflow and
-// orchestrate.RunInProcess execute it, orchestrate.PreviewSweep reads its
-// keys.
+// identity. NewPlan builds it once; SweepWorkflow and inprocess.Run
+// execute it, preview.Sweep reads its keys.
 type Plan struct {
 	// Evaluations are every system on every corpus, system by system:
 	// system s on corpus c is Evaluations[s*len(corpora)+c].
@@ -38,7 +38,7 @@ type Plan struct {
 type PlannedEvaluation struct {
 	// Name is its child workflow's name under the sweep.
 	Name           string
-	System, Corpus int // indexes of SweepInput.Systems and of the corpus plans
+	System, Corpus int // indexes of sweep.Input.Systems and of the corpus plans
 	// Source is the evaluation whose dev operating points it uses (-1:
 	// none): the same system's on TransferSources' corpus.
 	Source int
@@ -66,7 +66,7 @@ type PlannedModel struct {
 
 // NewPlan plans the evaluations, audits and bundle of a sweep over the
 // corpora plans (plans[i] is in.Corpora[i] planned).
-func NewPlan(in SweepInput, plans []activities.CorpusPlan) Plan {
+func NewPlan(in sweep.Input, plans []activities.CorpusPlan) Plan {
 	s := in.Spec
 	p := Plan{Meta: BundleMeta(in, plans)}
 	sources := TransferSources(s, plans)
@@ -111,7 +111,7 @@ func NewPlan(in SweepInput, plans []activities.CorpusPlan) Plan {
 // modelStage is the index of the model stage of evaluation i, of system
 // sys on corpus c, adding the stage if no earlier evaluation runs the same
 // model on c.
-func (p *Plan) modelStage(s spec.Sweep, sys activities.SystemRef, c activities.CorpusPlan, i int) int {
+func (p *Plan) modelStage(s spec.Sweep, sys sweep.SystemRef, c activities.CorpusPlan, i int) int {
 	for m, pm := range p.Models {
 		if pm.Input.System.ModelHash == sys.ModelHash && pm.Input.Corpus.Hash == c.Hash {
 			p.Models[m].Evaluations = append(pm.Evaluations, i)
@@ -137,7 +137,7 @@ func (p Plan) Dependents(i int) []int {
 }
 
 // BundleMeta is what identifies the bundle of a sweep over these corpora.
-func BundleMeta(in SweepInput, plans []activities.CorpusPlan) bundle.Meta {
+func BundleMeta(in sweep.Input, plans []activities.CorpusPlan) bundle.Meta {
 	canonical, _ := in.Spec.Canonical()
 	m := bundle.Meta{Name: in.Spec.Name, SpecHash: in.SpecHash, Spec: canonical, CodeVersion: in.CodeVersion,
 		Protocol: in.Spec.Params(), Resamples: in.Spec.Resamples(), Seed: in.Spec.Bootstrap.Seed}
@@ -181,7 +181,7 @@ type CorpusPlanning struct {
 // Planning is how the corpus c is planned: a corpus in the store from its
 // manifest, a local folder by ingesting it, a generated one from its
 // preset.
-func (c CorpusSource) Planning() CorpusPlanning {
+func Planning(c sweep.CorpusSource) CorpusPlanning {
 	switch {
 	case c.Prefix != "":
 		return CorpusPlanning{Stored: &activities.PlanStoredInput{Name: c.Name, Prefix: c.Prefix}}

@@ -7,21 +7,22 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // planInput is a sweep of two systems (b runs a model) over four planned
 // corpora: sim (generated, with dev data), real-dev (with dev data), real
 // (without, taking the default source) and tb (without, transfer_from
 // real-dev).
-func planInput() (SweepInput, []activities.CorpusPlan) {
+func planInput() (sweep.Input, []activities.CorpusPlan) {
 	resamples := 100
 	s := spec.Sweep{Name: "plan", Concurrency: 2, Bootstrap: spec.Bootstrap{Resamples: &resamples, Seed: 7},
 		Corpora: []spec.Corpus{{Name: "sim", Generate: &spec.Generate{Preset: "tiny", Seed: 1}},
 			{Name: "real-dev", Path: "/d"}, {Name: "real", Path: "/r"}, {Name: "tb", Path: "/t", TransferFrom: "real-dev"}},
 		Systems: []spec.System{{Name: "a", Builtin: "rms"}, {Name: "b", Builtin: "silero"}}}
 	s.Normalise()
-	in := SweepInput{Spec: s, SpecHash: "spec", CodeVersion: "v",
-		Systems: []activities.SystemRef{{Name: "a", Hash: "ha"}, {Name: "b", Hash: "hb", NeedsModel: true}}}
+	in := sweep.Input{Spec: s, SpecHash: "spec", CodeVersion: "v",
+		Systems: []sweep.SystemRef{{Name: "a", Hash: "ha"}, {Name: "b", Hash: "hb", NeedsModel: true}}}
 	plans := []activities.CorpusPlan{
 		{Name: "sim", Prefix: "corpora/hs", Hash: "hs", Kind: "mptb", Ready: true, Conversations: []string{"s1", "s2", "s3", "s4", "s5"}},
 		{Name: "real-dev", Prefix: "corpora/hd", Hash: "hd", Kind: "ami", Ready: true, Conversations: []string{"d1"}},
@@ -29,7 +30,7 @@ func planInput() (SweepInput, []activities.CorpusPlan) {
 		{Name: "tb", Prefix: "corpora/ht", Hash: "ht", Kind: "turnbench", Ready: true, NoDev: true, Conversations: []string{"t1", "t2", "t3", "t4"}},
 	}
 	for _, p := range plans {
-		in.Corpora = append(in.Corpora, CorpusSource{Name: p.Name, Prefix: p.Prefix})
+		in.Corpora = append(in.Corpora, sweep.CorpusSource{Name: p.Name, Prefix: p.Prefix})
 	}
 	return in, plans
 }
@@ -137,14 +138,14 @@ func TestNewPlanWithoutSource(t *testing.T) {
 func TestCorpusPlanningAndGeneration(t *testing.T) {
 	gen := &spec.Generate{Preset: "tiny", Seed: 3}
 	for _, c := range []struct {
-		src  CorpusSource
+		src  sweep.CorpusSource
 		want CorpusPlanning
 	}{
-		{CorpusSource{Name: "s", Prefix: "corpora/x", Dir: "/d"}, CorpusPlanning{Stored: &activities.PlanStoredInput{Name: "s", Prefix: "corpora/x"}}},
-		{CorpusSource{Name: "l", Dir: "/d"}, CorpusPlanning{Ingest: &activities.IngestInput{Name: "l", Dir: "/d"}}},
-		{CorpusSource{Name: "g", Generate: gen}, CorpusPlanning{Generated: &activities.PlanGeneratedInput{Name: "g", Preset: "tiny", Seed: 3}}},
+		{sweep.CorpusSource{Name: "s", Prefix: "corpora/x", Dir: "/d"}, CorpusPlanning{Stored: &activities.PlanStoredInput{Name: "s", Prefix: "corpora/x"}}},
+		{sweep.CorpusSource{Name: "l", Dir: "/d"}, CorpusPlanning{Ingest: &activities.IngestInput{Name: "l", Dir: "/d"}}},
+		{sweep.CorpusSource{Name: "g", Generate: gen}, CorpusPlanning{Generated: &activities.PlanGeneratedInput{Name: "g", Preset: "tiny", Seed: 3}}},
 	} {
-		if got := c.src.Planning(); !reflect.DeepEqual(got, c.want) {
+		if got := Planning(c.src); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: planning %+v, want %+v", c.src.Name, got, c.want)
 		}
 	}

@@ -9,7 +9,7 @@ import (
 // Progress is what the sweep's "progress" query reports. Counts of finished
 // children are the sweep's own; while children run, Running names them and
 // the client adds what each child's own "progress" query reports
-// (orchestrate.GetStatus), so progress costs the server no signal and no
+// (temporalclient.GetStatus), so progress costs the server no signal and no
 // workflow task.
 type Progress struct {
 	Phase                  string `json:"phase"`

@@ -24,6 +24,23 @@ import (
 // file-name prefixes are the generations of the code that recorded them
 // (docs/architecture.md#workflow-versions). A change to a workflow that
 // would break running sweeps fails here.
+// (internal/temporalclient's integration tests with -record-histories): the
+// generated tiny corpus with acoustic systems (v3-), and an ingested
+// TurnBench corpus without dev data scored at thresholds transferred from
+// an MPTB corpus, with Silero on ONNX Runtime (v3-nodev-; v4-nodev- since
+// the sweep executes a Plan and its transfer-ready signal carries the
+// stored key, transferByKey; v5-nodev- since each model runs once per
+// corpus in a ModelWorkflow, modelStages, whose history is kept too); and
+// two nightly runs (cmd/floorbench's
+// schedule tests with -record-nightly), one that regressed and one whose
+// system spec was gone; and a sweep of one agent, the reference
+// never-yield over duplex on tiny-agent (v5-agent-, internal/temporalclient's
+// TestAgentSweepsThroughTemporal with -record-histories); and a sweep of
+// agents seated in the tiny corpus beside a detector (v6-seated-, its
+// SeatedWorkflow for the reference agent over duplex kept too;
+// TestSeatedAgentsInASweepScoreAsTheOfflineDetector with
+// -record-histories -history-prefix v6-). A change to a workflow that would break running
+// sweeps fails here.
 func TestReplayRecordedHistories(t *testing.T) {
 	data, err := os.ReadFile("testdata/histories.json")
 	if err != nil {

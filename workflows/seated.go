@@ -9,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // SeatedInput asks for one agent seated in some of the sweep's corpora as
@@ -156,6 +157,6 @@ func playSeat(ctx workflow.Context, queue string, s activities.SeatInput, out *a
 func seatOptions(queue string) workflow.ActivityOptions {
 	o := activityOptions(queue, seatTimeout)
 	o.RetryPolicy = &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2,
-		MaximumInterval: 10 * time.Second, MaximumAttempts: SeatAttempts, NonRetryableErrorTypes: []string{"BadInput", "Corrupt"}}
+		MaximumInterval: 10 * time.Second, MaximumAttempts: SeatAttempts, NonRetryableErrorTypes: sweep.NonRetryable()}
 	return o
 }

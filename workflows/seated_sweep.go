@@ -15,7 +15,7 @@ import (
 // trials are done: both talk to the same endpoint, whose concurrency
 // bounds each. The futures are in the spec's agent order, nil for an
 // agent that is not seated; each settles with the agent's outcome.
-func (s *sweep) startSeated(ctx workflow.Context, plans []activities.CorpusPlan, trials []workflow.ChildWorkflowFuture) []workflow.Future {
+func (s *sweepRun) startSeated(ctx workflow.Context, plans []activities.CorpusPlan, trials []workflow.ChildWorkflowFuture) []workflow.Future {
 	agents := s.in.Spec.Agents
 	if !slices.ContainsFunc(agents, func(a spec.Agent) bool { return a.Seated != nil }) {
 		return nil
@@ -61,7 +61,7 @@ func NewSeatedInput(s spec.Sweep, a spec.Agent, plans []activities.CorpusPlan) S
 
 // waitSeated waits for the seated agents in the spec's order and returns
 // their outcomes on each of their corpora.
-func (s *sweep) waitSeated(ctx workflow.Context, futures []workflow.Future) ([]activities.SeatedOutcome, error) {
+func (s *sweepRun) waitSeated(ctx workflow.Context, futures []workflow.Future) ([]activities.SeatedOutcome, error) {
 	var out []activities.SeatedOutcome
 	for i, f := range futures {
 		if f == nil {

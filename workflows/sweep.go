@@ -13,50 +13,25 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
-
-// SweepInput is a resolved sweep: the normalised spec with every local
-// corpus and system spec replaced by what workers need.
-type SweepInput struct {
-	Spec     spec.Sweep
-	SpecHash string
-	Systems  []activities.SystemRef
-	// Corpora[i] is how corpus Spec.Corpora[i] is obtained.
-	Corpora     []CorpusSource
-	CodeVersion string
-}
-
-// CorpusSource is one corpus: generated (Generate), ingested from a local
-// folder (Dir), or already in the store under Prefix.
-type CorpusSource struct {
-	Name     string
-	Generate *spec.Generate
-	Dir      string
-	Hash     string // content hash of an ingested corpus
-	Prefix   string
-}
-
-// SweepResult names the bundle a sweep produced.
-type SweepResult struct {
-	BundleID string
-}
 
 // SweepWorkflow runs a sweep (docs/architecture.md#workflows): check the
 // spec, resolve every corpus, plan the evaluations (NewPlan), audit the
 // generated corpora, evaluate every system on every corpus in child
 // workflows, aggregate one bundle.
-func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
+func SweepWorkflow(ctx workflow.Context, in sweep.Input) (sweep.Result, error) {
 	s, err := newSweep(ctx, in)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	if err := s.checkSpec(ctx); err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	agents := s.startAgents(ctx)
 	plans, err := s.resolveCorpora(ctx)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	seated := s.startSeated(ctx, plans, agents)
 	plan := NewPlan(in, plans)
@@ -64,40 +39,40 @@ func SweepWorkflow(ctx workflow.Context, in SweepInput) (SweepResult, error) {
 	s.progress.Phase = "evaluation"
 	release, err := acquireGPUs(ctx, in, plan)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	defer release()
 	evaluations, err := s.evaluate(ctx, plan)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	refs, err := s.waitAudits(ctx, plan, audits)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	agentKeys, err := s.waitAgents(ctx, agents)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	seatedOutcomes, err := s.waitSeated(ctx, seated)
 	if err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	return s.aggregate(ctx, activities.AggregateInput{Meta: plan.Meta, Evaluations: evaluations, Audits: refs, Agents: agentKeys, Seated: seatedOutcomes})
 }
 
-// sweep is a running SweepWorkflow: its input, its workflow id (the
+// sweepRun is a running SweepWorkflow: its input, its workflow id (the
 // parent of its children) and the progress its query reports.
-type sweep struct {
-	in       SweepInput
+type sweepRun struct {
+	in       sweep.Input
 	self     string
 	progress *Progress
 }
 
 // newSweep answers the progress query.
-func newSweep(ctx workflow.Context, in SweepInput) (*sweep, error) {
+func newSweep(ctx workflow.Context, in sweep.Input) (*sweepRun, error) {
 	p := &Progress{Phase: "corpora", SystemsTotal: len(in.Systems) * len(in.Corpora), Systems: len(in.Systems)}
-	s := &sweep{in: in, self: workflow.GetInfo(ctx).WorkflowExecution.ID, progress: p}
+	s := &sweepRun{in: in, self: workflow.GetInfo(ctx).WorkflowExecution.ID, progress: p}
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return *p, nil }); err != nil {
 		return nil, err
 	}
@@ -106,7 +81,7 @@ func newSweep(ctx workflow.Context, in SweepInput) (*sweep, error) {
 
 // checkSpec checks the spec under the worker's limits before anything
 // runs.
-func (s *sweep) checkSpec(ctx workflow.Context) error {
+func (s *sweepRun) checkSpec(ctx workflow.Context) error {
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 1}})
 	var a *activities.Activities // the worker's, with its limits
@@ -114,7 +89,7 @@ func (s *sweep) checkSpec(ctx workflow.Context) error {
 }
 
 // resolveCorpora plans every corpus in its own CorpusWorkflow, all at once.
-func (s *sweep) resolveCorpora(ctx workflow.Context) ([]activities.CorpusPlan, error) {
+func (s *sweepRun) resolveCorpora(ctx workflow.Context) ([]activities.CorpusPlan, error) {
 	sp := s.in.Spec
 	futures := make([]workflow.ChildWorkflowFuture, len(s.in.Corpora))
 	for i, c := range s.in.Corpora {
@@ -138,7 +113,7 @@ func (s *sweep) resolveCorpora(ctx workflow.Context) ([]activities.CorpusPlan, e
 }
 
 // startAudits starts the plan's corpus audits on the CPU queue.
-func (s *sweep) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
+func (s *sweepRun) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
 	actx := workflow.WithActivityOptions(ctx, activityOptions(s.in.Spec.Queues.CPU, time.Hour))
 	var audits []workflow.Future
 	for _, a := range plan.Audits {
@@ -155,7 +130,7 @@ func (s *sweep) startAudits(ctx workflow.Context, plan Plan) []workflow.Future {
 // their corpus by reference (corpusRef), so the sweep's history does not
 // grow with systems × conversations. It returns the stored evaluations'
 // keys, in the plan's evaluation order.
-func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
+func (s *sweepRun) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 	models := s.startModels(ctx, plan)
 	children := make([]workflow.ChildWorkflowFuture, len(plan.Evaluations))
 	for i, e := range plan.Evaluations {
@@ -193,7 +168,7 @@ func (s *sweep) evaluate(ctx workflow.Context, plan Plan) ([]string, error) {
 }
 
 // startModels starts a ModelWorkflow per model stage of the plan.
-func (s *sweep) startModels(ctx workflow.Context, plan Plan) []workflow.ChildWorkflowFuture {
+func (s *sweepRun) startModels(ctx workflow.Context, plan Plan) []workflow.ChildWorkflowFuture {
 	var models []workflow.ChildWorkflowFuture
 	for _, m := range plan.Models {
 		in := m.Input
@@ -208,7 +183,7 @@ func (s *sweep) startModels(ctx workflow.Context, plan Plan) []workflow.ChildWor
 // signalModelsReady signals, as each model stage completes, the
 // evaluations that map its outputs. Each returned future is ready once
 // its stage's evaluations are signalled, or fails with the stage.
-func (s *sweep) signalModelsReady(ctx workflow.Context, plan Plan, models []workflow.ChildWorkflowFuture, children []workflow.ChildWorkflowFuture) []workflow.Future {
+func (s *sweepRun) signalModelsReady(ctx workflow.Context, plan Plan, models []workflow.ChildWorkflowFuture, children []workflow.ChildWorkflowFuture) []workflow.Future {
 	ready := make([]workflow.Future, len(models))
 	for m, model := range models {
 		f, settle := workflow.NewFuture(ctx)
@@ -232,7 +207,7 @@ func (s *sweep) signalModelsReady(ctx workflow.Context, plan Plan, models []work
 }
 
 // waitAudits waits for the audits and names each one's corpus.
-func (s *sweep) waitAudits(ctx workflow.Context, plan Plan, audits []workflow.Future) ([]activities.AuditRef, error) {
+func (s *sweepRun) waitAudits(ctx workflow.Context, plan Plan, audits []workflow.Future) ([]activities.AuditRef, error) {
 	var refs []activities.AuditRef
 	for i, f := range audits {
 		ref := activities.AuditRef{Corpus: plan.Audits[i].Corpus.Name}
@@ -245,19 +220,19 @@ func (s *sweep) waitAudits(ctx workflow.Context, plan Plan, audits []workflow.Fu
 }
 
 // aggregate builds the bundle on the CPU queue.
-func (s *sweep) aggregate(ctx workflow.Context, in activities.AggregateInput) (SweepResult, error) {
+func (s *sweepRun) aggregate(ctx workflow.Context, in activities.AggregateInput) (sweep.Result, error) {
 	s.progress.Phase = "aggregation"
 	var id string
 	actx := workflow.WithActivityOptions(ctx, activityOptions(s.in.Spec.Queues.CPU, 10*time.Minute))
 	if err := workflow.ExecuteActivity(actx, (*activities.Activities).Aggregate, in).Get(ctx, &id); err != nil {
-		return SweepResult{}, err
+		return sweep.Result{}, err
 	}
 	s.progress.Phase, s.progress.BundleID = "done", id
-	return SweepResult{BundleID: id}, nil
+	return sweep.Result{BundleID: id}, nil
 }
 
 // queueFor sends ONNX-model systems to the GPU queue (docs/architecture.md#task-queues).
-func queueFor(sys activities.SystemRef, q spec.Queues) string {
+func queueFor(sys sweep.SystemRef, q spec.Queues) string {
 	if sys.NeedsModel {
 		return q.GPU
 	}
@@ -291,7 +266,7 @@ func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptio
 			BackoffCoefficient:     2,
 			MaximumInterval:        30 * time.Second,
 			MaximumAttempts:        maxAttempts,
-			NonRetryableErrorTypes: []string{"BadInput", "Corrupt"},
+			NonRetryableErrorTypes: sweep.NonRetryable(),
 		},
 	}
 }
@@ -301,7 +276,7 @@ func activityOptions(queue string, timeout time.Duration) workflow.ActivityOptio
 // queue, bounded by the pool's maximum) and returns the cleanup that
 // scales them back. The cleanup runs on a disconnected context, so a
 // failed or cancelled sweep releases too.
-func acquireGPUs(ctx workflow.Context, in SweepInput, plan Plan) (func(), error) {
+func acquireGPUs(ctx workflow.Context, in sweep.Input, plan Plan) (func(), error) {
 	n := 0
 	for _, m := range plan.Models {
 		if m.Input.System.NeedsModel {

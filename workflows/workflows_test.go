@@ -11,12 +11,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // newSweepEnv is a test environment with the sweep's child workflows and
@@ -50,13 +52,13 @@ func stored(env *testsuite.TestWorkflowEnvironment, a *activities.Activities, co
 	})
 }
 
-func testInput(systems, conversations int) SweepInput {
+func testInput(systems, conversations int) sweep.Input {
 	s := spec.Sweep{Name: "unit", Corpora: []spec.Corpus{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}}
-	in := SweepInput{Corpora: []CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
+	in := sweep.Input{Corpora: []sweep.CorpusSource{{Name: "c", Generate: &spec.Generate{Preset: "tiny", Seed: 1}}}, CodeVersion: "test"}
 	for i := range systems {
 		name := fmt.Sprintf("sys%d", i)
 		s.Systems = append(s.Systems, spec.System{Name: name, Builtin: "rms"})
-		in.Systems = append(in.Systems, activities.SystemRef{Name: name, Hash: "h" + name, NeedsModel: i == 1})
+		in.Systems = append(in.Systems, sweep.SystemRef{Name: name, Hash: "h" + name, NeedsModel: i == 1})
 	}
 	s.Concurrency = 2
 	s.Normalise()
@@ -111,7 +113,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	var res SweepResult
+	var res sweep.Result
 	if err := env.GetWorkflowResult(&res); err != nil || res.BundleID != "bundle-1" {
 		t.Fatalf("result %+v %v", res, err)
 	}
@@ -142,7 +144,7 @@ func TestSweepWorkflowPlan(t *testing.T) {
 // ONNX systems infer on the GPU queue, the others on the CPU queue.
 func TestQueueForSystems(t *testing.T) {
 	q := spec.Queues{CPU: "c", GPU: "g", Synth: "s"}
-	if queueFor(activities.SystemRef{NeedsModel: true}, q) != "g" || queueFor(activities.SystemRef{}, q) != "c" {
+	if queueFor(sweep.SystemRef{NeedsModel: true}, q) != "g" || queueFor(sweep.SystemRef{}, q) != "c" {
 		t.Error("ONNX systems go to the GPU queue, acoustic ones to the CPU queue")
 	}
 }
@@ -166,7 +168,7 @@ func TestGPUCapacityIsReleasedWhenTheSweepFails(t *testing.T) {
 	})
 	env.OnActivity(a.Infer, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.InferInput) error {
 		if in.System.NeedsModel {
-			return temporal.NewNonRetryableApplicationError("model missing", "BadInput", nil)
+			return temporal.NewNonRetryableApplicationError("model missing", sweep.BadInput, nil)
 		}
 		return nil
 	})
@@ -191,7 +193,7 @@ func TestCorporaWithoutDevTransferThresholds(t *testing.T) {
 		in.Systems[1].NeedsModel = false
 		in.Spec.Corpora = []spec.Corpus{in.Spec.Corpora[0], {Name: "real-dev", Path: "/d"}, {Name: "real", Path: "/r", TransferFrom: c.from}}
 		in.Spec.Corpora[0].Name = "sim"
-		in.Corpora = []CorpusSource{{Name: "sim", Generate: in.Corpora[0].Generate}, {Name: "real-dev", Dir: "/d"}, {Name: "real", Dir: "/r"}}
+		in.Corpora = []sweep.CorpusSource{{Name: "sim", Generate: in.Corpora[0].Generate}, {Name: "real-dev", Dir: "/d"}, {Name: "real", Dir: "/r"}}
 		env.OnActivity(a.PlanGenerated, mock.Anything, mock.Anything).Return(activities.CorpusPlan{
 			Name: "sim", Prefix: "corpora/s", Hash: "s", Conversations: []string{"s1"}, Ready: true, Kind: "mptb"}, nil)
 		stored(env, a, map[string][]string{"corpora/s": {"s1"}, "corpora/real-dev": {"r1"}, "corpora/real": {"r1"}})
@@ -286,7 +288,7 @@ func TestEvaluationTransfersFromTheSignalledKey(t *testing.T) {
 		})
 		env.RegisterDelayedCallback(func() { env.SignalWorkflow(transferReady, c.signal) }, time.Minute)
 		env.ExecuteWorkflow(EvaluationWorkflow, EvaluationInput{
-			System: activities.SystemRef{Name: "s"}, Corpus: activities.CorpusPlan{Name: "real", Conversations: []string{"r1"}},
+			System: sweep.SystemRef{Name: "s"}, Corpus: activities.CorpusPlan{Name: "real", Conversations: []string{"r1"}},
 			Concurrency: 1, Batch: 1, Transfer: &activities.Transfer{Corpus: "sim", Evaluation: "evaluations/planned"}, AwaitTransfer: true})
 		if err := env.GetWorkflowError(); err != nil {
 			t.Fatal(err)
@@ -294,5 +296,41 @@ func TestEvaluationTransfersFromTheSignalledKey(t *testing.T) {
 		if got == nil || *got != (activities.Transfer{Corpus: "sim", Evaluation: c.want}) {
 			t.Errorf("signal %v: evaluated with transfer %+v, want the key %s", c.signal, got, c.want)
 		}
+	}
+}
+
+// A scheduled run that fails records its cause once (sweep.FailureMessage):
+// a spec that does not resolve by its message alone, a step that timed
+// out by the activity it happened in, as status shows them.
+func TestNightlyRecordsTheCauseOfItsFailure(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"bad input", temporal.NewNonRetryableApplicationError("specs/n.yaml: systems[0] (x): unknown family", sweep.BadInput, nil),
+			"specs/n.yaml: systems[0] (x): unknown family"},
+		{"timeout", temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil), "activity ResolveScheduled: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env, a := newSweepEnv()
+			env.RegisterWorkflow(NightlyWorkflow)
+			env.OnActivity(a.ResolveScheduled, mock.Anything, mock.Anything).Return(sweep.Input{}, c.err)
+			var recorded []string
+			env.OnActivity(a.RecordFailedRun, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.FailedRunInput) error {
+				recorded = append(recorded, in.Error)
+				return nil
+			})
+			env.ExecuteWorkflow(NightlyWorkflow, NightlyInput{Schedule: "n", SpecKey: "specs/n.yaml"})
+			if env.GetWorkflowError() == nil {
+				t.Fatal("the run succeeded")
+			}
+			if len(recorded) != 1 || !strings.HasPrefix(recorded[0], c.want) || strings.Count(recorded[0], "ResolveScheduled") > 1 {
+				t.Errorf("recorded %q, want one record starting %q", recorded, c.want)
+			}
+			if got := sweep.FailureMessage(env.GetWorkflowError()); !strings.HasPrefix(got, c.want) {
+				t.Errorf("status shows %q, want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/bundle"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -58,7 +58,7 @@ func withStoreLimits(cmd *cobra.Command, run func(ctx context.Context, st store.
 
 // completeBundleIDs completes bundle ids from the configured store, newest
 // first, each with its name and creation time, and "latest".
-func completeBundleIDs(config func() (orchestrate.Config, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+func completeBundleIDs(config func() (config.Config, error)) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 	return func(cmd *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		none := cobra.ShellCompDirectiveNoFileComp
 		st, err := (&services{ctx: cmd.Context(), config: config}).Store()

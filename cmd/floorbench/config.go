@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/config"
 )
 
 // storeFlags adds the configuration file and store flags to cmd and
@@ -13,14 +13,14 @@ import (
 // Credentials come only from the file or the environment, never flags.
 // The configuration's Limits (the file's, FLOORBENCH_LIMIT_* over them)
 // bound what the command then reads.
-func storeFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
+func storeFlags(cmd *cobra.Command) func() (config.Config, error) {
 	f := cmd.Flags()
-	path := f.String("config", orchestrate.DefaultConfigPath(), "configuration file (YAML)")
+	path := f.String("config", config.DefaultConfigPath(), "configuration file (YAML)")
 	endpoint := f.String("s3-endpoint", "", "S3 endpoint host:port; empty: the local store (env FLOORBENCH_S3_ENDPOINT)")
 	bucket := f.String("s3-bucket", "", "S3 bucket (env FLOORBENCH_S3_BUCKET)")
 	storeDir := f.String("store-dir", "", "local store directory when no S3 endpoint is set (env FLOORBENCH_STORE_DIR)")
-	return func() (orchestrate.Config, error) {
-		c, err := orchestrate.LoadConfig(*path, f.Changed("config"))
+	return func() (config.Config, error) {
+		c, err := config.LoadConfig(*path, f.Changed("config"))
 		if err != nil {
 			return c, err
 		}
@@ -34,12 +34,12 @@ func storeFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
 // configFlags adds storeFlags and the Temporal connection flags, for the
 // commands that contact Temporal (submit, status, watch, worker,
 // quickstart).
-func configFlags(cmd *cobra.Command) func() (orchestrate.Config, error) {
+func configFlags(cmd *cobra.Command) func() (config.Config, error) {
 	read := storeFlags(cmd)
 	f := cmd.Flags()
 	address := f.String("temporal-address", "", "Temporal frontend host:port (env FLOORBENCH_TEMPORAL_ADDRESS)")
 	namespace := f.String("namespace", "", "Temporal namespace (env FLOORBENCH_TEMPORAL_NAMESPACE)")
-	return func() (orchestrate.Config, error) {
+	return func() (config.Config, error) {
 		c, err := read()
 		if err != nil {
 			return c, err

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/backend"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/corpus"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -20,7 +20,7 @@ type backendFlags struct {
 	config      backend.Config
 	ops         backend.Operations
 	cache       string
-	storeConfig func() (orchestrate.Config, error)
+	storeConfig func() (config.Config, error)
 }
 
 func addBackendFlags(cmd *cobra.Command) *backendFlags {
@@ -71,7 +71,7 @@ func (b *backendFlags) open(ctx context.Context, preset string, seed uint64) (*b
 }
 
 // openCache is the --cache folder, or the configured store.
-func (b *backendFlags) openCache(ctx context.Context, cfg orchestrate.Config) (store.Store, error) {
+func (b *backendFlags) openCache(ctx context.Context, cfg config.Config) (store.Store, error) {
 	if b.cache == "" {
 		return cfg.OpenStore(ctx)
 	}
@@ -79,7 +79,7 @@ func (b *backendFlags) openCache(ctx context.Context, cfg orchestrate.Config) (s
 	if err != nil {
 		return nil, fmt.Errorf("--cache: %w", err)
 	}
-	return orchestrate.Summing(st.WithReadLimit(cfg.Limits.InputBytes)), nil
+	return config.Summing(st.WithReadLimit(cfg.Limits.InputBytes)), nil
 }
 
 // generativeCounts is what -o json says of the generative backends' work.
@@ -157,7 +157,7 @@ func newCorpusExportCacheCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			n, err = backend.ExportCache(cmd.Context(), m, from, orchestrate.Summing(to))
+			n, err = backend.ExportCache(cmd.Context(), m, from, config.Summing(to))
 			if err != nil {
 				return fmt.Errorf("corpus %s: %w", args[0], err)
 			}

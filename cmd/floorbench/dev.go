@@ -12,8 +12,9 @@ import (
 
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/detect"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func init() { subcommands = append(subcommands, newDevCommand) }
@@ -66,7 +67,7 @@ setting. For the distributed path without a cluster.`,
 		defer stop()
 		rt := detect.RuntimeFromEnv()
 		rt.Limits = cfg.Limits
-		srv, err := orchestrate.NewDevServer(orchestrate.TemporalCLI(rt.Tools), dir, true)
+		srv, err := devserver.New(devserver.TemporalCLI(rt.Tools), dir, true)
 		if err != nil {
 			return err
 		}
@@ -80,14 +81,14 @@ setting. For the distributed path without a cluster.`,
 		if err != nil {
 			return err
 		}
-		cl, err := cfg.Dial(ctx)
+		cl, err := temporalclient.Dial(ctx, cfg)
 		if err != nil {
 			return err
 		}
 		defer cl.Close()
 		queues := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
 		acts := &activities.Activities{Store: st, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
-		ws, err := orchestrate.StartWorkers(cl, acts, queues, spec.QueueCPU, orchestrate.DefaultAdmission())
+		ws, err := temporalclient.StartWorkers(cl, acts, queues, spec.QueueCPU, activities.DefaultAdmission())
 		if err != nil {
 			return err
 		}

@@ -21,8 +21,8 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
@@ -122,7 +122,7 @@ func newProbeRun(t *testing.T) *probeRun {
 		t.Fatal(err)
 	}
 	p.secret = writeFile(t, dir, "shadow", "root:$6$salt$"+probeSecret+":20228:0:99999:7:::\n")
-	srv, err := orchestrate.NewDevServer(temporalTool(t), t.TempDir(), false)
+	srv, err := devserver.New(temporalTool(t), t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

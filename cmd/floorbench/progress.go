@@ -10,7 +10,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 // progressEvery is the least time between two plain progress lines: a log
@@ -56,13 +56,13 @@ func (p *plainLines) line(s string, force bool) {
 // terminal; elsewhere (logs, CI) a line at each phase, at the end and at
 // most every progressEvery between. The returned function ends the
 // display.
-func sweepProgress(w io.Writer) (show func(orchestrate.Status), done func()) {
+func sweepProgress(w io.Writer) (show func(temporalclient.Status), done func()) {
 	if !isTerminal(w) {
 		return plainSweepProgress(newPlainLines(w)), func() {}
 	}
 	bar := progressbar.NewOptions(1, progressbar.OptionSetWriter(w), progressbar.OptionSetWidth(30),
 		progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(false), progressbar.OptionClearOnFinish())
-	return func(st orchestrate.Status) {
+	return func(st temporalclient.Status) {
 			p := st.Progress
 			if total := p.ConversationsTotal + p.TracksTotal + p.SystemsTotal; total > 0 {
 				bar.ChangeMax(total)
@@ -74,9 +74,9 @@ func sweepProgress(w io.Writer) (show func(orchestrate.Status), done func()) {
 		}
 }
 
-func plainSweepProgress(lines *plainLines) func(orchestrate.Status) {
+func plainSweepProgress(lines *plainLines) func(temporalclient.Status) {
 	phase := ""
-	return func(st orchestrate.Status) {
+	return func(st temporalclient.Status) {
 		p := st.Progress
 		lines.line(fmt.Sprintf("%s: conversations %d/%d, tracks %d/%d, systems %d/%d", p.Phase,
 			p.ConversationsGenerated, p.ConversationsTotal, p.TracksInferred, p.TracksTotal, p.SystemsScored, p.SystemsTotal),

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -23,7 +23,7 @@ func TestPlainSweepProgressLines(t *testing.T) {
 	show := plainSweepProgress(&plainLines{w: &buf, every: progressEvery, now: clock.now})
 	step := func(after time.Duration, state, phase string, conv, tracks, systems int) {
 		clock.t = clock.t.Add(after)
-		show(orchestrate.Status{State: state, Progress: workflows.Progress{Phase: phase,
+		show(temporalclient.Status{State: state, Progress: workflows.Progress{Phase: phase,
 			ConversationsGenerated: conv, ConversationsTotal: 12, TracksInferred: tracks, TracksTotal: 24, SystemsScored: systems, SystemsTotal: 2}})
 	}
 	step(0, "running", "corpora", 0, 0, 0)

@@ -12,7 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/evaluate"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/quickstart"
 )
 
 func init() { subcommands = append(subcommands, newQuickstartCommand) }
@@ -64,7 +64,7 @@ may also be given as the argument.`,
 		defer stop()
 		start := time.Now()
 		show, done := sweepProgress(cmd.ErrOrStderr())
-		res, where, err := orchestrate.Quickstart(ctx, orchestrate.QuickstartOptions{
+		res, where, err := quickstart.Run(ctx, quickstart.Options{
 			Config:        cfg,
 			StartTemporal: !cmd.Flags().Changed("temporal-address"),
 			Tools:         detect.RuntimeFromEnv().Tools,

@@ -5,9 +5,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func init() { subcommands = append(subcommands, newScheduleCommand) }
@@ -37,15 +38,15 @@ evaluation and give the same bundle. Verdicts: docs/protocol.md#paired-compariso
 // scheduleCommand is a command about schedules: it checks the schedule
 // name, reads the configuration, opens the store, connects to Temporal and
 // hands run both. Nothing is changed before every check has passed.
-func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
-	return configuredScheduleCommand(cmd, output, func(ctx context.Context, _ orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+func scheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cl temporalclient.Client, st store.Store, args []string) error) *cobra.Command {
+	return configuredScheduleCommand(cmd, output, func(ctx context.Context, _ config.Config, cl temporalclient.Client, st store.Store, args []string) error {
 		return run(ctx, cl, st, args)
 	})
 }
 
 // configuredScheduleCommand is scheduleCommand whose run also gets the
 // configuration (what it allows webhooks).
-func configuredScheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error) *cobra.Command {
+func configuredScheduleCommand(cmd *cobra.Command, output *string, run func(ctx context.Context, cfg config.Config, cl temporalclient.Client, st store.Store, args []string) error) *cobra.Command {
 	config := configFlags(cmd)
 	outputFlag(cmd, output, statusFormats)
 	return withServices(cmd, config, func(sv *services, args []string) error {

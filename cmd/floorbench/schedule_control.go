@@ -8,8 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func newSchedulePauseCommand(pause bool) *cobra.Command {
@@ -22,8 +23,8 @@ func newSchedulePauseCommand(pause bool) *cobra.Command {
 		Args:    cobra.ExactArgs(1),
 	}
 	cmd.Flags().StringVar(&note, "note", "", "why, shown by schedule show")
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
-		if err := orchestrate.PauseSchedule(ctx, cl, args[0], pause, note); err != nil {
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, args []string) error {
+		if err := temporalclient.PauseSchedule(ctx, cl, args[0], pause, note); err != nil {
 			return err
 		}
 		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, verb+"d")
@@ -32,8 +33,8 @@ func newSchedulePauseCommand(pause bool) *cobra.Command {
 
 // printScheduleState prints a schedule after a change: its state as JSON,
 // or one line saying what was done.
-func printScheduleState(ctx context.Context, w io.Writer, cl orchestrate.TemporalClient, name, output, done string) error {
-	s, err := orchestrate.DescribeSchedule(ctx, cl, name)
+func printScheduleState(ctx context.Context, w io.Writer, cl temporalclient.Client, name, output, done string) error {
+	s, err := temporalclient.DescribeSchedule(ctx, cl, name)
 	if err != nil {
 		return err
 	}
@@ -52,8 +53,8 @@ func newScheduleTriggerCommand() *cobra.Command {
 		Example: "  floorbench schedule trigger nightly",
 		Args:    cobra.ExactArgs(1),
 	}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
-		if err := orchestrate.TriggerSchedule(ctx, cl, args[0]); err != nil {
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, args []string) error {
+		if err := temporalclient.TriggerSchedule(ctx, cl, args[0]); err != nil {
 			return err
 		}
 		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "triggered")
@@ -75,7 +76,7 @@ how many it would start, and starts none.`,
 	}
 	cmd.Flags().StringVar(&from, "from", "", "start of the range (RFC 3339)")
 	cmd.Flags().StringVar(&to, "to", "", "end of the range (RFC 3339)")
-	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg config.Config, cl temporalclient.Client, _ store.Store, args []string) error {
 		start, err := time.Parse(time.RFC3339, from)
 		if err != nil {
 			return fmt.Errorf("--from %q: want an RFC 3339 time such as 2026-12-01T03:00:00Z", from)
@@ -84,7 +85,7 @@ how many it would start, and starts none.`,
 		if err != nil {
 			return fmt.Errorf("--to %q: want an RFC 3339 time such as 2026-12-02T03:00:00Z", to)
 		}
-		n, err := orchestrate.BackfillSchedule(ctx, cl, cfg.Namespace, args[0], start, end, cfg.Limits)
+		n, err := temporalclient.BackfillSchedule(ctx, cl, cfg.Namespace, args[0], start, end, cfg.Limits)
 		if err != nil {
 			return err
 		}
@@ -100,8 +101,8 @@ func newScheduleDeleteCommand() *cobra.Command {
 		Example: "  floorbench schedule delete nightly",
 		Args:    cobra.ExactArgs(1),
 	}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, args []string) error {
-		if err := orchestrate.DeleteSchedule(ctx, cl, args[0]); err != nil {
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, args []string) error {
+		if err := temporalclient.DeleteSchedule(ctx, cl, args[0]); err != nil {
 			return err
 		}
 		if output == "json" {

@@ -9,11 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func newScheduleCreateCommand() *cobra.Command {
@@ -45,9 +47,9 @@ run itself succeeds).`,
 	cmd.Flags().StringVar(&baseline, "baseline", nightly.BaselinePrevious, "previous (the schedule's previous successful run) or a bundle id")
 	cmd.Flags().Float64Var(&tolerance, "tolerance", compare.DefaultTolerance, "change a whole CI must pass before a verdict is regressed or improved")
 	cmd.Flags().StringVar(&notify, "notify", "", "webhook URL each run's verdict.json is posted to")
-	cmd.Flags().DurationVar(&catchup, "catchup-window", orchestrate.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
+	cmd.Flags().DurationVar(&catchup, "catchup-window", temporalclient.DefaultCatchupWindow, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg config.Config, cl temporalclient.Client, st store.Store, args []string) error {
 		settings := nightly.Settings{Name: args[0], Cron: cron, Every: every, Baseline: baseline,
 			Tolerance: tolerance, Notify: notify, CatchupWindow: catchup}
 		data, err := nightly.CheckNew(ctx, st, file, &settings, scheduleChecks(cfg))
@@ -57,17 +59,17 @@ run itself succeeds).`,
 		// Temporal checks the cron expression: the schedule is created
 		// paused, and unpaused once its spec is stored, so a rejected
 		// schedule stores nothing and no run starts without its spec.
-		if err := orchestrate.CreateSchedule(ctx, cl, settings); err != nil {
+		if err := temporalclient.CreateSchedule(ctx, cl, settings); err != nil {
 			return err
 		}
 		if err := store.PutBytes(ctx, st, settings.SpecKey, data); err != nil {
-			_ = orchestrate.DeleteSchedule(ctx, cl, settings.Name)
+			_ = temporalclient.DeleteSchedule(ctx, cl, settings.Name)
 			return err
 		}
-		if err := orchestrate.PauseSchedule(ctx, cl, settings.Name, false, ""); err != nil {
+		if err := temporalclient.PauseSchedule(ctx, cl, settings.Name, false, ""); err != nil {
 			return err
 		}
-		state, err := orchestrate.DescribeSchedule(ctx, cl, settings.Name)
+		state, err := temporalclient.DescribeSchedule(ctx, cl, settings.Name)
 		if err != nil {
 			return err
 		}
@@ -108,7 +110,7 @@ before anything changes: bad input changes nothing.`,
 	cmd.Flags().StringVar(&notify, "notify", "", `webhook URL each run's verdict.json is posted to ("": none)`)
 	cmd.Flags().DurationVar(&catchup, "catchup-window", 0, "how late a run missed while Temporal or the workers were down may still start")
 	cmd.MarkFlagsMutuallyExclusive("cron", "every")
-	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg orchestrate.Config, cl orchestrate.TemporalClient, st store.Store, args []string) error {
+	return configuredScheduleCommand(cmd, &output, func(ctx context.Context, cfg config.Config, cl temporalclient.Client, st store.Store, args []string) error {
 		f := cmd.Flags()
 		var changed []string
 		for _, name := range updateFlags {
@@ -119,7 +121,7 @@ before anything changes: bad input changes nothing.`,
 		if len(changed) == 0 {
 			return fmt.Errorf("nothing to update: give -f, --cron, --every, --baseline, --tolerance, --notify or --catchup-window")
 		}
-		cur, err := orchestrate.DescribeSchedule(ctx, cl, args[0])
+		cur, err := temporalclient.DescribeSchedule(ctx, cl, args[0])
 		if err != nil {
 			return err
 		}
@@ -153,7 +155,7 @@ before anything changes: bad input changes nothing.`,
 			interim := s
 			interim.SpecKey, interim.SpecFile, interim.TaskQueue = cur.SpecKey, cur.SpecFile, cur.TaskQueue
 			if interim != cur.ScheduleSettings {
-				if err := orchestrate.UpdateSchedule(ctx, cl, interim); err != nil {
+				if err := temporalclient.UpdateSchedule(ctx, cl, interim); err != nil {
 					return err
 				}
 			}
@@ -161,7 +163,7 @@ before anything changes: bad input changes nothing.`,
 				return err
 			}
 		}
-		if err := orchestrate.UpdateSchedule(ctx, cl, s); err != nil {
+		if err := temporalclient.UpdateSchedule(ctx, cl, s); err != nil {
 			return err
 		}
 		return printScheduleState(ctx, cmd.OutOrStdout(), cl, args[0], output, "updated ("+strings.Join(changed, ", ")+")")
@@ -171,13 +173,13 @@ before anything changes: bad input changes nothing.`,
 // scheduleChecks are the rules of this machine and its configuration a
 // schedule's settings must pass: the webhooks it allows, systems and
 // corpora that resolve here, and bundle ids as a user may type them.
-func scheduleChecks(cfg orchestrate.Config) nightly.Checks {
+func scheduleChecks(cfg config.Config) nightly.Checks {
 	return nightly.Checks{
 		Notify: cfg.Webhooks().Check,
 		Resolve: func(sw *spec.Sweep) error {
 			rt := detect.RuntimeFromEnv()
 			rt.Limits = cfg.Limits
-			_, err := orchestrate.Resolve(sw, rt)
+			_, err := sweep.Resolve(sw, rt)
 			return err
 		},
 		BundleID: resolveBundleID,

@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func newScheduleHistoryCommand() *cobra.Command {
@@ -49,7 +49,7 @@ name that is no schedule an error.`,
 			if err != nil {
 				return err
 			}
-			if _, err := orchestrate.DescribeSchedule(sv.ctx, cl, args[0]); err != nil {
+			if _, err := temporalclient.DescribeSchedule(sv.ctx, cl, args[0]); err != nil {
 				return fmt.Errorf("%w, and the store holds no run of it", err)
 			}
 		}

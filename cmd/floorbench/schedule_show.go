@@ -12,12 +12,12 @@ import (
 
 	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
-func nextRun(s orchestrate.ScheduleState) string {
+func nextRun(s temporalclient.ScheduleState) string {
 	if s.Paused {
 		return "none (paused)"
 	}
@@ -31,8 +31,8 @@ func newScheduleLsCommand() *cobra.Command {
 	var output string
 	cmd := &cobra.Command{Use: "ls", Short: "List the schedules: when each runs, whether paused, its next run", Args: cobra.NoArgs,
 		Example: "  floorbench schedule ls\n  floorbench schedule ls -o json"}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, _ store.Store, _ []string) error {
-		list, err := orchestrate.ListSchedules(ctx, cl)
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, _ store.Store, _ []string) error {
+		list, err := temporalclient.ListSchedules(ctx, cl)
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func when(s nightly.Settings) string {
 	return "every " + s.Every.String()
 }
 
-func state(s orchestrate.ScheduleState) string {
+func state(s temporalclient.ScheduleState) string {
 	if s.Paused {
 		return "paused"
 	}
@@ -66,7 +66,7 @@ func state(s orchestrate.ScheduleState) string {
 
 // scheduleView is what schedule show prints: the schedule and its runs.
 type scheduleView struct {
-	orchestrate.ScheduleState
+	temporalclient.ScheduleState
 	Runs []nightly.RunView `json:"runs"`
 }
 
@@ -81,8 +81,8 @@ func newScheduleShowCommand() *cobra.Command {
 		Example: "  floorbench schedule show nightly\n  floorbench schedule show nightly -o json",
 		Args:    cobra.ExactArgs(1),
 	}
-	return scheduleCommand(cmd, &output, func(ctx context.Context, cl orchestrate.TemporalClient, st store.Store, args []string) error {
-		s, err := orchestrate.DescribeSchedule(ctx, cl, args[0])
+	return scheduleCommand(cmd, &output, func(ctx context.Context, cl temporalclient.Client, st store.Store, args []string) error {
+		s, err := temporalclient.DescribeSchedule(ctx, cl, args[0])
 		if err != nil {
 			return err
 		}

@@ -25,16 +25,18 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 // nightlyEnv is a real Temporal dev server, a local store, floorbench
@@ -43,14 +45,14 @@ import (
 // file, for the tests of `floorbench schedule`.
 type nightlyEnv struct {
 	t        *testing.T
-	cfg      orchestrate.Config
+	cfg      config.Config
 	store    store.Store
 	storeDir string
 	dir      string
 	spec     string // the sweep spec file
 	system   string // the system spec file the sweep names
-	workers  *orchestrate.Workers
-	temporal *orchestrate.DevServer
+	workers  *temporalclient.Workers
+	temporal *devserver.Server
 }
 
 // recordNightly, when set, saves the histories of a regressed nightly run
@@ -63,7 +65,7 @@ var recordNightly = flag.String("record-nightly", "", "write a nightly run's wor
 func (e *nightlyEnv) saveNightlyHistory(id, file string) {
 	e.t.Helper()
 	ctx := context.Background()
-	cl, err := e.cfg.Dial(ctx)
+	cl, err := temporalclient.Dial(ctx, e.cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func newNightlyEnvOn(t *testing.T, persist bool) *nightlyEnv {
 	if testing.Short() {
 		t.Skip("schedules against a real Temporal dev server: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(temporalTool(t), t.TempDir(), persist)
+	srv, err := devserver.New(temporalTool(t), t.TempDir(), persist)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +162,7 @@ func newNightlyEnvOn(t *testing.T, persist bool) *nightlyEnv {
 	t.Cleanup(srv.Stop)
 	dir := t.TempDir()
 	e := &nightlyEnv{t: t, dir: dir, storeDir: filepath.Join(dir, "store"), temporal: srv,
-		cfg: orchestrate.Config{TemporalAddress: srv.Address, Namespace: "default", StoreDir: filepath.Join(dir, "store")}}
+		cfg: config.Config{TemporalAddress: srv.Address, Namespace: "default", StoreDir: filepath.Join(dir, "store")}}
 	if e.store, err = e.cfg.OpenStore(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -178,12 +180,12 @@ func newNightlyEnvOn(t *testing.T, persist bool) *nightlyEnv {
 
 func (e *nightlyEnv) startWorkers() {
 	e.t.Helper()
-	cl, err := e.cfg.Dial(context.Background())
+	cl, err := temporalclient.Dial(context.Background(), e.cfg)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	q := []string{spec.QueueCPU, spec.QueueSynth, spec.QueueGPU}
-	if e.workers, err = orchestrate.StartWorkers(cl, &activities.Activities{Store: e.store, ScheduleRoot: e.dir}, q, spec.QueueCPU, orchestrate.Admission{}); err != nil {
+	if e.workers, err = temporalclient.StartWorkers(cl, &activities.Activities{Store: e.store, ScheduleRoot: e.dir}, q, spec.QueueCPU, activities.Admission{}); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -427,7 +429,7 @@ func TestScheduleNightlyRegression(t *testing.T) {
 		t.Errorf("history -o csv:\n%s", csv)
 	}
 
-	var list []orchestrate.ScheduleState
+	var list []temporalclient.ScheduleState
 	if err := json.Unmarshal([]byte(e.mustCLI("schedule", "ls", "-o", "json")), &list); err != nil || len(list) != 1 || list[0].Name != "nightly" || list[0].Actions != 3 {
 		t.Errorf("schedule ls: %+v, %v", list, err)
 	}
@@ -462,7 +464,7 @@ func TestScheduleWebhookDown(t *testing.T) {
 	if n := r.Notification; n.OK || n.Attempts != 4 || !strings.Contains(n.Error, "503") || r.BundleID == "" {
 		t.Fatalf("run %+v notification %+v; want a bundle and a failure after 4 attempts naming the 503", r.Run, n)
 	}
-	cl, err := e.cfg.Dial(context.Background())
+	cl, err := temporalclient.Dial(context.Background(), e.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,7 +597,7 @@ func TestScheduleBadInput(t *testing.T) {
 			}
 		})
 	}
-	var list []orchestrate.ScheduleState
+	var list []temporalclient.ScheduleState
 	if err := json.Unmarshal([]byte(e.mustCLI("schedule", "ls", "-o", "json")), &list); err != nil || len(list) != 0 {
 		t.Errorf("schedules after bad input: %+v, %v", list, err)
 	}

@@ -14,8 +14,8 @@ import (
 	"github.com/floorbench/floorbench/internal/compare"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 // keysUnder lists the store's keys under prefix.
@@ -76,7 +76,7 @@ func TestScheduleUpdate(t *testing.T) {
 	}
 
 	// One setting: the others stay, and so does the paused state.
-	var s orchestrate.ScheduleState
+	var s temporalclient.ScheduleState
 	if err := json.Unmarshal([]byte(e.mustCLI("schedule", "update", "upd", "--tolerance", "0.05", "-o", "json")), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestScheduleRunFailsOnMissingInput(t *testing.T) {
 			if got := e.keysUnder(keys.Bundles); !slices.Equal(got, bundles) {
 				t.Errorf("the failed run stored bundle files: %d keys, was %d", len(got), len(bundles))
 			}
-			cl, err := e.cfg.Dial(context.Background())
+			cl, err := temporalclient.Dial(context.Background(), e.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

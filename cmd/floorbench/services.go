@@ -5,8 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 // services are what a command connects to, the store and Temporal, each
@@ -16,15 +17,15 @@ import (
 // opens nothing.
 type services struct {
 	ctx    context.Context
-	config func() (orchestrate.Config, error)
-	cfg    *orchestrate.Config
+	config func() (config.Config, error)
+	cfg    *config.Config
 	st     store.Store
-	cl     orchestrate.TemporalClient
+	cl     temporalclient.Client
 }
 
 // withServices sets cmd's RunE to run with the services config
 // describes; the Temporal client, if run dialled it, is closed after.
-func withServices(cmd *cobra.Command, config func() (orchestrate.Config, error), run func(sv *services, args []string) error) *cobra.Command {
+func withServices(cmd *cobra.Command, config func() (config.Config, error), run func(sv *services, args []string) error) *cobra.Command {
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		sv := &services{ctx: cmd.Context(), config: config}
 		defer sv.close()
@@ -34,7 +35,7 @@ func withServices(cmd *cobra.Command, config func() (orchestrate.Config, error),
 }
 
 // Config reads the configuration: file, then environment, then flags.
-func (s *services) Config() (orchestrate.Config, error) {
+func (s *services) Config() (config.Config, error) {
 	if s.cfg == nil {
 		c, err := s.config()
 		if err != nil {
@@ -60,13 +61,13 @@ func (s *services) Store() (store.Store, error) {
 }
 
 // Temporal dials the configured Temporal frontend.
-func (s *services) Temporal() (orchestrate.TemporalClient, error) {
+func (s *services) Temporal() (temporalclient.Client, error) {
 	if s.cl == nil {
 		cfg, err := s.Config()
 		if err != nil {
 			return nil, err
 		}
-		if s.cl, err = cfg.Dial(s.ctx); err != nil {
+		if s.cl, err = temporalclient.Dial(s.ctx, cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -75,7 +76,7 @@ func (s *services) Temporal() (orchestrate.TemporalClient, error) {
 
 // Both opens the store, then dials Temporal: a store that cannot be
 // opened is reported before an unreachable Temporal.
-func (s *services) Both() (store.Store, orchestrate.TemporalClient, error) {
+func (s *services) Both() (store.Store, temporalclient.Client, error) {
 	st, err := s.Store()
 	if err != nil {
 		return nil, nil, err

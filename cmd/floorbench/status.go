@@ -7,16 +7,15 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/spf13/cobra"
-
-	"github.com/floorbench/floorbench/internal/orchestrate"
 )
 
 func init() { subcommands = append(subcommands, newStatusCommand, newWatchCommand) }
 
 // sweepCommand is a command about one existing sweep: it reads the
 // configuration, connects to Temporal and hands run the client.
-func sweepCommand(use, short string, run func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error) *cobra.Command {
+func sweepCommand(use, short string, run func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error) *cobra.Command {
 	var output string
 	cmd := &cobra.Command{Use: use, Short: short, Args: cobra.ExactArgs(1)}
 	config := configFlags(cmd)
@@ -45,8 +44,8 @@ func checkWorkflowID(id string) error {
 
 func newStatusCommand() *cobra.Command {
 	return sweepCommand("status WORKFLOW_ID", "Show a sweep's phase and progress",
-		func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error {
-			st, err := orchestrate.GetStatus(cmd.Context(), cl, id)
+		func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error {
+			st, err := temporalclient.GetStatus(cmd.Context(), cl, id)
 			if err != nil {
 				return err
 			}
@@ -56,7 +55,7 @@ func newStatusCommand() *cobra.Command {
 
 func newWatchCommand() *cobra.Command {
 	return sweepCommand("watch WORKFLOW_ID", "Follow a sweep with a progress bar until it ends; print its bundle id",
-		func(cmd *cobra.Command, cl orchestrate.TemporalClient, id, output string) error {
+		func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error {
 			st, err := watchWithBar(cmd, cl, id)
 			if err != nil {
 				return err
@@ -67,13 +66,13 @@ func newWatchCommand() *cobra.Command {
 
 // watchWithBar follows a sweep until it ends, showing its progress on
 // stderr.
-func watchWithBar(cmd *cobra.Command, cl orchestrate.TemporalClient, id string) (orchestrate.Status, error) {
+func watchWithBar(cmd *cobra.Command, cl temporalclient.Client, id string) (temporalclient.Status, error) {
 	show, done := sweepProgress(cmd.ErrOrStderr())
 	defer done()
-	return orchestrate.Watch(cmd.Context(), cl, id, 500*time.Millisecond, show)
+	return temporalclient.Watch(cmd.Context(), cl, id, 500*time.Millisecond, show)
 }
 
-func finish(w io.Writer, st orchestrate.Status, output string) error {
+func finish(w io.Writer, st temporalclient.Status, output string) error {
 	if err := printStatus(w, st, output); err != nil {
 		return err
 	}
@@ -83,7 +82,7 @@ func finish(w io.Writer, st orchestrate.Status, output string) error {
 	return nil
 }
 
-func printStatus(w io.Writer, st orchestrate.Status, output string) error {
+func printStatus(w io.Writer, st temporalclient.Status, output string) error {
 	if output == "json" {
 		return writeJSON(w, st)
 	}
@@ -112,7 +111,7 @@ func printStatus(w io.Writer, st orchestrate.Status, output string) error {
 
 // seatedStatusLine is a seated agent's progress and, once its seats are
 // planned, how long all its sessions take.
-func seatedStatusLine(a orchestrate.AgentProgress) string {
+func seatedStatusLine(a temporalclient.AgentProgress) string {
 	line := fmt.Sprintf("seated agent %s: sessions %d/%d", a.Name, a.SeatsDone, a.Seats)
 	if a.SeatEstimateS > 0 {
 		line += fmt.Sprintf("; all take at most %s at concurrency %d", time.Duration(a.SeatEstimateS*float64(time.Second)).Round(time.Second), a.Concurrency)
@@ -122,7 +121,7 @@ func seatedStatusLine(a orchestrate.AgentProgress) string {
 
 // agentStatusLine is an agent evaluation's progress and, once its
 // scenario set is planned, how long all its trials take.
-func agentStatusLine(a orchestrate.AgentProgress) string {
+func agentStatusLine(a temporalclient.AgentProgress) string {
 	line := fmt.Sprintf("agent %s: trials %d/%d", a.Name, a.Done, a.Trials)
 	if a.EstimateS > 0 {
 		line += fmt.Sprintf("; all take at most %s at concurrency %d", time.Duration(a.EstimateS*float64(time.Second)).Round(time.Second), a.Concurrency)

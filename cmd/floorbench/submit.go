@@ -9,9 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/inprocess"
+	"github.com/floorbench/floorbench/internal/preview"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func init() { subcommands = append(subcommands, newSubmitCommand) }
@@ -56,7 +60,7 @@ the run, though not the outputs already stored, which a rerun reuses
   floorbench submit sweep.yaml --in-process --store-dir ./store`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	config := configFlags(cmd)
+	conf := configFlags(cmd)
 	cmd.Flags().StringVarP(&file, "file", "f", "", "sweep spec (YAML); may also be given as the argument")
 	cmd.Flags().BoolVar(&wait, "wait", false, "wait for the bundle, showing progress on stderr")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "resolve the spec and look up the store; contact no Temporal, upload nothing")
@@ -65,7 +69,7 @@ the run, though not the outputs already stored, which a rerun reuses
 	admission := admissionFlags(cmd)
 	batchRows := batchRowsFlag(cmd)
 	outputFlag(cmd, &output, statusFormats)
-	return withServices(cmd, config, func(sv *services, args []string) error {
+	return withServices(cmd, conf, func(sv *services, args []string) error {
 		file, err := specArgument(file, args)
 		if err != nil {
 			return err
@@ -80,9 +84,9 @@ the run, though not the outputs already stored, which a rerun reuses
 		}
 		rt := detect.RuntimeFromEnv()
 		rt.Limits = cfg.Limits
-		in, err := orchestrate.Resolve(s, rt)
+		in, err := sweep.Resolve(s, rt)
 		if err == nil {
-			err = orchestrate.CheckAgentCredentials(&in.Spec, cfg.Credentials())
+			err = config.CheckAgentCredentials(&in.Spec, cfg.Credentials())
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", file, err)
@@ -92,13 +96,13 @@ the run, though not the outputs already stored, which a rerun reuses
 			return err
 		}
 		if dryRun {
-			pv, err := orchestrate.PreviewSweep(cmd.Context(), storage, in, cfg.Limits)
+			pv, err := preview.Sweep(cmd.Context(), storage, in, cfg.Limits)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
 			return printPreview(cmd.OutOrStdout(), pv, output)
 		}
-		if err := orchestrate.Upload(cmd.Context(), storage, &in, rt); err != nil {
+		if err := activities.Upload(cmd.Context(), storage, &in, rt); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 		if inProcess {
@@ -109,7 +113,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err := batchRows(&rt); err != nil {
 				return err
 			}
-			bundle, err := orchestrate.RunInProcess(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
+			bundle, err := inprocess.Run(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
@@ -119,15 +123,15 @@ the run, though not the outputs already stored, which a rerun reuses
 		if err != nil {
 			return err
 		}
-		run, err := orchestrate.Submit(cmd.Context(), cl, in)
+		run, err := temporalclient.Submit(cmd.Context(), cl, in)
 		if err != nil {
 			return err
 		}
-		var st orchestrate.Status
+		var st temporalclient.Status
 		if wait {
 			st, err = watchWithBar(cmd, cl, run.GetID())
 		} else {
-			st, err = orchestrate.GetStatus(cmd.Context(), cl, run.GetID())
+			st, err = temporalclient.GetStatus(cmd.Context(), cl, run.GetID())
 		}
 		if err != nil {
 			return err
@@ -181,7 +185,7 @@ func printSubmitted(w io.Writer, s submitted, output string) error {
 	return nil
 }
 
-func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
+func printPreview(w io.Writer, pv preview.Preview, output string) error {
 	if output == "json" {
 		return writeJSON(w, pv)
 	}
@@ -216,7 +220,7 @@ func printPreview(w io.Writer, pv orchestrate.Preview, output string) error {
 
 // agentPreviewLine says what an agent's evaluation would play and how
 // long it takes.
-func agentPreviewLine(a orchestrate.AgentPreview) string {
+func agentPreviewLine(a preview.AgentPreview) string {
 	line := fmt.Sprintf("agent %s over %s: %d trials (%d scenarios of %s seed %d x %d repeats), %d recorded; ",
 		a.Name, a.Protocol, a.Trials, a.Scenarios, a.Preset, a.Seed, a.Repeats, a.Recorded)
 	if !a.SetStored {
@@ -228,7 +232,7 @@ func agentPreviewLine(a orchestrate.AgentPreview) string {
 
 // seatedPreviewLine says how many sessions a seated agent would play and
 // how long they take.
-func seatedPreviewLine(a orchestrate.SeatedPreview) string {
+func seatedPreviewLine(a preview.SeatedPreview) string {
 	var corpora []string
 	for _, c := range a.Corpora {
 		corpora = append(corpora, fmt.Sprintf("%d on %s", c.Seats, c.Corpus))

@@ -16,9 +16,10 @@ import (
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -36,7 +37,7 @@ func decode(t *testing.T, what, stdout string, v any) {
 	}
 }
 
-type preview struct {
+type previewJSON struct {
 	WorkflowID string `json:"workflow_id"`
 	Corpora    []struct {
 		Hash          string `json:"hash"`
@@ -66,7 +67,7 @@ func TestSubmitDryRunJSONAndFinalStatus(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dry run: exit %d: %s", code, stderr)
 	}
-	var before preview
+	var before previewJSON
 	decode(t, "submit --dry-run", stdout, &before)
 	if before.WorkflowID == "" || len(before.Corpora) != 1 || before.Corpora[0].Hash == "" || before.Corpora[0].Stored ||
 		len(before.Systems) != 1 || before.Systems[0].Hash == "" || len(before.Evaluations) != 1 || before.Evaluations[0].Stored ||
@@ -79,7 +80,7 @@ func TestSubmitDryRunJSONAndFinalStatus(t *testing.T) {
 	stdout, stderr, code = run(t, append([]string{"submit", spec, "-f", spec + ".other", "--dry-run"}, unreachable...)...)
 	oneErrorLine(t, stdout, stderr, code, "spec given twice")
 
-	srv, err := orchestrate.NewDevServer(temporal, t.TempDir(), false)
+	srv, err := devserver.New(temporal, t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestSubmitDryRunJSONAndFinalStatus(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("status: exit %d: %s", code, stderr)
 	}
-	var st orchestrate.Status
+	var st temporalclient.Status
 	decode(t, "status -o json", stdout, &st)
 	p := st.Progress
 	if st.State != "completed" || st.BundleID != got.BundleID || p.ConversationsTotal == 0 ||
@@ -143,7 +144,7 @@ func TestSubmitDryRunJSONAndFinalStatus(t *testing.T) {
 	}
 
 	stdout, stderr, code = run(t, append([]string{"submit", spec, "--dry-run", "-o", "json"}, unreachable...)...)
-	var after preview
+	var after previewJSON
 	decode(t, "submit --dry-run", stdout, &after)
 	if code != 0 || after.WorkflowID != before.WorkflowID || !after.Corpora[0].Stored || after.Corpora[0].Conversations != p.ConversationsTotal ||
 		!after.Evaluations[0].Stored || after.Bundle.ID != before.Bundle.ID || !after.Bundle.Stored {
@@ -192,7 +193,7 @@ func TestSubmitInProcess(t *testing.T) {
 	storeDir := filepath.Join(tmp, "store")
 	flags := []string{"--config", "", "--store-dir", storeDir, "--temporal-address", "127.0.0.1:1"}
 	stdout, stderr, code := run(t, append([]string{"submit", spec, "--dry-run", "-o", "json"}, flags...)...)
-	var announced preview
+	var announced previewJSON
 	decode(t, "submit --dry-run", stdout, &announced)
 	if code != 0 || announced.Bundle.Stored {
 		t.Fatalf("dry run: exit %d, %s, stderr %q", code, stdout, stderr)
@@ -208,7 +209,7 @@ func TestSubmitInProcess(t *testing.T) {
 		t.Fatalf("submit --in-process printed %s; the dry run announced bundle %s", stdout, announced.Bundle.ID)
 	}
 	stdout, stderr, code = run(t, append([]string{"submit", spec, "--dry-run", "-o", "json"}, flags...)...)
-	var after preview
+	var after previewJSON
 	decode(t, "submit --dry-run", stdout, &after)
 	if code != 0 || !after.Bundle.Stored || !after.Evaluations[0].Stored || !after.Evaluations[1].Stored {
 		t.Fatalf("dry run after the in-process sweep: exit %d, %s, stderr %q", code, stdout, stderr)

@@ -20,8 +20,8 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/cluster"
 	"github.com/floorbench/floorbench/internal/detect"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 func init() { subcommands = append(subcommands, newWorkerCommand) }
@@ -58,7 +58,7 @@ only on a configuration error.`,
 		if err != nil {
 			return err
 		}
-		names, workflowQueue, err := orchestrate.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
+		names, workflowQueue, err := temporalclient.QueueNames(queues, spec.Queues{CPU: spec.QueueCPU, GPU: spec.QueueGPU, Synth: spec.QueueSynth})
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ only on a configuration error.`,
 		if err := batchRows(&rt); err != nil {
 			return err
 		}
-		cl, err := cfg.DialWaiting(ctx, orchestrate.DefaultBackoff, slog.Default(), state.waiting)
+		cl, err := temporalclient.DialWaiting(ctx, cfg, temporalclient.DefaultBackoff, slog.Default(), state.waiting)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil // interrupted while waiting
@@ -102,7 +102,7 @@ only on a configuration error.`,
 		defer cl.Close()
 		state.connected(cl)
 		acts := &activities.Activities{Store: st, Runtime: rt, Limits: cfg.Limits, Capacity: capacity, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, ScheduleRoot: cfg.ScheduleRoot, Webhooks: cfg.Webhooks()}
-		ws, err := orchestrate.StartWorkers(cl, acts, names, workflowQueue, admission)
+		ws, err := temporalclient.StartWorkers(cl, acts, names, workflowQueue, admission)
 		if err != nil {
 			return err
 		}
@@ -148,14 +148,14 @@ func (s *workerState) ready(ctx context.Context) error {
 	s.mu.Unlock()
 	switch {
 	case cl == nil && lastErr == nil:
-		return &orchestrate.NotReady{Reason: "waiting for Temporal", Err: fmt.Errorf("connecting to %s", s.address)}
+		return &temporalclient.NotReady{Reason: "waiting for Temporal", Err: fmt.Errorf("connecting to %s", s.address)}
 	case cl == nil:
-		return &orchestrate.NotReady{Reason: "waiting for Temporal", Err: lastErr}
+		return &temporalclient.NotReady{Reason: "waiting for Temporal", Err: lastErr}
 	case !s.polling.Load():
-		return &orchestrate.NotReady{Reason: "workers not started"}
+		return &temporalclient.NotReady{Reason: "workers not started"}
 	}
 	if _, err := cl.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
-		return &orchestrate.NotReady{Reason: "Temporal does not answer", Err: err}
+		return &temporalclient.NotReady{Reason: "Temporal does not answer", Err: err}
 	}
 	return nil
 }
@@ -164,19 +164,19 @@ func (s *workerState) ready(ctx context.Context) error {
 // admits activities: a worker's slots per task queue and a memory budget
 // from the flag (docs/operations.md#workers). A worker and an in-process
 // sweep (submit --in-process) admit work the same way.
-func admissionFlags(cmd *cobra.Command) func() (orchestrate.Admission, error) {
+func admissionFlags(cmd *cobra.Command) func() (activities.Admission, error) {
 	var memory string
 	cmd.Flags().StringVar(&memory, "memory-budget", os.Getenv("FLOORBENCH_MEMORY_BUDGET"),
 		"memory detection and evaluation steps may hold at once, e.g. 4GiB (env FLOORBENCH_MEMORY_BUDGET; default: half the container's or machine's memory)")
-	return func() (orchestrate.Admission, error) {
+	return func() (activities.Admission, error) {
 		budget := activities.DefaultMemoryBytes()
 		if memory != "" {
 			var err error
 			if budget, err = activities.ParseBytes(memory); err != nil {
-				return orchestrate.Admission{}, fmt.Errorf("--memory-budget: %w", err)
+				return activities.Admission{}, fmt.Errorf("--memory-budget: %w", err)
 			}
 		}
-		return orchestrate.Admission{Slots: orchestrate.ActivitySlots(), Memory: activities.NewMemoryBudget(budget)}, nil
+		return activities.Admission{Slots: activities.ActivitySlots(), Memory: activities.NewMemoryBudget(budget)}, nil
 	}
 }
 
@@ -205,7 +205,7 @@ func serveHealth(addr string, ready func(context.Context) error) (stop func(), e
 	if err != nil {
 		return nil, fmt.Errorf("--health-addr: %w", err)
 	}
-	srv := &http.Server{Handler: orchestrate.HealthHandler(ready, slog.Default()), ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: temporalclient.HealthHandler(ready, slog.Default()), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(l) }()
 	return func() { _ = srv.Close() }, nil
 }

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/orchestrate"
+	"github.com/floorbench/floorbench/internal/devserver"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -41,7 +41,7 @@ func TestWorkerWaitsForTemporal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real Temporal dev server: skipped with -short")
 	}
-	srv, err := orchestrate.NewDevServer(temporalTool(t), t.TempDir(), false)
+	srv, err := devserver.New(temporalTool(t), t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/backend/backendfixture"
+	floorconfig "github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/corpus"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -20,7 +20,7 @@ import (
 func TestCacheInMinIOAndExport(t *testing.T) {
 	ctx := context.Background()
 	minio := testenv.StartMinIO(t).Store(t, "cache")
-	cache := orchestrate.Summing(minio)
+	cache := floorconfig.Summing(minio)
 	chat := backendfixture.ChatServer(t, func(int, string) string { return "" })
 	speech := backendfixture.SpeechServer(t)
 	tiny, _ := synth.PresetByName("tiny", 1)
@@ -55,17 +55,17 @@ func TestCacheInMinIOAndExport(t *testing.T) {
 	dir := t.TempDir()
 	local, _ := store.NewLocal(dir)
 	m := &corpus.Manifest{Conversations: []corpus.Conversation{{ID: spec.ID, CacheKeys: sources}}}
-	if n, err := backend.ExportCache(ctx, m, cache, orchestrate.Summing(local)); err != nil || n != 2 {
+	if n, err := backend.ExportCache(ctx, m, cache, floorconfig.Summing(local)); err != nil || n != 2 {
 		t.Fatalf("exported %d: %v", n, err)
 	}
 	chat.Close()
 	speech.Close()
-	fromFolder, third := use(cfg, orchestrate.Summing(local))
+	fromFolder, third := use(cfg, floorconfig.Summing(local))
 	if !slices.Equal(fromFolder, sources) || !slices.Equal(third, first) {
 		t.Fatal("the exported folder serves other outputs")
 	}
 	m.Conversations[0].CacheKeys = append(m.Conversations[0].CacheKeys, "generative/speech/00000000000000000000000000000000")
-	if _, err := backend.ExportCache(ctx, m, cache, orchestrate.Summing(local)); err == nil {
+	if _, err := backend.ExportCache(ctx, m, cache, floorconfig.Summing(local)); err == nil {
 		t.Fatal("a key missing from the store was exported")
 	}
 }

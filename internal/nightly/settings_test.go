@@ -13,17 +13,19 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/compare"
+	"github.com/floorbench/floorbench/internal/config"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/nightly"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/report"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
+	"github.com/floorbench/floorbench/internal/temporalclient"
 )
 
 // scheduleFixture is a store, a corpus folder named "fixture" on disk, a
@@ -54,9 +56,9 @@ func newScheduleFixture(t *testing.T) *scheduleFixture {
 	f.other = storeBundle(t, st, "other", "c", "2026-12-01T00:00:00Z")
 	f.same = storeBundle(t, st, "same", "fixture", "2026-12-02T00:00:00Z")
 	f.checks = nightly.Checks{
-		Notify: orchestrate.Config{}.Webhooks().Check,
+		Notify: config.Config{}.Webhooks().Check,
 		Resolve: func(sw *spec.Sweep) error {
-			_, err := orchestrate.Resolve(sw, detect.RuntimeFromEnv())
+			_, err := sweep.Resolve(sw, detect.RuntimeFromEnv())
 			return err
 		},
 		BundleID: storedBundle,
@@ -114,7 +116,7 @@ func storeBundle(t *testing.T, st store.Store, name, corpus, created string) str
 // settings are valid settings of a schedule named n.
 func settings() nightly.Settings {
 	return nightly.Settings{Name: "n", Every: time.Hour, Baseline: nightly.BaselinePrevious, Tolerance: compare.DefaultTolerance,
-		CatchupWindow: orchestrate.DefaultCatchupWindow}
+		CatchupWindow: temporalclient.DefaultCatchupWindow}
 }
 
 // Bad settings are refused with an error naming the flag and value, and

@@ -13,10 +13,11 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/limits"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/viewer"
 )
 
@@ -86,11 +87,11 @@ concurrency: 2
 		if err != nil {
 			return fixture{}, err
 		}
-		in, err := orchestrate.Resolve(s, detect.Runtime{})
+		in, err := sweep.Resolve(s, detect.Runtime{})
 		if err != nil {
 			return fixture{}, err
 		}
-		id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: filepath.Join(root, "scratch")}, orchestrate.Admission{})
+		id, err := inprocess.Run(ctx, in, &activities.Activities{Store: st, Scratch: filepath.Join(root, "scratch")}, activities.Admission{})
 		if err != nil {
 			return fixture{}, err
 		}

@@ -17,10 +17,11 @@ import (
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
+	"github.com/floorbench/floorbench/internal/inprocess"
 	"github.com/floorbench/floorbench/internal/limits"
-	"github.com/floorbench/floorbench/internal/orchestrate"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/sweep"
 )
 
 // ingestedPrefix is where the TurnBench fixture corpus is copied into the
@@ -95,7 +96,7 @@ concurrency: 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := orchestrate.Resolve(s, detect.Runtime{})
+	in, err := sweep.Resolve(s, detect.Runtime{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ concurrency: 2
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	id, err := orchestrate.RunInProcess(ctx, in, &activities.Activities{Store: st, Scratch: scratch}, orchestrate.Admission{})
+	id, err := inprocess.Run(ctx, in, &activities.Activities{Store: st, Scratch: scratch}, activities.Admission{})
 	if err != nil {
 		t.Fatal(err)
 	}
