@@ -106,7 +106,7 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 		t.Fatal(err)
 	}
 	if sum.Played != len(s.Scenarios) || sum.Failed != 0 {
-		t.Fatalf("%s over %s: %+v for %d scenarios", policy, protocol, sum, len(s.Scenarios))
+		t.Fatalf("%s over %s: %+v for %d scenarios; failed: %v", policy, protocol, sum, len(s.Scenarios), failures(t, out))
 	}
 	trials, err := agent.ReadTrials(out, agent.DefaultScoreParams(), limits.Default())
 	if err != nil {
@@ -332,4 +332,20 @@ func TestTheDetectorPolicyLandsBetween(t *testing.T) {
 			t.Errorf("over %s: yielded to %d of %d STOP stimuli; want some, not all", protocol, yielded, stops)
 		}
 	}
+}
+
+// failures are the errors of the failed trials recorded in out.
+func failures(t *testing.T, out string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, e := range entries {
+		if r, err := agent.ReadRecording(filepath.Join(out, e.Name())); err == nil && r.Error != "" {
+			errs = append(errs, e.Name()+": "+r.Error)
+		}
+	}
+	return errs
 }

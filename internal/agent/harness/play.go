@@ -225,25 +225,38 @@ type listener struct {
 }
 
 // receive takes the agent's output until every slot up to the last frame
-// sent has been heard.
+// sent has been heard. It waits for the agent's output and for the sender's
+// count at once: a continuous channel (duplex) sends nothing after its
+// answer to the last input frame, so the count may come after the last
+// output.
 func (l *listener) receive(ctx context.Context, sess proto.Session, done <-chan int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	outs, errs := make(chan proto.Output), make(chan error, 1)
+	go func() {
+		for {
+			out, err := sess.Recv(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			select {
+			case outs <- out:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	total := -1
 	for total < 0 || l.frames < total {
-		if total < 0 {
-			select {
-			case total = <-done:
-				continue
-			default:
-			}
-		}
-		out, err := sess.Recv(ctx)
-		if err != nil {
-			if total >= 0 && l.frames >= total {
-				return nil
-			}
+		select {
+		case total = <-done:
+			done = nil
+		case out := <-outs:
+			l.take(out)
+		case err := <-errs:
 			return fmt.Errorf("receive: %w", err)
 		}
-		l.take(out)
 	}
 	return nil
 }

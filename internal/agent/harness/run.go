@@ -134,27 +134,19 @@ func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, r
 		return failed, err
 	}
 	t := Trial{Scenario: sc, Audio: a, Repeat: rep}
-	var lastErr error
-	wait := ro.Backoff
-	for attempt := 0; attempt <= ro.Retries; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return failed, ctx.Err()
-			}
-			wait *= 2
-		}
-		rec, in, heard, err := playOnce(ctx, t, ro)
-		if err == nil {
-			return played, agent.WriteRecording(out, name, rec, in, heard)
-		}
-		if ctx.Err() != nil {
-			return failed, ctx.Err()
-		}
-		lastErr = err
+	var rec *agent.Recording
+	var in, heard []float32
+	lastErr := agent.Retry(ctx, ro.Retries+1, ro.Backoff, nil, func() (err error) {
+		rec, in, heard, err = playOnce(ctx, t, ro)
+		return err
+	})
+	if lastErr == nil {
+		return played, agent.WriteRecording(out, name, rec, in, heard)
 	}
-	rec := failedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
+	if ctx.Err() != nil {
+		return failed, ctx.Err()
+	}
+	rec = failedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
 	return failed, agent.WriteRecording(out, name, rec, nil, nil)
 }
 

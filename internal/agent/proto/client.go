@@ -55,7 +55,7 @@ type session struct {
 	once    sync.Once
 	err     error
 	closing atomic.Bool
-	sent    int64 // input frames sent; only Send touches it
+	sent    int64 // input frames sent; Send adds to it, atomically
 	channel int64 // frames of a continuous channel heard; only the reader touches it
 	wg      sync.WaitGroup
 	idle    time.Duration // 0: no idle timeout
@@ -82,7 +82,7 @@ func (s *session) Send(ctx context.Context, frame []float32) error {
 	if len(frame) != FrameSamples {
 		return fmt.Errorf("an input frame has %d samples, want %d (20 ms at 16 kHz)", len(frame), FrameSamples)
 	}
-	slot := time.Duration(s.sent+1) * FrameDuration
+	slot := time.Duration(atomic.LoadInt64(&s.sent)+1) * FrameDuration
 	if err := s.wait(ctx, slot); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (s *session) Send(ctx context.Context, frame []float32) error {
 			return err
 		}
 	}
-	s.sent++
+	atomic.AddInt64(&s.sent, 1)
 	return nil
 }
 
@@ -240,6 +240,10 @@ func (s *session) read() (websocket.MessageType, []byte, error) {
 	case err == nil:
 		return typ, data, nil
 	case s.ctx.Err() == nil && ctx.Err() != nil:
+		if s.wire.continuous() {
+			return 0, nil, fmt.Errorf("the %s sent nothing for %v of session time (%d frames of its channel heard, %d input frames sent)",
+				s.ep.where(), s.idle, s.channel, atomic.LoadInt64(&s.sent))
+		}
 		return 0, nil, fmt.Errorf("the %s sent nothing for %v of session time", s.ep.where(), s.idle)
 	}
 	return 0, nil, s.readError(err)

@@ -212,27 +212,19 @@ func sameRun(r *Recording, o Options, corpusSHA string) error {
 // playSeat plays one seat, retrying failed sessions, and writes its
 // recording; it returns the seat's failure when every try failed.
 func playSeat(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSHA, dir string) (*Failure, error) {
-	var lastErr error
-	wait := o.Backoff
-	for attempt := 0; attempt <= o.Retries; attempt++ {
-		if attempt > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			wait *= 2
-		}
-		rec, heard, err := Session(ctx, c, s, o, corpusSHA)
-		if err == nil {
-			return nil, WriteRecording(dir, s.Name(), rec, heard)
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		lastErr = err
+	var rec *Recording
+	var heard []float32
+	lastErr := agent.Retry(ctx, o.Retries+1, o.Backoff, nil, func() (err error) {
+		rec, heard, err = Session(ctx, c, s, o, corpusSHA)
+		return err
+	})
+	if lastErr == nil {
+		return nil, WriteRecording(dir, s.Name(), rec, heard)
 	}
-	rec := FailedRecording(s, o, corpusSHA, fmt.Sprintf("after %d tries: %v", o.Retries+1, lastErr))
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	rec = FailedRecording(s, o, corpusSHA, fmt.Sprintf("after %d tries: %v", o.Retries+1, lastErr))
 	f := &Failure{Conversation: s.Conversation.ID, Seat: s.Speaker, Error: rec.Error}
 	return f, WriteRecording(dir, s.Name(), rec, nil)
 }
