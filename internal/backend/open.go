@@ -81,9 +81,10 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 }
 
 // Close stops the processes of the offline engines Open made (festival's);
-// engines passed to Open are their owner's to close.
+// engines passed to Open are their owner's to close. A nil Opened (every
+// stage offline, opened later) has nothing to stop.
 func (o *Opened) Close() error {
-	if !o.ownEngines {
+	if o == nil || !o.ownEngines {
 		return nil
 	}
 	return synth.CloseTTS(o.Backends.Engines)
