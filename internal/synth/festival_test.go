@@ -2,12 +2,14 @@ package synth
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -271,5 +273,41 @@ func TestGeneratorCastsFestivalVoices(t *testing.T) {
 			t.Fatalf("%s: speaker %d is %s with peak %.3f", spec.ID, k+1, c.Cast.Voices[k].ID, audio.Peak(c.Channels[k]))
 		}
 		return
+	}
+}
+
+// Callers at once, in one voice and in two, get what one caller alone gets.
+func TestFestivalServesCallersAtOnce(t *testing.T) {
+	voices := []Voice{festivalVoiceNamed(t, "kal_diphone"), festivalVoiceNamed(t, "ked_diphone")}
+	texts := []string{"First line.", "Second line, a little longer.", "Third."}
+	alone := festivalForTest(t)
+	want := map[string][]float32{}
+	for _, v := range voices {
+		for _, text := range texts {
+			want[v.ID+text] = say(t, alone, text, v)
+		}
+	}
+	f := festivalForTest(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*len(voices)*len(texts))
+	for range 2 {
+		for _, v := range voices {
+			for _, text := range texts {
+				wg.Go(func() {
+					x, err := f.Synthesize(context.Background(), text, v)
+					if err == nil && !slices.Equal(x, want[v.ID+text]) {
+						err = fmt.Errorf("%s %q: other samples than alone", v.ID, text)
+					}
+					errs <- err
+				})
+			}
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
