@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Image of the cpu and synth workers (docs/operations.md#images): the floorbench binary,
-# espeak-ng and flite (run as programs, never linked), ONNX Runtime's CPU
+# espeak-ng, flite and festival (run as programs, never linked), ONNX Runtime's CPU
 # library and the models. Every tool is installed by scripts/setup.sh, the
 # script CI runs, so the image holds the same pinned, checksum-verified files
 # the tests ran against.
@@ -35,7 +35,8 @@ RUN /src/scripts/setup.sh onnx
 FROM debian:${DEBIAN}-slim
 ENV FLOORBENCH_TOOLS=/opt/floorbench/tools
 COPY scripts/setup.sh /tmp/setup.sh
-# The speech component installs espeak-ng, flite and sox from Debian.
+# The speech component installs espeak-ng, flite, festival with three
+# festvox voices and sox from Debian.
 RUN /tmp/setup.sh speech && rm -rf /tmp/setup.sh /var/lib/apt/lists/*
 COPY --from=models /opt/floorbench/tools /opt/floorbench/tools
 COPY --from=build /out/floorbench /usr/local/bin/floorbench

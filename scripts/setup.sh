@@ -5,7 +5,8 @@
 #   scripts/setup.sh [component...]     (default: test)
 #
 # Components:
-#   speech   espeak-ng, flite and sox from Debian (programs; never linked)
+#   speech   espeak-ng, flite, festival with three festvox voices and sox
+#            from Debian (programs; never linked)
 #   browser  Chromium from Debian, driven by the viewer's browser tests
 #   latex    pdflatex and booktabs from Debian, which compile the -o latex
 #            tables in tests
@@ -46,7 +47,9 @@ apt_install() {
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-setup_speech() { apt_install espeak-ng flite sox; }
+# festival's voices in the generator's inventory: slt (HTS), kal and ked
+# (diphone).
+setup_speech() { apt_install espeak-ng flite festival festvox-us-slt-hts festvox-kallpc16k festvox-kdlpc16k sox; }
 
 setup_browser() { apt_install chromium; }
 

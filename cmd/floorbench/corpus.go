@@ -65,7 +65,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "generate --preset mptb|tiny --seed N --out DIR",
-		Short: "Generate a corpus with the five-stage MPTB pipeline (templates, espeak-ng, flite; or chat and speech endpoints)",
+		Short: "Generate a corpus with the five-stage MPTB pipeline (templates, espeak-ng, flite, festival; or chat and speech endpoints)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := strconv.ParseUint(seed, 10, 64)
@@ -85,6 +85,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			progress := newCountProgress(cmd.ErrOrStderr(), "generating")
 			m, err := generate.Corpus(cmd.Context(), generate.Options{
 				Preset: preset, Seed: s, Out: out, Jobs: jobs, Force: force, Progress: progress.Set, Backends: b})

@@ -30,7 +30,7 @@ func addBackendFlags(cmd *cobra.Command) *backendFlags {
 	f.StringVar(&b.config.DialogueEndpoint, "dialogue-endpoint", "", "chat endpoint base URL (openai-chat), such as http://127.0.0.1:8000/v1")
 	f.StringVar(&b.config.DialogueModel, "dialogue-model", "", "chat model (openai-chat)")
 	f.IntVar(&b.ops.DialogueConcurrency, "dialogue-concurrency", 4, "chat requests in flight at once")
-	f.StringVar(&b.config.Voices, "voices", backend.Offline, "voice backend: offline (espeak-ng, flite) or openai-speech")
+	f.StringVar(&b.config.Voices, "voices", backend.Offline, "voice backend: offline (espeak-ng, flite, festival) or openai-speech")
 	f.StringVar(&b.config.VoicesEndpoint, "voices-endpoint", "", "speech endpoint base URL (openai-speech)")
 	f.StringVar(&b.config.VoicesModel, "voices-model", "", "speech model (openai-speech)")
 	f.StringSliceVar(&b.config.VoicesNames, "voices-names", nil, "the speech endpoint's voices to cast, comma-separated (openai-speech)")

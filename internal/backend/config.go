@@ -16,7 +16,7 @@ import (
 const (
 	Templates    = "templates"     // dialogue from the topic banks and templates (default)
 	OpenAIChat   = "openai-chat"   // dialogue from an OpenAI-compatible chat endpoint
-	Offline      = "offline"       // voices of espeak-ng and flite (default)
+	Offline      = "offline"       // voices of espeak-ng, flite and festival (default)
 	OpenAISpeech = "openai-speech" // voices of an OpenAI-compatible speech endpoint
 )
 

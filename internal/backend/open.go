@@ -44,11 +44,12 @@ type Opened struct {
 	// offline stage).
 	Dialogue, Voices *Stats
 	chat, speech     *openai.Client
+	ownEngines       bool // Open made the offline engines, so Close stops them
 }
 
 // Open makes the backends of c: generative stages through clients of
 // their endpoints with outputs cached in cache, offline voices from
-// engines (nil: espeak-ng and flite from $PATH).
+// engines (nil: espeak-ng, flite and festival from $PATH, stopped by Close).
 func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[string]synth.TTS) (*Opened, error) {
 	o := &Opened{Config: c}
 	var err error
@@ -65,6 +66,7 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 			if engines, err = synth.NewTTS(""); err != nil {
 				return nil, err
 			}
+			o.ownEngines = true
 		}
 		o.Backends.Engines = engines
 		return o, nil
@@ -76,6 +78,16 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 	sp := &speech{client: o.speech, model: c.VoicesModel, format: c.format(), cache: newCache(cache)}
 	o.Backends.Voices, o.Backends.Engines, o.Voices = c.Inventory(), map[string]synth.TTS{OpenAISpeech: sp}, sp.cache.stats
 	return o, nil
+}
+
+// Close stops the processes of the offline engines Open made (festival's);
+// engines passed to Open are their owner's to close. A nil Opened (every
+// stage offline, opened later) has nothing to stop.
+func (o *Opened) Close() error {
+	if o == nil || !o.ownEngines {
+		return nil
+	}
+	return synth.CloseTTS(o.Backends.Engines)
 }
 
 // Requests is how many HTTP requests the dialogue and voice backends sent,

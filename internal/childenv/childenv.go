@@ -1,5 +1,5 @@
 // Package childenv builds the environment of the programs floorbench
-// starts (the Temporal dev server, espeak-ng, flite): only what a program
+// starts (the Temporal dev server, espeak-ng, flite, festival): only what a program
 // needs to run, never the credentials floorbench itself was given
 // (FLOORBENCH_S3_SECRET_KEY, FLOORBENCH_TEMPORAL_API_KEY, cloud keys).
 package childenv

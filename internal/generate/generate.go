@@ -23,7 +23,7 @@ type Options struct {
 	Force  bool // replace the corpus already in Out
 	// Progress is called after each finished conversation (may be nil).
 	Progress func(done, total int)
-	// Engines overrides the TTS engines (nil: espeak-ng and flite from $PATH).
+	// Engines overrides the TTS engines (nil: espeak-ng, flite and festival from $PATH).
 	Engines map[string]synth.TTS
 	// Backends are the generative backends (nil: the offline ones with
 	// Engines); the corpus records their identity.
@@ -44,6 +44,7 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 		if b, err = backend.Open(backend.Config{}, backend.Secrets{}, backend.Operations{}, nil, o.Engines); err != nil {
 			return nil, err
 		}
+		defer b.Close()
 	}
 	if err := b.Config.CheckPools(preset, "voices names"); err != nil {
 		return nil, err

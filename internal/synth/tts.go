@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +27,10 @@ const (
 	EngineFlite  = "flite"
 )
 
+// programEngines are the offline engines NewTTS finds, each a program of
+// its name on $PATH.
+var programEngines = []string{EngineEspeak, EngineFlite, EngineFestival}
+
 // ProgramTTS synthesises by running a speech program once per utterance.
 // espeak-ng is GPL, so it is only ever run as a program, never linked
 // (docs/operations.md#tools); flite is run the same way for symmetry.
@@ -38,18 +43,34 @@ type ProgramTTS struct {
 // ErrMissingProgram is wrapped by NewTTS when a speech program is absent.
 var ErrMissingProgram = errors.New("speech program not found")
 
-// NewTTS finds the engines' programs on $PATH and fails with one clear
+// NewTTS finds the engines' programs (espeak-ng, flite, festival) on $PATH and fails with one clear
 // error naming the missing program and how to install it.
 func NewTTS(tempDir string) (map[string]TTS, error) {
 	out := map[string]TTS{}
-	for _, engine := range []string{EngineEspeak, EngineFlite} {
+	for _, engine := range programEngines {
 		path, err := exec.LookPath(engine)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s (install it with: scripts/setup.sh speech)", ErrMissingProgram, engine)
 		}
+		if engine == EngineFestival {
+			out[engine] = &FestivalTTS{Program: path, TempDir: tempDir}
+			continue
+		}
 		out[engine] = &ProgramTTS{Engine: engine, Program: path, TempDir: tempDir}
 	}
 	return out, nil
+}
+
+// CloseTTS stops what the engines keep running (festival's processes);
+// engines that run a program per utterance have nothing to stop.
+func CloseTTS(engines map[string]TTS) error {
+	var errs []error
+	for _, e := range engines {
+		if c, ok := e.(io.Closer); ok {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Synthesize runs the program and reads its WAV back, resampled to 16 kHz

@@ -15,7 +15,7 @@ type Voice struct {
 	ID     string `json:"id"`
 	Engine string `json:"engine"`
 	Name   string `json:"name"`
-	Pitch  int    `json:"pitch"` // espeak-ng -p (0-99); flite: mean F0 in Hz
+	Pitch  int    `json:"pitch"` // espeak-ng -p (0-99); flite: mean F0 in Hz; festival: 0 (the voice's own)
 	Rate   int    `json:"rate"`  // words per minute
 }
 
@@ -31,8 +31,17 @@ var fliteVoices = []struct {
 	f0   int
 }{{"slt", 170}, {"rms", 95}, {"awb", 110}, {"kal16", 105}}
 
+// festivalVoices are the voices of Debian's festvox-us-slt-hts (HTS, 32 kHz),
+// festvox-kallpc16k and festvox-kdlpc16k (diphone, 16 kHz), with their
+// speaking rates.
+var festivalVoices = []struct {
+	name string
+	rate int
+}{{"cmu_us_slt_arctic_hts", 170}, {"kal_diphone", 180}, {"ked_diphone", 165}}
+
 // Inventory is every voice the generator can cast, in a fixed order:
-// 96 espeak-ng accent x variant voices and 4 flite voices. Pitch and rate
+// 96 espeak-ng accent x variant voices, 4 flite voices and 3 festival
+// voices. Pitch and rate
 // are spread deterministically over the inventory so that voices sharing
 // an accent or a variant still differ.
 func Inventory() []Voice {
@@ -49,6 +58,9 @@ func Inventory() []Voice {
 	}
 	for j, fv := range fliteVoices {
 		vs = append(vs, Voice{ID: "flite:" + fv.name, Engine: EngineFlite, Name: fv.name, Pitch: fv.f0, Rate: 165 + 5*j})
+	}
+	for _, fv := range festivalVoices {
+		vs = append(vs, Voice{ID: "festival:" + fv.name, Engine: EngineFestival, Name: fv.name, Rate: fv.rate})
 	}
 	return vs
 }
