@@ -63,21 +63,10 @@ func (r *inProcess) agent(ctx context.Context, a spec.Agent, p agent.ScoreParams
 // wait doubling from a second) and records it as failed when every
 // attempt fails.
 func (r *inProcess) trial(ctx context.Context, queue string, t activities.AgentTrialInput) error {
-	wait := time.Second
-	var err error
-	for attempt := range workflows.TrialAttempts {
-		if attempt > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			wait *= 2
-		}
-		if _, err = call(ctx, r, queue, "PlayAgentTrial", r.a.PlayAgentTrial, t); err == nil || activities.IsBadInput(err) {
-			break
-		}
-	}
+	err := agent.Retry(ctx, workflows.TrialAttempts, time.Second, activities.IsBadInput, func() error {
+		_, err := call(ctx, r, queue, "PlayAgentTrial", r.a.PlayAgentTrial, t)
+		return err
+	})
 	if err == nil || ctx.Err() != nil {
 		return ctx.Err()
 	}

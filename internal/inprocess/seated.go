@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/floorbench/floorbench/activities"
+	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/workflows"
 )
 
@@ -67,21 +68,10 @@ func (r *inProcess) seatAgent(ctx context.Context, in workflows.SeatedInput) ([]
 // doubling from a second) and records it as failed when every attempt
 // fails.
 func (r *inProcess) seat(ctx context.Context, queue string, s activities.SeatInput) error {
-	wait := time.Second
-	var err error
-	for attempt := range workflows.SeatAttempts {
-		if attempt > 0 {
-			select {
-			case <-time.After(wait):
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			wait *= 2
-		}
-		if _, err = call(ctx, r, queue, "PlaySeat", r.a.PlaySeat, s); err == nil || activities.IsBadInput(err) {
-			break
-		}
-	}
+	err := agent.Retry(ctx, workflows.SeatAttempts, time.Second, activities.IsBadInput, func() error {
+		_, err := call(ctx, r, queue, "PlaySeat", r.a.PlaySeat, s)
+		return err
+	})
 	if err == nil || ctx.Err() != nil {
 		return ctx.Err()
 	}
