@@ -11,6 +11,12 @@
 // (with the IngestLocal activity's code, so it cannot live below this
 // package in sweep), and Admission, how many activities one process runs
 // at once and against what memory budget.
+//
+// Size: about 3,400 lines, one file per group of activities. Temporal
+// registers the methods of one *Activities value with the worker, and every
+// activity shares its store, runtime, limits, memory budget and
+// credentials, so they stay one package; the work itself is done by the
+// domain packages they call.
 package activities
 
 import (

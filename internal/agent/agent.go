@@ -8,6 +8,12 @@
 // The protocols that carry audio to and from an agent live in
 // internal/agent/proto, the harness that plays a trial over one of them in
 // internal/agent/harness, and the reference agent in internal/agent/refagent.
+//
+// Size: about 2,900 lines, on purpose one package: the trial conditions,
+// the scenarios built for them, the recording a trial leaves, the output
+// VAD that reads it and the decisions and scores made from it share one set
+// of definitions (conditions, windows, the recording's clock), which
+// docs/agents.md documents as one protocol.
 package agent
 
 import "github.com/floorbench/floorbench/internal/agent/proto"

@@ -63,4 +63,11 @@
 // and in parallel with byte-identical results (Generate). The floor plan
 // draws from two: StageFloor and, for the reactions OverlapShares govern,
 // StageOverlap.
+//
+// Size: about 3,000 lines, on purpose one package. It is the generator's
+// one job, a conversation from a plan to audio: the script and lexicon, the
+// floor plan and reactions, the voices and their three engines (espeak-ng,
+// flite, festival) and the assembly, all under one GeneratorVersion; a
+// change anywhere in it changes a corpus's bytes, so it is versioned and
+// reviewed as one.
 package synth

@@ -44,4 +44,9 @@
 // WebSocket handshake and never into an error, a log or JSON. Errors name
 // an endpoint by its URL without query or user, and quote an agent's
 // messages cut short with the credential removed.
+//
+// Size: about 2,200 lines, on purpose one package: both protocols (duplex,
+// realtime), each with its client and its server, share the session clock,
+// the frame format, the playback model and the secret handling; the client
+// and the server of a protocol are tested against each other.
 package proto
