@@ -41,11 +41,6 @@ func (f Form) Match(s string) bool { return len(s) <= f.max && f.re.MatchString(
 // bytes.
 func Plain(max int) Form { return MustForm(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`, max) }
 
-// String describes the form for a message.
-func (f Form) String() string {
-	return fmt.Sprintf("%s, at most %d characters", strings.Trim(f.re.String(), "^$"), f.max)
-}
-
 // IsSHA256 reports whether s is a SHA-256 written as 64 lowercase
 // hexadecimal digits.
 func IsSHA256(s string) bool {
