@@ -113,7 +113,10 @@ func (w WindowIntervals) Under(nw NegativeWindow) Interval {
 // CIs bootstraps perConv's recall and fp_rate, and its fp_rate under
 // each negative window.
 func (r *Resamples) CIs(perConv []Counts) RateCIs {
-	rates := r.rates(perConv)
+	return cisOf(r.rates(perConv))
+}
+
+func cisOf(rates [4][]float64) RateCIs {
 	return RateCIs{CI95(rates[0]), CI95(rates[1]), WindowIntervals{CI95(rates[2]), CI95(rates[3])}}
 }
 
@@ -128,21 +131,46 @@ type Difference struct {
 // the bootstrap distribution of a-b under the same resamples for both, its
 // 95% interval and a two-sided p-value, 2*min(P(d<=0), P(d>=0)) capped at 1.
 func (r *Resamples) Paired(a, b []Counts) (recall, fpRate Difference) {
-	ra, fa := r.Rates(a)
-	rb, fb := r.Rates(b)
-	sa, sb := Sum(a), Sum(b)
-	recall = difference(ra, rb, sa.Recall()-sb.Recall())
-	fpRate = difference(fa, fb, sa.FPRate()-sb.FPRate())
-	return recall, fpRate
+	return Compare(r.Drawn(a), r.Drawn(b))
 }
 
 // PairedWithin compares the recall within a latency budget of systems a
 // and b (docs/protocol.md#recall-within-a-latency-budget) on the same
 // resamples.
 func (r *Resamples) PairedWithin(a, b []Counts, budgetMS int) Difference {
-	within := func(c Counts) Counts { return c.WithinLatency(budgetMS) }
-	recall, _ := r.Paired(MapCounts(a, within), MapCounts(b, within))
+	recall, _ := Compare(r.DrawnWithin(a, budgetMS), r.DrawnWithin(b, budgetMS))
 	return recall
+}
+
+// Drawn is one system's recall and fp_rate on every resample and on the
+// full data: what its paired comparisons read. A leaderboard draws each
+// system's once and compares every two with Compare, instead of
+// recomputing both sides' rates for each of the n(n-1)/2 pairs.
+type Drawn struct {
+	Recall, FPRate []float64 // by resample
+	Sum            Counts
+}
+
+// Drawn is perConv's rates on every resample.
+func (r *Resamples) Drawn(perConv []Counts) Drawn {
+	return drawnOf(r.rates(perConv), Sum(perConv))
+}
+
+// DrawnWithin is Drawn of perConv's counts within a latency budget
+// (Counts.WithinLatency).
+func (r *Resamples) DrawnWithin(perConv []Counts, budgetMS int) Drawn {
+	return r.Drawn(MapCounts(perConv, func(c Counts) Counts { return c.WithinLatency(budgetMS) }))
+}
+
+func drawnOf(rates [4][]float64, sum Counts) Drawn {
+	return Drawn{Recall: rates[0], FPRate: rates[1], Sum: sum}
+}
+
+// Compare is Paired on rates drawn on the same resamples: a minus b.
+func Compare(a, b Drawn) (recall, fpRate Difference) {
+	recall = difference(a.Recall, b.Recall, a.Sum.Recall()-b.Sum.Recall())
+	fpRate = difference(a.FPRate, b.FPRate, a.Sum.FPRate()-b.Sum.FPRate())
+	return recall, fpRate
 }
 
 func difference(a, b []float64, delta float64) Difference {

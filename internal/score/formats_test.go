@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -227,4 +228,51 @@ func FuzzParseSystemFile(f *testing.F) {
 			t.Fatalf("want exactly one kind, got %+v", got)
 		}
 	})
+}
+
+// WriteProbs writes each value as strconv.FormatFloat(v, 'g', -1, 64)
+// does, runs of one value included (their text is reused), -0 apart
+// from 0, across speakers and conversations; and ParseProbs reads back
+// the same values.
+func TestWriteProbsWritesEachValueAsFormatFloat(t *testing.T) {
+	t.Parallel()
+	zero := 0.0
+	negZero := -zero
+	tracks := [][]float64{{0, 0, 0, 1, 1, 0.25, 0.25, 0.1 + 0.2, negZero, negZero, 0}, {0}, {1e-7, 1e-7, 0.5}}
+	p := &ProbsFile{Task: floor.TaskEOT, FrameRate: 50, Conversations: []ConversationProbs{
+		{ID: "a", Speakers: tracks[:2]}, {ID: "b", Speakers: tracks[2:]}}}
+	var buf bytes.Buffer
+	if err := WriteProbs(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	want.WriteString(`{"schema_version": 1, "task": "eot", "frame_rate_hz": 50.0, "probs": [`)
+	for i, c := range p.Conversations {
+		if i > 0 {
+			want.WriteString(", ")
+		}
+		fmt.Fprintf(&want, `{"conversation_id": %q`, c.ID)
+		for k, track := range c.Speakers {
+			fmt.Fprintf(&want, `, "speaker_%d": {"prob": [`, k+1)
+			for j, v := range track {
+				if j > 0 {
+					want.WriteString(", ")
+				}
+				want.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			}
+			want.WriteString("]}")
+		}
+		want.WriteString("}")
+	}
+	want.WriteString("]}\n")
+	if buf.String() != want.String() {
+		t.Fatalf("wrote\n%s\nwant\n%s", buf.String(), want.String())
+	}
+	back, err := ParseProbs(buf.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, p) {
+		t.Errorf("read back %+v, want %+v", back, p)
+	}
 }

@@ -104,23 +104,66 @@ func Rank(evals []*TaskEvaluation, p Params, resamples int, seed uint64) Ranking
 	var rs *Resamples
 	for _, s := range r.Standings {
 		if s.HasOperatingPoint {
-			if rs == nil {
-				rs = NewResamples(len(s.TestByConv), resamples, seed)
-			}
-			r.CIs[s.System] = rs.CIs(s.TestByConv)
+			rs = NewResamples(len(s.TestByConv), resamples, seed)
+			break
 		}
 	}
+	if rs == nil {
+		return r
+	}
+	// Each system's rates are drawn once, on every core, and read by all
+	// its comparisons: with n systems, n draws instead of n(n-1).
+	drawn := make([]drawnSystem, len(r.Standings))
+	cis := make([]RateCIs, len(r.Standings))
+	chunks(len(r.Standings), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := r.Standings[i]
+			if !s.HasOperatingPoint {
+				continue
+			}
+			rates := rs.rates(s.TestByConv)
+			cis[i] = cisOf(rates)
+			drawn[i].all = drawnOf(rates, Sum(s.TestByConv))
+			for _, ms := range p.LatencyBudgetsMS {
+				drawn[i].within = append(drawn[i].within, rs.DrawnWithin(s.TestByConv, ms))
+			}
+		}
+	})
+	for i, s := range r.Standings {
+		if s.HasOperatingPoint {
+			r.CIs[s.System] = cis[i]
+		}
+	}
+	var pairs [][2]int
 	for i, a := range r.Standings {
-		for _, b := range r.Standings[i+1:] {
-			if a.HasOperatingPoint && b.HasOperatingPoint {
-				c := PairedComparison{A: a.System, B: b.System}
-				c.Recall, c.FPRate = rs.Paired(a.TestByConv, b.TestByConv)
-				for _, ms := range p.LatencyBudgetsMS {
-					c.RecallWithin = append(c.RecallWithin, rs.PairedWithin(a.TestByConv, b.TestByConv, ms))
-				}
-				r.Paired = append(r.Paired, c)
+		for j := i + 1; j < len(r.Standings); j++ {
+			if a.HasOperatingPoint && r.Standings[j].HasOperatingPoint {
+				pairs = append(pairs, [2]int{i, j})
 			}
 		}
 	}
+	if len(pairs) == 0 {
+		return r
+	}
+	r.Paired = make([]PairedComparison, len(pairs))
+	chunks(len(pairs), func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			i, j := pairs[k][0], pairs[k][1]
+			c := PairedComparison{A: r.Standings[i].System, B: r.Standings[j].System}
+			c.Recall, c.FPRate = Compare(drawn[i].all, drawn[j].all)
+			for b := range p.LatencyBudgetsMS {
+				recall, _ := Compare(drawn[i].within[b], drawn[j].within[b])
+				c.RecallWithin = append(c.RecallWithin, recall)
+			}
+			r.Paired[k] = c
+		}
+	})
 	return r
+}
+
+// drawnSystem is one system's rates on the resamples: on its counts, and
+// on its counts within each latency budget.
+type drawnSystem struct {
+	all    Drawn
+	within []Drawn
 }

@@ -1,6 +1,8 @@
 package score
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -55,4 +57,72 @@ func TestRankComparesRecallWithinBudgets(t *testing.T) {
 	if c.RecallWithin[0].CI.Lo <= 0 {
 		t.Errorf("within 500 ms CI %+v should exclude 0", c.RecallWithin[0].CI)
 	}
+}
+
+// Rank draws each system's rates once and compares every two from them:
+// its intervals and comparisons are, bit for bit, what CIs, Paired and
+// PairedWithin give for each system and pair on the same resamples.
+func TestRankEqualsPairwiseComparisons(t *testing.T) {
+	t.Parallel()
+	evals := randomEvaluations(7, 40, 1)
+	evals[3].HasOperatingPoint = false
+	p := DefaultParams()
+	r := Rank(evals, p, 500, 9)
+	rs := NewResamples(40, 500, 9)
+	var operating []Standing
+	for _, s := range r.Standings {
+		if s.HasOperatingPoint {
+			operating = append(operating, s)
+			if got, want := r.CIs[s.System], rs.CIs(s.TestByConv); !sameBits(got, want) {
+				t.Errorf("%s: intervals %+v, want %+v", s.System, got, want)
+			}
+		}
+	}
+	if _, ok := r.CIs[evals[3].System]; ok || len(r.CIs) != 6 {
+		t.Errorf("intervals for %d systems, want the 6 with an operating point", len(r.CIs))
+	}
+	k := 0
+	for i, a := range operating {
+		for _, b := range operating[i+1:] {
+			want := PairedComparison{A: a.System, B: b.System}
+			want.Recall, want.FPRate = rs.Paired(a.TestByConv, b.TestByConv)
+			for _, ms := range p.LatencyBudgetsMS {
+				want.RecallWithin = append(want.RecallWithin, rs.PairedWithin(a.TestByConv, b.TestByConv, ms))
+			}
+			if k >= len(r.Paired) || !sameBits(r.Paired[k], want) {
+				t.Fatalf("comparison %d: got %+v, want %+v", k, r.Paired[k], want)
+			}
+			k++
+		}
+	}
+	if k != len(r.Paired) || k != 15 {
+		t.Errorf("%d comparisons, want %d (6 systems)", len(r.Paired), k)
+	}
+}
+
+// randomEvaluations is n systems' test counts on convs conversations,
+// with latencies, drawn from seed.
+func randomEvaluations(n, convs int, seed uint64) []*TaskEvaluation {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	var evals []*TaskEvaluation
+	for s := range n {
+		e := &TaskEvaluation{System: fmt.Sprintf("sys%02d", s), HasOperatingPoint: true, InBudget: true}
+		for range convs {
+			c := Counts{TP: rng.IntN(8), FN: rng.IntN(4), FP: rng.IntN(3), TN: rng.IntN(12)}
+			for range c.TP {
+				c.LatenciesMS = append(c.LatenciesMS, 1500*rng.Float64())
+			}
+			c.Windows.Span = NegativeCounts{FP: c.FP, TN: c.TN}
+			c.Windows.Anchored = NegativeCounts{FP: c.FP + rng.IntN(2), TN: c.TN}
+			e.TestByConv = append(e.TestByConv, c)
+		}
+		e.Test = Sum(e.TestByConv)
+		evals = append(evals, e)
+	}
+	return evals
+}
+
+// sameBits compares two values field by field with NaN equal to NaN.
+func sameBits(a, b any) bool {
+	return fmt.Sprintf("%#v", a) == fmt.Sprintf("%#v", b)
 }

@@ -39,6 +39,10 @@ func WriteProbs(w io.Writer, p *ProbsFile) error {
 	bw := bufio.NewWriter(w)
 	task := string(p.Task)
 	fmt.Fprintf(bw, `{"schema_version": 1, "task": %q, "frame_rate_hz": %s, "probs": [`, task, jsonio.PyFloat(p.FrameRate))
+	// Tracks hold long runs of one value (a gate's 0 and 1, an
+	// endpointer's hold): a value equal to the one before reuses its text.
+	var text []byte
+	last := math.NaN()
 	for i, c := range p.Conversations {
 		if i > 0 {
 			bw.WriteString(", ")
@@ -50,7 +54,10 @@ func WriteProbs(w io.Writer, p *ProbsFile) error {
 				if j > 0 {
 					bw.WriteString(", ")
 				}
-				bw.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+				if v != last || math.Signbit(v) != math.Signbit(last) {
+					text, last = strconv.AppendFloat(text[:0], v, 'g', -1, 64), v
+				}
+				bw.Write(text)
 			}
 			bw.WriteString("]}")
 		}
