@@ -51,6 +51,12 @@ case "$TEMPORAL/$INPROCESS/$CHAOS" in
 1/*/*|0/1/0) ;;
 *) echo "TEMPORAL=0 runs only the in-process sweep: not with CHAOS=1 or INPROCESS=0" >&2; exit 2 ;;
 esac
+if [ "$REUSE/$TEMPORAL" = 1/0 ]; then echo "REUSE=1 submits its second sweep through Temporal: not with TEMPORAL=0" >&2; exit 2; fi
+mapfile -t variants < <(grep -v "^#" scripts/labscale-systems.txt)
+if [ "$REUSE" = 1 ] && [ $((2 * SYSTEMS)) -gt ${#variants[@]} ]; then
+	echo "REUSE=1 needs $((2 * SYSTEMS)) systems in scripts/labscale-systems.txt, it has ${#variants[@]}" >&2
+	exit 2
+fi
 WATCH=${WATCH:-1}
 PROFILE=${PROFILE:-0}
 WORKERS=${WORKERS:-3}
@@ -96,11 +102,6 @@ profile() { [ "$PROFILE" = 1 ] && echo "$run/$1.pprof" || true; }
 minio_now() { pgrep -f "bin/minio server $run/minio" | head -1; }
 # A process's user and system CPU seconds, from /proc/PID/stat (in ticks).
 cpu_s() { awk -v hz="$(getconf CLK_TCK)" '{sub(/.*\) /, ""); printf "%d", ($12 + $13) / hz}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-mapfile -t variants < <(grep -v "^#" scripts/labscale-systems.txt)
-if [ "$REUSE" = 1 ] && [ $((2 * SYSTEMS)) -gt ${#variants[@]} ]; then
-	echo "REUSE=1 needs $((2 * SYSTEMS)) systems in scripts/labscale-systems.txt, it has ${#variants[@]}" >&2
-	exit 2
-fi
 {
 	echo "name: labscale-$SYSTEMS"
 	echo "corpora:"
