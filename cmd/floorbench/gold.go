@@ -59,11 +59,11 @@ With -o json it prints the gold artifact as TurnBench's "gold export" does;
 otherwise a table of per-conversation counts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			convs, err := corpus.ReadTurnBenchAnnotations(annotations, commandLimits(cmd))
+			gold, err := corpus.ReadTurnBenchGold(annotations, commandLimits(cmd))
 			if err != nil {
 				return err
 			}
-			return writeGold(cmd.OutOrStdout(), corpus.TurnBenchGold(convs), annotations, output)
+			return writeGold(cmd.OutOrStdout(), gold, annotations, output)
 		},
 	}
 	cmd.Flags().StringVar(&annotations, "annotations", "", "raw annotations JSON")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -52,8 +53,20 @@ func ReadTurnBenchAnnotations(path string, lim limits.Limits) ([]TurnBenchConver
 
 // ParseTurnBenchAnnotations parses the bytes of an annotations file.
 func ParseTurnBenchAnnotations(data []byte) ([]TurnBenchConversation, error) {
-	d := jsonio.NewDecoder(data)
 	var out []TurnBenchConversation
+	err := eachTurnBenchConversation(data, func(c TurnBenchConversation) {
+		out = append(out, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// eachTurnBenchConversation parses an annotations file, calling fn with
+// each conversation, in file order, as soon as it is read and checked.
+func eachTurnBenchConversation(data []byte, fn func(TurnBenchConversation)) error {
+	d := jsonio.NewDecoder(data)
 	haveConvs := false
 	err := d.Object(func(key string) error {
 		if key != "conversations" {
@@ -65,7 +78,7 @@ func ParseTurnBenchAnnotations(data []byte) ([]TurnBenchConversation, error) {
 			if err != nil {
 				return fmt.Errorf("conversation %s: %w", redact.Name(id), err)
 			}
-			out = append(out, c)
+			fn(c)
 			return nil
 		})
 	})
@@ -73,12 +86,12 @@ func ParseTurnBenchAnnotations(data []byte) ([]TurnBenchConversation, error) {
 		err = d.End()
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !haveConvs {
-		return nil, fmt.Errorf("missing key \"conversations\"")
+		return fmt.Errorf("missing key \"conversations\"")
 	}
-	return out, nil
+	return nil
 }
 
 func parseTurnBenchConversation(d *jsonio.Decoder, id string) (TurnBenchConversation, error) {
@@ -249,17 +262,59 @@ func pyNumber(x float64, integer bool) json.RawMessage {
 // with the default matching windows. Conversations are derived on every
 // core, each on its own; the set lists them in their order.
 func TurnBenchGold(convs []TurnBenchConversation) *floor.GoldSet {
-	g := &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax,
-		Conversations: make([]floor.ConversationGold, len(convs))}
-	var derive errgroup.Group
-	derive.SetLimit(runtime.GOMAXPROCS(0))
-	for i, c := range convs {
-		derive.Go(func() error {
-			g.Conversations[i] = floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers)
-			g.Conversations[i].DurationInteger = c.DurationInteger
-			return nil
-		})
+	g := newTurnBenchGold()
+	for _, c := range convs {
+		g.add(c)
 	}
-	derive.Wait()
+	return g.wait()
+}
+
+// ReadTurnBenchGold reads an annotations file as ReadTurnBenchAnnotations
+// does and derives its gold set as TurnBenchGold does, each conversation
+// while the next ones are read, so that the file's reading and the
+// consensus share the cores.
+func ReadTurnBenchGold(path string, lim limits.Limits) (*floor.GoldSet, error) {
+	return jsonio.ReadFile(path, lim, func(data []byte) (*floor.GoldSet, error) {
+		g := newTurnBenchGold()
+		err := eachTurnBenchConversation(data, g.add)
+		set := g.wait()
+		if err != nil {
+			return nil, err
+		}
+		return set, nil
+	})
+}
+
+// turnBenchGold derives conversations' gold on every core as they are
+// added; wait returns the set, in the order they were added.
+type turnBenchGold struct {
+	derive errgroup.Group
+	mu     sync.Mutex
+	convs  []floor.ConversationGold
+}
+
+func newTurnBenchGold() *turnBenchGold {
+	g := &turnBenchGold{}
+	g.derive.SetLimit(runtime.GOMAXPROCS(0))
 	return g
+}
+
+func (g *turnBenchGold) add(c TurnBenchConversation) {
+	g.mu.Lock()
+	i := len(g.convs)
+	g.convs = append(g.convs, floor.ConversationGold{})
+	g.mu.Unlock()
+	g.derive.Go(func() error {
+		gold := floor.DeriveTurnBench(c.ID, c.Duration, c.Speakers)
+		gold.DurationInteger = c.DurationInteger
+		g.mu.Lock()
+		g.convs[i] = gold
+		g.mu.Unlock()
+		return nil
+	})
+}
+
+func (g *turnBenchGold) wait() *floor.GoldSet {
+	g.derive.Wait()
+	return &floor.GoldSet{TauPre: floor.DefaultTauPre, TauMax: floor.DefaultTauMax, Conversations: g.convs}
 }

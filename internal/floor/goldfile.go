@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 
 	"github.com/floorbench/floorbench/internal/jsonio"
 	"github.com/floorbench/floorbench/internal/limits"
@@ -22,6 +23,7 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 		fmt.Fprintf(bw, `"scorer_sha": %s, "dataset_revision": %s, `, jsonio.PyString(g.ScorerSHA), jsonio.PyString(g.DatasetRevision))
 	}
 	fmt.Fprintf(bw, `"tau_pre_s": %s, "tau_max_s": %s, "conversations": {`, jsonio.PyFloat(g.TauPre), jsonio.PyFloat(g.TauMax))
+	var buf []byte // one conversation's lists
 	for i := range g.Conversations {
 		c := &g.Conversations[i]
 		if i > 0 {
@@ -31,38 +33,44 @@ func WriteGoldSet(w io.Writer, g *GoldSet) error {
 		if c.SpeakerCount > 0 { // floorbench's own gold; TurnBench's format has no such key
 			fmt.Fprintf(bw, `, "speakers": %d`, c.SpeakerCount)
 		}
-		writeAnchors(bw, "eot_positive_events", c.EOT.Positives)
-		writeSpans(bw, "eot_negative_spans", c.EOT.Negatives)
-		writeAnchors(bw, "int_positive_events", c.INT.Positives)
-		writeSpans(bw, "int_negative_spans", c.INT.Negatives)
-		writeSpans(bw, "eot_excluded", c.EOT.Excluded)
-		writeSpans(bw, "int_excluded", c.INT.Excluded)
+		buf = appendAnchors(buf[:0], "eot_positive_events", c.EOT.Positives)
+		buf = appendSpans(buf, "eot_negative_spans", c.EOT.Negatives)
+		buf = appendAnchors(buf, "int_positive_events", c.INT.Positives)
+		buf = appendSpans(buf, "int_negative_spans", c.INT.Negatives)
+		buf = appendSpans(buf, "eot_excluded", c.EOT.Excluded)
+		buf = appendSpans(buf, "int_excluded", c.INT.Excluded)
+		bw.Write(buf)
 		bw.WriteString("}")
 	}
 	bw.WriteString("}}\n")
 	return bw.Flush()
 }
 
-func writeAnchors(w *bufio.Writer, key string, anchors []Anchor) {
-	fmt.Fprintf(w, `, %q: [`, key)
+func appendAnchors(b []byte, key string, anchors []Anchor) []byte {
+	b = append(append(append(b, `, "`...), key...), `": [`...)
 	for i, a := range anchors {
 		if i > 0 {
-			w.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		fmt.Fprintf(w, `{"speaker": %d, "time_s": %s}`, a.Speaker, jsonio.PyNumber(a.Time, a.TimeInteger))
+		b = strconv.AppendInt(append(b, `{"speaker": `...), int64(a.Speaker), 10)
+		b = jsonio.AppendPyNumber(append(b, `, "time_s": `...), a.Time, a.TimeInteger)
+		b = append(b, '}')
 	}
-	w.WriteString("]")
+	return append(b, ']')
 }
 
-func writeSpans(w *bufio.Writer, key string, spans []Span) {
-	fmt.Fprintf(w, `, %q: [`, key)
+func appendSpans(b []byte, key string, spans []Span) []byte {
+	b = append(append(append(b, `, "`...), key...), `": [`...)
 	for i, s := range spans {
 		if i > 0 {
-			w.WriteString(", ")
+			b = append(b, ", "...)
 		}
-		fmt.Fprintf(w, `{"speaker": %d, "start": %s, "end": %s}`, s.Speaker, jsonio.PyNumber(s.Start, s.StartInteger), jsonio.PyNumber(s.End, s.EndInteger))
+		b = strconv.AppendInt(append(b, `{"speaker": `...), int64(s.Speaker), 10)
+		b = jsonio.AppendPyNumber(append(b, `, "start": `...), s.Start, s.StartInteger)
+		b = jsonio.AppendPyNumber(append(b, `, "end": `...), s.End, s.EndInteger)
+		b = append(b, '}')
 	}
-	w.WriteString("]")
+	return append(b, ']')
 }
 
 // ReadGoldSet reads a gold artifact file of at most lim's input limit

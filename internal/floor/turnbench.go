@@ -138,6 +138,7 @@ func consensusForView(speakers []SpeakerAnnotations, classOf func(string) string
 	for k, tracks := range speakers {
 		var mapped [Annotators][]consensusEvent
 		for a, track := range tracks {
+			mapped[a] = make([]consensusEvent, 0, len(track))
 			for _, s := range track {
 				if c := classOf(s.Label); c != "" {
 					mapped[a] = append(mapped[a], consensusEvent{k + 1, s.Start, s.End, c, s.StartInteger, s.EndInteger})
@@ -166,27 +167,30 @@ type groupMember struct {
 // consensus event become excluded intervals (no majority there).
 func findConsensus(events [Annotators][]consensusEvent, speaker int) ([]consensusEvent, []Span) {
 	var used [Annotators][]bool
+	var byStart [Annotators]startIndex
 	for a := range used {
 		used[a] = make([]bool, len(events[a]))
+		byStart[a] = newStartIndex(events[a])
 	}
-	var consensus []consensusEvent
+	consensus := make([]consensusEvent, 0, len(events[0]))
 	for anchor := range Annotators {
 		for ai, e := range events[anchor] {
 			if used[anchor][ai] {
 				continue
 			}
-			group := []groupMember{{anchor, ai, e.start, e.end}}
+			var groupBuf, agreeBuf [Annotators]groupMember
+			group := append(groupBuf[:0], groupMember{anchor, ai, e.start, e.end})
 			for other := anchor + 1; other < Annotators; other++ {
-				if j, ok := nearestUnused(events[other], used[other], e.start, e.label); ok {
+				if j, ok := byStart[other].nearestUnused(events[other], used[other], e.start, e.label); ok {
 					group = append(group, groupMember{other, j, events[other][j].start, events[other][j].end})
 				}
 			}
-			agreeing := largestAgreeing(group)
+			agreeing := largestAgreeing(group, agreeBuf[:0])
 			if len(agreeing) < tbMinAgreement {
 				continue
 			}
-			starts := make([]number, len(agreeing))
-			ends := make([]number, len(agreeing))
+			var startBuf, endBuf [Annotators]number
+			starts, ends := startBuf[:len(agreeing)], endBuf[:len(agreeing)]
 			for i, m := range agreeing {
 				member := events[m.annotator][m.index]
 				starts[i], ends[i] = number{member.start, member.startInteger}, number{member.end, member.endInteger}
@@ -224,47 +228,71 @@ func overlapsAny(e consensusEvent, consensus []consensusEvent) bool {
 	return false
 }
 
+// startIndex lists one annotator's events by start (stably: equal starts
+// keep their order), so that the events within the match window of a
+// start are found by binary search.
+type startIndex []int32
+
+func newStartIndex(events []consensusEvent) startIndex {
+	idx := make(startIndex, len(events))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(events[a].start, events[b].start) })
+	return idx
+}
+
 // nearestUnused returns the unused event of the given class whose start is
-// nearest to start, within the match window; the earliest on a tie.
-func nearestUnused(events []consensusEvent, used []bool, start float64, class string) (int, bool) {
+// nearest to start, within the match window; the earliest in the
+// annotator's order on a tie. Only events whose start lies within twice the
+// window are looked at (binary search); the window itself is tested as the
+// distance, exactly as a scan of every event tests it.
+func (idx startIndex) nearestUnused(events []consensusEvent, used []bool, start float64, class string) (int, bool) {
 	best, bestDistance := -1, math.Inf(1)
-	for i, e := range events {
+	from, _ := slices.BinarySearchFunc(idx, start-2*tbMatchWindow, func(i int32, t float64) int { return cmp.Compare(events[i].start, t) })
+	for _, i := range idx[from:] {
+		e := &events[i]
+		if e.start > start+2*tbMatchWindow {
+			break
+		}
 		if used[i] || e.label != class {
 			continue
 		}
-		if d := math.Abs(e.start - start); d < bestDistance && d <= tbMatchWindow {
-			best, bestDistance = i, d
+		if d := math.Abs(e.start - start); d <= tbMatchWindow && (d < bestDistance || (d == bestDistance && int(i) < best)) {
+			best, bestDistance = int(i), d
 		}
 	}
 	return best, best >= 0
 }
 
-// largestAgreeing returns the largest subset of group containing its first
-// member (the anchor) whose starts and ends each spread at most the
-// tolerance; among subsets of one size, the first in combination order.
-func largestAgreeing(group []groupMember) []groupMember {
+// largestAgreeing appends to out the largest subset of group containing
+// its first member (the anchor) whose starts and ends each spread at most
+// the tolerance; among subsets of one size, the first in combination
+// order.
+func largestAgreeing(group, out []groupMember) []groupMember {
 	n := len(group)
 	for size := n; size >= 1; size-- {
-		var found []groupMember
+		found := false
 		combinations(n, size, func(idx []int) bool {
 			if idx[0] != 0 {
 				return true // every subset must contain the anchor
 			}
-			sub := make([]groupMember, size)
+			var subBuf [Annotators]groupMember
+			sub := subBuf[:size]
 			for i, j := range idx {
 				sub[i] = group[j]
 			}
 			if agrees(sub) {
-				found = sub
+				out, found = append(out, sub...), true
 				return false
 			}
 			return true
 		})
-		if found != nil {
-			return found
+		if found {
+			return out
 		}
 	}
-	return nil
+	return out
 }
 
 func agrees(sub []groupMember) bool {
@@ -280,7 +308,11 @@ func agrees(sub []groupMember) bool {
 // combinations calls fn with every size-k subset of 0..n-1 in lexicographic
 // order (Python's itertools.combinations order) until fn returns false.
 func combinations(n, k int, fn func([]int) bool) {
-	idx := make([]int, k)
+	var buf [Annotators]int
+	idx := buf[:k]
+	if k > len(buf) {
+		idx = make([]int, k)
+	}
 	for i := range idx {
 		idx[i] = i
 	}
@@ -318,7 +350,8 @@ func median(v []float64) float64 {
 // sort (an int stays an int; of equal values, the first given), or the
 // mean of the two middle values, which true division makes a float.
 func pyMedian(v []number) number {
-	s := slices.Clone(v)
+	var buf [Annotators]number
+	s := append(buf[:0], v...)
 	slices.SortStableFunc(s, func(a, b number) int { return cmp.Compare(a.v, b.v) })
 	n := len(s)
 	if n%2 == 1 {
@@ -337,9 +370,33 @@ func pyRound4(x number) number {
 }
 
 // round4 is Python's round(x, 4): the exact binary value rounded half to
-// even at 4 decimals, read back. strconv's fixed formatting rounds the exact
-// decimal expansion the same way.
+// even at 4 decimals, read back (round4Text). It is done in arithmetic:
+// p + e, with p = x·10⁴ rounded and e the product's exact rounding error
+// (math.FMA, |e| ≤ half an ulp of p), is x·10⁴ exactly; for 1 ≤ |p| < 2⁵²
+// the distance of p from the half between its neighbouring integers is
+// exact (Sterbenz) and a whole number of ulps, so it decides the rounding
+// unless it is 0, where e does (and where e is 0 too, the even integer).
+// The integer n over 10⁴, both exact, is the correctly rounded quotient:
+// the value the decimal n·10⁻⁴ reads back as. Other x (below 10⁻⁴ s, past
+// 14 centuries, not finite) are rounded by the text.
 func round4(x float64) float64 {
+	p := x * 1e4
+	if !(math.Abs(p) >= 1 && math.Abs(p) < 1<<52) {
+		return round4Text(x)
+	}
+	e := math.FMA(x, 1e4, -p)
+	f := math.Floor(p)
+	half := (p - f) - 0.5
+	up := half > 0 || (half == 0 && (e > 0 || (e == 0 && math.Mod(f, 2) != 0)))
+	if up {
+		f++
+	}
+	return f / 1e4
+}
+
+// round4Text is round4 by its definition: strconv's fixed formatting rounds
+// the exact decimal expansion half to even, as Python's round does.
+func round4Text(x float64) float64 {
 	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', 4, 64), 64)
 	return v
 }

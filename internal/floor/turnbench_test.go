@@ -2,6 +2,7 @@ package floor
 
 import (
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 )
@@ -72,6 +73,78 @@ func TestRound4IsHalfEvenOnTheExactValue(t *testing.T) {
 	for in, want := range cases {
 		if got := round4(in); math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("round4(%v) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// TestRound4IsItsText checks the arithmetic rounding against the text's
+// on exact ties (k + 0.5 ten-thousandths, and their neighbours an ulp
+// away), on times as annotators write them and on random doubles.
+func TestRound4IsItsText(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(4, 4))
+	var xs []float64
+	for range 200000 {
+		tie := (float64(rng.IntN(2_000_000_000)) + 0.5) / 1e4 * float64(1-2*rng.IntN(2))
+		xs = append(xs, tie, math.Nextafter(tie, 0), math.Nextafter(tie, math.Inf(1)),
+			float64(rng.IntN(3_600_000))/1000, rng.Float64()*7200, (rng.Float64()-0.5)*math.Pow(10, float64(rng.IntN(30)-12)),
+			math.Float64frombits(rng.Uint64()))
+	}
+	for _, x := range xs {
+		if got, want := round4(x), round4Text(x); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("round4(%b) = %v, round4Text gives %v", x, got, want)
+		}
+	}
+}
+
+func FuzzRound4(f *testing.F) {
+	for _, x := range []float64{0.03125, 1.00005, -0.00004, 12.34565, 1e300} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if got, want := round4(x), round4Text(x); math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("round4(%b) = %v, round4Text gives %v", x, got, want)
+		}
+	})
+}
+
+// nearestByScan is nearestUnused by its definition: every event in order,
+// the first of the nearest within the match window.
+func nearestByScan(events []consensusEvent, used []bool, start float64, class string) (int, bool) {
+	best, bestDistance := -1, math.Inf(1)
+	for i, e := range events {
+		if used[i] || e.label != class {
+			continue
+		}
+		if d := math.Abs(e.start - start); d < bestDistance && d <= tbMatchWindow {
+			best, bestDistance = i, d
+		}
+	}
+	return best, best >= 0
+}
+
+// The binary-searched nearest event is the scan's, on events out of order,
+// with equal starts (ties go to the earliest in the annotator's order),
+// starts exactly a window away and used events.
+func TestNearestUnusedIsTheScan(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 5))
+	classes := []string{ClassTurn, ClassBackchannel}
+	for trial := range 2000 {
+		events := make([]consensusEvent, rng.IntN(30))
+		used := make([]bool, len(events))
+		for i := range events {
+			events[i] = ev(float64(rng.IntN(40))/8, 0, classes[rng.IntN(2)])
+			used[i] = rng.IntN(5) == 0
+		}
+		idx := newStartIndex(events)
+		for range 20 {
+			start, class := float64(rng.IntN(48))/8-0.5, classes[rng.IntN(2)]
+			gi, gok := idx.nearestUnused(events, used, start, class)
+			wi, wok := nearestByScan(events, used, start, class)
+			if gi != wi || gok != wok {
+				t.Fatalf("trial %d, start %v %s: nearestUnused = %d %v, the scan %d %v", trial, start, class, gi, gok, wi, wok)
+			}
 		}
 	}
 }

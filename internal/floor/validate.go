@@ -65,21 +65,21 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 	}
 	for _, l := range lists {
 		for j, a := range l.anchors {
-			where := fmt.Sprintf("%s[%d] speaker %d", l.key, j, a.Speaker)
-			if err := c.checkSpeaker(where, a.Speaker, dyadic); err != nil {
-				return err
+			err := c.checkSpeaker(a.Speaker, dyadic)
+			if err == nil && (a.Time < 0 || a.Time > c.Duration+tauPre) {
+				err = fmt.Errorf("time_s %v is outside [0, %v] (duration_s %v + tau_pre_s %v)", a.Time, c.Duration+tauPre, c.Duration, tauPre)
 			}
-			if a.Time < 0 || a.Time > c.Duration+tauPre {
-				return fmt.Errorf("%s: time_s %v is outside [0, %v] (duration_s %v + tau_pre_s %v)", where, a.Time, c.Duration+tauPre, c.Duration, tauPre)
+			if err != nil {
+				return fmt.Errorf("%s[%d] speaker %d: %w", l.key, j, a.Speaker, err)
 			}
 		}
 		for j, s := range l.spans {
-			where := fmt.Sprintf("%s[%d] speaker %d", l.key, j, s.Speaker)
-			if err := c.checkSpeaker(where, s.Speaker, dyadic); err != nil {
-				return err
+			err := c.checkSpeaker(s.Speaker, dyadic)
+			if err == nil {
+				err = c.checkSpan(s)
 			}
-			if err := c.checkSpan(where, s); err != nil {
-				return err
+			if err != nil {
+				return fmt.Errorf("%s[%d] speaker %d: %w", l.key, j, s.Speaker, err)
 			}
 		}
 	}
@@ -87,29 +87,29 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 }
 
 // checkSpan refuses a span that cannot be true (see Validate).
-func (c *ConversationGold) checkSpan(where string, s Span) error {
+func (c *ConversationGold) checkSpan(s Span) error {
 	lo, hi := -BoundarySlack, c.Duration+BoundarySlack
 	for _, b := range []struct {
 		field string
 		v     float64
 	}{{"start", s.Start}, {"end", s.End}} {
 		if b.v < lo || b.v > hi {
-			return fmt.Errorf("%s: %s %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, b.field, b.v, lo, hi, BoundarySlack, c.Duration)
+			return fmt.Errorf("%s %v is outside [%v, %v] (%v s around [0, duration_s %v])", b.field, b.v, lo, hi, BoundarySlack, c.Duration)
 		}
 	}
 	if c.SpeakerCount > 0 && s.End <= s.Start {
-		return fmt.Errorf("%s: end %v is not after start %v (a span of floorbench's gold, which states its speakers, has a length)", where, s.End, s.Start)
+		return fmt.Errorf("end %v is not after start %v (a span of floorbench's gold, which states its speakers, has a length)", s.End, s.Start)
 	}
 	return nil
 }
 
 // checkSpeaker refuses a speaker the conversation does not have.
-func (c *ConversationGold) checkSpeaker(where string, speaker int, dyadic bool) error {
+func (c *ConversationGold) checkSpeaker(speaker int, dyadic bool) error {
 	switch {
 	case dyadic && speaker > 2:
-		return fmt.Errorf("%s: speaker %d in TurnBench gold, which has speakers 1 and 2 only", where, speaker)
+		return fmt.Errorf("speaker %d in TurnBench gold, which has speakers 1 and 2 only", speaker)
 	case c.SpeakerCount > 0 && speaker > c.SpeakerCount:
-		return fmt.Errorf("%s: speaker %d, but the gold says %d speakers", where, speaker, c.SpeakerCount)
+		return fmt.Errorf("speaker %d, but the gold says %d speakers", speaker, c.SpeakerCount)
 	}
 	return nil
 }
@@ -125,14 +125,17 @@ func CheckAnnotatedSegments(duration float64, speakers []SpeakerAnnotations) err
 	for k, tracks := range speakers {
 		for a, track := range tracks {
 			for i, s := range track {
-				where := fmt.Sprintf("speaker_%d annotator %c segment %d", k+1, 'a'+a, i)
+				var err error
 				switch {
 				case s.Start < lo || s.Start > hi:
-					return fmt.Errorf("%s: start %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, s.Start, lo, hi, BoundarySlack, duration)
+					err = fmt.Errorf("start %v is outside [%v, %v] (%v s around [0, duration_s %v])", s.Start, lo, hi, BoundarySlack, duration)
 				case s.End < lo || s.End > hi:
-					return fmt.Errorf("%s: end %v is outside [%v, %v] (%v s around [0, duration_s %v])", where, s.End, lo, hi, BoundarySlack, duration)
+					err = fmt.Errorf("end %v is outside [%v, %v] (%v s around [0, duration_s %v])", s.End, lo, hi, BoundarySlack, duration)
 				case s.Start-s.End > BoundarySlack:
-					return fmt.Errorf("%s: end %v is more than %v s before start %v", where, s.End, BoundarySlack, s.Start)
+					err = fmt.Errorf("end %v is more than %v s before start %v", s.End, BoundarySlack, s.Start)
+				}
+				if err != nil {
+					return fmt.Errorf("speaker_%d annotator %c segment %d: %w", k+1, 'a'+a, i, err)
 				}
 			}
 		}

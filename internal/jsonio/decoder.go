@@ -363,6 +363,18 @@ func (d *Decoder) Floats(each func(j int, v float64) error) error {
 		return nil
 	}
 	for j := 0; ; j++ {
+		// Most items are plain decimals whose separator is already in the
+		// window: read them in one tight pass.
+		if v, start, n, last, ok := plainItem(d.data[d.pos:]); ok {
+			d.tok, d.pos = d.pos+start, d.pos+n
+			if err := each(j, v); err != nil {
+				return err
+			}
+			if last {
+				return nil
+			}
+			continue
+		}
 		d.space()
 		v, ok := d.decimal()
 		if !ok {
@@ -392,6 +404,59 @@ func (d *Decoder) Floats(each func(j int, v float64) error) error {
 
 // exactPow10 are the powers of ten a float64 holds exactly.
 var exactPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// plainItem reads, from b[0], an array item that decimal would read
+// (whitespace, a plain decimal of at most 15 digits) and the whitespace
+// and ',' or ']' after it, all within b: its value, where the number
+// starts, how many bytes up to and including the separator, and whether
+// that was ']'. Anything else, or an item b ends inside, is false, for
+// the careful path to read or report.
+func plainItem(b []byte) (v float64, start, n int, last, ok bool) {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	start = i
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	var mant uint64
+	lead := i
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		mant = mant*10 + uint64(b[i]-'0')
+		i++
+	}
+	whole, frac := i-lead, 0
+	if whole == 0 || (whole > 1 && b[lead] == '0') {
+		return 0, 0, 0, false, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		f := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			mant = mant*10 + uint64(b[i]-'0')
+			i++
+		}
+		if frac = i - f; frac == 0 {
+			return 0, 0, 0, false, false
+		}
+	}
+	if whole+frac > 15 {
+		return 0, 0, 0, false, false
+	}
+	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+		i++
+	}
+	if i >= len(b) || (b[i] != ',' && b[i] != ']') {
+		return 0, 0, 0, false, false
+	}
+	v = float64(mant) / exactPow10[frac]
+	if neg {
+		v = -v
+	}
+	return v, start, i + 1, b[i] == ']', true
+}
 
 // decimal reads a plain decimal at pos, [-]digits[.digits] with at most 15
 // digits and no exponent, as float64(digits) / 10^(fraction digits): both
@@ -490,6 +555,15 @@ func (d *Decoder) String() (string, error) {
 	d.tok = d.pos // the window keeps the string from here
 	d.pos++
 	// Most strings hold no escape: find the end and copy them once.
+	if d.r == nil { // the whole document is here: find the quote at once
+		if n := bytes.IndexByte(d.data[d.pos:], '"'); n >= 0 {
+			plain := d.data[d.pos : d.pos+n]
+			if bytes.IndexByte(plain, '\\') < 0 && !hasControl(plain) && utf8.Valid(plain) {
+				d.pos += n + 1
+				return string(plain), nil
+			}
+		}
+	}
 	for d.pos < len(d.data) || d.more(1) {
 		if c := d.data[d.pos]; c == '"' || c == '\\' || c < 0x20 {
 			break
@@ -533,6 +607,16 @@ func (d *Decoder) String() (string, error) {
 			d.pos++
 		}
 	}
+}
+
+// hasControl reports whether b holds a byte JSON forbids in a string.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 func (d *Decoder) escape() (rune, error) {

@@ -12,14 +12,23 @@ import (
 // writes: the shortest digits that read back to x, in fixed notation when
 // the decimal exponent is in [-4, 16) (always with a fractional part, so 3.0
 // and not 3), otherwise as d.ddde±XX.
-func PyFloat(x float64) string {
+func PyFloat(x float64) string { return string(AppendPyFloat(nil, x)) }
+
+// AppendPyFloat appends PyFloat(x) to dst.
+func AppendPyFloat(dst []byte, x float64) []byte {
 	switch {
 	case math.IsNaN(x):
-		return "NaN"
+		return append(dst, "NaN"...)
 	case math.IsInf(x, 1):
-		return "Infinity"
+		return append(dst, "Infinity"...)
 	case math.IsInf(x, -1):
-		return "-Infinity"
+		return append(dst, "-Infinity"...)
+	}
+	// Well inside [1e-4, 1e16) the shortest digits' exponent is in range
+	// whatever they are: one formatting. Near the edges, where the digits
+	// decide (9.99995e-05 against 0.0001), the exponent is read from them.
+	if a := math.Abs(x); x == 0 || (a >= 2e-4 && a < 5e15) {
+		return appendFixed(dst, x)
 	}
 	sci := strconv.FormatFloat(x, 'e', -1, 64) // e.g. -1.2345e-05
 	mant, expPart, _ := strings.Cut(sci, "e")
@@ -29,26 +38,36 @@ func PyFloat(x float64) string {
 		if exp < 0 {
 			sign, exp = "-", -exp
 		}
-		return fmt.Sprintf("%se%s%02d", mant, sign, exp)
+		return fmt.Appendf(dst, "%se%s%02d", mant, sign, exp)
 	}
-	s := strconv.FormatFloat(x, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".") {
-		s += ".0"
+	return appendFixed(dst, x)
+}
+
+// appendFixed appends x's shortest digits in fixed notation, with ".0"
+// when they have no fractional part.
+func appendFixed(dst []byte, x float64) []byte {
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, x, 'f', -1, 64)
+	if bytes.IndexByte(dst[n:], '.') < 0 {
+		dst = append(dst, ".0"...)
 	}
-	return s
+	return dst
 }
 
 // PyNumber formats x as json.dumps writes the number Python read from
 // JSON: an integer literal (see Decoder.Number) as Python's int, so 60 and
 // -0 as 0, anything else as PyFloat.
-func PyNumber(x float64, integer bool) string {
+func PyNumber(x float64, integer bool) string { return string(AppendPyNumber(nil, x, integer)) }
+
+// AppendPyNumber appends PyNumber(x, integer) to dst.
+func AppendPyNumber(dst []byte, x float64, integer bool) []byte {
 	if !integer {
-		return PyFloat(x)
+		return AppendPyFloat(dst, x)
 	}
 	if x == 0 {
-		return "0"
+		return append(dst, '0')
 	}
-	return strconv.FormatFloat(x, 'f', -1, 64)
+	return strconv.AppendFloat(dst, x, 'f', -1, 64)
 }
 
 // PyString quotes s as json.dumps does with ensure_ascii: every rune outside

@@ -2,6 +2,7 @@ package score
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 )
@@ -30,15 +31,14 @@ const bucketShift = 46
 // which for a sweep's millions of frames would double its memory: a first
 // pass counts the scores per bucket, which names the buckets holding the
 // order statistics the levels read; then, in batches of about an eighth of
-// the pool, the scores of those buckets are gathered and sorted, and the
-// order statistics read from them.
+// the pool, the scores of those buckets are gathered, each straight into
+// its bucket's place, the buckets sorted, and the order statistics read
+// from them. Every pass runs on every core.
 func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
-	start, total := bucketCounts(tracks) // count per bucket, then where each bucket begins
+	parts := max(1, min(len(tracks), runtime.GOMAXPROCS(0))) // one cut of the tracks for every pass
+	counts, start, total := bucketCounts(tracks, parts)
 	if total == 0 {
 		return nil
-	}
-	for b := 1; b < len(start); b++ {
-		start[b] += start[b-1]
 	}
 	// The ranks the levels read, by asking Quantile's own rule for them.
 	needed := map[int]float64{}
@@ -69,24 +69,24 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 		largest = max(largest, size)
 	}
 	batches = append(batches, buckets[first:])
-	inBatch := make([]bool, 1<<(64-bucketShift))
-	gathered := make([]uint64, 0, largest)
+	slot := make([]int32, 1<<(64-bucketShift)) // a bucket's index in the batch + 1; 0 outside it
+	buffer := make([]uint64, largest)
 	for _, batch := range batches {
-		for _, b := range batch {
-			inBatch[b] = true
+		begin := make([]int, len(batch)+1) // where each bucket of the batch begins in keys
+		for k, b := range batch {
+			slot[b] = int32(k + 1)
+			begin[k+1] = begin[k] + start[b+1] - start[b]
 		}
-		gathered = gather(tracks, inBatch, gathered[:0])
-		sortBitsOnCores(gathered, 56)
-		// The gathered scores are the batch's buckets one after another.
-		offset := 0
-		for _, b := range batch {
+		keys := buffer[:begin[len(batch)]]
+		gather(tracks, parts, counts, batch, slot, begin, keys)
+		sortBuckets(keys, begin)
+		for k, b := range batch {
 			for r := range needed {
 				if r >= start[b] && r < start[b+1] {
-					needed[r] = math.Float64frombits(gathered[offset+r-start[b]])
+					needed[r] = math.Float64frombits(keys[begin[k]+r-start[b]])
 				}
 			}
-			offset += start[b+1] - start[b]
-			inBatch[b] = false
+			slot[b] = 0
 		}
 	}
 	out := make([]float64, len(levels))
@@ -96,53 +96,83 @@ func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
 	return out
 }
 
-// bucketCounts counts the positive scores of every bucket, at start[b+1]
-// for bucket b, the tracks shared out over the cores.
-func bucketCounts(tracks [][]float64) (start []int, total int) {
-	parts := make([][]int, len(tracks)+1)
-	n := chunks(len(tracks), func(i, lo, hi int) {
-		count := make([]int, 1<<(64-bucketShift)+1)
+// bucketCounts counts the positive scores of every bucket, the tracks cut
+// into parts ranges counted on their own cores: counts[i][b] is range i's
+// count of bucket b, start[b] the number of scores in buckets below b.
+func bucketCounts(tracks [][]float64, parts int) (counts [][]int, start []int, total int) {
+	counts = make([][]int, parts)
+	chunksOf(len(tracks), parts, func(i, lo, hi int) {
+		count := make([]int, 1<<(64-bucketShift))
 		for _, t := range tracks[lo:hi] {
 			for _, v := range t {
 				if v > 0 {
-					count[math.Float64bits(v)>>bucketShift+1]++
+					count[math.Float64bits(v)>>bucketShift]++
 				}
 			}
 		}
-		parts[i] = count
+		counts[i] = count
 	})
-	start = parts[0]
-	for _, count := range parts[1:n] {
-		for b, c := range count {
-			start[b] += c
+	start = make([]int, 1<<(64-bucketShift)+1)
+	for b := range 1 << (64 - bucketShift) {
+		n := 0
+		for _, count := range counts {
+			n += count[b]
 		}
+		start[b+1] = start[b] + n
 	}
-	for _, c := range start {
-		total += c
-	}
-	return start, total
+	return counts, start, start[len(start)-1]
 }
 
-// gather appends to out the bits of the positive scores whose buckets are
-// in the batch, the tracks shared out over the cores (the order of what
-// is gathered does not matter: it is sorted next).
-func gather(tracks [][]float64, inBatch []bool, out []uint64) []uint64 {
-	parts := make([][]uint64, len(tracks)+1)
-	n := chunks(len(tracks), func(i, lo, hi int) {
-		var got []uint64
+// gather writes the bits of the positive scores of the batch's buckets
+// into keys, each bucket's from begin[k]: the tracks cut as bucketCounts
+// cut them, each range writing from where the ranges before it end (their
+// counts say where), so every range writes on its own core straight into
+// place.
+func gather(tracks [][]float64, parts int, counts [][]int, batch []int, slot []int32, begin []int, keys []uint64) {
+	next := make([][]int, parts)
+	for i := range next {
+		next[i] = make([]int, len(batch))
+		for k, b := range batch {
+			next[i][k] = begin[k]
+			for _, count := range counts[:i] {
+				next[i][k] += count[b]
+			}
+		}
+	}
+	chunksOf(len(tracks), parts, func(i, lo, hi int) {
+		at := next[i]
 		for _, t := range tracks[lo:hi] {
 			for _, v := range t {
-				if bits := math.Float64bits(v); v > 0 && inBatch[bits>>bucketShift] {
-					got = append(got, bits)
+				if bits := math.Float64bits(v); v > 0 {
+					if s := slot[bits>>bucketShift]; s > 0 {
+						keys[at[s-1]] = bits
+						at[s-1]++
+					}
 				}
 			}
 		}
-		parts[i] = got
 	})
-	for _, got := range parts[:n] {
-		out = append(out, got...)
+}
+
+// sortBuckets sorts each bucket keys[begin[k]:begin[k+1]] (the bits below
+// a bucket's: sortBits from bit 47), the buckets shared out over the
+// cores; a bucket too large to share out so is sorted on every core
+// itself.
+func sortBuckets(keys []uint64, begin []int) {
+	large := func(k int) bool { n := begin[k+1] - begin[k]; return n >= 1<<16 && n > len(keys)/4 }
+	for k := range len(begin) - 1 {
+		if large(k) {
+			sortBitsOnCores(keys[begin[k]:begin[k+1]], 40)
+		}
 	}
-	return out
+	var next atomic.Int32
+	chunks(len(begin)-1, func(int, int, int) {
+		for k := int(next.Add(1)) - 1; k < len(begin)-1; k = int(next.Add(1)) - 1 {
+			if !large(k) && begin[k+1]-begin[k] > 1 {
+				sortBits(keys[begin[k]:begin[k+1]], 40)
+			}
+		}
+	})
 }
 
 // linspace01 returns numpy.linspace(0, 1, n): i*step with step = 1/(n-1)

@@ -2,6 +2,7 @@ package score
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -99,9 +100,72 @@ func (c Counts) Latency() Latency {
 	if len(c.LatenciesMS) == 0 {
 		return Latency{math.NaN(), math.NaN(), math.NaN()}
 	}
-	sorted := slices.Clone(c.LatenciesMS)
-	slices.Sort(sorted)
-	return Latency{Percentile(sorted, 10), Percentile(sorted, 50), Percentile(sorted, 90)}
+	q := quantiles(c.LatenciesMS, 0.10, 0.50, 0.90)
+	return Latency{q[0], q[1], q[2]}
+}
+
+// quantiles returns Quantile(sorted v, q) for each of qs (ascending)
+// without sorting v: each quantile reads at most two order statistics,
+// which a copy of v is partially ordered to hold where a sort would put
+// them (selectNth), a few linear passes instead of a sort. v holds no NaN
+// and no -0 (latencies are differences, and x - x is +0), so the values
+// are those of the sort, bit for bit.
+func quantiles(v []float64, qs ...float64) []float64 {
+	s := slices.Clone(v)
+	// Indices are asked for in ascending order (qs ascend): the last one
+	// placed is in its sorted place, nothing before done is larger than
+	// anything from done on, and no later index is below it.
+	n, done := len(s), 0
+	out := make([]float64, len(qs))
+	for j, q := range qs {
+		out[j] = quantileAt(n, func(i int) float64 {
+			for done <= i {
+				selectNth(s[done:], i-done)
+				done = i + 1
+			}
+			return s[i]
+		}, q)
+	}
+	return out
+}
+
+// selectNth reorders s so that s[k] holds what a sort would put there,
+// with nothing larger before it and nothing smaller after it: quickselect
+// with a median-of-three pivot and a three-way partition (runs of equal
+// values), sorting what is left when it is small or when the pivots are
+// unlucky too often.
+func selectNth(s []float64, k int) {
+	lo, hi := 0, len(s)
+	for budget := 2 * bits.Len(uint(len(s))); hi-lo > 16; budget-- {
+		if budget == 0 {
+			break
+		}
+		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
+		pivot := max(min(a, b), min(max(a, b), c))
+		lt, i, gt := lo, lo, hi
+		for i < gt {
+			switch x := s[i]; {
+			case x < pivot:
+				s[lt], s[i] = x, s[lt]
+				lt++
+				i++
+			case x > pivot:
+				gt--
+				s[i], s[gt] = s[gt], x
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt
+		case k >= gt:
+			lo = gt
+		default:
+			return
+		}
+	}
+	slices.Sort(s[lo:hi])
 }
 
 // Percentile returns the p-th percentile (0..100) of sorted values as numpy's

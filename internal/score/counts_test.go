@@ -2,6 +2,8 @@ package score
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -79,5 +81,47 @@ func TestAddSumsCountsAndPoolsLatencies(t *testing.T) {
 	a.Add(Counts{FN: 3, FP: 2, TN: 2, LatenciesMS: nil})
 	if a.Recall() != 0.25 || a.FPRate() != 0.5 || len(a.LatenciesMS) != 1 {
 		t.Errorf("pooled %+v: recall %v fp_rate %v", a, a.Recall(), a.FPRate())
+	}
+}
+
+// TestLatencyEqualsTheSortedPercentiles checks the selection against
+// percentiles of a sorted copy, bit for bit, on latencies with many ties,
+// few values, sorted and reversed input.
+func TestLatencyEqualsTheSortedPercentiles(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(10, 90))
+	for trial := range 3000 {
+		n := 1 + rng.IntN(2000)
+		if trial < 40 {
+			n = trial + 1
+		}
+		v := make([]float64, n)
+		for i := range v {
+			switch trial % 4 {
+			case 0:
+				v[i] = float64(rng.IntN(5)) * 20 // heavy ties
+			default:
+				v[i] = (rng.Float64() - 0.2) * 2000
+			}
+		}
+		switch trial % 7 {
+		case 1:
+			slices.Sort(v)
+		case 2:
+			slices.Sort(v)
+			slices.Reverse(v)
+		}
+		in := slices.Clone(v)
+		sorted := slices.Clone(v)
+		slices.Sort(sorted)
+		want := Latency{Percentile(sorted, 10), Percentile(sorted, 50), Percentile(sorted, 90)}
+		got := Counts{LatenciesMS: v}.Latency()
+		if math.Float64bits(got.P10) != math.Float64bits(want.P10) || math.Float64bits(got.P50) != math.Float64bits(want.P50) ||
+			math.Float64bits(got.P90) != math.Float64bits(want.P90) {
+			t.Fatalf("trial %d (n %d): Latency = %+v, sorted percentiles %+v", trial, n, got, want)
+		}
+		if !slices.Equal(v, in) {
+			t.Fatalf("trial %d: Latency reordered the counts' latencies", trial)
+		}
 	}
 }

@@ -12,6 +12,14 @@ import (
 // the same result whatever the number of cores.
 func chunks(n int, fn func(i, lo, hi int)) int {
 	parts := max(1, min(n, runtime.GOMAXPROCS(0)))
+	chunksOf(n, parts, fn)
+	return parts
+}
+
+// chunksOf is chunks with the number of ranges given: passes that must cut
+// [0, n) alike (one counts what the next places) take it from one reading
+// of GOMAXPROCS, which the runtime may change between them.
+func chunksOf(n, parts int, fn func(i, lo, hi int)) {
 	var wg sync.WaitGroup
 	for i := range parts {
 		lo, hi := i*n/parts, (i+1)*n/parts
@@ -22,5 +30,4 @@ func chunks(n int, fn func(i, lo, hi int)) int {
 		}()
 	}
 	wg.Wait()
-	return parts
 }
