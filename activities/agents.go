@@ -19,7 +19,7 @@ import (
 // TrialVersion is the version of how a trial is played and recorded
 // (harness.Play, the protocol clients, the recording): bump it with any
 // change that changes a recording, so stored trials are played again.
-const TrialVersion = 2
+const TrialVersion = 3
 
 // ScenarioSetHash identifies a generated scenario set by what decides its
 // bytes: preset, seed, the scenario writer's and the generator's versions.

@@ -20,7 +20,7 @@ import (
 // recorded (seated.Session, the protocol clients, the recording): bump it
 // with any change that changes a recording, so stored seats are played
 // again.
-const SeatVersion = 2
+const SeatVersion = 3
 
 // SeatOptions are how a sweep seats agent a: its endpoint (without its
 // credential, which the worker adds), its concurrency and tail; retries

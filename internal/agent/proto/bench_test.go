@@ -31,7 +31,7 @@ func BenchmarkRealtimeDelta(b *testing.B) {
 // BenchmarkRealtimeAppend is what a realtime client does with one 20 ms
 // input frame: resample 16 to 24 kHz, encode, wrap in an event.
 func BenchmarkRealtimeAppend(b *testing.B) {
-	c := &realtimeClient{in: audio.NewResampler(SampleRate, realtimeRate)}
+	c := &realtimeClient{in: newRealtimeInput()}
 	frame := make([]float32, FrameSamples)
 	for b.Loop() {
 		c.encode(frame)

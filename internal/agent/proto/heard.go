@@ -12,12 +12,13 @@ import (
 // FrameSamples samples).
 //
 // duplex carries PCM16, so the agent hears every sample quantised to 16
-// bits (audio.PCM16). realtime resamples each frame to 24 kHz as it is
-// sent, carries PCM16, and resamples back to 16 kHz on the server; each
-// resampler holds back three samples of its input, so the server
-// completes frame k only once frame k+1 has arrived and hears one frame
-// fewer than were sent. An offline run over HeardInput sees, bit for bit,
-// what a live agent decided on.
+// bits (audio.PCM16). realtime sends realtimePriming samples of silence
+// ahead of the input, resamples each frame to 24 kHz as it is sent,
+// carries PCM16, and resamples back to 16 kHz on the server: the server
+// completes its frame k from frame k's append, and its frames are the
+// input's four samples (0.25 ms) late, the last four samples unheard. An
+// offline run over HeardInput sees, bit for bit, what a live agent
+// decided on.
 func HeardInput(protocol string, input []float32) ([]float32, error) {
 	if err := CheckProtocol(protocol); err != nil {
 		return nil, err
@@ -28,10 +29,10 @@ func HeardInput(protocol string, input []float32) ([]float32, error) {
 	if protocol == DuplexName {
 		return quantise(input), nil
 	}
-	up, down := audio.NewResampler(SampleRate, realtimeRate), audio.NewResampler(realtimeRate, SampleRate)
+	up, down := newRealtimeInput(), audio.NewResampler(realtimeRate, SampleRate)
 	var heard []float32
 	for k := 0; k < len(input); k += FrameSamples {
-		heard = append(heard, down.Push(quantise(up.Push(input[k:k+FrameSamples])))...)
+		heard = append(heard, down.Push(quantise(up.push(input[k:k+FrameSamples])))...)
 	}
 	return heard[:len(heard)/FrameSamples*FrameSamples], nil
 }

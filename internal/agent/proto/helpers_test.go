@@ -183,14 +183,23 @@ func count(x []float32, v float32) int {
 }
 
 // scripted is an agent that starts saying utt after input frame sayAt
-// and, when stopOnLoud, stops as soon as an input frame is loud while it
-// talks. It records what it was told it said.
+// and, when stopOnLoud, stops as soon as an input frame is loud (on
+// average: realtime's frames are four samples behind the input's) while
+// it talks. It records what it was told it said.
 type scripted struct {
 	sayAt      int
 	utt        []float32
 	stopOnLoud bool
 	k          int
 	own        []float32
+}
+
+func mean(x []float32) float32 {
+	var sum float32
+	for _, v := range x {
+		sum += v
+	}
+	return sum / float32(max(1, len(x)))
 }
 
 func (a *scripted) Hear(in, own []float32) (Decision, error) {
@@ -201,7 +210,7 @@ func (a *scripted) Hear(in, own []float32) (Decision, error) {
 	if a.k == a.sayAt {
 		d.Say = a.utt
 	}
-	if a.stopOnLoud && own != nil && in[0] > 0.1 {
+	if a.stopOnLoud && own != nil && mean(in) > 0.1 {
 		d.Stop = true
 	}
 	a.k++

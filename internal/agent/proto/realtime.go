@@ -110,7 +110,7 @@ func dialRealtime(ctx context.Context, ep Endpoint, clock *Clock) (Session, erro
 		conn.CloseNow()
 		return nil, fmt.Errorf("%s: %w", ep.where(), err)
 	}
-	c := &realtimeClient{in: audio.NewResampler(SampleRate, realtimeRate), out: map[string]*audio.Resampler{}, cut: map[string]bool{}}
+	c := &realtimeClient{in: newRealtimeInput(), out: map[string]*audio.Resampler{}, cut: map[string]bool{}}
 	return startSession(ep, conn, clock, c, 0), nil
 }
 
@@ -160,10 +160,40 @@ func awaitEvent(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.
 	}
 }
 
+// realtimePriming is how many samples of silence (16 kHz) the realtime
+// client sends ahead of its input: its 16 to 24 kHz resampling and a
+// server's 24 to 16 kHz one each wait for three samples past the last
+// they complete, and with these four the 24 kHz audio of frame k's append
+// already holds everything a server needs to complete its 16 kHz frame k.
+// Without them the server completes frame k only when frame k+1 arrives,
+// a frame (20 ms) after it was said; with them the input reaches it
+// 0.25 ms late, as from a microphone sampled at 24 kHz.
+const realtimePriming = 4
+
+// realtimeInput is a realtime client's resampling of its 16 kHz input to
+// the protocol's 24 kHz, primed with realtimePriming samples of silence.
+type realtimeInput struct {
+	r      *audio.Resampler
+	primed bool
+}
+
+func newRealtimeInput() *realtimeInput {
+	return &realtimeInput{r: audio.NewResampler(SampleRate, realtimeRate)}
+}
+
+// push resamples the next frame of input: the 24 kHz samples to append.
+func (in *realtimeInput) push(frame []float32) []float32 {
+	if !in.primed {
+		in.primed = true
+		frame = append(make([]float32, realtimePriming, realtimePriming+len(frame)), frame...)
+	}
+	return in.r.Push(frame)
+}
+
 // realtimeClient is the realtime protocol's part of a client session. in
 // is used by Send alone; the rest by the session's reader alone.
 type realtimeClient struct {
-	in       *audio.Resampler            // 16 kHz input to 24 kHz
+	in       *realtimeInput              // 16 kHz input to 24 kHz
 	out      map[string]*audio.Resampler // per output item, 24 kHz to 16 kHz
 	cut      map[string]bool             // items cut by a barge-in: later audio is dropped
 	response string                      // the response in progress, "" when none
@@ -172,7 +202,7 @@ type realtimeClient struct {
 func (*realtimeClient) continuous() bool { return false }
 
 func (c *realtimeClient) encode(frame []float32) ([]message, error) {
-	x := c.in.Push(frame)
+	x := c.in.push(frame)
 	return []message{encodeRealtime(rtEvent{Type: "input_audio_buffer.append", Audio: encodeAudio(x)})}, nil
 }
 

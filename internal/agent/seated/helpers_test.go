@@ -128,7 +128,7 @@ func (a *loggingAgent) Close() error {
 
 // serveReference starts the reference agent over protocol on 127.0.0.1
 // and returns its URL and the log of its decisions.
-func serveReference(t *testing.T, cfg refagent.Config, protocol string) (string, *decisionLog) {
+func serveReference(t *testing.T, cfg refagent.Config, protocol string, rate float64) (string, *decisionLog) {
 	t.Helper()
 	testenv.Program(t, "espeak-ng", "speech")
 	tts, err := refagent.EspeakTTS()
@@ -144,7 +144,7 @@ func serveReference(t *testing.T, cfg refagent.Config, protocol string) (string,
 		a, err := ref.NewAgent()
 		return &loggingAgent{Agent: a, log: log}, err
 	}
-	h, err := proto.NewHandler(protocol, newAgent, proto.ServerOptions{Rate: testRate, MaxSessions: 64, Name: ref.Name()})
+	h, err := proto.NewHandler(protocol, newAgent, proto.ServerOptions{Rate: rate, MaxSessions: 64, Name: ref.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,9 @@ package seated
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -21,6 +23,16 @@ import (
 // enough that a reply decided at a conversation's end is heard even when
 // a loaded machine delays playback.
 const testTail = 2.0
+
+// realtimeLagBound is the largest delay from a decision to its reply's
+// onset, as the VAD hears it on its 10 ms grid, of a reply that arrived
+// within the streaming frame (20 ms) after its decision.
+const realtimeLagBound = 0.010
+
+// strictTiming is FLOORBENCH_STRICT_TIMING=1: scripts/test.sh's last pass,
+// alone on the machine, where the known answer plays in real time and a
+// realtime reply stalled past realtimeLagBound fails.
+func strictTiming() bool { return os.Getenv("FLOORBENCH_STRICT_TIMING") == "1" }
 
 // offlineSeat is the offline detector on one seat: its EOT commits on
 // what the seated agent heard, and the frames in which a server hears
@@ -121,11 +133,16 @@ func offlineSubmission(t *testing.T, convs []corpus.Conversation, seats []offlin
 //     task under both negative windows): the streaming frame changes no
 //     count;
 //   - over duplex, the seated predictions score exactly as the offline
-//     ones (the same TP, FN, FP and TN per split and task).
-//
-// Over realtime, what is left between the seated and the offline scores
-// is the output delay (one frame, plus the playback buffer's), measured
-// and logged with both scores.
+//     ones (the same TP, FN, FP and TN per split and task);
+//   - over realtime too, when every reply arrived within the streaming
+//     frame after its decision (heard in the VAD frame of the decision or
+//     the next): the input's priming lets the server decide on the append
+//     of the frame that completes a commit, as over duplex, and a realtime
+//     client plays a reply when it arrives. When the test machine stalled
+//     a reply past that, the delays and both scores are logged; with
+//     FLOORBENCH_STRICT_TIMING=1 (scripts/test.sh runs this subtest so,
+//     alone, after the rest) the sessions play in real time and a stall
+//     is itself a failure.
 func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 	c := tinyCorpus(t)
 	cfg := detectorConfig(t)
@@ -139,8 +156,12 @@ func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 	}
 	for _, protocol := range proto.Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			url, log := serveReference(t, cfg, protocol)
-			o := DefaultOptions("reference-detector", proto.Endpoint{Protocol: protocol, URL: url, Rate: testRate})
+			rate := float64(testRate)
+			if strictTiming() {
+				rate = 1
+			}
+			url, log := serveReference(t, cfg, protocol, rate)
+			o := DefaultOptions("reference-detector", proto.Endpoint{Protocol: protocol, URL: url, Rate: rate})
 			o.Concurrency, o.Backoff, o.Tail = 8, 10*time.Millisecond, testTail
 			job := Job{Corpus: c, Split: split, Speakers: speakers, Options: o, Params: p, Out: t.TempDir()}
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -150,7 +171,7 @@ func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%d sessions in %v at rate %g", res.Seats, time.Since(started).Round(time.Second), float64(testRate))
+			t.Logf("%d sessions in %v at rate %g", res.Seats, time.Since(started).Round(time.Second), rate)
 			seats, _ := job.Seats()
 			offline := offlineSeats(t, c, seats, protocol, cfg, o.Tail)
 			var lags []float64
@@ -163,8 +184,17 @@ func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 				t.Logf("output delay (heard onset - decision): min %.0f ms, median %.0f ms, max %.0f ms over %d replies",
 					1000*lags[0], 1000*lags[len(lags)/2], 1000*lags[len(lags)-1], len(lags))
 			}
+			exact := protocol == proto.DuplexName || len(lags) == 0 || lags[len(lags)-1] <= realtimeLagBound+1e-9
+			if !exact {
+				msg := fmt.Sprintf("over realtime a reply was heard %.0f ms after its decision: the test machine did not keep real time, so the seated counts are logged, not compared", 1000*lags[len(lags)-1])
+				if strictTiming() {
+					t.Error(msg)
+				} else {
+					t.Log(msg)
+				}
+			}
 			for _, sp := range job.splits() {
-				compareScores(t, c, sp, offline, filepath.Join(job.Out, PredictionsName(sp)), p, protocol == proto.DuplexName)
+				compareScores(t, c, sp, offline, filepath.Join(job.Out, PredictionsName(sp)), p, exact)
 			}
 		})
 	}
@@ -243,7 +273,9 @@ func heardOnce(t *testing.T, s offlineSeat, out string, p Params) []float64 {
 // at the decision times, which must agree exactly, and logs the seated
 // run's score beside them. With exact, the seated score must be the
 // offline one too: over duplex the agent's channel keeps its own clock, so
-// a reply is heard in the frame after its decision, whatever the load.
+// a reply is heard in the frame after its decision, whatever the load;
+// over realtime a reply is heard when it arrives, which is there too
+// unless the machine stalled.
 func compareScores(t *testing.T, c *corpus.Corpus, split string, offline []offlineSeat, seatedFile string, p Params, exact bool) {
 	t.Helper()
 	gold, err := corpus.Gold(c.Dir, split, limits.Default())
