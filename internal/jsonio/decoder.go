@@ -406,98 +406,89 @@ func (d *Decoder) Floats(each func(j int, v float64) error) error {
 var exactPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // plainItem reads, from b[0], an array item that decimal would read
-// (whitespace, a plain decimal of at most 15 digits) and the whitespace
-// and ',' or ']' after it, all within b: its value, where the number
-// starts, how many bytes up to and including the separator, and whether
-// that was ']'. Anything else, or an item b ends inside, is false, for
-// the careful path to read or report.
+// (whitespace, a plain decimal) and the whitespace and ',' or ']' after
+// it, all within b: its value, where the number starts, how many bytes up
+// to and including the separator, and whether that was ']'. Anything
+// else, or an item b ends inside, is false, for the careful path to read
+// or report.
 func plainItem(b []byte) (v float64, start, n int, last, ok bool) {
-	i := 0
+	start = skipSpace(b, 0)
+	v, m, ok := scanDecimal(b[start:])
+	if !ok {
+		return 0, 0, 0, false, false
+	}
+	i := skipSpace(b, start+m)
+	if i >= len(b) || (b[i] != ',' && b[i] != ']') {
+		return 0, 0, 0, false, false
+	}
+	return v, start, i + 1, b[i] == ']', true
+}
+
+// skipSpace returns the index of the first byte of b from i on that is
+// not JSON whitespace (len(b) if none is).
+func skipSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
 		i++
 	}
-	start = i
+	return i
+}
+
+// maxPlainDecimal is the longest plain decimal: a sign, 15 digits and a
+// point.
+const maxPlainDecimal = 17
+
+// scanDecimal reads a plain decimal from b[0], [-]digits[.digits] with at
+// most 15 digits, no leading zero (but a lone one) and no exponent, as
+// float64(digits) / 10^(fraction digits): both exact, so the quotient is
+// the correctly rounded value ParseFloat gives; n is how many bytes it
+// took. Anything else is false.
+func scanDecimal(b []byte) (v float64, n int, ok bool) {
+	i := 0
 	neg := i < len(b) && b[i] == '-'
 	if neg {
 		i++
 	}
 	var mant uint64
-	lead := i
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		mant = mant*10 + uint64(b[i]-'0')
-		i++
-	}
-	whole, frac := i-lead, 0
-	if whole == 0 || (whole > 1 && b[lead] == '0') {
-		return 0, 0, 0, false, false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		f := i
+	digits := func() int {
+		from := i
 		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
 			mant = mant*10 + uint64(b[i]-'0')
 			i++
 		}
-		if frac = i - f; frac == 0 {
-			return 0, 0, 0, false, false
+		return i - from
+	}
+	lead := i
+	whole, frac := digits(), 0
+	if whole == 0 || (whole > 1 && b[lead] == '0') {
+		return 0, 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if frac = digits(); frac == 0 {
+			return 0, 0, false // "1." is malformed: Float says so
 		}
 	}
-	if whole+frac > 15 {
-		return 0, 0, 0, false, false
-	}
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
-	}
-	if i >= len(b) || (b[i] != ',' && b[i] != ']') {
-		return 0, 0, 0, false, false
+	if whole+frac > 15 || (i < len(b) && (b[i] == 'e' || b[i] == 'E')) {
+		return 0, 0, false
 	}
 	v = float64(mant) / exactPow10[frac]
 	if neg {
 		v = -v
 	}
-	return v, start, i + 1, b[i] == ']', true
+	return v, i, true
 }
 
-// decimal reads a plain decimal at pos, [-]digits[.digits] with at most 15
-// digits and no exponent, as float64(digits) / 10^(fraction digits): both
-// exact, so the quotient is the correctly rounded value ParseFloat gives.
+// decimal reads a plain decimal at pos (scanDecimal), once the window
+// holds the byte after the longest one or the rest of the input.
 // Anything else is left unread (false), for Float to read or report.
 func (d *Decoder) decimal() (float64, bool) {
 	d.tok = d.pos
-	neg := d.more(1) && d.data[d.pos] == '-'
-	if neg {
-		d.pos++
+	d.more(maxPlainDecimal + 1)
+	v, n, ok := scanDecimal(d.data[d.pos:])
+	if ok {
+		d.pos += n
 	}
-	lead := d.pos - d.tok // where the digits start, after tok (which a stream's window moves)
-	var mant uint64
-	digits := func() int {
-		n := 0
-		for d.more(1) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
-			mant = mant*10 + uint64(d.data[d.pos]-'0')
-			d.pos++
-			n++
-		}
-		return n
-	}
-	whole, frac := digits(), 0
-	if whole > 0 && d.more(1) && d.data[d.pos] == '.' {
-		d.pos++
-		frac = digits()
-		if frac == 0 {
-			whole = 0 // "1." is malformed: Float says so
-		}
-	}
-	plain := whole > 0 && (whole == 1 || d.data[d.tok+lead] != '0') && whole+frac <= 15 &&
-		!(d.more(1) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E'))
-	if !plain {
-		d.pos = d.tok
-		return 0, false
-	}
-	v := float64(mant) / exactPow10[frac]
-	if neg {
-		v = -v
-	}
-	return v, true
+	return v, ok
 }
 
 // Number reads a number as Float does and reports whether it was written

@@ -2,7 +2,6 @@ package score
 
 import (
 	"math"
-	"runtime"
 	"slices"
 	"sync/atomic"
 )
@@ -35,7 +34,7 @@ const bucketShift = 46
 // its bucket's place, the buckets sorted, and the order statistics read
 // from them. Every pass runs on every core.
 func pooledQuantiles(tracks [][]float64, levels []float64) []float64 {
-	parts := max(1, min(len(tracks), runtime.GOMAXPROCS(0))) // one cut of the tracks for every pass
+	parts := cuts(len(tracks)) // one cut of the tracks for every pass
 	counts, start, total := bucketCounts(tracks, parts)
 	if total == 0 {
 		return nil

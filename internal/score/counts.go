@@ -136,10 +136,7 @@ func quantiles(v []float64, qs ...float64) []float64 {
 // unlucky too often.
 func selectNth(s []float64, k int) {
 	lo, hi := 0, len(s)
-	for budget := 2 * bits.Len(uint(len(s))); hi-lo > 16; budget-- {
-		if budget == 0 {
-			break
-		}
+	for budget := 2 * bits.Len(uint(len(s))); hi-lo > 16 && budget > 0; budget-- {
 		a, b, c := s[lo], s[lo+(hi-lo)/2], s[hi-1]
 		pivot := max(min(a, b), min(max(a, b), c))
 		lt, i, gt := lo, lo, hi

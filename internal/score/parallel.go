@@ -11,10 +11,13 @@ import (
 // caller that keeps one result per range and merges them by index gets
 // the same result whatever the number of cores.
 func chunks(n int, fn func(i, lo, hi int)) int {
-	parts := max(1, min(n, runtime.GOMAXPROCS(0)))
+	parts := cuts(n)
 	chunksOf(n, parts, fn)
 	return parts
 }
+
+// cuts is how many ranges chunks cuts [0, n) into.
+func cuts(n int) int { return max(1, min(n, runtime.GOMAXPROCS(0))) }
 
 // chunksOf is chunks with the number of ranges given: passes that must cut
 // [0, n) alike (one counts what the next places) take it from one reading
