@@ -248,7 +248,7 @@ func readUntilGone(ctx context.Context, c *websocket.Conn) {
 }
 
 // An agent that sends malformed frames, closes after its hello, declares
-// another sample rate or never answers leaves every trial failed with
+// another sample rate, never answers or hangs leaves every trial failed with
 // that error (naming the agent) in its recording, and the run ends:
 // nothing hangs. (`agent run` opens one session first, so such an agent
 // is one error before any trial there.)
@@ -266,6 +266,7 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 		{"closes after its hello", helloThen(16000, func(context.Context, *websocket.Conn) {}), "dropped the connection"},
 		{"wrong sample rate", helloThen(24000, readUntilGone), "sample_rate 24000"},
 		{"never answers", readUntilGone, "no answer within 2s of session time"},
+		{"hangs after its hello", helloThen(16000, func(ctx context.Context, _ *websocket.Conn) { <-ctx.Done() }), "agent stopped: the duplex agent at "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url := misbehaving(t, c.behave)

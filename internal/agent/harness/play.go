@@ -125,7 +125,8 @@ func (p *playback) lastFrame() int {
 	return max(tape, p.stimStart+max(stimFrames, after))
 }
 
-// send sends every frame of the trial at its slot.
+// send sends every frame of the trial at its slot, then confirms that
+// the agent read them all.
 func (p *playback) send(ctx context.Context, sess proto.Session) sendResult {
 	k := 0
 	defer func() { p.done <- k }()
@@ -137,7 +138,7 @@ func (p *playback) send(ctx context.Context, sess proto.Session) sendResult {
 			return sendResult{frames: k, err: fmt.Errorf("send frame %d: %w", k, err)}
 		}
 	}
-	return sendResult{frames: k}
+	return sendResult{frames: k, err: sess.Confirm(ctx)}
 }
 
 // schedule places the stimulus once the agent's onset is known: Delay

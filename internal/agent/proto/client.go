@@ -68,8 +68,9 @@ func startSession(ep Endpoint, conn *websocket.Conn, clock *Clock, w wire, idle 
 	clock.start = time.Now()
 	s := &session{ep: ep, conn: conn, clock: clock, spk: newSpeaker(clock), wire: w,
 		out: make(chan Output, outputBuffer), ctx: ctx, cancel: cancel, failed: make(chan struct{}), idle: idle}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.readLoop()
+	go s.heartbeat()
 	if !w.continuous() {
 		s.wg.Add(1)
 		go s.playLoop()
@@ -139,6 +140,78 @@ func (s *session) write(parent context.Context, m message) error {
 		return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
 	}
 	return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
+}
+
+// Confirm returns once the agent has read every message sent before it:
+// a WebSocket ping goes out after them and its pong must come back within
+// the session's pong wait (Endpoint.pongWait). Socket buffers can hold a
+// whole short session, so a sent frame proves nothing about an agent that
+// has stopped reading; an answered ping does, since a peer answers it only
+// after reading what came before it.
+func (s *session) Confirm(ctx context.Context) error {
+	select {
+	case <-s.failed:
+		return s.err
+	default:
+	}
+	if err := s.ping(ctx); err != nil {
+		return s.fail(err)
+	}
+	return nil
+}
+
+// PingInterval is how often, in session time, a session pings its agent:
+// an agent that stops reading mid-session is found within this and the
+// pong wait, not only at the end.
+const PingInterval = 2 * time.Second
+
+// MinPongWait is the least wall time a session waits for a pong: tests
+// that play many times faster than real time on a loaded machine must not
+// take a reader the scheduler held up for an agent that stopped.
+const MinPongWait = 5 * time.Second
+
+// heartbeat pings the agent every PingInterval of session time until the
+// session ends, and fails the session when a ping goes unanswered.
+func (s *session) heartbeat() {
+	defer s.wg.Done()
+	for t := PingInterval; ; t += PingInterval {
+		if s.clock.WaitUntil(s.ctx, t) != nil {
+			return
+		}
+		if err := s.ping(s.ctx); err != nil {
+			s.fail(err)
+			return
+		}
+	}
+}
+
+// ping sends a ping and waits for its pong within the pong wait: the
+// handshake timeout in session time, and at least MinPongWait of wall
+// time.
+func (s *session) ping(parent context.Context) error {
+	sent := atomic.LoadInt64(&s.sent)
+	wait := max(s.clock.Wall(s.ep.HandshakeTimeout), MinPongWait)
+	ctx, cancel := context.WithTimeout(parent, wait)
+	defer cancel()
+	stop := context.AfterFunc(s.ctx, cancel)
+	defer stop()
+	err := s.conn.Ping(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case s.ctx.Err() != nil || errors.Is(err, net.ErrClosed):
+		return s.failure()
+	case parent.Err() != nil:
+		return fmt.Errorf("%w: the %s had not read its input when the session ended (%d input frames sent; a ping after them had no answer)",
+			ErrStopped, s.ep.where(), sent)
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: the %s has stopped reading its input: a ping after input frame %d had no answer within %v",
+			ErrStopped, s.ep.where(), sent, wait.Round(time.Millisecond))
+	}
+	if why := closedBecause(err); why != "" {
+		return fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why)
+	}
+	return fmt.Errorf("pinging the %s: %s", s.ep.where(), s.ep.scrub(err.Error()))
 }
 
 // Recv returns the next output; once the session has failed, the outputs
@@ -241,10 +314,10 @@ func (s *session) read() (websocket.MessageType, []byte, error) {
 		return typ, data, nil
 	case s.ctx.Err() == nil && ctx.Err() != nil:
 		if s.wire.continuous() {
-			return 0, nil, fmt.Errorf("the %s sent nothing for %v of session time (%d frames of its channel heard, %d input frames sent)",
-				s.ep.where(), s.idle, s.channel, atomic.LoadInt64(&s.sent))
+			return 0, nil, fmt.Errorf("%w: the %s sent nothing for %v of session time (%d frames of its channel heard, %d input frames sent)",
+				ErrStopped, s.ep.where(), s.idle, s.channel, atomic.LoadInt64(&s.sent))
 		}
-		return 0, nil, fmt.Errorf("the %s sent nothing for %v of session time", s.ep.where(), s.idle)
+		return 0, nil, fmt.Errorf("%w: the %s sent nothing for %v of session time", ErrStopped, s.ep.where(), s.idle)
 	}
 	return 0, nil, s.readError(err)
 }

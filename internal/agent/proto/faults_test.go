@@ -357,3 +357,57 @@ func TestSessionsLeaveNoGoroutines(t *testing.T) {
 		t.Errorf("%d goroutines before the sessions, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// hangs is an agent that stops in its tenth frame until released, as an
+// agent process that hangs: its server reads nothing more.
+type hangs struct {
+	k       int
+	release <-chan struct{}
+}
+
+func (a *hangs) Hear(in, own []float32) (Decision, error) {
+	if a.k++; a.k == 10 {
+		<-a.release
+	}
+	return Decision{}, nil
+}
+
+// An agent that hangs ends its session with ErrStopped over every
+// protocol, however much of the input the sockets' buffers take: a short
+// session whose every frame is accepted still fails when it is confirmed,
+// since the hung agent answers no ping.
+func TestAHungAgentEndsItsSessionWithErrStopped(t *testing.T) {
+	for _, protocol := range Protocols() {
+		t.Run(protocol, func(t *testing.T) {
+			release := make(chan struct{})
+			h, err := NewHandler(protocol, func() (Agent, error) { return &hangs{release: release}, nil }, ServerOptions{Rate: testRate})
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := serveHandler(t, h)
+			t.Cleanup(func() { close(release) }) // before the server closes: its handler is blocked in the agent
+			s := dial(t, protocol, url)
+			defer s.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			go func() {
+				for {
+					if _, err := s.Recv(ctx); err != nil {
+						return
+					}
+				}
+			}()
+			silence := make([]float32, FrameSamples)
+			for k := 0; k < 25 && err == nil; k++ { // half a second: what any socket buffer holds
+				err = s.Send(ctx, silence)
+			}
+			if err == nil {
+				err = s.Confirm(ctx)
+			}
+			if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), protocol+" agent at "+url) {
+				t.Fatalf("error %v, want ErrStopped naming the %s agent at %s", err, protocol, url)
+			}
+			t.Log(err)
+		})
+	}
+}

@@ -31,6 +31,11 @@ type Session interface {
 	// Recv returns what the agent did next: a frame of what a listener
 	// heard from it, or a provider event.
 	Recv(ctx context.Context) (Output, error)
+	// Confirm returns once the agent has read every input frame sent so
+	// far, or with ErrStopped when it has stopped reading. Players call it
+	// after the last frame: an agent that hangs is a failed session, not a
+	// silent one.
+	Confirm(ctx context.Context) error
 	// Close ends the session and stops its goroutines.
 	Close() error
 }
@@ -93,7 +98,8 @@ type Endpoint struct {
 	// Rate is the playback rate (0 means 1): see Clock.
 	Rate float64
 	// HandshakeTimeout bounds, in session time, each step of opening the
-	// session and each message sent in it (0 means
+	// session, each message sent in it and the wait for the answer to each
+	// ping (at least MinPongWait of wall time; 0 means
 	// DefaultHandshakeTimeout).
 	HandshakeTimeout time.Duration
 	// IdleTimeout ends a duplex session whose agent sends nothing for this
@@ -155,6 +161,10 @@ func Dial(ctx context.Context, ep Endpoint) (Session, error) {
 
 // ErrClosed is what Send and Recv return once Close was called.
 var ErrClosed = errors.New("session closed")
+
+// ErrStopped is wrapped by the error of a session whose agent stopped
+// reading what was sent to it (a hung agent).
+var ErrStopped = errors.New("agent stopped")
 
 // ErrProtocol is wrapped by every error about what an agent sent: a
 // malformed message, a wrong format, a refusal.

@@ -45,14 +45,15 @@ func Play(ctx context.Context, sess proto.Session, input []float32) ([]float32, 
 	return l.heard, l.events, nil
 }
 
-// send sends every frame of input at its slot.
+// send sends every frame of input at its slot, then confirms that the
+// agent read them all.
 func send(ctx context.Context, sess proto.Session, input []float32) error {
 	for k := 0; k*proto.FrameSamples < len(input); k++ {
 		if err := sess.Send(ctx, input[k*proto.FrameSamples:(k+1)*proto.FrameSamples]); err != nil {
 			return fmt.Errorf("send frame %d: %w", k, err)
 		}
 	}
-	return nil
+	return sess.Confirm(ctx)
 }
 
 // listener keeps what is heard of the agent, slot by slot, and its events.
