@@ -357,6 +357,10 @@ func TestRunSeatOfAnAgentThatStopsAnswering(t *testing.T) {
 	defer close(release) // before the server closes: its handlers are blocked in the agent
 	job := faultJob(c, "stuck", "ws"+strings.TrimPrefix(srv.URL, "http"), filepath.Join(t.TempDir(), "run"))
 	job.Options.Endpoint.Protocol, job.Options.Retries = proto.RealtimeName, 0
+	// A minute of session time to open the session, 6 s of wall time at the
+	// fault rate: on a loaded machine the handshake, not the hang, would
+	// otherwise end the one try.
+	job.Options.Endpoint.HandshakeTimeout = time.Minute
 	job.Split, job.Speakers = "dev", Speakers{1}
 	res, err := job.Run(context.Background())
 	if !errors.Is(err, ErrFailedSessions) || len(res.Failed) != 1 {
