@@ -3,6 +3,8 @@ package features
 import (
 	"math"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/features/reference"
 )
 
 // Normalize scales the real samples to zero mean and unit (population)
@@ -30,5 +32,17 @@ func TestNormalize(t *testing.T) {
 	Normalize(none, 0)
 	if none[0] != 0 || none[1] != 0 {
 		t.Fatalf("no real samples: %v, want zeros", none)
+	}
+}
+
+// On speech padded behind, Normalize agrees with the definition.
+func TestNormalizeMatchesItsDefinition(t *testing.T) {
+	x := append(speechLike(5000, 9), whiteNoise(3000, 9)...)
+	want := reference.Normalized(x, 5000)
+	Normalize(x, 5000)
+	for i := range x {
+		if math.Abs(float64(x[i]-want[i])) > 1e-5 {
+			t.Fatalf("sample %d: %v, want %v", i, x[i], want[i])
+		}
 	}
 }

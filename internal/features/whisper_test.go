@@ -9,111 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/features/reference"
 )
-
-// referenceLogMel is Whisper's log-mel features written out from their
-// definition, sharing no code with WhisperLogMel: the chunk mirrored 200
-// samples at each end, each 400-sample frame every 160 samples times a
-// Hann window of 401 points less its last, a direct O(n²) DFT, the power
-// through a dense Slaney filter bank built from the formulas, log10 of
-// at least 1e-10, the last frame dropped, the maximum less 8 as a floor,
-// (x + 4) / 4. It returns [bins][frames].
-func referenceLogMel(chunk []float32, bins int) [][]float64 {
-	n := len(chunk)
-	mirror := func(i int) float64 {
-		switch {
-		case i < 0:
-			i = -i
-		case i >= n:
-			i = 2*(n-1) - i
-		}
-		return float64(chunk[i])
-	}
-	var window [400]float64
-	for j := range window {
-		window[j] = 0.5 * (1 - math.Cos(2*math.Pi*float64(j)/float64(401-1)))
-	}
-	var cosTab, sinTab [400]float64
-	for j := range cosTab {
-		cosTab[j], sinTab[j] = math.Cos(2*math.Pi*float64(j)/400), math.Sin(2*math.Pi*float64(j)/400)
-	}
-	filters := referenceFilters(bins)
-	frames := n/160 + 1 - 1
-	out := make([][]float64, bins)
-	for i := range out {
-		out[i] = make([]float64, frames)
-	}
-	top := math.Inf(-1)
-	var x [400]float64
-	for t := range frames {
-		for j := range x {
-			x[j] = mirror(t*160+j-200) * window[j]
-		}
-		var power [201]float64
-		for k := range power {
-			var re, im float64
-			for j, v := range x {
-				re += v * cosTab[k*j%400]
-				im -= v * sinTab[k*j%400]
-			}
-			power[k] = re*re + im*im
-		}
-		for i, f := range filters {
-			var mel float64
-			for k, w := range f {
-				mel += w * power[k]
-			}
-			out[i][t] = math.Log10(math.Max(mel, 1e-10))
-			top = math.Max(top, out[i][t])
-		}
-	}
-	for i := range out {
-		for t := range out[i] {
-			out[i][t] = (math.Max(out[i][t], top-8) + 4) / 4
-		}
-	}
-	return out
-}
-
-// referenceFilters is the Slaney mel filter bank of a 400-point FFT at
-// 16 kHz from 0 to 8 kHz: bins+2 edges evenly spaced in Slaney mels
-// (200/3 Hz a mel below 1 kHz, a factor 6.4 every 27 mels above), a
-// triangle rising from edge i to edge i+1 and falling to edge i+2,
-// scaled to unit area in hertz.
-func referenceFilters(bins int) [][]float64 {
-	toMel := func(hz float64) float64 {
-		if hz < 1000 {
-			return hz / (200.0 / 3)
-		}
-		return 15 + 27*math.Log(hz/1000)/math.Log(6.4)
-	}
-	toHz := func(mel float64) float64 {
-		if mel < 15 {
-			return mel * 200 / 3
-		}
-		return 1000 * math.Pow(6.4, (mel-15)/27)
-	}
-	edges := make([]float64, bins+2)
-	for i := range edges {
-		edges[i] = toHz(toMel(8000) * float64(i) / float64(bins+1))
-	}
-	bank := make([][]float64, bins)
-	for i := range bank {
-		bank[i] = make([]float64, 201)
-		for k := range bank[i] {
-			hz := 40 * float64(k)
-			var w float64
-			switch {
-			case hz > edges[i] && hz <= edges[i+1]:
-				w = (hz - edges[i]) / (edges[i+1] - edges[i])
-			case hz > edges[i+1] && hz < edges[i+2]:
-				w = (edges[i+2] - hz) / (edges[i+2] - edges[i+1])
-			}
-			bank[i][k] = w * 2 / (edges[i+2] - edges[i])
-		}
-	}
-	return bank
-}
 
 // speechLike is a voiced buzz: a 100-250 Hz glottal pulse train through
 // two formant-like resonances, under a syllable envelope, with pauses
@@ -186,7 +84,7 @@ func TestWhisperLogMelMatchesItsDefinition(t *testing.T) {
 		{"speech", speechLike(32000, 2)},
 		{"speech padded in front", padFront(speechLike(6000, 3), 10000)},
 		{"speech padded behind", append(speechLike(6000, 4), make([]float32, 10000)...)},
-		{"normalised speech padded in front", func() []float32 { x := padFront(speechLike(9000, 5), 7000); Normalize(x, len(x)); return x }()},
+		{"normalised speech padded in front", reference.Normalized(padFront(speechLike(9000, 5), 7000), 16000)},
 		{"silence", make([]float32, 4000)},
 		{"odd length", speechLike(4321, 6)},
 	}
@@ -201,7 +99,7 @@ func TestWhisperLogMelMatchesItsDefinition(t *testing.T) {
 				if err := mel.Extractor().Compute(got, c.chunk); err != nil {
 					t.Fatal(err)
 				}
-				compareLogMel(t, got, referenceLogMel(c.chunk, bins), 1e-4)
+				compareLogMel(t, got, reference.LogMel(c.chunk, bins), 1e-4)
 			})
 		}
 	}
@@ -223,7 +121,7 @@ func TestWhisperLogMelOfAnEightSecondChunk(t *testing.T) {
 	if err := mel.Extractor().Compute(got, chunk); err != nil {
 		t.Fatal(err)
 	}
-	compareLogMel(t, got, referenceLogMel(chunk, 80), 1e-4)
+	compareLogMel(t, got, reference.LogMel(chunk, 80), 1e-4)
 }
 
 // One extractor computes chunk after chunk: nothing of one leaks into
