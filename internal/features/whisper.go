@@ -42,9 +42,11 @@ type melFilter struct {
 // NewWhisperLogMel makes the front end of bins mel bins over chunks of
 // samples samples (at least one STFT frame). A bank in which some filter
 // covers no frequency bin is an error: that bin would be constant.
+// Bins are at most the FFT's frequency bins, which bounds the tables a
+// spec can ask for.
 func NewWhisperLogMel(bins, samples int) (*WhisperLogMel, error) {
-	if bins < 1 {
-		return nil, fmt.Errorf("mel bins %d: want at least 1", bins)
+	if bins < 1 || bins > whisperBins {
+		return nil, fmt.Errorf("mel bins %d: want 1 to %d, the FFT's frequency bins", bins, whisperBins)
 	}
 	if samples < WhisperFFT {
 		return nil, fmt.Errorf("chunk of %d samples: want at least %d, one STFT frame", samples, WhisperFFT)

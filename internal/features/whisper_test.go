@@ -192,9 +192,10 @@ func TestNewWhisperLogMelRefusesWhatItCannotCompute(t *testing.T) {
 		bins, samples int
 		want          string
 	}{
-		{0, 16000, "mel bins 0: want at least 1"},
+		{0, 16000, "mel bins 0: want 1 to 201"},
+		{1 << 40, 16000, "mel bins 1099511627776: want 1 to 201"},
 		{80, 399, "chunk of 399 samples: want at least 400"},
-		{400, 16000, "mel bins 400: filter 0 covers no frequency bin"},
+		{200, 16000, "mel bins 200: filter 0 covers no frequency bin"},
 	} {
 		_, err := NewWhisperLogMel(c.bins, c.samples)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
