@@ -26,14 +26,16 @@ const (
 // heard, at a conversation's start.
 const (
 	// PadFront: the window as heard, zeros before the conversation's
-	// start; they count as audio (Smart Turn v3's inference pads its
-	// input with zeros in front before the feature extractor normalises
-	// it).
+	// start, and they count as audio: Smart Turn v3's inference.py
+	// (pipecat-ai/smart-turn) pads a turn shorter than 8 s with zeros in
+	// front (truncate_audio_to_last_n_seconds) before the feature
+	// extractor normalises it (do_normalize=True).
 	PadFront = "front"
 	// PadBack: the samples heard first, then zeros; only the samples
 	// heard are normalised, the zeros stay zero and the attention mask
-	// is 0 over them (Hugging Face's padding to max_length, Smart Turn
-	// v2's inference).
+	// is 0 over them: Hugging Face's padding="max_length" (padding side
+	// right, padding value 0), as Smart Turn v2's inference.py calls
+	// Wav2Vec2Processor with return_attention_mask=True.
 	PadBack = "back"
 )
 
@@ -56,9 +58,11 @@ func (f *FrontEndSpec) check(o *OnnxSpec) error {
 	if f.Pad != PadFront && f.Pad != PadBack {
 		return fmt.Errorf("front_end.pad %q: want %s or %s", f.Pad, PadFront, PadBack)
 	}
-	if f.AttentionMask != "" && (f.Kind != FrontEndWav2Vec2 || f.Pad != PadBack) {
-		return fmt.Errorf("front_end.attention_mask %q: only a %s front end with pad: %s has one (with pad: %s every sample of the window is audio)",
-			f.AttentionMask, FrontEndWav2Vec2, PadBack, PadFront)
+	switch {
+	case f.AttentionMask != "" && f.Kind != FrontEndWav2Vec2:
+		return fmt.Errorf("front_end.attention_mask %q: only the %s front end gives one", f.AttentionMask, FrontEndWav2Vec2)
+	case f.AttentionMask != "" && f.Pad != PadBack:
+		return fmt.Errorf("front_end.attention_mask %q: needs pad: %s (with pad: %s every sample of the window is audio)", f.AttentionMask, PadBack, PadFront)
 	}
 	switch f.Kind {
 	case FrontEndWhisperLogMel:
