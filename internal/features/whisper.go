@@ -11,9 +11,10 @@ import (
 // frequency bins 40 Hz apart, and a mel scale from 0 Hz to the Nyquist
 // frequency.
 const (
-	WhisperFFT     = 400
+	whisperFFT = 400
+	// WhisperHop is the samples between two feature frames.
 	WhisperHop     = 160
-	whisperBins    = WhisperFFT/2 + 1
+	whisperBins    = whisperFFT/2 + 1
 	whisperRate    = 16000
 	whisperMaxFreq = 8000.0
 	// whisperFloor is the smallest mel power taken to the log (-100 dB),
@@ -28,7 +29,7 @@ const (
 // once and shared by every WhisperExtractor made from it.
 type WhisperLogMel struct {
 	bins, samples int
-	window        [WhisperFFT]float64
+	window        [whisperFFT]float64
 	filters       []melFilter
 }
 
@@ -48,13 +49,13 @@ func NewWhisperLogMel(bins, samples int) (*WhisperLogMel, error) {
 	if bins < 1 || bins > whisperBins {
 		return nil, fmt.Errorf("mel bins %d: want 1 to %d, the FFT's frequency bins", bins, whisperBins)
 	}
-	if samples < WhisperFFT {
-		return nil, fmt.Errorf("chunk of %d samples: want at least %d, one STFT frame", samples, WhisperFFT)
+	if samples < whisperFFT {
+		return nil, fmt.Errorf("chunk of %d samples: want at least %d, one STFT frame", samples, whisperFFT)
 	}
 	w := &WhisperLogMel{bins: bins, samples: samples}
 	for n := range w.window {
 		// Periodic Hann (torch.hann_window, numpy's hanning(401)[:-1]).
-		w.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/WhisperFFT)
+		w.window[n] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(n)/whisperFFT)
 	}
 	for i, weights := range slaneyFilterBank(bins) {
 		first, last := -1, -1
@@ -67,7 +68,7 @@ func NewWhisperLogMel(bins, samples int) (*WhisperLogMel, error) {
 			}
 		}
 		if first < 0 {
-			return nil, fmt.Errorf("mel bins %d: filter %d covers no frequency bin of a %d-point FFT", bins, i, WhisperFFT)
+			return nil, fmt.Errorf("mel bins %d: filter %d covers no frequency bin of a %d-point FFT", bins, i, whisperFFT)
 		}
 		w.filters = append(w.filters, melFilter{first: first, weights: weights[first : last+1]})
 	}
@@ -90,7 +91,7 @@ func slaneyFilterBank(bins int) [][]float64 {
 		lo, mid, hi := edges[i], edges[i+1], edges[i+2]
 		bank[i] = make([]float64, whisperBins)
 		for k := range bank[i] {
-			f := float64(k) * whisperRate / WhisperFFT
+			f := float64(k) * whisperRate / whisperFFT
 			up, down := (f-lo)/(mid-lo), (hi-f)/(hi-mid)
 			bank[i][k] = max(0, min(up, down)) * 2 / (hi - lo)
 		}
@@ -122,12 +123,6 @@ func slaneyHz(mel float64) float64 {
 	return slaneyBreakHz * math.Exp((mel-slaneyBreakMel)/slaneyLogStep)
 }
 
-// Bins is the number of mel bins.
-func (w *WhisperLogMel) Bins() int { return w.bins }
-
-// Samples is the chunk length in samples.
-func (w *WhisperLogMel) Samples() int { return w.samples }
-
 // Frames is the number of feature frames of a chunk: the centred STFT
 // has samples/160 + 1, and the last is dropped.
 func (w *WhisperLogMel) Frames() int { return w.samples / WhisperHop }
@@ -147,9 +142,9 @@ type WhisperExtractor struct {
 func (w *WhisperLogMel) Extractor() *WhisperExtractor {
 	return &WhisperExtractor{
 		mel:    w,
-		fft:    fourier.NewFFT(WhisperFFT),
-		padded: make([]float64, w.samples+WhisperFFT),
-		frame:  make([]float64, WhisperFFT),
+		fft:    fourier.NewFFT(whisperFFT),
+		padded: make([]float64, w.samples+whisperFFT),
+		frame:  make([]float64, whisperFFT),
 		coeffs: make([]complex128, whisperBins),
 		power:  make([]float64, whisperBins),
 	}
@@ -167,7 +162,7 @@ func (e *WhisperExtractor) Compute(dst, chunk []float32) error {
 	e.pad(chunk)
 	top := float32(math.Inf(-1))
 	for t := range frames {
-		at := e.padded[t*WhisperHop:][:WhisperFFT]
+		at := e.padded[t*WhisperHop:][:whisperFFT]
 		for n, x := range at {
 			e.frame[n] = x * w.window[n]
 		}
@@ -195,7 +190,7 @@ func (e *WhisperExtractor) Compute(dst, chunk []float32) error {
 // pad centres the STFT: the chunk with its first and last 200 samples
 // mirrored outside it, not repeating the edge sample (numpy's "reflect").
 func (e *WhisperExtractor) pad(chunk []float32) {
-	const half = WhisperFFT / 2
+	const half = whisperFFT / 2
 	n := len(chunk)
 	for i, x := range chunk {
 		e.padded[half+i] = float64(x)
