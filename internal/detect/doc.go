@@ -18,9 +18,13 @@
 //     voice activity under the endpointer rule instead of the gate (below);
 //   - onnx: any ONNX model described by the spec's onnx section (OnnxSpec):
 //     sample rate, frame and hop, input and state tensors, which outputs are
-//     voice activity or direct EOT/INT scores, and the channel layout
-//     (per-speaker, or speaker-vs-rest for dyadic models); floor_rule picks
-//     the gate (default) or the endpointer for voice activity outputs;
+//     voice activity or direct EOT/INT scores, the channel layout
+//     (per-speaker, or speaker-vs-rest for dyadic models), and a front end
+//     (FrontEndSpec) where the model reads what the host computes from
+//     each window: Whisper's log-mel spectrogram (Smart Turn v3) or
+//     normalised samples with an attention mask (Smart Turn v2),
+//     docs/formats.md#onnx-front-ends; floor_rule picks the gate
+//     (default) or the endpointer for voice activity outputs;
 //   - external: probability files made elsewhere, passed through unchanged.
 //
 // A spec is YAML with the keys family, name (a label), params, model (path

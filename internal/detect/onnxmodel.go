@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/floorbench/floorbench/internal/features"
 )
 
 // maxTensorElements bounds every tensor a spec can ask for (256 Mi floats,
@@ -21,6 +23,9 @@ type onnxModel struct {
 	// scoreOutputs are the distinct outputs the scores read, in spec order;
 	// the session's outputs are scoreOutputs then the state outputs.
 	scoreOutputs []string
+	// mel is the Whisper front end's window and filter bank, made once
+	// for every stepper of the model.
+	mel *features.WhisperLogMel
 }
 
 func openONNXModel(s *System, _ values, rt Runtime) (model, error) {
@@ -40,12 +45,20 @@ func openONNXModel(s *System, _ values, rt Runtime) (model, error) {
 		return nil, fmt.Errorf("onnx: spec does not match model %s: %w", path, err)
 	}
 	m := &onnxModel{spec: spec}
+	if f := spec.FrontEnd; f != nil && f.Kind == FrontEndWhisperLogMel {
+		if m.mel, err = features.NewWhisperLogMel(f.MelBins, spec.Frame); err != nil {
+			return nil, fmt.Errorf("onnx: front_end: %w", err)
+		}
+	}
 	for _, sc := range spec.Scores {
 		if !slices.Contains(m.scoreOutputs, sc.Output) {
 			m.scoreOutputs = append(m.scoreOutputs, sc.Output)
 		}
 	}
 	inputs := []string{spec.Audio.Name}
+	if mask := spec.attentionMask(); mask != "" {
+		inputs = append(inputs, mask)
+	}
 	outputs := slices.Clone(m.scoreOutputs)
 	for _, st := range spec.State {
 		inputs, outputs = append(inputs, st.Input), append(outputs, st.Output)
@@ -102,6 +115,9 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
 		return matchDims(name, info.Dimensions, shape, o.channels(), o.Frame)
 	}
 	errs := []error{input(o.Audio.Name, o.Audio.Shape, ort.TensorElementDataTypeFloat)}
+	if mask := o.attentionMask(); mask != "" {
+		errs = append(errs, input(mask, o.Audio.Shape, ort.TensorElementDataTypeInt64))
+	}
 	for _, st := range o.State {
 		errs = append(errs, input(st.Input, st.Shape, ort.TensorElementDataTypeFloat))
 		if _, ok := modelOut[st.Output]; !ok {
@@ -125,7 +141,7 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
 	}
 	for _, in := range ins {
 		if !given[in.Name] {
-			errs = append(errs, fmt.Errorf("the model's input %q is not in the spec (as audio, state or constant)", in.Name))
+			errs = append(errs, fmt.Errorf("the model's input %q is not in the spec (as audio, attention mask, state or constant)", in.Name))
 		}
 	}
 	// One line, however many mismatches: command-line errors are one line.
@@ -206,6 +222,14 @@ type onnxStepper struct {
 	inputs []ort.Value
 	// scores[t][r] is score t's value for row r after the last step.
 	scores [][]float32
+	// With a front end: the rows' windows, the attention mask (nil
+	// without one), how many samples of its window each row has heard,
+	// and the front ends that turn windows into the audio input, one per
+	// goroutine (rowFeatures).
+	windows []float32
+	mask    *ort.Tensor[int64]
+	heard   []int
+	fronts  []*frontEnd
 }
 
 func (m *onnxModel) newStepper(rows int) (stepper, error) {
@@ -240,9 +264,19 @@ func (s *onnxStepper) allocate(rows int) error {
 	if s.audio, err = tensor(m.spec.Audio.Shape); err != nil {
 		return fmt.Errorf("audio: %w", err)
 	}
-	if got, want := len(s.audio.GetData()), rows*c*m.spec.Frame; got != want {
+	if got, want := len(s.audio.GetData()), rows*c*m.spec.channelValues(); got != want {
 		s.close()
-		return fmt.Errorf("audio shape %v holds %d samples, the layout needs %d", m.spec.Audio.Shape, got, want)
+		return fmt.Errorf("audio shape %v holds %d values, the layout needs %d", m.spec.Audio.Shape, got, want)
+	}
+	if m.spec.FrontEnd != nil {
+		s.windows, s.heard = make([]float32, rows*c*m.spec.Frame), make([]int, rows)
+	}
+	if m.spec.attentionMask() != "" {
+		if s.mask, err = ort.NewEmptyTensor[int64](s.audio.GetShape()); err != nil {
+			s.close()
+			return fmt.Errorf("attention mask: %w", err)
+		}
+		s.inputs = append(s.inputs, s.mask)
 	}
 	for _, st := range m.spec.State {
 		t, err := tensor(st.Shape)
@@ -297,6 +331,9 @@ func (s *onnxStepper) close() {
 
 func (s *onnxStepper) window(r int) []float32 {
 	n := s.model.spec.channels() * s.model.spec.Frame
+	if s.windows != nil {
+		return s.windows[r*n : (r+1)*n]
+	}
 	return s.audio.GetData()[r*n : (r+1)*n]
 }
 
@@ -306,6 +343,11 @@ func (s *onnxStepper) value(t, r int) float32 { return s.scores[t][r] }
 // feeds the state outputs back as the next step's state.
 func (s *onnxStepper) step() error {
 	m := s.model
+	if s.windows != nil {
+		if err := s.rowFeatures(); err != nil {
+			return err
+		}
+	}
 	outputs := make([]ort.Value, len(m.scoreOutputs)+len(s.states))
 	defer func() {
 		for _, v := range outputs {
@@ -364,9 +406,15 @@ func (s *onnxStepper) resize(keep []int) error {
 	for _, st := range s.states {
 		states = append(states, slices.Clone(st.GetData()))
 	}
+	heard := s.heard
 	s.close()
 	if err := s.allocate(len(keep)); err != nil {
 		return err
+	}
+	for i, r := range keep {
+		if r >= 0 && heard != nil {
+			s.heard[i] = heard[r]
+		}
 	}
 	for i, st := range m.spec.State {
 		dims, err := resolveShape(st.Shape, rows, m.spec.channels(), m.spec.Frame)

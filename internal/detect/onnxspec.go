@@ -31,12 +31,15 @@ const (
 //
 // Shapes list dimensions as integers or the symbols "batch" (the number of
 // rows: speakers), "channels" (1 per-speaker, 2 speaker-vs-rest) and "frame".
-// The audio tensor is float32, laid out row by row, channel by channel.
+// The audio tensor is float32, laid out row by row, channel by channel:
+// each channel's window of samples, or with a FrontEnd what the host
+// computes from it (Whisper's log-mel features, normalised samples).
 type OnnxSpec struct {
 	SampleRate    int            `yaml:"sample_rate" json:"sample_rate"`
 	Frame         int            `yaml:"frame" json:"frame"`
 	Hop           int            `yaml:"hop" json:"hop"`
 	ChannelLayout string         `yaml:"channel_layout" json:"channel_layout"`
+	FrontEnd      *FrontEndSpec  `yaml:"front_end,omitempty" json:"front_end,omitempty"`
 	Audio         TensorSpec     `yaml:"audio" json:"audio"`
 	State         []StateSpec    `yaml:"state,omitempty" json:"state,omitempty"`
 	Constants     []ConstantSpec `yaml:"constants,omitempty" json:"constants,omitempty"`
@@ -88,7 +91,11 @@ func (o *OnnxSpec) check() error {
 	if o.Audio.Name == "" {
 		return errors.New("audio.name is empty")
 	}
-	if err := checkAudioShape(o.Audio.Shape); err != nil {
+	if o.FrontEnd != nil {
+		if err := o.FrontEnd.check(o); err != nil {
+			return err
+		}
+	} else if err := checkAudioShape(o.Audio.Shape); err != nil {
 		return fmt.Errorf("audio.shape: %w", err)
 	}
 	names := map[string]string{o.Audio.Name: "audio"}
@@ -101,6 +108,11 @@ func (o *OnnxSpec) check() error {
 		}
 		names[name] = what
 		return nil
+	}
+	if o.FrontEnd != nil && o.FrontEnd.AttentionMask != "" {
+		if err := claim(o.FrontEnd.AttentionMask, "front_end.attention_mask"); err != nil {
+			return err
+		}
 	}
 	outputs := map[string]bool{}
 	for i := range o.State {
