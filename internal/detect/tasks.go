@@ -122,12 +122,17 @@ func (s *Scores) Tracks(t floor.Task) [][]float64 {
 }
 
 // keepTasks drops the tracks of every task not in tasks.
-func (s *Scores) keepTasks(tasks []floor.Task) {
+func (s *Scores) keepTasks(tasks []floor.Task) { dropUnscored(tasks, &s.EOT, &s.INT) }
+
+// dropUnscored sets the EOT or INT scores of a task not in tasks to nil:
+// whole tracks (Scores) or one frame (StreamFrame) alike.
+func dropUnscored[T any](tasks []floor.Task, eot, intr *T) {
+	var none T
 	if !slices.Contains(tasks, floor.TaskEOT) {
-		s.EOT = nil
+		*eot = none
 	}
 	if !slices.Contains(tasks, floor.TaskINT) {
-		s.INT = nil
+		*intr = none
 	}
 }
 

@@ -34,8 +34,8 @@ onnx:
 
 // An onnx model of an eot output alone (Smart Turn, Turn-1-Mini) is an
 // EOT-only system: it scores EOT, its detector gives no INT track at all
-// (not a copy, not zeros), and its model output maps to the same. The
-// same holds for an int output alone.
+// (not a copy, not zeros), and its stream and its model output mapped give
+// the same. The same holds for an int output alone.
 func TestOnnxOfOneScoreRoleScoresOneTask(t *testing.T) {
 	model := writeProbeModel(t, 480)
 	for _, c := range []struct {
@@ -75,6 +75,20 @@ func TestOnnxOfOneScoreRoleScoresOneTask(t *testing.T) {
 					if want := 1 / (1 + math.Exp(-0.5*float64(i+1))); math.Abs(v-want) > 1e-6 {
 						t.Fatalf("frame %d: EOT %v, want %v", i, v, want)
 					}
+				}
+			}
+			st, err := s.OpenStream(rt, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			frames, err := st.Push(conv.Channels)
+			if err != nil || len(frames) != 150 {
+				t.Fatalf("stream: %d frames, %v", len(frames), err)
+			}
+			for i, f := range frames {
+				if (f.EOT == nil) != (got.EOT == nil) || (f.INT == nil) != (got.INT == nil) || f.EOT != nil && f.EOT[1] != got.EOT[1][i] || f.INT != nil && f.INT[1] != got.INT[1][i] {
+					t.Fatalf("stream frame %d: %+v, unlike the detector's", i, f)
 				}
 			}
 			m, err := s.OpenModel(rt)
