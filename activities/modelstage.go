@@ -213,8 +213,9 @@ type FloorInput struct {
 // MapFloor is a system's floor stage: for each conversation of the batch
 // it reads the model output stored under the system's ModelHash, maps it
 // to the tracks of the tasks the system scores (detect.System.MapOutput)
-// and stores them as Infer does, the last task last. Conversations whose tracks are stored are skipped. It
-// reads no audio and runs no model, so it runs on the cpu queue.
+// and stores them as Infer does, the last task last. Conversations whose
+// tracks are stored are skipped. It reads no audio and runs no model, so
+// it runs on the cpu queue.
 func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
 	defer invalidKey(&err)
 	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)

@@ -380,9 +380,10 @@ func isSHA256(s string) bool {
 // LocalFiles are the files of the submitting machine a system reads, by
 // role: "model" for a model the spec names, and for the external family
 // each of ProbsFileNames of a task it scores (all of them where its tasks
-// cannot be told, so that the upload names the missing one). A sweep uploads them, so a worker needs none of
-// the submitter's paths (UseFile puts its copies in their place). The
-// Silero model the setup installs is every worker's own and is not listed.
+// cannot be told, so that the upload names the missing one). A sweep
+// uploads them, so a worker needs none of the submitter's paths (UseFile
+// puts its copies in their place). The Silero model the setup installs is
+// every worker's own and is not listed.
 func (s *System) LocalFiles(rt Runtime) map[string]string {
 	out := map[string]string{}
 	if s.family.Model && s.model.Path != "" {
