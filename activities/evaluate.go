@@ -87,7 +87,9 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, 
 			return "", err
 		}
 	}
-	for _, task := range floor.Tasks {
+	// A task the system does not score has no tracks and no result: it is
+	// absent from the evaluation, not scored empty.
+	for _, task := range in.System.ScoredTasks() {
 		for split, gold := range map[string]*floor.GoldSet{"dev": c.Dev, "test": c.Test} {
 			p, err := a.loadTracks(ctx, in.System.Hash, in.Corpus.Hash, gold, task)
 			if err != nil {

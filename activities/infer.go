@@ -15,9 +15,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/sweep"
 )
 
@@ -70,20 +68,15 @@ func ModelBatch(n, concurrency int) int {
 }
 
 // Infer runs a detector over a batch of conversations (docs/architecture.md#detectors) and
-// stores each one's EOT and INT tracks. The INT file is written last and
-// checked first, so a stored INT file means both are there, and a retried
-// batch resumes after the conversations already done.
+// stores each one's tracks of the tasks the system scores (EOT and INT, or
+// the one of an EOT-only or INT-only system). The last task's file is
+// written last and checked first, so a stored one means all are there,
+// and a retried batch resumes after the conversations already done.
 func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
 	defer invalidKey(&err)
-	var todo []string
-	for _, conv := range in.batch() {
-		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
-		if err != nil {
-			return err
-		}
-		if !done {
-			todo = append(todo, conv)
-		}
+	todo, err := a.tracksToDo(ctx, in.System, in.Corpus, in.batch())
+	if err != nil {
+		return err
 	}
 	if len(todo) == 0 {
 		return nil
@@ -152,7 +145,7 @@ func (a *Activities) inferOne(ctx context.Context, in InferInput, c *corpus.Corp
 	if err != nil {
 		return fmt.Errorf("system %s on %s: %w", in.System.Name, id, err)
 	}
-	return a.putTracks(ctx, in.System.Hash, in.Corpus.Hash, id, scores)
+	return a.putTracks(ctx, in.System, in.Corpus.Hash, id, scores)
 }
 
 // materialise copies one conversation's channels of a stored corpus into

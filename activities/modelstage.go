@@ -212,9 +212,10 @@ type FloorInput struct {
 
 // MapFloor is a system's floor stage: for each conversation of the batch
 // it reads the model output stored under the system's ModelHash, maps it
-// to EOT and INT tracks (detect.System.MapOutput) and stores them as Infer
-// does, INT last. Conversations whose tracks are stored are skipped. It
-// reads no audio and runs no model, so it runs on the cpu queue.
+// to the tracks of the tasks the system scores (detect.System.MapOutput)
+// and stores them as Infer does, the last task last. Conversations whose
+// tracks are stored are skipped. It reads no audio and runs no model, so
+// it runs on the cpu queue.
 func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
 	defer invalidKey(&err)
 	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
@@ -222,14 +223,11 @@ func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
 		return badInput("system %s: %v", in.System.Name, err)
 	}
 	sys.Name = in.System.Name
-	for _, conv := range in.Conversations {
-		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
-		if err != nil {
-			return err
-		}
-		if done {
-			continue
-		}
+	todo, err := a.tracksToDo(ctx, in.System, in.Corpus, in.Conversations)
+	if err != nil {
+		return err
+	}
+	for _, conv := range todo {
 		out, err := a.modelOutput(ctx, in, conv)
 		if err != nil {
 			return err
@@ -238,7 +236,7 @@ func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
 		if err != nil {
 			return badInput("system %s on %s: %v", in.System.Name, conv, err)
 		}
-		if err := a.putTracks(ctx, in.System.Hash, in.Corpus.Hash, conv, scores); err != nil {
+		if err := a.putTracks(ctx, in.System, in.Corpus.Hash, conv, scores); err != nil {
 			return err
 		}
 	}
@@ -264,22 +262,50 @@ func (a *Activities) modelOutput(ctx context.Context, in FloorInput, conv string
 	return out, nil
 }
 
-// putTracks stores a conversation's EOT and INT tracks, INT last: a stored
-// INT track means both are there.
-func (a *Activities) putTracks(ctx context.Context, systemHash, corpusHash, id string, scores *detect.Scores) error {
-	for _, t := range []struct {
-		task   floor.Task
-		tracks [][]float64
-	}{{floor.TaskEOT, scores.EOT}, {floor.TaskINT, scores.INT}} {
+// putTracks stores a conversation's tracks of the tasks the system scores,
+// in floor.Tasks order (INT last): a stored track of its last task means
+// all are there. A detector that gives no track of a task the system
+// scores, or one of a task it does not, is a bad system.
+func (a *Activities) putTracks(ctx context.Context, sys sweep.SystemRef, corpusHash, id string, scores *detect.Scores) error {
+	tasks := sys.ScoredTasks()
+	for _, task := range floor.Tasks {
+		tracks := scores.Tracks(task)
+		switch scored := slices.Contains(tasks, task); {
+		case scored && tracks == nil:
+			return badInput("system %s on %s: its detector gave no %s tracks; the system scores %v", sys.Name, id, task, tasks)
+		case !scored && tracks != nil:
+			return badInput("system %s on %s: its detector gave %s tracks; the system scores %v only", sys.Name, id, task, tasks)
+		case !scored:
+			continue
+		}
 		var buf bytes.Buffer
-		p := &score.ProbsFile{Task: t.task, FrameRate: scores.FrameRate,
-			Conversations: []score.ConversationProbs{{ID: id, Speakers: t.tracks}}}
+		p := &score.ProbsFile{Task: task, FrameRate: scores.FrameRate,
+			Conversations: []score.ConversationProbs{{ID: id, Speakers: tracks}}}
 		if err := score.WriteProbs(&buf, p); err != nil {
 			return err
 		}
-		if err := a.Store.Put(ctx, keys.Track(systemHash, corpusHash, id, t.task), &buf); err != nil {
+		if err := a.Store.Put(ctx, keys.Track(sys.Hash, corpusHash, id, task), &buf); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// tracksToDo are the conversations of convs whose tracks are not all
+// stored: those without the track of the system's last task, which
+// putTracks writes last.
+func (a *Activities) tracksToDo(ctx context.Context, sys sweep.SystemRef, plan CorpusPlan, convs []string) ([]string, error) {
+	tasks := sys.ScoredTasks()
+	last := tasks[len(tasks)-1]
+	var todo []string
+	for _, conv := range convs {
+		done, err := store.Exists(ctx, a.Store, keys.Track(sys.Hash, plan.Hash, conv, last))
+		if err != nil {
+			return nil, err
+		}
+		if !done {
+			todo = append(todo, conv)
+		}
+	}
+	return todo, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/score"
 )
 
 func init() { subcommands = append(subcommands, newDetectCommand) }
@@ -147,15 +148,21 @@ func runDetect(cmd *cobra.Command, o detectOptions) error {
 	if err := detect.WriteProbsFiles(o.out, eot, intr); err != nil {
 		return err
 	}
-	eotPath, intPath := filepath.Join(o.out, detect.ProbsFileNames[0]), filepath.Join(o.out, detect.ProbsFileNames[1])
+	// An EOT-only or INT-only system writes the file of its task alone.
+	var paths []string
+	for i, p := range []*score.ProbsFile{eot, intr} {
+		if p != nil {
+			paths = append(paths, filepath.Join(o.out, detect.ProbsFileNames[i]))
+		}
+	}
 	if o.output == "json" {
-		files, err := writtenFiles(eotPath, intPath)
+		files, err := writtenFiles(paths...)
 		if err != nil {
 			return err
 		}
 		return writeJSON(cmd.OutOrStdout(), detectResult{sys.Name, hash, o.corpus, o.split, src.Count, files})
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s (%s): %d conversations -> %s, %s\n", sys.Name, hash[:12], src.Count, eotPath, intPath)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s (%s): %d conversations -> %s\n", sys.Name, hash[:12], src.Count, strings.Join(paths, ", "))
 	return nil
 }
 

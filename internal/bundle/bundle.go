@@ -149,6 +149,12 @@ func Build(meta Meta, parts Parts, created string) ([]File, *Results, error) {
 	}
 	files = append(files, figures...)
 	for _, e := range evals {
+		// A submission holds both tasks: an EOT-only or INT-only system's
+		// would need an empty track of the other, so its committed
+		// predictions stay in results.json alone.
+		if len(e.Tasks) < len(floor.Tasks) {
+			continue
+		}
 		for _, t := range e.Tasks {
 			if t.Predictions != nil && t.Task == floor.TaskEOT {
 				files = append(files, File{fmt.Sprintf("predictions/%s/%s.json", store.SafeName(e.Corpus), store.SafeName(e.System)), submission(e)})

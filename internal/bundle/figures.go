@@ -89,6 +89,12 @@ func corpusEvaluations(res *Results, corpus string) []evaluate.Evaluation {
 	return out
 }
 
+// scored says whether some evaluation of res scores task: a bundle of
+// EOT-only systems draws no INT panel.
+func scored(res *Results, task floor.Task) bool {
+	return slices.ContainsFunc(res.Evaluations, func(e evaluate.Evaluation) bool { return taskOf(e, task) != nil })
+}
+
 func taskOf(e evaluate.Evaluation, task floor.Task) *evaluate.TaskResult {
 	for i := range e.Tasks {
 		if e.Tasks[i].Task == task {
@@ -338,6 +344,9 @@ func simToReal(res *Results, styles map[string]int) figure.Figure {
 	}
 	slices.Sort(systems)
 	for _, task := range floor.Tasks {
+		if !scored(res, task) {
+			continue // every system scores the other task alone
+		}
 		for _, recall := range []bool{true, false} {
 			metric := "fp_rate"
 			if recall {

@@ -54,7 +54,8 @@ func (d *audioDetector) Detect(ctx context.Context, c *Conversation) (*Scores, e
 func (d *audioDetector) Close() error { return d.model.close() }
 
 // mapOutput is the floor stage over a whole conversation: the model's
-// output on the grid, each frame scored by the floor mapping.
+// output on the grid, each frame scored by the floor mapping, with the
+// tracks of the tasks its outputs score (tasksOfRoles) only.
 func mapOutput(out *ModelOutput, mapping FloorMapping, fps float64) *Scores {
 	speakers := out.Speakers()
 	sc := newScorer(modelOutputs{hop: out.Hop, roles: out.Roles}, mapping, speakers, fps)
@@ -66,6 +67,7 @@ func mapOutput(out *ModelOutput, mapping FloorMapping, fps float64) *Scores {
 			s.EOT[k][i], s.INT[k][i] = eot[k], intr[k]
 		}
 	})
+	s.keepTasks(tasksOfRoles(out.Roles))
 	return s
 }
 

@@ -93,6 +93,17 @@
 // onnx models may instead output EOT or INT scores directly (roles eot and
 // int); those are placed on the grid the same way and used as they are.
 //
+// # Tasks
+//
+// A system scores both tasks or one (System.Tasks, docs/protocol.md#one-task-systems):
+// a voice activity output gives both through the floor mapping; without
+// one, an onnx model scores the tasks of its direct outputs, so a model of
+// an eot output alone (Smart Turn, Turn-1-Mini) is EOT-only; an external
+// system scores the tasks whose probability file it reads (those its
+// spec's tasks field claims, else those in its folder). The tracks of a
+// task a system does not score are nil in its Scores: never zeros, never a
+// copy of the other task's, so that nothing downstream ranks them.
+//
 // # Stages
 //
 // Every family that scores audio runs in two stages. The model stage turns
@@ -164,7 +175,8 @@
 // provider and, where the provider library or a GPU is missing, logs a
 // warning and runs on the CPU. ProbsFiles runs a Detector over a Source of
 // conversations and WriteProbsFiles writes probs-eot.json and
-// probs-int.json (docs/formats.md#probability-files) only once both are complete.
+// probs-int.json (docs/formats.md#probability-files), or the one of a
+// one-task system, only once all are complete.
 //
 // Size: about 3,800 lines, on purpose one package. Every family (rms,
 // webrtcvad, silero, onnx, external) implements the same contract (Family,

@@ -21,37 +21,46 @@ var externalParams = []Param{
 // externalDetector passes on score tracks made elsewhere. Their causality is
 // the producer's responsibility; what is checked here is that every
 // conversation is present with one track per channel on the right grid.
+// tracks holds the tasks the system scores (System.Tasks) only.
 type externalDetector struct {
-	fps                  float64
-	eotTracks, intTracks map[string][][]float64
+	fps    float64
+	tasks  []floor.Task
+	tracks map[floor.Task]map[string][][]float64
 }
 
 func openExternal(s *System, rt Runtime) (Detector, error) {
 	dir := s.resolve(s.values["dir"].(string), rt)
-	d := &externalDetector{}
-	for i, task := range []floor.Task{floor.TaskEOT, floor.TaskINT} {
-		p, err := score.ReadProbs(filepath.Join(dir, ProbsFileNames[i]), rt.Limits.OrDefault())
+	tasks, err := s.externalTasks(rt)
+	if err != nil {
+		return nil, err
+	}
+	d := &externalDetector{tasks: tasks, tracks: map[floor.Task]map[string][][]float64{}}
+	first := ""
+	for _, task := range tasks {
+		name := probsFileName(task)
+		p, err := score.ReadProbs(filepath.Join(dir, name), rt.Limits.OrDefault())
 		if err != nil {
 			return nil, fmt.Errorf("external: %w", err)
 		}
 		if p.Task != task {
-			return nil, fmt.Errorf("external: %s holds task %s", ProbsFileNames[i], p.Task)
+			return nil, fmt.Errorf("external: %s holds task %s", name, p.Task)
 		}
-		if i > 0 && p.FrameRate != d.fps {
-			return nil, fmt.Errorf("external: %s is at %g Hz, %s at %g Hz; both must share one grid", ProbsFileNames[0], d.fps, ProbsFileNames[1], p.FrameRate)
+		if first != "" && p.FrameRate != d.fps {
+			return nil, fmt.Errorf("external: %s is at %g Hz, %s at %g Hz; both must share one grid", first, d.fps, name, p.FrameRate)
 		}
-		d.fps = p.FrameRate
+		first, d.fps = name, p.FrameRate
 		tracks := map[string][][]float64{}
 		for _, c := range p.Conversations {
 			tracks[c.ID] = c.Speakers
 		}
-		if task == floor.TaskEOT {
-			d.eotTracks = tracks
-		} else {
-			d.intTracks = tracks
-		}
+		d.tracks[task] = tracks
 	}
 	return d, nil
+}
+
+// probsFileName is the probability file of task t (ProbsFileNames).
+func probsFileName(t floor.Task) string {
+	return ProbsFileNames[slices.Index(floor.Tasks, t)]
 }
 
 func (d *externalDetector) Detect(_ context.Context, c *Conversation) (*Scores, error) {
@@ -60,23 +69,26 @@ func (d *externalDetector) Detect(_ context.Context, c *Conversation) (*Scores, 
 	}
 	s := &Scores{FrameRate: d.fps}
 	frames := frameCount(c.Duration, d.fps)
-	for _, t := range []struct {
-		name   string
-		tracks map[string][][]float64
-		dst    *[][]float64
-	}{{"eot", d.eotTracks, &s.EOT}, {"int", d.intTracks, &s.INT}} {
-		tracks, ok := t.tracks[c.ID]
+	for _, task := range d.tasks {
+		name := probsFileName(task)
+		tracks, ok := d.tracks[task][c.ID]
 		if !ok {
-			return nil, fmt.Errorf("external: conversation %q is not in probs-%s.json", c.ID, t.name)
+			return nil, fmt.Errorf("external: conversation %q is not in %s", c.ID, name)
 		}
 		if len(tracks) != len(c.Channels) {
-			return nil, fmt.Errorf("external: conversation %q has %d speakers, probs-%s.json has %d tracks", c.ID, len(c.Channels), t.name, len(tracks))
+			return nil, fmt.Errorf("external: conversation %q has %d speakers, %s has %d tracks", c.ID, len(c.Channels), name, len(tracks))
 		}
+		out := make([][]float64, len(tracks))
 		for k, tr := range tracks {
 			if len(tr) != frames {
-				return nil, fmt.Errorf("external: conversation %q speaker_%d in probs-%s.json has %d frames, expected %d", c.ID, k+1, t.name, len(tr), frames)
+				return nil, fmt.Errorf("external: conversation %q speaker_%d in %s has %d frames, expected %d", c.ID, k+1, name, len(tr), frames)
 			}
-			*t.dst = append(*t.dst, slices.Clone(tr))
+			out[k] = slices.Clone(tr)
+		}
+		if task == floor.TaskEOT {
+			s.EOT = out
+		} else {
+			s.INT = out
 		}
 	}
 	return s, nil

@@ -173,8 +173,10 @@ func (o *OnnxSpec) check() error {
 			return fmt.Errorf("%s.index must be >= 0", what)
 		}
 	}
-	if !roles[RoleActivity] && !(roles[RoleEOT] && roles[RoleINT]) {
-		return errors.New("scores: need an activity output, or both eot and int outputs")
+	// An activity output scores both tasks; eot or int alone, one
+	// (tasksOfRoles): the system is EOT-only or INT-only.
+	if len(roles) == 0 {
+		return errors.New("scores: no scoring output; give one with role activity (both tasks), eot or int")
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -19,8 +20,9 @@ type Source struct {
 }
 
 // ProbsFiles runs d over every conversation of src and collects the score
-// tracks as the EOT and INT probability files (docs/formats.md#probability-files). progress, when
-// not nil, is called after each conversation.
+// tracks as the EOT and INT probability files (docs/formats.md#probability-files); the file of a task the
+// detector does not score (its tracks are nil) is nil. progress, when not
+// nil, is called after each conversation.
 func ProbsFiles(ctx context.Context, d Detector, src Source, progress func()) (eot, intr *score.ProbsFile, err error) {
 	eot = &score.ProbsFile{Task: floor.TaskEOT}
 	intr = &score.ProbsFile{Task: floor.TaskINT}
@@ -35,9 +37,18 @@ func ProbsFiles(ctx context.Context, d Detector, src Source, progress func()) (e
 		}
 		if i == 0 {
 			eot.FrameRate, intr.FrameRate = s.FrameRate, s.FrameRate
+			if s.EOT == nil {
+				eot = nil
+			}
+			if s.INT == nil {
+				intr = nil
+			}
 		}
-		eot.Conversations = append(eot.Conversations, score.ConversationProbs{ID: c.ID, Speakers: s.EOT})
-		intr.Conversations = append(intr.Conversations, score.ConversationProbs{ID: c.ID, Speakers: s.INT})
+		for _, p := range []*score.ProbsFile{eot, intr} {
+			if p != nil {
+				p.Conversations = append(p.Conversations, score.ConversationProbs{ID: c.ID, Speakers: s.Tracks(p.Task)})
+			}
+		}
 		if progress != nil {
 			progress()
 		}
@@ -45,38 +56,54 @@ func ProbsFiles(ctx context.Context, d Detector, src Source, progress func()) (e
 	return eot, intr, nil
 }
 
-// WriteProbsFiles writes probs-eot.json and probs-int.json into dir. Both
-// are written to temporary files first and renamed into place only when
-// both are complete, so a failure leaves no partial output behind.
+// WriteProbsFiles writes probs-eot.json and probs-int.json into dir, or the
+// one of the task a system scores where the other file is nil; a stale
+// file of a task not scored is removed, so the folder read as an external
+// system scores what this one does. The files are written to temporary
+// files first and renamed into place only when all are complete, so a
+// failure leaves no partial output behind.
 func WriteProbsFiles(dir string, eot, intr *score.ProbsFile) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var temps []string
+	files := []*score.ProbsFile{eot, intr}
+	temps := make([]string, len(files))
 	defer func() {
 		for _, t := range temps {
-			os.Remove(t)
+			if t != "" {
+				os.Remove(t)
+			}
 		}
 	}()
-	for _, p := range []*score.ProbsFile{eot, intr} {
+	for i, p := range files {
+		if p == nil {
+			continue
+		}
 		f, err := os.CreateTemp(dir, ".probs-*.tmp")
 		if err != nil {
 			return err
 		}
-		temps = append(temps, f.Name())
+		temps[i] = f.Name()
 		// CreateTemp makes the file private; the output is an ordinary file.
 		if err := errors.Join(f.Chmod(0o644), score.WriteProbs(f, p), f.Close()); err != nil {
 			return fmt.Errorf("write %s probabilities: %w", p.Task, err)
 		}
 	}
 	for i, name := range ProbsFileNames {
-		if err := os.Rename(temps[i], filepath.Join(dir, name)); err != nil {
-			if i == 1 {
+		path := filepath.Join(dir, name)
+		if temps[i] == "" {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+			continue
+		}
+		if err := os.Rename(temps[i], path); err != nil {
+			if i == 1 && files[0] != nil {
 				os.Remove(filepath.Join(dir, ProbsFileNames[0]))
 			}
 			return err
 		}
+		temps[i] = ""
 	}
-	temps = nil
 	return nil
 }

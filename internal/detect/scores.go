@@ -3,7 +3,8 @@ package detect
 import "context"
 
 // Scores are one conversation's score tracks: EOT[k] and INT[k] belong to
-// speaker k+1 and hold one value in [0, 1] per grid frame.
+// speaker k+1 and hold one value in [0, 1] per grid frame. The tracks of a
+// task the system does not score (System.Tasks) are nil.
 type Scores struct {
 	FrameRate float64
 	EOT       [][]float64

@@ -3,10 +3,12 @@ package detect
 import (
 	"errors"
 	"fmt"
+
+	"github.com/floorbench/floorbench/internal/floor"
 )
 
 // StreamFrame is one output frame of a stream: per speaker, the EOT and INT
-// score.
+// score; nil for a task the system does not score (System.Tasks).
 type StreamFrame struct{ EOT, INT []float64 }
 
 // Stream is a detector fed audio as it arrives (package documentation,
@@ -43,7 +45,8 @@ func (s *System) OpenStream(rt Runtime, speakers int) (Stream, error) {
 		d.Close()
 		return nil, err
 	}
-	return &audioStream{detector: d, run: run, scorer: newScorer(d.model.outputs(), d.mapping, speakers, d.fps)}, nil
+	out := d.model.outputs()
+	return &audioStream{detector: d, run: run, scorer: newScorer(out, d.mapping, speakers, d.fps), tasks: tasksOfRoles(out.roles)}, nil
 }
 
 // audioStream is a Stream of an audio detector. A push that fails in the
@@ -53,6 +56,7 @@ type audioStream struct {
 	detector *audioDetector
 	run      modelRun
 	scorer   *scorer
+	tasks    []floor.Task // the tasks the model's outputs score
 	broken   error
 	closed   bool
 }
@@ -102,6 +106,7 @@ func (s *audioStream) frames() []StreamFrame {
 		out[i] = StreamFrame{EOT: at[:n:n], INT: at[n : 2*n : 2*n]}
 		copy(out[i].EOT, eot)
 		copy(out[i].INT, intr)
+		dropUnscored(s.tasks, &out[i].EOT, &out[i].INT)
 	}
 	return out
 }

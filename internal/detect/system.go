@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
@@ -34,6 +35,9 @@ type specFile struct {
 	Params map[string]any `yaml:"params,omitempty"`
 	Model  *ModelRef      `yaml:"model,omitempty"`
 	ONNX   *OnnxSpec      `yaml:"onnx,omitempty"`
+	// Tasks claims the tasks the system scores (System.Tasks); absent, they
+	// follow from the family, the onnx score roles or the external files.
+	Tasks []string `yaml:"tasks,omitempty"`
 }
 
 // System is a detector family with every parameter set: what a spec file or
@@ -45,6 +49,8 @@ type System struct {
 	values values
 	model  ModelRef
 	onnx   *OnnxSpec
+	// tasks are the tasks the spec claims (nil: not claimed); see Tasks.
+	tasks []floor.Task
 	// dir is the spec's folder; relative paths in the spec start there.
 	dir string
 }
@@ -138,6 +144,14 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		}
 		s.onnx = spec.ONNX
 	}
+	if spec.Tasks != nil {
+		if s.tasks, err = parseTasks(spec.Tasks); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.checkDeclaredTasks(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -145,6 +159,9 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 // ParseSystem reads it back as the same system.
 func (s *System) SpecYAML() ([]byte, error) {
 	spec := specFile{Name: s.Name, Family: s.family.Name, Params: s.Params(), ONNX: s.onnx}
+	for _, t := range s.tasks {
+		spec.Tasks = append(spec.Tasks, string(t))
+	}
 	if s.model != (ModelRef{}) {
 		m := s.model
 		spec.Model = &m
@@ -307,7 +324,14 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 		n.Files["model"] = sum
 	}
 	if s.family.Name == "external" {
-		for _, name := range ProbsFileNames {
+		// An external system's tasks are its files: only those it reads
+		// are hashed, so an EOT-only system differs from a both-task one
+		// by what it computes and nothing else.
+		names, err := s.externalFiles(rt)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
 			sum, err := inputSHA256(filepath.Join(s.resolve(s.values["dir"].(string), rt), name), rt.Limits)
 			if err != nil {
 				return nil, fmt.Errorf("hash external input: %w", err)
@@ -355,9 +379,11 @@ func isSHA256(s string) bool {
 
 // LocalFiles are the files of the submitting machine a system reads, by
 // role: "model" for a model the spec names, and for the external family
-// each of ProbsFileNames. A sweep uploads them, so a worker needs none of
-// the submitter's paths (UseFile puts its copies in their place). The
-// Silero model the setup installs is every worker's own and is not listed.
+// each of ProbsFileNames of a task it scores (all of them where its tasks
+// cannot be told, so that the upload names the missing one). A sweep
+// uploads them, so a worker needs none of the submitter's paths (UseFile
+// puts its copies in their place). The Silero model the setup installs is
+// every worker's own and is not listed.
 func (s *System) LocalFiles(rt Runtime) map[string]string {
 	out := map[string]string{}
 	if s.family.Model && s.model.Path != "" {
@@ -365,7 +391,11 @@ func (s *System) LocalFiles(rt Runtime) map[string]string {
 	}
 	if s.family.Name == "external" {
 		dir := s.resolve(s.values["dir"].(string), rt)
-		for _, name := range ProbsFileNames {
+		names, err := s.externalFiles(rt)
+		if err != nil {
+			names = ProbsFileNames
+		}
+		for _, name := range names {
 			out[name] = filepath.Join(dir, name)
 		}
 	}

@@ -1,6 +1,9 @@
 package sweep
 
-import "github.com/floorbench/floorbench/internal/spec"
+import (
+	"github.com/floorbench/floorbench/internal/floor"
+	"github.com/floorbench/floorbench/internal/spec"
+)
 
 // Input is a resolved sweep: the normalised spec with every local corpus
 // and system spec replaced by what workers need. SweepWorkflow takes it.
@@ -42,6 +45,20 @@ type SystemRef struct {
 	// (detect.System.ModelHash; "" for a system without one): systems
 	// with the same model hash share its stored outputs.
 	ModelHash string `json:",omitempty"`
+	// Tasks are the tasks of a system that scores one only
+	// (detect.System.Tasks): an EOT-only or INT-only system. Nil for a
+	// system of both tasks, so that its input (and the histories that hold
+	// it) stays as it was; ScoredTasks reads it.
+	Tasks []floor.Task `json:",omitempty"`
+}
+
+// ScoredTasks are the tasks the system scores, in floor.Tasks order: its
+// Tasks, or both.
+func (r SystemRef) ScoredTasks() []floor.Task {
+	if r.Tasks == nil {
+		return floor.Tasks
+	}
+	return r.Tasks
 }
 
 // Result names the bundle a sweep produced.

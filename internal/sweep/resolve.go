@@ -7,6 +7,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/version"
@@ -102,5 +103,12 @@ func resolveSystem(s *spec.System, rt detect.Runtime) (SystemRef, error) {
 		return ref, err
 	}
 	ref.Hash, ref.NeedsModel = hash, family.Model
+	tasks, err := sys.Tasks(rt)
+	if err != nil {
+		return ref, err
+	}
+	if len(tasks) < len(floor.Tasks) {
+		ref.Tasks = tasks
+	}
 	return ref, nil
 }
