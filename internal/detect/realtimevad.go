@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -296,19 +297,21 @@ func (d *realtimeVAD) listen(ctx context.Context, x []float32, frames int) (real
 		}
 		return realtimeAnswer{}, err
 	}
-	clock, err := proto.NewClock(d.ep.Rate)
-	if err != nil {
-		return realtimeAnswer{}, err
-	}
-	wait, cancel := clock.WithTimeout(ctx, proto.DefaultHandshakeTimeout)
+	// Wall time, not session time: an endpoint fed faster than real time
+	// may still be working through the audio when the clear arrives.
+	wait, cancel := context.WithTimeout(ctx, clearTimeout)
 	defer cancel()
 	defer context.AfterFunc(wait, stopRecv)()
 	r := <-got
 	if r.err != nil && ctx.Err() == nil && wait.Err() != nil {
-		return realtimeAnswer{}, fmt.Errorf("the %s did not answer input_audio_buffer.clear within %v", d.where, proto.DefaultHandshakeTimeout)
+		return realtimeAnswer{}, fmt.Errorf("the %s did not answer input_audio_buffer.clear within %v", d.where, clearTimeout)
 	}
 	return r.answer, r.err
 }
+
+// clearTimeout bounds the wait for an endpoint's answer to the clear, in
+// wall time.
+const clearTimeout = 30 * time.Second
 
 // listened is what collect returns.
 type listened struct {
