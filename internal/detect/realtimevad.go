@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"regexp"
 	"sync"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/names"
 )
 
 // RealtimeVADFamily is the family that scores a conversation with an
@@ -51,10 +51,12 @@ var realtimeVADParams = []Param{
 	{Name: "auth_header", Kind: KindText, Default: "", Run: true, Doc: "header that carries the credential (empty: Authorization: Bearer)"},
 }
 
+// The forms of realtime-vad's text parameters, as the agents' settings
+// take them.
 var (
-	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
-	headerName = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
-	modelName  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$`)
+	envName    = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)
+	headerName = names.MustForm("^[A-Za-z0-9!#$%&'*+.^_`|~-]+$", 128)
+	modelName  = names.MustForm(`^[A-Za-z0-9][A-Za-z0-9._:/-]*$`, 128)
 )
 
 // checkRealtimeVAD reports values a realtime-vad system cannot work with.
@@ -64,7 +66,7 @@ func checkRealtimeVAD(v values) error {
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return errors.New("parameter url: want a ws:// or wss:// URL without user, query or fragment (the credential goes in credential_env, the model in model)")
 	}
-	if !modelName.MatchString(v.string("model")) {
+	if !modelName.Match(v.string("model")) {
 		return errors.New("parameter model: want a model name (letters, digits and ._:/-, at most 128)")
 	}
 	if th := v.float("threshold"); !(th >= 0 && th <= 1) {
@@ -81,10 +83,10 @@ func checkRealtimeVAD(v values) error {
 	if _, err := v.frameRate(); err != nil {
 		return err
 	}
-	if e := v.string("credential_env"); e != "" && !envName.MatchString(e) {
+	if e := v.string("credential_env"); e != "" && !envName.Match(e) {
 		return errors.New("parameter credential_env: want the name of an environment variable")
 	}
-	if h := v.string("auth_header"); h != "" && !headerName.MatchString(h) {
+	if h := v.string("auth_header"); h != "" && !headerName.Match(h) {
 		return errors.New("parameter auth_header: want an HTTP header name")
 	}
 	return nil
