@@ -212,6 +212,16 @@ func (a realtimeAnswer) check(frames int) error {
 	return nil
 }
 
+// parseAnswer reads a stored answer to a channel of frames 20 ms frames
+// and checks it as one that just arrived.
+func parseAnswer(data []byte, frames int) (realtimeAnswer, error) {
+	var a realtimeAnswer
+	if err := json.Unmarshal(data, &a); err != nil {
+		return realtimeAnswer{}, errors.New("not an answer of a realtime endpoint")
+	}
+	return a, a.check(frames)
+}
+
 // answer is the endpoint's answer to one channel: the stored one, or the
 // endpoint's, stored once it is complete.
 func (d *realtimeVAD) answer(ctx context.Context, x []float32) (realtimeAnswer, error) {
@@ -226,11 +236,8 @@ func (d *realtimeVAD) answer(ctx context.Context, x []float32) (realtimeAnswer, 
 			return realtimeAnswer{}, fmt.Errorf("read stored answer %s: %w", key, err)
 		}
 		if ok {
-			var a realtimeAnswer
-			if err := json.Unmarshal(data, &a); err != nil {
-				return realtimeAnswer{}, fmt.Errorf("stored answer %s is not an answer of a realtime endpoint", key)
-			}
-			if err := a.check(frames); err != nil {
+			a, err := parseAnswer(data, frames)
+			if err != nil {
 				return realtimeAnswer{}, fmt.Errorf("stored answer %s: %w", key, err)
 			}
 			return a, nil

@@ -398,3 +398,26 @@ func TestRealtimeVADHashCoversTheEndpointNotTheCredential(t *testing.T) {
 		}
 	}
 }
+
+// A stored answer is outside input: whatever its bytes, parseAnswer
+// returns an error or an answer whose every event is a speech event inside
+// the audio, and scores of it never panic.
+func FuzzParseAnswer(f *testing.F) {
+	f.Add([]byte(`{"events":[{"kind":"speech_started","ms":120},{"kind":"speech_stopped","ms":2030}]}`), 200)
+	f.Add([]byte(`{"events":[{"kind":"barge_in","ms":1}]}`), 1)
+	f.Add([]byte(`{"events":null}`), 0)
+	f.Fuzz(func(t *testing.T, data []byte, frames int) {
+		frames = min(max(frames, 0), 1000)
+		a, err := parseAnswer(data, frames)
+		if err != nil {
+			return
+		}
+		for _, e := range a.Events {
+			if e.Ms < 0 || e.Ms > int64(frames)*20+1 {
+				t.Fatalf("accepted %+v for %d frames", e, frames)
+			}
+		}
+		d := &realtimeVAD{fps: 100, intRule: intOverlap, onsetMs: 300}
+		d.scores([]realtimeAnswer{a, a}, frames*2)
+	})
+}

@@ -60,7 +60,8 @@ type Runtime struct {
 
 // AnswerCache keeps outside endpoints' answers by store key
 // (keys.ProviderAnswer): the key covers everything that decides the
-// answer, so a stored one is reused as it is.
+// answer, so a stored one is reused as it is. It is used by several
+// goroutines at once (the channels of a conversation).
 type AnswerCache interface {
 	// Get returns the answer stored under key; ok is false when there is
 	// none.
