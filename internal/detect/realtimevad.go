@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -292,14 +293,15 @@ func (d *realtimeVAD) listen(ctx context.Context, x []float32, frames int) (real
 	sendCtx, stopSend := context.WithCancel(ctx)
 	defer stopSend()
 	got := make(chan listened, 1)
+	var asked atomic.Bool // the clear is about to go out
 	go func() {
-		a, err := d.collect(recvCtx, sess, frames)
+		a, err := d.collect(recvCtx, sess, frames, &asked)
 		if err != nil {
 			stopSend()
 		}
 		got <- listened{a, err}
 	}()
-	if err := d.send(sendCtx, sess, clearer, x); err != nil {
+	if err := d.send(sendCtx, sess, clearer, x, &asked); err != nil {
 		stopRecv()
 		if r := <-got; r.err != nil && !errors.Is(r.err, context.Canceled) {
 			return realtimeAnswer{}, r.err
@@ -328,8 +330,8 @@ type listened struct {
 	err    error
 }
 
-// send sends the channel, then the clear.
-func (d *realtimeVAD) send(ctx context.Context, sess proto.Session, clearer proto.InputClearer, x []float32) error {
+// send sends the channel, then the clear, setting asked just before.
+func (d *realtimeVAD) send(ctx context.Context, sess proto.Session, clearer proto.InputClearer, x []float32, asked *atomic.Bool) error {
 	for i := 0; i < len(x); i += proto.FrameSamples {
 		frame := make([]float32, proto.FrameSamples)
 		copy(frame, x[i:min(i+proto.FrameSamples, len(x))])
@@ -337,13 +339,15 @@ func (d *realtimeVAD) send(ctx context.Context, sess proto.Session, clearer prot
 			return err
 		}
 	}
+	asked.Store(true)
 	return clearer.ClearInput(ctx)
 }
 
 // collect reads the session's outputs until the endpoint has cleared its
-// input, keeping the speech events; an error event from the endpoint, an
-// event without its time stamp or too many events end the session.
-func (d *realtimeVAD) collect(ctx context.Context, sess proto.Session, frames int) (realtimeAnswer, error) {
+// input as asked, keeping the speech events; an error event from the
+// endpoint, an event without its time stamp, too many events or a clear
+// nobody asked for end the session.
+func (d *realtimeVAD) collect(ctx context.Context, sess proto.Session, frames int, asked *atomic.Bool) (realtimeAnswer, error) {
 	var a realtimeAnswer
 	for {
 		o, err := sess.Recv(ctx)
@@ -365,6 +369,9 @@ func (d *realtimeVAD) collect(ctx context.Context, sess proto.Session, frames in
 		case proto.ProviderError:
 			return a, fmt.Errorf("the %s reported an error: %s: %s", d.where, e.Code, e.Message)
 		case proto.InputCleared:
+			if !asked.Load() {
+				return a, fmt.Errorf("%w: the %s cleared its input before the last frame was sent", proto.ErrProtocol, d.where)
+			}
 			return a, nil
 		}
 	}

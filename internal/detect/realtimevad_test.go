@@ -35,7 +35,7 @@ type fakeRealtime struct {
 	scripts map[int][]scriptedEvent
 	// fault, when set, is what the endpoint does instead of answering:
 	// "refuse" the session, "drop" the connection after the first
-	// append, send "garbage" or an "error" event.
+	// append, send "garbage", an "error" event or an "early clear".
 	fault string
 
 	mu            sync.Mutex
@@ -128,6 +128,9 @@ func (f *fakeRealtime) serve(w http.ResponseWriter, r *http.Request) {
 				continue
 			case "error":
 				send(map[string]any{"type": "error", "error": map[string]string{"code": "rate_limit_exceeded", "message": "slow down"}})
+				continue
+			case "early clear":
+				send(map[string]any{"type": "input_audio_buffer.cleared"})
 				continue
 			}
 			for len(script) > 0 && samples24*1000/24000 >= script[0].at {
@@ -351,6 +354,7 @@ func TestRealtimeVADFailsClearly(t *testing.T) {
 		{"error", "error", nil, "reported an error: rate_limit_exceeded"},
 		{"no time stamp", "", []scriptedEvent{{at: 100, typ: "input_audio_buffer.speech_started", omit: true}}, "without its time stamp"},
 		{"past the audio", "", []scriptedEvent{{at: 100, typ: "input_audio_buffer.speech_stopped", ms: 9000}}, "outside the 2000 ms of audio sent"},
+		{"early clear", "early clear", nil, "cleared its input before the last frame was sent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeRealtime(t, map[int][]scriptedEvent{1: tc.script})
