@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/names"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // RealtimeVADFamily is the family that scores a conversation with an
@@ -158,7 +159,8 @@ func openRealtimeVAD(s *System, rt Runtime) (Detector, error) {
 
 // Detect streams every channel to the endpoint at once, each in its own
 // session, or reads the answers stored for them, and turns the answers
-// into tracks.
+// into tracks. The first channel to fail stops the others; the error is
+// that channel's.
 func (d *realtimeVAD) Detect(ctx context.Context, c *Conversation) (*Scores, error) {
 	if err := c.check(); err != nil {
 		return nil, err
@@ -166,15 +168,27 @@ func (d *realtimeVAD) Detect(ctx context.Context, c *Conversation) (*Scores, err
 	channels := c.timeline()
 	answers := make([]realtimeAnswer, len(channels))
 	errs := make([]error, len(channels))
+	failed := -1
+	var mu sync.Mutex
+	run, stop := context.WithCancel(ctx)
+	defer stop()
 	var wg sync.WaitGroup
 	for k, x := range channels {
-		wg.Go(func() { answers[k], errs[k] = d.answer(ctx, x) })
+		wg.Go(func() {
+			answers[k], errs[k] = d.answer(run, x)
+			if errs[k] != nil {
+				mu.Lock()
+				if failed < 0 {
+					failed = k
+				}
+				mu.Unlock()
+				stop()
+			}
+		})
 	}
 	wg.Wait()
-	for k, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("%s: speaker_%d: %w", RealtimeVADFamily, k+1, err)
-		}
+	if failed >= 0 {
+		return nil, fmt.Errorf("%s: speaker_%d: %w", RealtimeVADFamily, failed+1, errs[failed])
 	}
 	return d.scores(answers, frameCount(c.Duration, d.fps)), nil
 }
@@ -204,7 +218,7 @@ func (a realtimeAnswer) check(frames int) error {
 	sent := int64(frames)*20 + 1 // the client's priming puts its audio 0.25 ms late
 	for i, e := range a.Events {
 		if e.Kind != proto.SpeechStarted && e.Kind != proto.SpeechStopped {
-			return fmt.Errorf("event %d is of kind %q, not a speech event", i, e.Kind)
+			return fmt.Errorf("event %d is of kind %s, not a speech event", i, redact.Name(string(e.Kind)))
 		}
 		if e.Ms < 0 || e.Ms > sent {
 			return fmt.Errorf("event %d (%s) is at %d ms, outside the %d ms of audio sent", i, e.Kind, e.Ms, frames*20)
