@@ -34,6 +34,11 @@ const (
 	// endpoint reports speech.
 	intOnset   = "onset"
 	intOverlap = "overlap"
+	// timingStamp: an event commits at its own time stamp, moved to the
+	// decision as the API defines it; timingArrival: at the audio sent
+	// when it arrived, as TurnBench's code stamps it.
+	timingStamp   = "stamp"
+	timingArrival = "arrival"
 )
 
 var realtimeVADParams = []Param{
@@ -48,6 +53,8 @@ var realtimeVADParams = []Param{
 	{Name: "rate", Kind: KindFloat, Default: 1.0, Doc: "playback rate of the audio sent: 1 is real time, at most 50 (an endpoint may answer otherwise when pushed faster)"},
 	{Name: "int_rule", Kind: KindString, Default: intOnset, Choices: []string{intOnset, intOverlap},
 		Doc: "onset: every speech_started is an INT (TurnBench's rule); overlap: only one while another speaker's endpoint reports speech"},
+	{Name: "timing", Kind: KindString, Default: timingStamp, Choices: []string{timingStamp, timingArrival},
+		Doc: "stamp: an event commits at its time stamp (audio_end_ms; audio_start_ms plus the prefix padding); arrival: at the audio sent when it arrived (TurnBench's code, at rate 1)"},
 	{Name: "frame_rate_hz", Kind: KindFloat, Default: 100.0, Doc: "frame rate of the score tracks"},
 	{Name: "credential_env", Kind: KindText, Default: "", Run: true, Doc: "environment variable holding the endpoint's credential (empty: none)"},
 	{Name: "auth_header", Kind: KindText, Default: "", Run: true, Doc: "header that carries the credential (empty: Authorization: Bearer)"},
@@ -103,6 +110,7 @@ type realtimeVAD struct {
 	request realtimeRequest
 	fps     float64
 	intRule string
+	timing  string
 	// onsetMs is how long after speech_started's audio_start_ms the
 	// endpoint decided: the prefix padding it includes (server_vad).
 	onsetMs int64
@@ -146,14 +154,18 @@ func openRealtimeVAD(s *System, rt Runtime) (Detector, error) {
 		vad.Eagerness = v.string("eagerness")
 	}
 	opts := proto.RealtimeOptions{Model: v.string("model"), TurnDetection: td, API: v.string("api"), VAD: vad}
+	// The endpoint gets the default handshake timeout in wall time, not
+	// session time: audio sent faster does not make it answer faster.
+	rate := v.float("rate")
 	ep := proto.Endpoint{Protocol: proto.RealtimeName, URL: v.string("url"), Credential: cred,
-		AuthHeader: v.string("auth_header"), Rate: v.float("rate"), Realtime: opts}
+		AuthHeader: v.string("auth_header"), Rate: rate, Realtime: opts,
+		HandshakeTimeout: time.Duration(float64(proto.DefaultHandshakeTimeout) * rate)}
 	return &realtimeVAD{
 		ep:    ep,
 		where: "realtime endpoint at " + ep.URL,
 		request: realtimeRequest{Family: RealtimeVADFamily, Version: s.family.Version, URL: ep.URL, Model: opts.Model,
 			API: opts.API, TurnDetection: td, VAD: vad, Rate: ep.Rate},
-		fps: v.float("frame_rate_hz"), intRule: v.string("int_rule"), onsetMs: onset, answers: rt.Answers,
+		fps: v.float("frame_rate_hz"), intRule: v.string("int_rule"), timing: v.string("timing"), onsetMs: onset, answers: rt.Answers,
 	}, nil
 }
 
@@ -202,10 +214,12 @@ type realtimeAnswer struct {
 }
 
 // vadEvent is one speech event: speech_started with its audio_start_ms,
-// or speech_stopped with its audio_end_ms.
+// or speech_stopped with its audio_end_ms, and the ms of audio the client
+// had sent when it arrived.
 type vadEvent struct {
-	Kind proto.EventKind `json:"kind"`
-	Ms   int64           `json:"ms"`
+	Kind    proto.EventKind `json:"kind"`
+	Ms      int64           `json:"ms"`
+	Arrived int64           `json:"arrived_ms"`
 }
 
 // check bounds an answer to a channel of frames 20 ms frames, as it came
@@ -222,6 +236,9 @@ func (a realtimeAnswer) check(frames int) error {
 		}
 		if e.Ms < 0 || e.Ms > sent {
 			return fmt.Errorf("event %d (%s) is at %d ms, outside the %d ms of audio sent", i, e.Kind, e.Ms, frames*20)
+		}
+		if e.Arrived < 0 || e.Arrived > int64(frames)*20 {
+			return fmt.Errorf("event %d (%s) arrived at %d ms, outside the %d ms of audio sent", i, e.Kind, e.Arrived, frames*20)
 		}
 	}
 	return nil
@@ -376,7 +393,10 @@ func (d *realtimeVAD) collect(ctx context.Context, sess proto.Session, frames in
 			if e.AgentMs < 0 {
 				return a, fmt.Errorf("%w: the %s sent %s without its time stamp", proto.ErrProtocol, d.where, e.Kind)
 			}
-			a.Events = append(a.Events, vadEvent{Kind: e.Kind, Ms: e.AgentMs})
+			// Input frame k goes out at (k+1)·20 ms of session time: the
+			// session time an event arrived at is the audio sent by then.
+			arrived := min(o.At.Milliseconds(), int64(frames)*20)
+			a.Events = append(a.Events, vadEvent{Kind: e.Kind, Ms: e.AgentMs, Arrived: arrived})
 			if err := a.check(frames); err != nil {
 				return a, fmt.Errorf("%w: the %s sent %v", proto.ErrProtocol, d.where, err)
 			}
@@ -394,8 +414,9 @@ func (d *realtimeVAD) collect(ctx context.Context, sess proto.Session, frames in
 // scores turns the answers into tracks by the rule of
 // docs/systems.md#provider-vad: a speech_stopped is an EOT of its speaker
 // at audio_end_ms; a speech_started is an INT at audio_start_ms plus the
-// prefix padding, under int_rule overlap only while another speaker's
-// endpoint reports speech. Each commits on the frame that ends first at or
+// prefix padding (timing arrival: each at the audio sent when it
+// arrived), under int_rule overlap only while another speaker's endpoint
+// reports speech. Each commits on the frame that ends first at or
 // after its time.
 func (d *realtimeVAD) scores(answers []realtimeAnswer, frames int) *Scores {
 	s := &Scores{FrameRate: d.fps, EOT: make([][]float64, len(answers)), INT: make([][]float64, len(answers))}
@@ -416,6 +437,9 @@ func (d *realtimeVAD) scores(answers []realtimeAnswer, frames int) *Scores {
 
 // commitMs is when the endpoint decided an event, in ms of the channel.
 func (d *realtimeVAD) commitMs(e vadEvent) int64 {
+	if d.timing == timingArrival {
+		return e.Arrived
+	}
 	if e.Kind == proto.SpeechStarted {
 		return e.Ms + d.onsetMs
 	}

@@ -284,6 +284,30 @@ func TestRealtimeVADTurnsSpeechEventsIntoPredictions(t *testing.T) {
 	if c, m := f.counts(); c != connections || m != messages {
 		t.Errorf("a rerun made %d connections and sent %d messages; want none", c-connections, m-messages)
 	}
+
+	// The stored answers hold when each event arrived: never before the
+	// audio the endpoint needed to send it. timing arrival reads them.
+	at := map[int64]int64{}
+	for _, script := range twoSpeakerScript {
+		for _, e := range script {
+			at[e.ms] = e.at
+		}
+	}
+	for key, data := range cache.data {
+		a, err := parseAnswer(data, 400)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		for _, e := range a.Events {
+			if e.Arrived < at[e.Ms]-1 {
+				t.Errorf("%s: %s of %d ms arrived at %d ms, before the %d ms of audio the endpoint sent it after", key, e.Kind, e.Ms, e.Arrived, at[e.Ms])
+			}
+		}
+	}
+	detectWith(t, realtimeVADSystem(t, f.url, "timing", "arrival"), rt, dcConversation(2, 8))
+	if c, _ := f.counts(); c != connections {
+		t.Errorf("timing arrival connected %d times; the stored answers hold the arrivals", c-connections)
+	}
 }
 
 func detectWith(t *testing.T, s *System, rt Runtime, c *Conversation) *Scores {
