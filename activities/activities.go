@@ -121,10 +121,12 @@ func (a *Activities) generativeBackends(c backend.Config) (*backend.Opened, erro
 	return o, nil
 }
 
-// runtime is a.Runtime bounded by a's limits.
+// runtime is a.Runtime bounded by a's limits, keeping endpoints' answers
+// in the store.
 func (a *Activities) runtime() detect.Runtime {
 	rt := a.Runtime
 	rt.Limits = a.limits()
+	rt.Answers = storedAnswers{a.Store}
 	return rt
 }
 

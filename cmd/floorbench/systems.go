@@ -22,8 +22,10 @@ func newSystemsCommand() *cobra.Command {
 parameter, its kind, its default, its stage and what it does. A model
 parameter changes the model's output; a floor parameter only how that
 output becomes scores, so systems that differ only in floor parameters
-share one model run (docs/architecture.md#detectors). Set parameters with
---param name=value or in the spec's params section.`,
+share one model run (docs/architecture.md#detectors). A run parameter
+(where a credential is found) says how a system runs and is not in its
+hash. Set parameters with --param name=value or in the spec's params
+section.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "json" {
@@ -49,12 +51,17 @@ func systemsText(w io.Writer, fams []detect.Family) error {
 		fmt.Fprintf(tw, "%s — %s%s\n", f.Name, f.Doc, model)
 		for _, p := range f.Params {
 			def := "required"
-			if p.Default != nil {
+			if p.Default == "" {
+				def = `""`
+			} else if p.Default != nil {
 				def = fmt.Sprint(p.Default)
 			}
 			stage := "-"
 			if p.Stage != "" {
 				stage = string(p.Stage)
+			}
+			if p.Run {
+				stage = "run (not hashed)"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, def, stage, p.Doc)
 		}

@@ -228,4 +228,5 @@ func ExampleFamilies() {
 	// silero-endpointer
 	// onnx
 	// external
+	// realtime-vad
 }

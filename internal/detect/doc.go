@@ -25,7 +25,11 @@
 //     normalised samples with an attention mask (Smart Turn v2),
 //     docs/formats.md#onnx-front-ends; floor_rule picks the gate
 //     (default) or the endpointer for voice activity outputs;
-//   - external: probability files made elsewhere, passed through unchanged.
+//   - external: probability files made elsewhere, passed through unchanged;
+//   - realtime-vad: an OpenAI-Realtime-compatible endpoint's own turn
+//     detection, each channel streamed to it, its speech_stopped and
+//     speech_started events as one-frame EOT and INT pulses, its answers
+//     kept through Runtime.Answers (docs/systems.md#provider-vad).
 //
 // A spec is YAML with the keys family, name (a label), params, model (path
 // and sha256; ${FLOORBENCH_TOOLS} in the path is the tools folder, relative

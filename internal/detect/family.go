@@ -29,6 +29,9 @@ type Family struct {
 	mapping func(v values) (FloorMapping, error)
 	// silero says the model is Silero VAD, installed by the setup.
 	silero bool
+	// check reports parameter values the family cannot work with, beyond
+	// their kinds (nil: none).
+	check func(v values) error
 }
 
 // ModelStage is the first stage of a family that scores audio (package
@@ -76,6 +79,8 @@ func Families() []Family {
 			Params: slices.Concat(gridParams, ruleParams), Model: true, ModelStage: onnxStage, mapping: ruleMapping},
 		{Name: "external", Version: 1, Doc: "probs-eot.json and probs-int.json made elsewhere",
 			Params: externalParams, open: openExternal},
+		{Name: RealtimeVADFamily, Version: 1, Doc: "an OpenAI-Realtime-compatible endpoint's own turn detection (server_vad or semantic_vad), its speech events as EOT and INT",
+			Params: realtimeVADParams, open: openRealtimeVAD, check: checkRealtimeVAD},
 	}
 }
 

@@ -80,7 +80,7 @@ type Model struct {
 // OpenModel opens the system's model stage on rt. The caller closes it.
 func (s *System) OpenModel(rt Runtime) (*Model, error) {
 	if !s.HasModelStage() {
-		return nil, fmt.Errorf("family %s has no model stage: its scores are read from files made elsewhere", s.family.Name)
+		return nil, fmt.Errorf("family %s has no model stage: its scores are made elsewhere (files, an endpoint)", s.family.Name)
 	}
 	if err := s.checkRequired(); err != nil {
 		return nil, err

@@ -22,6 +22,9 @@ const (
 	KindPath  ParamKind = "path"
 	// KindString is one of the parameter's Choices.
 	KindString ParamKind = "string"
+	// KindText is free text (a URL, a model's name), checked by the
+	// family.
+	KindText ParamKind = "text"
 )
 
 // Param documents one parameter of a family. A nil Default means required.
@@ -33,8 +36,12 @@ type Param struct {
 	// Choices are a string parameter's allowed values.
 	Choices []string `json:"choices,omitempty"`
 	// Stage is the stage of a family that scores audio which reads the
-	// parameter: StageModel or StageFloor ("" for the external family).
+	// parameter: StageModel or StageFloor ("" for families without stages).
 	Stage Stage `json:"stage,omitempty"`
+	// Run marks a parameter that says how the system runs, not what it
+	// computes (where a credential is found): it is left out of the
+	// system's hash.
+	Run bool `json:"run,omitempty"`
 }
 
 // Stage is one of the two stages of a detector that scores audio
@@ -62,7 +69,7 @@ func inStage(stage Stage, ps []Param) []Param {
 // parse reads a parameter value as YAML decodes it (int, float64, bool,
 // string) or as --param gives it (string), and checks its kind.
 func (p Param) parse(v any) (any, error) {
-	if s, ok := v.(string); ok && p.Kind != KindPath && p.Kind != KindString {
+	if s, ok := v.(string); ok && p.Kind != KindPath && p.Kind != KindString && p.Kind != KindText {
 		return p.parseString(s)
 	}
 	switch p.Kind {
@@ -86,6 +93,10 @@ func (p Param) parse(v any) (any, error) {
 		}
 	case KindPath:
 		if x, ok := v.(string); ok && x != "" {
+			return x, nil
+		}
+	case KindText:
+		if x, ok := v.(string); ok {
 			return x, nil
 		}
 	case KindString:

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,6 +53,21 @@ type Runtime struct {
 	// external system's probability files (input_bytes); the zero Limits
 	// are limits.Default.
 	Limits limits.Limits
+	// Answers keeps what the endpoints of realtime-vad systems answered,
+	// so that a channel is sent to an endpoint once; nil keeps nothing.
+	Answers AnswerCache
+}
+
+// AnswerCache keeps outside endpoints' answers by store key
+// (keys.ProviderAnswer): the key covers everything that decides the
+// answer, so a stored one is reused as it is. It is used by several
+// goroutines at once (the channels of a conversation).
+type AnswerCache interface {
+	// Get returns the answer stored under key; ok is false when there is
+	// none.
+	Get(ctx context.Context, key string) (data []byte, ok bool, err error)
+	// Put stores an answer under key.
+	Put(ctx context.Context, key string, data []byte) error
 }
 
 // DefaultBatchRows are the rows per session call on each device when

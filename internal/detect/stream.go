@@ -31,7 +31,7 @@ func (s *System) OpenStream(rt Runtime, speakers int) (Stream, error) {
 		return nil, err
 	}
 	if s.family.ModelStage == nil {
-		return nil, fmt.Errorf("family %s cannot stream: its scores are read from files made elsewhere, not computed from audio", s.family.Name)
+		return nil, fmt.Errorf("family %s cannot stream: its scores are made elsewhere (files, an endpoint), not computed from audio here", s.family.Name)
 	}
 	if speakers < 1 {
 		return nil, fmt.Errorf("a stream needs at least one speaker channel, got %d", speakers)

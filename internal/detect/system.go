@@ -206,6 +206,9 @@ func (s *System) checkRequired() error {
 	if s.family.Name == "onnx" && s.onnx == nil {
 		return errors.New("family onnx needs a spec file with an onnx section (--system-spec)")
 	}
+	if s.family.check != nil {
+		return s.family.check(s.values)
+	}
 	return nil
 }
 
@@ -312,7 +315,7 @@ func (s *System) Normalised(rt Runtime) ([]byte, error) {
 	}
 	n := normalised{Family: s.family.Name, Version: s.family.Version, Params: map[string]any{}, Files: map[string]string{}, ONNX: s.onnx}
 	for _, p := range s.family.Params {
-		if p.Kind != KindPath {
+		if p.Kind != KindPath && !p.Run {
 			n.Params[p.Name] = s.values[p.Name]
 		}
 	}

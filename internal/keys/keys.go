@@ -25,6 +25,10 @@ const (
 	// Generative holds the generator's cached chat answers and rendered
 	// utterances, each under the hash of the request that produced it.
 	Generative = "generative/"
+	// ProviderAnswers holds what outside endpoints a system streams audio
+	// to answered (a realtime endpoint's speech events for one channel),
+	// each under the hash of everything that decided the answer.
+	ProviderAnswers = "provider-answers/"
 )
 
 // Sum is where the sha256 of the object under key is recorded.
@@ -95,6 +99,13 @@ func ChatAnswer(request []byte) string {
 // hash of the request's body (model, text, voice, format).
 func Speech(request []byte) string {
 	return Generative + "speech/" + Hash(request)
+}
+
+// ProviderAnswer is where an endpoint's answer to one request is cached:
+// under the hash of the request's identity (the endpoint, its settings
+// and the SHA-256 of the audio sent).
+func ProviderAnswer(request []byte) string {
+	return ProviderAnswers + Hash(request) + ".json"
 }
 
 // IsGenerative reports whether key is a cached generative output, the

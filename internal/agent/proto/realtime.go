@@ -31,6 +31,28 @@ type RealtimeOptions struct {
 	// pcm16 formats, and the OpenAI-Beta: realtime=v1 header) or ga
 	// (type realtime, formats under audio).
 	API string
+	// VAD holds the turn detection's parameters, sent with its type; its
+	// zero value leaves every one to the endpoint's default.
+	VAD RealtimeVAD
+}
+
+// RealtimeVAD are the parameters of a realtime endpoint's turn detection
+// a session may set: threshold, prefix_padding_ms and silence_duration_ms
+// of server_vad, eagerness of semantic_vad, and create_response, false
+// for a session that only listens to the turn detection. Nil and empty
+// fields are left out.
+type RealtimeVAD struct {
+	Threshold         *float64 `json:"threshold,omitempty"`
+	PrefixPaddingMs   *int     `json:"prefix_padding_ms,omitempty"`
+	SilenceDurationMs *int     `json:"silence_duration_ms,omitempty"`
+	Eagerness         string   `json:"eagerness,omitempty"`
+	CreateResponse    *bool    `json:"create_response,omitempty"`
+}
+
+// rtTurnDetection is a turn_detection object: its type and parameters.
+type rtTurnDetection struct {
+	Type string `json:"type"`
+	RealtimeVAD
 }
 
 // CheckRealtimeOptions reports a turn detection or API it does not know.
@@ -57,7 +79,7 @@ func (o RealtimeOptions) sessionUpdate() rtEvent {
 		if t == "" {
 			t = realtimeVAD
 		}
-		td, _ = json.Marshal(map[string]string{"type": t})
+		td, _ = json.Marshal(rtTurnDetection{Type: t, RealtimeVAD: o.VAD})
 	}
 	s := &rtSession{Instructions: o.Instructions}
 	if o.API == "ga" {
@@ -111,7 +133,25 @@ func dialRealtime(ctx context.Context, ep Endpoint, clock *Clock) (Session, erro
 		return nil, fmt.Errorf("%s: %w", ep.where(), err)
 	}
 	c := &realtimeClient{in: newRealtimeInput(), out: map[string]*audio.Resampler{}, cut: map[string]bool{}}
-	return startSession(ep, conn, clock, c, 0), nil
+	return realtimeClientSession{startSession(ep, conn, clock, c, 0)}, nil
+}
+
+// realtimeClientSession is a client session of the realtime protocol, whose
+// endpoint keeps an input buffer the client may clear.
+type realtimeClientSession struct{ *session }
+
+// InputClearer is a session whose endpoint keeps an input audio buffer
+// (realtime). ClearInput sends input_audio_buffer.clear; the endpoint's
+// input_audio_buffer.cleared comes back as an event of kind InputCleared,
+// after every event it sent about the audio before it.
+type InputClearer interface {
+	ClearInput(ctx context.Context) error
+}
+
+// ClearInput asks the endpoint to drop the input it holds. It is called
+// from the goroutine that calls Send.
+func (s realtimeClientSession) ClearInput(ctx context.Context) error {
+	return s.write(ctx, encodeRealtime(rtEvent{Type: "input_audio_buffer.clear"}))
 }
 
 func realtimeHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.Conn) error {
@@ -217,6 +257,8 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 		return c.bargeIn(s)
 	case "input_audio_buffer.speech_stopped":
 		s.event(Event{Kind: SpeechStopped, AgentMs: msOrNone(e.AudioEndMs)})
+	case "input_audio_buffer.cleared":
+		s.event(Event{Kind: InputCleared, AgentMs: -1})
 	case "response.created":
 		if e.Response != nil {
 			c.response = e.Response.ID

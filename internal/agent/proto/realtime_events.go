@@ -158,26 +158,24 @@ func (s *rtSession) formats() error {
 // ga reports whether the session is in the GA shape.
 func (s *rtSession) ga() bool { return s.Type == realtimeSession }
 
-// turnDetection is the session's turn detection: its type, "none" for
-// null, "" when the session does not say.
-func (s *rtSession) turnDetection() (string, error) {
+// turnDetection is the session's turn detection: its type ("none" for
+// null, "" when the session does not say) and parameters.
+func (s *rtSession) turnDetection() (rtTurnDetection, error) {
 	raw := s.TurnDetection
 	if s.Audio != nil && s.Audio.Input != nil && len(s.Audio.Input.TurnDetection) > 0 {
 		raw = s.Audio.Input.TurnDetection
 	}
 	if len(raw) == 0 {
-		return "", nil
+		return rtTurnDetection{}, nil
 	}
 	if string(raw) == "null" {
-		return "none", nil
+		return rtTurnDetection{Type: "none"}, nil
 	}
-	var td struct {
-		Type string `json:"type"`
-	}
+	var td rtTurnDetection
 	if err := json.Unmarshal(raw, &td); err != nil || td.Type == "" {
-		return "", fmt.Errorf("%w: turn_detection is neither null nor an object with a type", ErrProtocol)
+		return rtTurnDetection{}, fmt.Errorf("%w: turn_detection is neither null nor an object with a type and parameters of their kinds", ErrProtocol)
 	}
-	return td.Type, nil
+	return td, nil
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -69,6 +69,9 @@ type realtimeServer struct {
 	done      bool
 	speech    int // input speech items announced
 	lead      int // frames of audio sent ahead of what is said
+	// listenOnly: the client asked for no responses (turn_detection's
+	// create_response false); the agent's speech detector still reports.
+	listenOnly bool
 }
 
 // handle answers one client event.
@@ -94,8 +97,12 @@ func (s *realtimeServer) handle(e rtEvent) error {
 		return s.cancel("client_cancelled")
 	case "conversation.item.truncate":
 		return s.truncate(e)
-	case "input_audio_buffer.commit", "input_audio_buffer.clear":
+	case "input_audio_buffer.commit":
 		return nil // server_vad cuts turns itself
+	case "input_audio_buffer.clear":
+		// The agent holds no input beyond the frame it completes; the
+		// answer follows every event about the audio before the clear.
+		return s.send(rtEvent{Type: "input_audio_buffer.cleared"})
 	}
 	return s.sendError("unsupported_event", fmt.Sprintf("the reference agent does not take %q events", clean(e.Type)))
 }
@@ -113,9 +120,10 @@ func (s *realtimeServer) update(e rtEvent) error {
 	if err != nil {
 		return s.refuse("invalid_event", err.Error())
 	}
-	if td != "" && td != realtimeVAD {
-		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", clean(td)))
+	if td.Type != "" && td.Type != realtimeVAD {
+		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", clean(td.Type)))
 	}
+	s.listenOnly = td.CreateResponse != nil && !*td.CreateResponse
 	s.ga = e.Session.ga()
 	return s.send(rtEvent{Type: "session.updated", Session: s.session(s.ga)})
 }
@@ -150,7 +158,7 @@ func (s *realtimeServer) step(in []float32) error {
 		if err := s.cancel("turn_detected"); err != nil {
 			return err
 		}
-	case d.Say != nil && !d.Stop && s.talk.utt == nil:
+	case d.Say != nil && !d.Stop && s.talk.utt == nil && !s.listenOnly:
 		if err := s.begin(d.Say); err != nil {
 			return err
 		}

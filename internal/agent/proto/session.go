@@ -69,6 +69,9 @@ const (
 	BargeIn EventKind = "barge_in"
 	// ProviderError: the agent reported an error and went on.
 	ProviderError EventKind = "error"
+	// InputCleared: the agent dropped its input buffer as the client
+	// asked (InputClearer).
+	InputCleared EventKind = "input_cleared"
 )
 
 // Event is a provider event.
