@@ -124,7 +124,7 @@ func (o *OnnxSpec) check() error {
 		return nil
 	}
 	switch {
-	case o.Audio.Name != "" && len(o.AudioChannels) > 0:
+	case len(o.AudioChannels) > 0 && (o.Audio.Name != "" || o.Audio.Shape != nil):
 		return errors.New("audio and audio_channels: give one of them")
 	case len(o.AudioChannels) > 0:
 		if len(o.AudioChannels) != o.channels() {

@@ -1,0 +1,483 @@
+package detect
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/audio"
+)
+
+// Published turn-taking models, each run through the onnx family as a
+// stand-in graph with the model's input and output names, types and
+// shapes (docs/formats.md#onnx-models). Each stand-in computes simple
+// statistics of its windows (mean magnitudes, their softmax) that the
+// test computes again from the conversation's channels, so every value of
+// every track is checked: which samples a step reads, which frames of a
+// time axis become which values, how state carries.
+
+// contractOutput runs the system a spec describes, with MODEL replaced by
+// model, over c: its model stage's output.
+func contractOutput(t *testing.T, spec, model string, c *Conversation) *ModelOutput {
+	t.Helper()
+	s, err := ParseSystem([]byte(strings.ReplaceAll(spec, "MODEL", model)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := openModel(t, s, onnxRuntime(t)).Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// meanAbs is the mean magnitude of x over [from, to), zeros outside x.
+func meanAbs(x []float32, from, to int) float64 {
+	var sum float64
+	for n := max(from, 0); n < min(to, len(x)); n++ {
+		sum += math.Abs(float64(x[n]))
+	}
+	return sum / float64(to-from)
+}
+
+// restOf is what speaker-vs-rest feeds row k besides its own channel:
+// every other channel summed, clipped to [-1, 1].
+func restOf(c *Conversation, k int) []float32 {
+	out := make([]float32, len(c.Channels[k]))
+	for i := range out {
+		var sum float32
+		for m, ch := range c.Channels {
+			if m != k {
+				sum += ch[i]
+			}
+		}
+		out[i] = max(-1, min(1, sum))
+	}
+	return out
+}
+
+// checkTrack compares a track with want for its first given values, and
+// requires the rest (the frames after the model's last step) to repeat
+// the last given value.
+func checkTrack(t *testing.T, what string, track []float32, given int, tol float64, want func(j int) float64) {
+	t.Helper()
+	if given < 1 || given > len(track) {
+		t.Fatalf("%s: %d values, want at least %d", what, len(track), given)
+	}
+	for j, v := range track {
+		w := float64(track[given-1])
+		if j < given {
+			w = want(j)
+		}
+		if math.Abs(float64(v)-w) > tol {
+			t.Fatalf("%s value %d: %v, want %v", what, j, v, w)
+		}
+	}
+}
+
+// vapModel is VAP exported with its heads: waveform [batch, 2, N] (own,
+// rest) to p_now and p_future [batch, T, 2], T = N/320 frames at 50 Hz.
+// Its p_now is each channel's mean magnitude per frame, p_future the
+// softmax of 10 times p_now over the two speakers.
+func vapModel(t *testing.T) string {
+	const n, frames = 320000, 1000
+	var g graph
+	g.input("waveform", onnxFloat, -1, 2, n)
+	g.output("p_now", onnxFloat, -1, frames, 2)
+	g.output("p_future", onnxFloat, -1, frames, 2)
+	g.frameMeans("waveform", "means", []int64{0, 2, frames, 320}, 0)
+	g.op("Transpose", []string{"means"}, "p_now", attrIs("perm", 0, 2, 1))
+	g.floats("ten", nil, 10)
+	g.op("Mul", []string{"p_now", "ten"}, "logits")
+	g.op("Softmax", []string{"logits"}, "p_future", attrI("axis", 2))
+	return g.write(t, "vap")
+}
+
+const vapSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 50}
+onnx:
+  sample_rate: 16000
+  frame: 320000
+  hop: 80000
+  channel_layout: speaker-vs-rest
+  audio: {name: waveform, shape: [batch, channels, frame]}
+  scores:
+    - {output: p_future, frames: 250, index: -1, role: eot}
+    - {output: p_now, frames: 250, index: 0, role: int}
+`
+
+// VAP runs 20 s of context in 5 s steps and reads every frame of the last
+// 5 s: value j is frame j at 50 Hz, covering samples [320j, 320(j+1)).
+// The dialogue's 14 s give two whole steps; the last 4 s repeat the last
+// value.
+func TestOnnxVAPReadsEveryFrameOfAStep(t *testing.T) {
+	c, _ := dialogue(t)
+	out := contractOutput(t, vapSpec, vapModel(t), c)
+	if out.Hop != 320 {
+		t.Fatalf("hop %d, want 320 (50 Hz)", out.Hop)
+	}
+	given := 2 * 250
+	for k := range c.Channels {
+		own, rest := c.Channels[k], restOf(c, k)
+		pnow := func(j int) (float64, float64) {
+			return meanAbs(own, 320*j, 320*(j+1)), meanAbs(rest, 320*j, 320*(j+1))
+		}
+		checkTrack(t, "eot (p_future, rest)", out.Values[0][k], given, 1e-5, func(j int) float64 {
+			a, b := pnow(j)
+			return math.Exp(10*b) / (math.Exp(10*a) + math.Exp(10*b))
+		})
+		checkTrack(t, "int (p_now, own)", out.Values[1][k], given, 1e-6, func(j int) float64 {
+			a, _ := pnow(j)
+			return a
+		})
+	}
+}
+
+// maaiModel is MaAI's static VAP-Realtime export: data_left_frame and
+// data_right_frame [1, 1, 1120] (own and rest, 20 Hz steps with context),
+// e1_context and e2_context [1, 99, 256] (the last 99 encoder frames,
+// which the host keeps), outputs p_now and p_future [1, 2] and the new
+// encoder frames e1 and e2 [1, 1, 256]. Here e1 is the left window's mean
+// magnitude times w = (1..256)/256, e2 the right's; p_now is the mean of
+// each context; p_future is the mean of e1_context's newest frame, then of
+// its oldest.
+func maaiModel(t *testing.T) string {
+	var g graph
+	g.input("data_left_frame", onnxFloat, 1, 1, 1120)
+	g.input("data_right_frame", onnxFloat, 1, 1, 1120)
+	g.input("e1_context", onnxFloat, 1, 99, 256)
+	g.input("e2_context", onnxFloat, 1, 99, 256)
+	g.output("p_now", onnxFloat, 1, 2)
+	g.output("p_future", onnxFloat, 1, 2)
+	g.output("e1", onnxFloat, 1, 1, 256)
+	g.output("e2", onnxFloat, 1, 1, 256)
+	w := make([]float32, 256)
+	for i := range w {
+		w[i] = float32(i+1) / 256
+	}
+	g.floats("w", []int{1, 1, 256}, w...)
+	for _, side := range []struct{ in, out string }{{"data_left_frame", "e1"}, {"data_right_frame", "e2"}} {
+		g.op("Abs", []string{side.in}, side.out+"_abs")
+		g.op("ReduceMean", []string{side.out + "_abs"}, side.out+"_mean", attrIs("axes", 2), attrI("keepdims", 1))
+		g.op("Mul", []string{side.out + "_mean", "w"}, side.out)
+		g.op("ReduceMean", []string{side.out + "_context"}, side.out+"_all", attrIs("axes", 1, 2), attrI("keepdims", 0))
+		g.op("Unsqueeze", []string{side.out + "_all", "axis1"}, side.out+"_now")
+	}
+	g.ints("axis1", []int{1}, 1)
+	g.op("Concat", []string{"e1_now", "e2_now"}, "p_now", attrI("axis", 1))
+	for _, end := range []struct {
+		name       string
+		start, end int64
+	}{{"newest", 98, 99}, {"oldest", 0, 1}} {
+		g.ints(end.name+"_start", []int{1}, end.start)
+		g.ints(end.name+"_end", []int{1}, end.end)
+		g.op("Slice", []string{"e1_context", end.name + "_start", end.name + "_end", "axis1"}, end.name+"_frame")
+		g.op("ReduceMean", []string{end.name + "_frame"}, end.name, attrIs("axes", 2), attrI("keepdims", 0))
+	}
+	g.op("Concat", []string{"newest", "oldest"}, "p_future", attrI("axis", 1))
+	return g.write(t, "maai")
+}
+
+const maaiSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 20}
+onnx:
+  sample_rate: 16000
+  frame: 1120
+  hop: 800
+  channel_layout: speaker-vs-rest
+  audio_channels:
+    - {name: data_left_frame, shape: [batch, 1, frame]}
+    - {name: data_right_frame, shape: [batch, 1, frame]}
+  state:
+    - {input: e1_context, output: e1, shape: [batch, 99, 256], queue: true}
+    - {input: e2_context, output: e2, shape: [batch, 99, 256], queue: true}
+  scores:
+    - {output: p_future, index: 0, role: activity}
+    - {output: p_future, index: 1, role: eot}
+    - {output: p_now, index: 1, role: int}
+`
+
+// MaAI's model fixes its batch at 1, so each speaker's row runs alone;
+// its two audio inputs are the own and rest channels; its encoder
+// contexts are rolling queues: step n reads the e1 and e2 of steps n-99
+// to n-1, oldest first, zeros before the first step.
+func TestOnnxMaAIRollsItsContextQueues(t *testing.T) {
+	c, _ := conversation(t, "three", 3, 9, []utterance{
+		{0, 0.3, "en-us", "Let us start with the budget for the next quarter."},
+		{1, 3.6, "en-gb-scotland+m3", "I have the numbers here, they look fine."},
+		{2, 5.0, "en-029+f3", "Sorry, which numbers?"},
+	})
+	out := contractOutput(t, maaiSpec, maaiModel(t), c)
+	if out.Hop != 800 {
+		t.Fatalf("hop %d, want 800 (20 Hz)", out.Hop)
+	}
+	const meanW = 257.0 / 512 // mean of (1..256)/256
+	for k := range c.Channels {
+		own, rest := c.Channels[k], restOf(c, k)
+		// Step n's window: the 1120 samples before 800(n+1).
+		enc := func(x []float32, n int) float64 {
+			if n < 0 {
+				return 0
+			}
+			return meanAbs(x, 800*(n+1)-1120, 800*(n+1)) * meanW
+		}
+		given := samplesIn(c.Duration) / 800
+		checkTrack(t, "activity (newest e1)", out.Values[0][k], given, 1e-6, func(n int) float64 { return enc(own, n-1) })
+		checkTrack(t, "eot (oldest e1)", out.Values[1][k], given, 1e-6, func(n int) float64 { return enc(own, n-99) })
+		checkTrack(t, "int (mean e2 context)", out.Values[2][k], given, 1e-6, func(n int) float64 {
+			var sum float64
+			for m := n - 99; m < n; m++ {
+				sum += enc(rest, m)
+			}
+			return sum / 99
+		})
+	}
+}
+
+// turn1MiniModel is Turn-1-Mini's contract: 2,560-sample steps, seven
+// recurrent state tensors, eight probabilities per step (one per 20 ms).
+// Here the states form a shift register (state_0 counts steps, state_i
+// takes state_{i-1}'s last value), and probability f is the mean magnitude
+// of the step's f-th 320 samples over 1 + state_6.
+func turn1MiniModel(t *testing.T) string {
+	var g graph
+	g.input("audio", onnxFloat, -1, 2560)
+	g.output("probs", onnxFloat, -1, 8)
+	g.floats("one", nil, 1)
+	for i := range 7 {
+		in, out := "state_"+string(rune('0'+i)), "state_"+string(rune('0'+i))+"_out"
+		g.input(in, onnxFloat, -1, 1)
+		g.output(out, onnxFloat, -1, 1)
+		if i == 0 {
+			g.op("Add", []string{in, "one"}, out)
+		} else {
+			g.op("Identity", []string{"state_" + string(rune('0'+i-1))}, out)
+		}
+	}
+	g.frameMeans("audio", "means", []int64{0, 8, 320}, 0)
+	g.op("Add", []string{"state_6", "one"}, "divisor")
+	g.op("Div", []string{"means", "divisor"}, "probs")
+	return g.write(t, "turn-1-mini")
+}
+
+const turn1MiniSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 50}
+onnx:
+  sample_rate: 16000
+  frame: 2560
+  hop: 2560
+  channel_layout: per-speaker
+  audio: {name: audio, shape: [batch, frame]}
+  state:
+    - {input: state_0, output: state_0_out, shape: [batch, 1]}
+    - {input: state_1, output: state_1_out, shape: [batch, 1]}
+    - {input: state_2, output: state_2_out, shape: [batch, 1]}
+    - {input: state_3, output: state_3_out, shape: [batch, 1]}
+    - {input: state_4, output: state_4_out, shape: [batch, 1]}
+    - {input: state_5, output: state_5_out, shape: [batch, 1]}
+    - {input: state_6, output: state_6_out, shape: [batch, 1]}
+  scores:
+    - {output: probs, frames: 8, role: eot}
+    - {output: probs, frames: 8, complement: true, role: int}
+`
+
+// Turn-1-Mini's eight values per step become a 50 Hz track: value j is
+// frame j mod 8 of step j/8, covering samples [320j, 320(j+1)); its seven
+// states carry from step to step (state_6 at step n is max(n-6, 0)).
+func TestOnnxTurn1MiniGivesEightValuesPerStep(t *testing.T) {
+	c, _ := dialogue(t)
+	out := contractOutput(t, turn1MiniSpec, turn1MiniModel(t), c)
+	if out.Hop != 320 {
+		t.Fatalf("hop %d, want 320 (50 Hz)", out.Hop)
+	}
+	given := samplesIn(c.Duration) / 2560 * 8
+	for k, ch := range c.Channels {
+		p := func(j int) float64 {
+			return meanAbs(ch, 320*j, 320*(j+1)) / float64(1+max(j/8-6, 0))
+		}
+		checkTrack(t, "eot", out.Values[0][k], given, 1e-6, p)
+		checkTrack(t, "int", out.Values[1][k], given, 1e-6, func(j int) float64 { return 1 - p(j) })
+	}
+}
+
+// smartTurnModel is Smart Turn v3's audio-in export: audio [1, 128000]
+// (8 s) to probability [1, 1], the batch fixed at 1. Here the probability
+// is the window's mean magnitude.
+func smartTurnModel(t *testing.T) string {
+	var g graph
+	g.input("audio", onnxFloat, 1, 128000)
+	g.output("probability", onnxFloat, 1, 1)
+	g.op("Abs", []string{"audio"}, "magnitude")
+	g.op("ReduceMean", []string{"magnitude"}, "probability", attrIs("axes", 1), attrI("keepdims", 1))
+	return g.write(t, "smart-turn-v3")
+}
+
+const smartTurnSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 10}
+onnx:
+  sample_rate: 16000
+  frame: 128000
+  hop: 1600
+  channel_layout: per-speaker
+  audio: {name: audio, shape: [batch, frame]}
+  scores:
+    - {output: probability, role: eot}
+    - {output: probability, complement: true, role: int}
+`
+
+// Smart Turn v3 fixes its batch at 1: each speaker's row runs alone, over
+// the last 8 s every 100 ms.
+func TestOnnxSmartTurnRunsRowByRow(t *testing.T) {
+	c, _ := dialogue(t)
+	out := contractOutput(t, smartTurnSpec, smartTurnModel(t), c)
+	given := samplesIn(c.Duration) / 1600
+	for k, ch := range c.Channels {
+		p := func(n int) float64 { return meanAbs(ch, 1600*(n+1)-128000, 1600*(n+1)) }
+		checkTrack(t, "eot", out.Values[0][k], given, 1e-6, p)
+		checkTrack(t, "int", out.Values[1][k], given, 1e-6, func(n int) float64 { return 1 - p(n) })
+	}
+}
+
+// endpointer24kModel stands in for the 24 kHz models (Kyutai's SVAD, the
+// Mimi endpointer, DualTurn): audio [batch, 1920], one 80 ms Mimi frame,
+// to end_of_turn [batch, 1] in float16, the window's mean magnitude.
+func endpointer24kModel(t *testing.T) string {
+	var g graph
+	g.input("audio", onnxFloat, -1, 1920)
+	g.output("end_of_turn", onnxFloat16, -1, 1)
+	g.op("Abs", []string{"audio"}, "magnitude")
+	g.op("ReduceMean", []string{"magnitude"}, "mean", attrIs("axes", 1), attrI("keepdims", 1))
+	g.op("Cast", []string{"mean"}, "end_of_turn", attrI("to", onnxFloat16))
+	return g.write(t, "endpointer-24k")
+}
+
+const endpointer24kSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 12.5}
+onnx:
+  sample_rate: 24000
+  frame: 1920
+  hop: 1920
+  channel_layout: per-speaker
+  audio: {name: audio, shape: [batch, frame]}
+  scores:
+    - {output: end_of_turn, role: eot}
+    - {output: end_of_turn, complement: true, role: int}
+`
+
+// A 24 kHz model reads each channel resampled by the project's resampler
+// (audio.Resample), 1920 samples a step, 1280 of the conversation's; its
+// float16 output is read as float32. The stream of resampled samples
+// waits for three samples after each, so step n is given once sample
+// 1280(n+1)+3 has been heard.
+func TestOnnx24kHzModelReadsResampledChannels(t *testing.T) {
+	c, _ := dialogue(t)
+	out := contractOutput(t, endpointer24kSpec, endpointer24kModel(t), c)
+	if out.Hop != 1280 {
+		t.Fatalf("hop %d, want 1280 (12.5 Hz)", out.Hop)
+	}
+	n := samplesIn(c.Duration)
+	given := (n - 3) / 1280
+	for k, ch := range c.Channels {
+		at24 := audio.Resample(ch[:n], SampleRate, 24000)
+		// float16 keeps 11 bits: values below 1 within 2^-11.
+		p := func(j int) float64 { return meanAbs(at24, 1920*j, 1920*(j+1)) }
+		checkTrack(t, "eot", out.Values[0][k], given, 1.0/2048, p)
+		checkTrack(t, "int", out.Values[1][k], given, 1.0/2048, func(j int) float64 { return 1 - p(j) })
+	}
+}
+
+// wavlmModel stands in for the WavLM and ESPnet turn-taking heads: audio
+// [batch, 16000] to logits [batch, 25, 5], a 5-class softmax at 25 Hz.
+// Here class c's logit is (c+1)·10 times the frame's mean magnitude.
+func wavlmModel(t *testing.T) string {
+	var g graph
+	g.input("audio", onnxFloat, -1, 16000)
+	g.output("logits", onnxFloat, -1, 25, 5)
+	g.frameMeans("audio", "means", []int64{0, 25, 640}, 1)
+	g.floats("classes", []int{5}, 10, 20, 30, 40, 50)
+	g.op("Mul", []string{"means", "classes"}, "logits")
+	return g.write(t, "wavlm")
+}
+
+const wavlmSpec = `family: onnx
+model: {path: MODEL}
+params: {frame_rate_hz: 25}
+onnx:
+  sample_rate: 16000
+  frame: 16000
+  hop: 3200
+  channel_layout: per-speaker
+  audio: {name: audio, shape: [batch, frame]}
+  scores:
+    - {output: logits, frames: 5, softmax: true, sum: [0, 1], role: eot}
+    - {output: logits, frames: 5, softmax: true, index: 2, role: int}
+`
+
+// TurnBench reads the 5-class heads as EOT = P(NA) + P(T) and INT = P(I):
+// a softmax over the classes, then a sum of two columns or one column.
+func TestOnnxFiveClassHeadSumsSoftmaxColumns(t *testing.T) {
+	c, _ := dialogue(t)
+	out := contractOutput(t, wavlmSpec, wavlmModel(t), c)
+	if out.Hop != 640 {
+		t.Fatalf("hop %d, want 640 (25 Hz)", out.Hop)
+	}
+	given := samplesIn(c.Duration) / 3200 * 5
+	for k, ch := range c.Channels {
+		probs := func(j int) []float64 {
+			m := meanAbs(ch, 640*j, 640*(j+1))
+			p := make([]float64, 5)
+			var sum float64
+			for i := range p {
+				p[i] = math.Exp(float64(10*(i+1)) * m)
+				sum += p[i]
+			}
+			for i := range p {
+				p[i] /= sum
+			}
+			return p
+		}
+		checkTrack(t, "eot", out.Values[0][k], given, 1e-5, func(j int) float64 { p := probs(j); return p[0] + p[1] })
+		checkTrack(t, "int", out.Values[1][k], given, 1e-5, func(j int) float64 { return probs(j)[2] })
+	}
+}
+
+// float16 values read as float32 exactly: normal, subnormal, zero of
+// either sign, the largest, the infinities and NaN, each checked against
+// its definition, (−1)^s·2^(e−15)·(1 + m/1024), or 2^−14·m/1024 for e = 0.
+func TestHalfToFloat32IsExact(t *testing.T) {
+	for h := range 1 << 16 {
+		s, e, m := h>>15, (h>>10)&0x1f, h&0x3ff
+		got := halfToFloat32(uint16(h))
+		var want float64
+		switch {
+		case e == 0x1f && m == 0:
+			want = math.Inf(1)
+		case e == 0x1f:
+			if !math.IsNaN(float64(got)) {
+				t.Fatalf("%#04x: %v, want NaN", h, got)
+			}
+			continue
+		case e == 0:
+			want = math.Ldexp(float64(m)/1024, -14)
+		default:
+			want = math.Ldexp(1+float64(m)/1024, e-15)
+		}
+		if s == 1 {
+			want = -want
+		}
+		if float64(got) != want || math.Signbit(float64(got)) != (s == 1) {
+			t.Fatalf("%#04x: %v, want %v", h, got, want)
+		}
+	}
+	for h, want := range map[uint16]float32{0x0001: 5.960464477539063e-08, 0x3c00: 1, 0x7bff: 65504, 0xc000: -2, 0x3555: 0.333251953125} {
+		if got := halfToFloat32(h); got != want {
+			t.Errorf("%#04x: %v, want %v", h, got, want)
+		}
+	}
+}
