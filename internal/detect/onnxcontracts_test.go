@@ -21,15 +21,24 @@ import (
 // model, over c: its model stage's output.
 func contractOutput(t *testing.T, spec, model string, c *Conversation) *ModelOutput {
 	t.Helper()
-	s, err := ParseSystem([]byte(strings.ReplaceAll(spec, "MODEL", model)), "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := contractSystem(spec, func(*testing.T) string { return model })(t)
 	out, err := openModel(t, s, onnxRuntime(t)).Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// contractSystem is the system of a spec whose MODEL is the stand-in
+// model writes.
+func contractSystem(spec string, model func(t *testing.T) string) func(t *testing.T) *System {
+	return func(t *testing.T) *System {
+		s, err := ParseSystem([]byte(strings.ReplaceAll(spec, "MODEL", model(t))), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 }
 
 // meanAbs is the mean magnitude of x over [from, to), zeros outside x.
