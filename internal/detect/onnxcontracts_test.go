@@ -490,3 +490,66 @@ func TestHalfToFloat32IsExact(t *testing.T) {
 		}
 	}
 }
+
+// A model whose step gives several values, or whose resampler holds
+// samples back, gives a stream's frames when its step completes rather
+// than at their own end: each frame arrives in the push that completes
+// its step (due), with Detect's scores bit for bit; frames after the last
+// step, which Detect fills with the last value, have not arrived.
+func TestOnnxStreamGivesFramesAsTheirStepCompletes(t *testing.T) {
+	c, _ := dialogue(t)
+	rt := onnxRuntime(t)
+	for _, tc := range []struct {
+		name   string
+		system func(t *testing.T) *System
+		// due is how many samples frame i needs heard.
+		due func(i int) int
+	}{
+		{"turn-1-mini", contractSystem(turn1MiniSpec, turn1MiniModel), func(i int) int { return 2560 * (i/8 + 1) }},
+		{"24k", contractSystem(endpointer24kSpec, endpointer24kModel), func(i int) int { return 1280*(i+1) + 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.system(t)
+			d, err := s.Open(rt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			whole := detect(t, d, c)
+			st, err := s.OpenStream(rt, len(c.Channels))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			timeline := c.timeline()
+			var got []StreamFrame
+			push := make([][]float32, len(timeline))
+			for at := 0; at < c.heardSamples(); at += 320 {
+				end := min(at+320, c.heardSamples())
+				for k, ch := range timeline {
+					push[k] = ch[at:end]
+				}
+				frames, err := st.Push(push)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, frames...)
+				want := 0
+				for want < len(whole.EOT[0]) && tc.due(want) <= end {
+					want++
+				}
+				if len(got) != want {
+					t.Fatalf("after %d samples the stream gave %d frames, want %d", end, len(got), want)
+				}
+			}
+			if len(got) == len(whole.EOT[0]) {
+				t.Fatalf("the stream gave all %d frames; the last step ends before the dialogue", len(got))
+			}
+			cut := &Scores{EOT: make([][]float64, len(c.Channels)), INT: make([][]float64, len(c.Channels))}
+			for k := range c.Channels {
+				cut.EOT[k], cut.INT[k] = whole.EOT[k][:len(got)], whole.INT[k][:len(got)]
+			}
+			requireSameScores(t, cut, got)
+		})
+	}
+}
