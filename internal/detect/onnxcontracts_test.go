@@ -553,3 +553,116 @@ func TestOnnxStreamGivesFramesAsTheirStepCompletes(t *testing.T) {
 		})
 	}
 }
+
+// A spec that does not match its model is refused when the system opens,
+// before any audio is read, in one line that names the spec's field, the
+// model's tensor and its shape.
+func TestOnnxContractMismatchNamesFieldTensorAndShape(t *testing.T) {
+	rt := onnxRuntime(t)
+	for _, tc := range []struct {
+		name, spec string
+		model      func(t *testing.T) string
+		old, new   string
+		want       string
+	}{
+		{"maai frame", maaiSpec, maaiModel, "frame: 1120", "frame: 1000",
+			`audio_channels[0].shape [batch 1 frame]: dimension 2: the spec gives frame = 1000, the model's input is data_left_frame float32 [1 1 1120]`},
+		{"maai context length", maaiSpec, maaiModel, "[batch, 99, 256], queue: true}\n    - {input: e2", "[batch, 98, 256], queue: true}\n    - {input: e2",
+			`state[0].input.shape [batch 98 256]: dimension 1: the spec gives 98, the model's input is e1_context float32 [1 99 256]`},
+		{"maai state output", maaiSpec, maaiModel, "output: e1,", "output: e1_out,",
+			`state[0].output "e1_out": the model has no such output; its outputs are p_now float32 [1 2], p_future float32 [1 2], e1 float32 [1 1 256], e2 float32 [1 1 256]`},
+		{"vap frames", vapSpec, vapModel, "frames: 250", "frames: 2000",
+			`scores[0].frames 2000: the model's output is p_future float32 [? 1000 2], 1000 frames a step`},
+		{"vap index", vapSpec, vapModel, "index: 0, role: int", "index: 2, role: int",
+			`scores[1]: index 2 outside the 2 values of a frame of the model's output p_now float32 [? 1000 2]`},
+		{"vap layout", vapSpec, vapModel, "speaker-vs-rest", "per-speaker",
+			`audio.shape [batch channels frame]: dimension 1: the spec gives channels = 1, the model's input is waveform float32 [? 2 320000]`},
+		{"smart turn window", smartTurnSpec, smartTurnModel, "frame: 128000", "frame: 64000",
+			`audio.shape [batch frame]: dimension 1: the spec gives frame = 64000, the model's input is audio float32 [1 128000]`},
+		{"24k output type", endpointer24kSpec, endpointer24kModel, "- {output: end_of_turn, role: eot}", "- {output: audio, role: eot}",
+			`scores[0].output "audio": the model has no such output; its outputs are end_of_turn float16 [? 1]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(tc.spec, tc.old) {
+				t.Fatalf("the spec has no %q", tc.old)
+			}
+			s := contractSystem(strings.ReplaceAll(tc.spec, tc.old, tc.new), tc.model)(t)
+			_, err := s.Open(rt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %q, want one line containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The fields the contracts add are checked when the spec is parsed, each
+// error naming its field and value.
+func TestOnnxContractFieldsAreCheckedWhenParsed(t *testing.T) {
+	for _, tc := range []struct {
+		name, spec, old, new, want string
+	}{
+		{"rate", endpointer24kSpec, "sample_rate: 24000", "sample_rate: 4000", "sample_rate 4000: want 8000 to 48000 Hz"},
+		{"hop of a fraction of a sample", endpointer24kSpec, "hop: 1920", "hop: 1000", "hop 1000 at sample_rate 24000 over 1 frames a step is not a whole number of 16000 Hz samples"},
+		{"frames differ", turn1MiniSpec, "frames: 8, complement", "frames: 4, complement", "scores[1].frames 4: scores[0] reads 8 frames a step"},
+		{"index and sum", wavlmSpec, "sum: [0, 1]", "sum: [0, 1], index: 3", "scores[0]: index 3 and sum [0 1]: give one of them"},
+		{"softmax and sigmoid", wavlmSpec, "softmax: true, index: 2", "softmax: true, sigmoid: true, index: 2", "scores[1]: softmax and sigmoid: give one of them"},
+		{"audio twice", maaiSpec, "  audio_channels:", "  audio: {name: audio, shape: [batch, frame]}\n  audio_channels:", "audio and audio_channels: give one of them"},
+		{"audio inputs per channel", maaiSpec, "speaker-vs-rest", "per-speaker", "audio_channels: 2 inputs, layout per-speaker has 1 channels"},
+		{"queue batch", maaiSpec, "[batch, 99, 256], queue", "[99, batch, 256], queue", "state[0].shape [99 batch 256]: a queue state's first dimension is batch"},
+		{"channel input with channels", maaiSpec, "{name: data_left_frame, shape: [batch, 1, frame]}", "{name: data_left_frame, shape: [batch, channels, frame]}", "audio_channels[0].shape: [batch channels frame]: need batch, then frame"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(tc.spec, tc.old) {
+				t.Fatalf("the spec has no %q", tc.old)
+			}
+			_, err := ParseSystem([]byte(strings.Replace(tc.spec, tc.old, tc.new, 1)), "")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Every field the contracts add changes what the model stage computes, so
+// it changes the model stage's identity; specs that use none of them keep
+// the identity they had (their normalised form names none).
+func TestOnnxContractFieldsEnterTheModelIdentity(t *testing.T) {
+	rt := onnxRuntime(t)
+	hash := func(spec string, model func(t *testing.T) string) string {
+		h, err := contractSystem(spec, model)(t).ModelHash(rt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	for _, tc := range []struct {
+		name, spec string
+		model      func(t *testing.T) string
+		old, new   string
+	}{
+		{"frames", vapSpec, vapModel, "frames: 250", "frames: 125"},
+		{"negative index", vapSpec, vapModel, "index: -1", "index: 1"},
+		{"complement", turn1MiniSpec, turn1MiniModel, "complement: true", "complement: false"},
+		{"softmax", wavlmSpec, wavlmModel, "softmax: true, index: 2", "index: 2"},
+		{"sum", wavlmSpec, wavlmModel, "sum: [0, 1]", "sum: [0, 1, 3]"},
+		{"queue", maaiSpec, maaiModel, "queue: true}\n    - {input: e2", "queue: false}\n    - {input: e2"},
+		{"audio channels", maaiSpec, maaiModel, "data_left_frame, shape: [batch, 1, frame]}\n    - {name: data_right_frame", "data_right_frame, shape: [batch, 1, frame]}\n    - {name: data_left_frame"},
+		{"sample rate", endpointer24kSpec, endpointer24kModel, "sample_rate: 24000", "sample_rate: 48000"},
+	} {
+		if !strings.Contains(tc.spec, tc.old) {
+			t.Fatalf("%s: the spec has no %q", tc.name, tc.old)
+		}
+		if hash(tc.spec, tc.model) == hash(strings.ReplaceAll(tc.spec, tc.old, tc.new), tc.model) {
+			t.Errorf("%s: %q for %q leaves the model hash as it was", tc.name, tc.new, tc.old)
+		}
+	}
+	silero, err := systemOf(t, "onnx").Normalised(rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"frames", "sum", "softmax", "complement", "queue", "audio_channels"} {
+		if strings.Contains(string(silero), `"`+key+`"`) {
+			t.Errorf("the Silero spec's normalised form names %s: %s", key, silero)
+		}
+	}
+}
