@@ -29,8 +29,9 @@
 //   - external: probability files made elsewhere, passed through unchanged.
 //
 // A spec is YAML with the keys family, name (a label), params, model (path
-// and sha256; ${FLOORBENCH_TOOLS} in the path is the tools folder, relative
-// paths start at the spec's folder) and, for family onnx, onnx.
+// and sha256; ${FLOORBENCH_TOOLS} in the path is the tools folder,
+// ${FLOORBENCH_MODELS} the folder of models a user brings, relative paths
+// start at the spec's folder) and, for family onnx, onnx.
 // testdata/silero-onnx.yaml describes Silero VAD v5 for the onnx family.
 // Unknown keys and parameters are errors.
 //
