@@ -580,6 +580,8 @@ func TestOnnxContractMismatchNamesFieldTensorAndShape(t *testing.T) {
 			`scores[1]: index 2 outside the 2 values of a frame of the model's output p_now float32 [? 1000 2]`},
 		{"vap layout", vapSpec, vapModel, "speaker-vs-rest", "per-speaker",
 			`audio.shape [batch channels frame]: dimension 1: the spec gives channels = 1, the model's input is waveform float32 [? 2 320000]`},
+		{"turn-1-mini state size", turn1MiniSpec, turn1MiniModel, "{input: state_6, output: state_6_out, shape: [batch, 1]}", "{input: state_6, output: state_6_out, shape: [batch, 2]}",
+			`state[6].output "state_6_out": the model's output is state_6_out float32 [? 1], 1 values a row; the state's shape [batch 2] holds 2`},
 		{"smart turn window", smartTurnSpec, smartTurnModel, "frame: 128000", "frame: 64000",
 			`audio.shape [batch frame]: dimension 1: the spec gives frame = 64000, the model's input is audio float32 [1 128000]`},
 		{"24k output type", endpointer24kSpec, endpointer24kModel, "- {output: end_of_turn, role: eot}", "- {output: audio, role: eot}",

@@ -174,9 +174,14 @@ func (m *tensorMatch) stateOutput(field string, st StateSpec, info ort.InputOutp
 	if err != nil {
 		return
 	}
-	in, ok := perRow(dims, slices.Index(st.Shape, "batch"))
-	out, known := perRow(info.Dimensions, min(slices.Index(st.Shape, "batch"), len(info.Dimensions)-1))
-	if !ok || !known || len(info.Dimensions) == 0 {
+	if len(info.Dimensions) != len(dims) {
+		m.fail("%s.output %q: the model's output is %s; the state's shape %v has %d dimensions", field, st.Output, describe(info), st.Shape, len(dims))
+		return
+	}
+	at := slices.Index(st.Shape, "batch")
+	in, ok := perRow(dims, at)
+	out, known := perRow(info.Dimensions, at)
+	if !ok || !known {
 		return
 	}
 	switch {

@@ -46,7 +46,7 @@ const sumSlack = 1e-6
 // readScore sets each row's values of score sc from its output's data
 // (shape the output's): for rows rows, frames per step each (ScoreSpec).
 func readScore(data []float32, shape ort.Shape, sc ScoreSpec, rows int, dst []float32) error {
-	if len(data) == 0 || len(data)%rows != 0 {
+	if len(data) == 0 || len(shape) == 0 || len(data)%rows != 0 {
 		return fmt.Errorf("output %s has shape %v: not %d rows", sc.Output, shape, rows)
 	}
 	per, frames, size := len(data)/rows, max(sc.Frames, 1), len(data)/rows
