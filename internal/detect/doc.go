@@ -173,7 +173,7 @@
 // conversations and WriteProbsFiles writes probs-eot.json and
 // probs-int.json (docs/formats.md#probability-files) only once both are complete.
 //
-// Size: about 3,800 lines, on purpose one package. Every family (rms,
+// Size: about 4,450 lines, on purpose one package. Every family (rms,
 // webrtcvad, silero, onnx, external) implements the same contract (Family,
 // ModelStage, FloorMap over one frame grid), the streaming and batched
 // paths share its row and frame code, and the ONNX Runtime session lives
