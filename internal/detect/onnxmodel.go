@@ -355,26 +355,7 @@ func carry(in, out []float32, rows int, st StateSpec) error {
 func (s *onnxStepper) resize(keep []int) error {
 	m := s.model
 	if m.tensors.oneRow {
-		old := s.batches
-		s.batches = make([]*onnxBatch, len(keep))
-		kept := map[int]bool{}
-		for i, r := range keep {
-			if r >= 0 {
-				s.batches[i], kept[r] = old[r], true
-				continue
-			}
-			b, err := m.newBatch(1)
-			if err != nil {
-				return err
-			}
-			s.batches[i] = b
-		}
-		for r, b := range old {
-			if !kept[r] {
-				b.close()
-			}
-		}
-		return nil
+		return s.resizeRows(keep)
 	}
 	old := s.batches[0]
 	var states [][]float32
@@ -394,5 +375,35 @@ func (s *onnxStepper) resize(keep []int) error {
 		}
 		blocksOf(dims, slices.Index(st.Shape, "batch")).copyRows(b.states[i].GetData(), states[i], old.rows, keep)
 	}
+	return nil
+}
+
+// resizeRows is resize where each row is a batch of its own: kept rows
+// keep their batch, new rows get a new one, the others are closed.
+func (s *onnxStepper) resizeRows(keep []int) error {
+	next := make([]*onnxBatch, len(keep))
+	kept := map[int]bool{}
+	for i, r := range keep {
+		if r >= 0 {
+			next[i], kept[r] = s.batches[r], true
+			continue
+		}
+		b, err := s.model.newBatch(1)
+		if err != nil {
+			for j, n := range next[:i] {
+				if keep[j] < 0 {
+					n.close()
+				}
+			}
+			return err
+		}
+		next[i] = b
+	}
+	for r, b := range s.batches {
+		if !kept[r] {
+			b.close()
+		}
+	}
+	s.batches = next
 	return nil
 }
