@@ -608,6 +608,7 @@ func TestOnnxContractFieldsAreCheckedWhenParsed(t *testing.T) {
 	}{
 		{"rate", endpointer24kSpec, "sample_rate: 24000", "sample_rate: 4000", "sample_rate 4000: want 8000 to 48000 Hz"},
 		{"hop of a fraction of a sample", endpointer24kSpec, "hop: 1920", "hop: 1000", "hop 1000 at sample_rate 24000 over 1 frames a step is not a whole number of 16000 Hz samples"},
+		{"a value a step of 5 s", vapSpec, "frames: 250", "frames: 0", "gives a value every 80000 samples; at most 16000"},
 		{"frames differ", turn1MiniSpec, "frames: 8, complement", "frames: 4, complement", "scores[1].frames 4: scores[0] reads 8 frames a step"},
 		{"index and sum", wavlmSpec, "sum: [0, 1]", "sum: [0, 1], index: 3", "scores[0]: index 3 and sum [0 1]: give one of them"},
 		{"softmax and sigmoid", wavlmSpec, "softmax: true, index: 2", "softmax: true, sigmoid: true, index: 2", "scores[1]: softmax and sigmoid: give one of them"},
@@ -620,7 +621,7 @@ func TestOnnxContractFieldsAreCheckedWhenParsed(t *testing.T) {
 			if !strings.Contains(tc.spec, tc.old) {
 				t.Fatalf("the spec has no %q", tc.old)
 			}
-			_, err := ParseSystem([]byte(strings.Replace(tc.spec, tc.old, tc.new, 1)), "")
+			_, err := ParseSystem([]byte(strings.ReplaceAll(tc.spec, tc.old, tc.new)), "")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			}

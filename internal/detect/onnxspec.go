@@ -106,8 +106,8 @@ func (o *OnnxSpec) check() error {
 	if o.SampleRate < minModelRate || o.SampleRate > maxModelRate {
 		return fmt.Errorf("sample_rate %d: want %d to %d Hz (conversations are read at %d Hz and resampled to it)", o.SampleRate, minModelRate, maxModelRate, SampleRate)
 	}
-	if o.Hop < 1 || o.Frame < o.Hop {
-		return fmt.Errorf("need 1 <= hop (%d) <= frame (%d)", o.Hop, o.Frame)
+	if o.Hop < 1 || o.Frame < o.Hop || o.Frame > maxTensorElements {
+		return fmt.Errorf("need 1 <= hop (%d) <= frame (%d) <= %d", o.Hop, o.Frame, maxTensorElements)
 	}
 	if o.ChannelLayout != LayoutPerSpeaker && o.ChannelLayout != LayoutSpeakerVsRest {
 		return fmt.Errorf("channel_layout %q: want %s or %s", o.ChannelLayout, LayoutPerSpeaker, LayoutSpeakerVsRest)
@@ -235,11 +235,15 @@ func (o *OnnxSpec) framesPerStep() int { return max(o.Scores[0].Frames, 1) }
 
 // valueHop is how many conversation samples (16 kHz) each value moves on:
 // the hop, at the model's sample rate, over the frames a step gives. It
-// must be a whole number of samples.
+// must be a whole number of samples, and at most a second's, as model
+// outputs are stored (maxModelHop).
 func (o *OnnxSpec) valueHop() (int, error) {
 	per, n := int64(o.framesPerStep())*int64(o.SampleRate), int64(o.Hop)*SampleRate
-	if n%per != 0 {
+	switch {
+	case n%per != 0:
 		return 0, fmt.Errorf("hop %d at sample_rate %d over %d frames a step is not a whole number of %d Hz samples", o.Hop, o.SampleRate, o.framesPerStep(), SampleRate)
+	case n/per > maxModelHop:
+		return 0, fmt.Errorf("hop %d at sample_rate %d over %d frames a step gives a value every %d samples; at most %d (a second; read more frames a step)", o.Hop, o.SampleRate, o.framesPerStep(), n/per, maxModelHop)
 	}
 	return int(n / per), nil
 }
