@@ -584,6 +584,14 @@ func TestOnnxContractMismatchNamesFieldTensorAndShape(t *testing.T) {
 			`state[6].output "state_6_out": the model's output is state_6_out float32 [? 1], 1 values a row; the state's shape [batch 2] holds 2`},
 		{"smart turn window", smartTurnSpec, smartTurnModel, "frame: 128000", "frame: 64000",
 			`audio.shape [batch frame]: dimension 1: the spec gives frame = 64000, the model's input is audio float32 [1 128000]`},
+		{"batch fixed at 2", smartTurnSpec, func(t *testing.T) string {
+			var g graph
+			g.input("audio", onnxFloat, 2, 128000)
+			g.output("probability", onnxFloat, 2, 1)
+			g.op("ReduceMean", []string{"audio"}, "probability", attrIs("axes", 1), attrI("keepdims", 1))
+			return g.write(t, "batch-of-two")
+		}, "frame: 128000", "frame: 128000",
+			`audio.shape [batch frame]: dimension 0 is the batch, the model's input is audio float32 [2 128000]: a fixed batch must be 1`},
 		{"24k output type", endpointer24kSpec, endpointer24kModel, "- {output: end_of_turn, role: eot}", "- {output: audio, role: eot}",
 			`scores[0].output "audio": the model has no such output; its outputs are end_of_turn float16 [? 1]`},
 	} {

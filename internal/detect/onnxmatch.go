@@ -29,19 +29,14 @@ type modelTensors struct {
 func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) (modelTensors, error) {
 	mt := modelTensors{half: map[string]ort.Shape{}}
 	m := tensorMatch{spec: o, ins: ins, outs: outs, given: map[string]bool{}}
-	batchFixed := false
 	for i, a := range o.audioInputs() {
 		field := o.audioField(i)
 		info, ok := m.input(field, a.Name, a.Shape, ort.TensorElementDataTypeFloat)
 		if !ok {
 			continue
 		}
-		at := slices.Index(a.Shape, "batch")
-		switch d := info.Dimensions[at]; {
-		case d == 1:
-			batchFixed = true
-		case d > 1:
-			m.fail("%s.shape %v: the model's %s fixes the batch at %d; only 1 is supported", field, a.Shape, describe(info), d)
+		if info.Dimensions[slices.Index(a.Shape, "batch")] == 1 {
+			mt.oneRow = true
 		}
 	}
 	for i, st := range o.State {
@@ -69,7 +64,6 @@ func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) (modelTensors, er
 			m.fail("the model's input %s is not in the spec (as audio, state or constant)", describe(in))
 		}
 	}
-	mt.oneRow = batchFixed
 	if len(m.errs) > 0 {
 		return mt, errors.New(strings.Join(m.errs, "; "))
 	}
@@ -144,8 +138,12 @@ func (m *tensorMatch) input(field, name string, shape []string, dtype ort.Tensor
 		if d < 1 || (batch && d == 1) || (!batch && d == dims[i]) {
 			continue
 		}
+		if batch {
+			m.fail("%s.shape %v: dimension %d is the batch, the model's input is %s: a fixed batch must be 1", field, shape, i, describe(info))
+			return info, false
+		}
 		given := shape[i]
-		if _, err := strconv.Atoi(given); err != nil && !batch {
+		if _, err := strconv.Atoi(given); err != nil {
 			given = fmt.Sprintf("%s = %d", shape[i], dims[i])
 		}
 		m.fail("%s.shape %v: dimension %d: the spec gives %s, the model's input is %s", field, shape, i, given, describe(info))
