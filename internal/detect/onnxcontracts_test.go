@@ -251,6 +251,8 @@ func TestOnnxMaAIRollsItsContextQueues(t *testing.T) {
 
 // turn1MiniModel is Turn-1-Mini's contract: 2,560-sample steps, seven
 // recurrent state tensors, eight probabilities per step (one per 20 ms).
+// Its model card gives that geometry but not the tensors' names, which
+// are the stand-in's own.
 // Here the states form a shift register (state_0 counts steps, state_i
 // takes state_{i-1}'s last value), and probability f is the mean magnitude
 // of the step's f-th 320 samples over 1 + state_6.
