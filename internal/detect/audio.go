@@ -143,5 +143,6 @@ func runModel(ctx context.Context, m model, c *Conversation) (*ModelOutput, erro
 			return nil, err
 		}
 	}
+	out.pad()
 	return out, nil
 }

@@ -58,12 +58,14 @@ func specWith(t *testing.T, old, new string) *System {
 func TestOnnxSpecThatDoesNotMatchTheModelIsOneClearError(t *testing.T) {
 	rt := onnxRuntime(t)
 	for _, tc := range []struct{ name, old, new, want string }{
-		{"unknown input", "name: input", "name: audio", `input "audio"; the model's inputs are input, state, sr`},
-		{"unknown output", "output: output", "output: vad", `output "vad"`},
-		{"unknown state output", "output: stateN", "output: state_out", `state output "state_out"`},
-		{"model input left out", "    - name: sr\n      type: int64\n      value: 16000\n", "", `input "sr" is not in the spec`},
-		{"wrong state size", "[2, batch, 128]", "[2, batch, 64]", `input "state" dimension 2 is 128`},
-		{"wrong constant type", "type: int64", "type: float32", `input "sr" is int64`},
+		{"unknown input", "name: input", "name: audio", `audio "audio": the model has no such input; its inputs are input float32 [? ?], state float32 [2 ? 128], sr int64 []`},
+		{"unknown output", "output: output", "output: vad", `scores[0].output "vad": the model has no such output; its outputs are output float32 [? 1], stateN float32 [? ? ?]`},
+		{"unknown state output", "output: stateN", "output: state_out", `state[0].output "state_out": the model has no such output`},
+		{"model input left out", "    - name: sr\n      type: int64\n      value: 16000\n", "", `the model's input sr int64 [] is not in the spec`},
+		{"wrong state size", "[2, batch, 128]", "[2, batch, 64]", `state[0].input.shape [2 batch 64]: dimension 2: the spec gives 64, the model's input is state float32 [2 ? 128]`},
+		{"wrong constant type", "type: int64", "type: float32", `constants[0] "sr": the model's input is sr int64 [], the spec gives float32`},
+		{"index outside the output", "index: 0", "index: -2", `scores[0]: index -2 outside the 1 values of a frame of the model's output output float32 [? 1]`},
+		{"frames past the time axis", "index: 0", "frames: 2", `scores[0].frames 2: the model's output is output float32 [? 1], 1 frames a step`},
 		{"wrong model hash", "sha256: 2623", "sha256: 3623", "the spec pins"},
 		{"missing model", "silero_vad_v5.onnx", "silero_vad_v9.onnx", "not found (check model.path"},
 	} {

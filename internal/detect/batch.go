@@ -149,14 +149,15 @@ func (b *batchRun) admit(ctx context.Context) error {
 }
 
 // join starts a conversation's lane; a conversation too short for one
-// value is done at once.
+// step is done at once.
 func (b *batchRun) join(c *Conversation) error {
 	if b.model.layout().channels == 2 && len(c.Channels) < 2 {
 		return fmt.Errorf("conversation %q: layout %s needs at least 2 speakers, got %d", c.ID, LayoutSpeakerVsRest, len(c.Channels))
 	}
 	l := &lane{c: c, timeline: c.timeline(), group: newRowGroup(b.model.layout(), len(c.Channels)),
 		out: newModelOutput(b.model.outputs(), len(c.Channels), c.Duration), first: -1}
-	if l.out.length() == 0 {
+	if !l.ready() {
+		l.out.pad()
 		return b.feed.Done(c, l.out)
 	}
 	b.lanes, b.moved = append(b.lanes, l), true
@@ -201,15 +202,6 @@ func (b *batchRun) relayout() error {
 // step runs one session call for every lane's next window.
 func (b *batchRun) step() error {
 	for _, l := range b.lanes {
-		for !l.group.ready() {
-			end := min(l.heard+fileChunk, len(l.timeline[0]))
-			chunk := make([][]float32, len(l.timeline))
-			for k, ch := range l.timeline {
-				chunk[k] = ch[l.heard:end]
-			}
-			l.group.add(chunk)
-			l.heard = end
-		}
 		l.group.fill(b.stepper, l.first)
 	}
 	if err := b.stepper.step(); err != nil {
@@ -219,28 +211,49 @@ func (b *batchRun) step() error {
 	for _, l := range b.lanes {
 		for t := range l.out.Values {
 			for k := range l.out.Values[t] {
-				l.out.Values[t][k] = append(l.out.Values[t][k], b.stepper.value(t, l.first+k))
+				l.out.Values[t][k] = append(l.out.Values[t][k], b.stepper.values(t, l.first+k)...)
 			}
 		}
 	}
 	return nil
 }
 
-// retire hands on the outputs of the lanes that are complete and takes
-// them out of the batch; the next layout drops their rows.
+// ready reads the lane's timeline until its rows have their next window,
+// and reports whether they have: a lane whose timeline is read to the end
+// without one is complete.
+func (l *lane) ready() bool {
+	for !l.group.ready() {
+		if l.heard == len(l.timeline[0]) {
+			return false
+		}
+		end := min(l.heard+fileChunk, len(l.timeline[0]))
+		chunk := make([][]float32, len(l.timeline))
+		for k, ch := range l.timeline {
+			chunk[k] = ch[l.heard:end]
+		}
+		l.group.add(chunk)
+		l.heard = end
+	}
+	return true
+}
+
+// retire hands on the outputs of the lanes that are complete, padded to
+// their length (ModelOutput.pad), and takes them out of the batch; the
+// next layout drops their rows.
 func (b *batchRun) retire() error {
 	running := b.lanes[:0]
 	var done []*lane
 	for _, l := range b.lanes {
-		if len(l.out.Values[0][0]) == l.out.length() {
-			done = append(done, l)
+		if l.ready() {
+			running = append(running, l)
 			continue
 		}
-		running = append(running, l)
+		done = append(done, l)
 	}
 	b.lanes = running
 	for _, l := range done {
 		b.moved = true
+		l.out.pad()
 		if err := b.feed.Done(l.c, l.out); err != nil {
 			return err
 		}

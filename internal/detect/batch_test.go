@@ -31,16 +31,23 @@ func batchConversations(t *testing.T) []*Conversation {
 // whatever the batch's rows: conversations share a batch, leave it as they
 // end (their rows retired, the others' state kept) and newcomers take their
 // place; one with more speakers than the rows runs alone. A feed that is
-// busy now and then changes nothing either.
+// busy now and then changes nothing either. So do steps that give several
+// values (VAP, Turn-1-Mini), models that fix their batch at 1 and keep
+// queues (MaAI), and models at 24 kHz.
 func TestRunAllGivesEachConversationItsOwnRun(t *testing.T) {
 	cases := []struct {
-		name   string
-		system func(t *testing.T) *System
+		name        string
+		system      func(t *testing.T) *System
+		twoSpeakers bool
 	}{
-		{"silero", func(t *testing.T) *System { return systemOf(t, "silero") }},
-		{"onnx-silero", sileroSpec(RuleGate)},
-		{"onnx-probe", probeSystem},
-		{"webrtcvad", func(t *testing.T) *System { return systemOf(t, "webrtcvad") }},
+		{"silero", func(t *testing.T) *System { return systemOf(t, "silero") }, false},
+		{"onnx-silero", sileroSpec(RuleGate), false},
+		{"onnx-probe", probeSystem, true},
+		{"webrtcvad", func(t *testing.T) *System { return systemOf(t, "webrtcvad") }, false},
+		{"onnx-vap", contractSystem(vapSpec, vapModel), true},
+		{"onnx-maai", contractSystem(maaiSpec, maaiModel), true},
+		{"onnx-turn-1-mini", contractSystem(turn1MiniSpec, turn1MiniModel), false},
+		{"onnx-24k", contractSystem(endpointer24kSpec, endpointer24kModel), false},
 	}
 	convs := batchConversations(t)
 	for _, tc := range cases {
@@ -50,7 +57,7 @@ func TestRunAllGivesEachConversationItsOwnRun(t *testing.T) {
 			want := map[string]*ModelOutput{}
 			m := openModel(t, s, rt)
 			for _, c := range convs {
-				if tc.name == "onnx-probe" && len(c.Channels) < 2 {
+				if tc.twoSpeakers && len(c.Channels) < 2 {
 					continue
 				}
 				out, err := m.Run(context.Background(), c)
@@ -64,7 +71,7 @@ func TestRunAllGivesEachConversationItsOwnRun(t *testing.T) {
 				busy bool
 			}{{1, false}, {3, true}, {5, false}, {64, true}} {
 				rt.BatchRows = run.rows
-				got := runAll(t, openModel(t, s, rt), convs, run.busy, tc.name == "onnx-probe")
+				got := runAll(t, openModel(t, s, rt), convs, run.busy, tc.twoSpeakers)
 				for id, w := range want {
 					if err := sameOutput(w, got[id]); err != nil {
 						t.Errorf("%d rows, busy feed %v: conversation %s: %v", run.rows, run.busy, id, err)

@@ -17,11 +17,16 @@
 //   - rms-endpointer, webrtcvad-endpointer, silero-endpointer: the same
 //     voice activity under the endpointer rule instead of the gate (below);
 //   - onnx: any ONNX model described by the spec's onnx section (OnnxSpec):
-//     sample rate, frame and hop, input and state tensors, which outputs are
-//     voice activity or direct EOT/INT scores, the channel layout
-//     (per-speaker, or speaker-vs-rest for dyadic models), and a front end
-//     (FrontEndSpec) where the model reads what the host computes from
-//     each window: Whisper's log-mel spectrogram (Smart Turn v3) or
+//     sample rate (channels resampled to it), frame and hop, audio inputs
+//     (one, or one per channel), state tensors (fed back, or rolling
+//     queues), which outputs are voice activity or direct EOT/INT scores
+//     and how they are read (every frame of a time axis, softmax, sums of
+//     columns, sigmoid, complement; float32 or float16), and the channel
+//     layout (per-speaker, or speaker-vs-rest for dyadic models); a model
+//     that fixes its batch at 1 runs its rows one at a time
+//     (docs/formats.md#onnx-models); a front end (FrontEndSpec) computes
+//     the audio input on the host from each window where the model reads
+//     features: Whisper's log-mel spectrogram (Smart Turn v3) or
 //     normalised samples with an attention mask (Smart Turn v2),
 //     docs/formats.md#onnx-front-ends; floor_rule picks the gate
 //     (default) or the endpointer for voice activity outputs;
@@ -32,8 +37,9 @@
 //     kept through Runtime.Answers (docs/systems.md#provider-vad).
 //
 // A spec is YAML with the keys family, name (a label), params, model (path
-// and sha256; ${FLOORBENCH_TOOLS} in the path is the tools folder, relative
-// paths start at the spec's folder) and, for family onnx, onnx.
+// and sha256; ${FLOORBENCH_TOOLS} in the path is the tools folder,
+// ${FLOORBENCH_MODELS} the folder of models a user brings, relative paths
+// start at the spec's folder) and, for family onnx, onnx.
 // testdata/silero-onnx.yaml describes Silero VAD v5 for the onnx family.
 // Unknown keys and parameters are errors.
 //
@@ -157,7 +163,12 @@
 // samples complete, in the push that completes it, with the scores Detect
 // gives that frame of the same audio, bit for bit. A frame therefore
 // arrives at its commit time (i+1)/fps, and shows voice activity up to one
-// model hop old (Silero's hop is 32 ms). After the floor(D·16000) samples
+// model hop old (Silero's hop is 32 ms); except for an onnx model whose
+// step gives several values (VAP's 5 s of 50 Hz frames) or that reads
+// another sample rate (its resampler waits for three samples): such a
+// frame arrives once the model's step that gives its value completes, and
+// a conversation's frames after the model's last step, which Detect fills
+// with the last value, do not arrive. After the floor(D·16000) samples
 // of a conversation of duration D a stream has given Detect's floor(D·fps)
 // frames, except where D falls within a sample of a frame's end: then the
 // two differ by that last frame.
@@ -182,7 +193,7 @@
 // probs-int.json (docs/formats.md#probability-files), or the one of a
 // one-task system, only once all are complete.
 //
-// Size: about 3,800 lines, on purpose one package. Every family (rms,
+// Size: about 4,750 lines, on purpose one package. Every family (rms,
 // webrtcvad, silero, onnx, external) implements the same contract (Family,
 // ModelStage, FloorMap over one frame grid), the streaming and batched
 // paths share its row and frame code, and the ONNX Runtime session lives

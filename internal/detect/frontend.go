@@ -55,6 +55,12 @@ type FrontEndSpec struct {
 // check checks the front end's own fields and that the audio input's
 // shape is the one it computes over o's frame.
 func (f *FrontEndSpec) check(o *OnnxSpec) error {
+	if o.SampleRate != SampleRate {
+		// Both extractors refuse audio at another sampling_rate than
+		// their 16 kHz, and Whisper's STFT (400 samples every 160) and
+		// mel bank (0 to 8 kHz) are 16 kHz's.
+		return fmt.Errorf("front_end %s: sample_rate %d: the front ends read 16000 Hz, as Hugging Face's feature extractors they follow do", f.Kind, o.SampleRate)
+	}
 	if f.Pad != PadFront && f.Pad != PadBack {
 		return fmt.Errorf("front_end.pad %q: want %s or %s", f.Pad, PadFront, PadBack)
 	}
@@ -74,7 +80,7 @@ func (f *FrontEndSpec) check(o *OnnxSpec) error {
 		if f.MelBins != 0 {
 			return fmt.Errorf("front_end.mel_bins %d: the %s front end gives samples, not mel bins", f.MelBins, f.Kind)
 		}
-		if err := checkAudioShape(o.Audio.Shape); err != nil {
+		if err := checkAudioShape(o.Audio.Shape, true); err != nil {
 			return fmt.Errorf("audio.shape: %w", err)
 		}
 		return nil
@@ -169,38 +175,43 @@ func (o *OnnxSpec) attentionMask() string {
 }
 
 // rowFeatures moves each row's count of samples heard on by a hop and
-// fills the audio input (and the attention mask) from the rows' windows:
-// every channel of every row is one chunk, the chunks shared among up to
-// GOMAXPROCS goroutines, each with a front end of its own.
+// fills every batch's audio input (and attention mask) from its rows'
+// windows: every channel of every row, whichever batch holds it (one of
+// every row, or one per row for a model whose batch is fixed at 1), is
+// one chunk, the chunks shared among up to GOMAXPROCS goroutines, each
+// with a front end of its own.
 func (s *onnxStepper) rowFeatures() error {
 	spec := s.model.spec
 	channels, frame, per := spec.channels(), spec.Frame, spec.channelValues()
-	for r := range s.heard {
-		s.heard[r] = min(frame, s.heard[r]+spec.Hop)
+	rows := 0
+	for _, b := range s.batches {
+		for r := range b.heard {
+			b.heard[r] = min(frame, b.heard[r]+spec.Hop)
+		}
+		rows += b.rows
 	}
-	chunks := s.rows * channels
+	chunks := rows * channels
 	workers := min(runtime.GOMAXPROCS(0), chunks)
 	for len(s.fronts) < workers {
 		s.fronts = append(s.fronts, newFrontEnd(spec.FrontEnd, frame, s.model.mel))
 	}
-	audio := s.audio.GetData()
-	var mask []int64
-	if s.mask != nil {
-		mask = s.mask.GetData()
-	}
 	fill := func(w int) error {
 		for i := w; i < chunks; i += workers {
+			// Chunk i is row i/channels' channel i%channels, chunk j of
+			// its batch.
+			b, r := s.row(i / channels)
+			j := r*channels + i%channels
 			var m []int64
-			if mask != nil {
-				m = mask[i*frame:][:frame]
+			if b.mask != nil {
+				m = b.mask.GetData()[j*frame:][:frame]
 			}
-			if err := s.fronts[w].fill(audio[i*per:][:per], m, s.windows[i*frame:][:frame], s.heard[i/channels]); err != nil {
+			if err := s.fronts[w].fill(b.audio[0].GetData()[j*per:][:per], m, b.windows[j*frame:][:frame], b.heard[r]); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	if workers == 1 {
+	if workers <= 1 {
 		return fill(0)
 	}
 	errs := make([]error, workers)

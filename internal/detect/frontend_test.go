@@ -61,7 +61,12 @@ func writeGraph(t *testing.T, name string, nodes, inputs, outputs []protoMessage
 }
 
 func writeSmartTurnV3(t *testing.T, bins, frames int) string {
-	const batch = -1
+	return writeSmartTurnV3Batch(t, -1, bins, frames)
+}
+
+// writeSmartTurnV3Batch is the v3 stand-in with its batch dimension
+// batch: -1 free, 1 fixed as the official file declares it.
+func writeSmartTurnV3Batch(t *testing.T, batch, bins, frames int) string {
 	return writeGraph(t, "smart-turn-v3", []protoMessage{
 		node("ReduceMean", []string{"input_features"}, []string{"per_bin"}, intsAttr("axes", 2), intAttr("keepdims", 0)),
 		node("ReduceMean", []string{"per_bin"}, []string{"mean"}, intsAttr("axes", 1), intAttr("keepdims", 1)),
@@ -292,6 +297,12 @@ func TestFrontEndSpecErrors(t *testing.T) {
 			"onnx: front_end.mel_bins 80: the wav2vec2 front end gives samples, not mel bins"},
 		{"wav2vec2 shape", smartTurnV2Spec, "[batch, frame]", "[batch, 80, 800]",
 			`onnx: audio.shape: dimension "80": want batch, channels, frame or 1`},
+		{"whisper at 24 kHz", smartTurnV3Spec, "sample_rate: 16000", "sample_rate: 24000",
+			"onnx: front_end whisper-log-mel: sample_rate 24000: the front ends read 16000 Hz, as Hugging Face's feature extractors they follow do"},
+		{"wav2vec2 at 8 kHz", smartTurnV2Spec, "sample_rate: 16000", "sample_rate: 8000",
+			"onnx: front_end wav2vec2: sample_rate 8000: the front ends read 16000 Hz"},
+		{"audio channels", smartTurnV2Spec, "audio: {name: input_values, shape: [batch, frame]}", "audio_channels: [{name: input_values, shape: [batch, frame]}]",
+			"onnx: front_end wav2vec2 and audio_channels: a front end fills the one audio input (give audio, with channels in its shape for speaker-vs-rest)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !strings.Contains(c.spec, c.from) {
@@ -314,13 +325,23 @@ func TestFrontEndSpecMustMatchTheModel(t *testing.T) {
 		name, spec, model, want string
 	}{
 		{"v2 spec, v3 model", smartTurnV2Spec, writeSmartTurnV3(t, 80, 800),
-			`the spec names input "input_values"; the model's inputs are input_features; the spec names input "attention_mask"`},
+			`audio "input_values": the model has no such input; its inputs are input_features float32 [? 80 800]; front_end.attention_mask "attention_mask": the model has no such input; its inputs are input_features float32 [? 80 800]`},
 		{"no mask in the spec", strings.Replace(smartTurnV2Spec, ", attention_mask: attention_mask", "", 1), v2,
-			`the model's input "attention_mask" is not in the spec (as audio, attention mask, state or constant)`},
+			`the model's input attention_mask int64 [? 24000] is not in the spec (as audio, attention mask, state or constant)`},
 		{"128 bins", strings.NewReplacer("mel_bins: 80", "mel_bins: 128", "80, 800", "128, 800").Replace(smartTurnV3Spec), writeSmartTurnV3(t, 80, 800),
-			`input "input_features" dimension 1 is 80 in the model, the spec gives 128 = 128`},
+			`audio.shape [batch 128 800]: dimension 1: the spec gives 128, the model's input is input_features float32 [? 80 800]`},
+		{"mask of another type", smartTurnV2Spec, writeGraph(t, "float-mask", []protoMessage{
+			node("Add", []string{"input_values", "attention_mask"}, []string{"probabilities"}),
+		}, []protoMessage{valueInfo("input_values", onnxFloat, -1, 24000), valueInfo("attention_mask", onnxFloat, -1, 24000)},
+			[]protoMessage{valueInfo("probabilities", onnxFloat, -1, 24000)}),
+			`front_end.attention_mask "attention_mask": the model's input is attention_mask float32 [? 24000], the spec gives int64`},
+		{"mask of a batch past 1", smartTurnV2Spec, writeGraph(t, "batch-2-mask", []protoMessage{
+			node("Abs", []string{"input_values"}, []string{"probabilities"}),
+		}, []protoMessage{valueInfo("input_values", onnxFloat, -1, 24000), valueInfo("attention_mask", onnxInt64, 2, 24000)},
+			[]protoMessage{valueInfo("probabilities", onnxFloat, -1, 24000)}),
+			`front_end.attention_mask (audio.shape) [batch frame]: dimension 0 is the batch, the model's input is attention_mask int64 [2 24000]: a fixed batch must be 1`},
 		{"another window", strings.Replace(smartTurnV2Spec, "frame: 24000", "frame: 16000", 1), v2,
-			`input "input_values" dimension 1 is 24000 in the model, the spec gives frame = 16000; input "attention_mask" dimension 1 is 24000 in the model, the spec gives frame = 16000`},
+			`audio.shape [batch frame]: dimension 1: the spec gives frame = 16000, the model's input is input_values float32 [? 24000]; front_end.attention_mask (audio.shape) [batch frame]: dimension 1: the spec gives frame = 16000, the model's input is attention_mask int64 [? 24000]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := frontEndSystem(t, c.spec, c.model).OpenModel(rt)
@@ -377,5 +398,48 @@ func TestFrontEndIsPartOfTheModelsIdentity(t *testing.T) {
 	}
 	if strings.Contains(string(silero), "front_end") {
 		t.Errorf("a spec without a front end hashes one: %s", silero)
+	}
+}
+
+// Smart Turn v3 as the official file declares it, input_features
+// [1, 80, 800] with the batch fixed at 1: each row runs in a session call
+// of its own, with its own window, count of samples heard and features,
+// and every value equals the stand-in's with a free batch, run alone or
+// batched across conversations, rows joining and leaving.
+func TestSmartTurnV3FrontEndOfABatchFixedAtOne(t *testing.T) {
+	rt := onnxRuntime(t)
+	spec := strings.Replace(smartTurnV3Spec, "hop: 16000", "hop: 8000", 1)
+	free := frontEndSystem(t, spec, writeSmartTurnV3(t, 80, 800))
+	fixed := frontEndSystem(t, spec, writeSmartTurnV3Batch(t, 1, 80, 800))
+	one := openModel(t, fixed, rt)
+	if !one.model.(*onnxModel).tensors.oneRow {
+		t.Fatal("a model whose batch is fixed at 1 does not run row by row")
+	}
+	convs := []*Conversation{
+		{ID: "long", SampleRate: SampleRate, Duration: 3.5, Channels: [][]float32{buzz(3.5, 0.1, 130, 11), buzz(3.5, 1.5, 170, 12)}},
+		{ID: "short", SampleRate: SampleRate, Duration: 1.2, Channels: [][]float32{buzz(1.2, 0, 220, 13)}},
+		{ID: "late", SampleRate: SampleRate, Duration: 2.1, Channels: [][]float32{buzz(2.1, 0.4, 110, 14), buzz(2.1, 0.9, 260, 15), buzz(2.1, 0, 90, 16)}},
+	}
+	batched := runAll(t, openModel(t, free, rt), convs, false, false)
+	for _, c := range convs {
+		got, err := one.Run(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Values[0][0]) == 0 {
+			t.Fatalf("conversation %s: no values", c.ID)
+		}
+		if err := sameOutput(batched[c.ID], got); err != nil {
+			t.Errorf("run alone: conversation %s: %v", c.ID, err)
+		}
+	}
+	for _, rows := range []int{1, 3, 64} {
+		rt.BatchRows = rows
+		got := runAll(t, openModel(t, fixed, rt), convs, true, false)
+		for id, w := range batched {
+			if err := sameOutput(w, got[id]); err != nil {
+				t.Errorf("%d rows: conversation %s: %v", rows, id, err)
+			}
+		}
 	}
 }

@@ -4,7 +4,8 @@ import "context"
 
 // grid places a model's values on the output grid as samples are heard
 // (package documentation, "From voice activity to floor scores"): frame i
-// is complete once heardBy(i) samples have been heard, and takes, per output
+// is complete once heardBy(i) samples have been heard and the model has
+// given the value that covers them, and takes, per output
 // and speaker, the latest value whose samples had all been heard by then;
 // 0 before the first one.
 type grid struct {
@@ -47,21 +48,30 @@ func (g *grid) hear(run modelRun, channels [][]float32) error {
 	return nil
 }
 
-// next places the next frame if all its samples have been heard. The
-// values, [output][speaker], are valid until the next call.
+// next places the next frame if all its samples have been heard and the
+// model has given its value. The values, [output][speaker], are valid
+// until the next call.
 func (g *grid) next() ([][]float64, bool) {
-	end := heardBy(g.frame, g.fps)
-	if end > g.heard {
+	if !g.ready(g.frame) {
 		return nil, false
 	}
-	return g.place(end/g.hop - 1), true
+	return g.place(heardBy(g.frame, g.fps)/g.hop - 1), true
+}
+
+// ready reports whether frame i can be placed: its samples have all been
+// heard and its value given. A model whose step gives several values (or
+// whose resampler holds samples back) gives a value after the samples it
+// covers, at the end of its step.
+func (g *grid) ready(i int) bool {
+	end := heardBy(i, g.fps)
+	return end <= g.heard && end/g.hop-1-g.first < len(g.pending[0][0])
 }
 
 // complete is how many frames the samples heard complete that next has not
 // placed yet.
 func (g *grid) complete() int {
 	n := 0
-	for heardBy(g.frame+n, g.fps) <= g.heard {
+	for g.ready(g.frame + n) {
 		n++
 	}
 	return n

@@ -12,8 +12,10 @@ type model interface {
 }
 
 // modelOutputs says what a model's values are: output t has role roles[t]
-// (RoleActivity, RoleEOT or RoleINT), and value j of every output becomes
-// known once sample (j+1)·hop has been heard.
+// (RoleActivity, RoleEOT or RoleINT), and value j of every output covers
+// the samples before (j+1)·hop; it becomes known once they have been
+// heard, or, for an onnx model whose step gives several values or that
+// reads another sample rate, once its step completes.
 type modelOutputs struct {
 	hop   int
 	roles []string

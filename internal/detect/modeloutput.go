@@ -28,7 +28,9 @@ type ModelOutput struct {
 	// Roles says what each output is (RoleActivity, RoleEOT, RoleINT).
 	Roles []string
 	// Values[t][k] is output t's track for speaker k: floor(samples/Hop)
-	// values in [0, 1].
+	// values in [0, 1]. Where the model's last step ends before the
+	// conversation does (a step that gives several values, a resampler
+	// holding samples back), the values after it repeat its last (pad).
 	Values [][][]float32
 }
 
@@ -56,6 +58,23 @@ func (o *ModelOutput) Speakers() int {
 
 // length is how many values each track holds.
 func (o *ModelOutput) length() int { return samplesIn(o.Duration) / o.Hop }
+
+// pad completes every track to its length with its last value, 0 for a
+// track without one: the latest the model gave, as the grid reads it.
+func (o *ModelOutput) pad() {
+	for t := range o.Values {
+		for k, track := range o.Values[t] {
+			var last float32
+			if len(track) > 0 {
+				last = track[len(track)-1]
+			}
+			for len(track) < o.length() {
+				track = append(track, last)
+			}
+			o.Values[t][k] = track
+		}
+	}
+}
 
 // modelOutputSchema names the format in its header line.
 const modelOutputSchema = "floorbench-model-output"

@@ -212,3 +212,104 @@ func TestRestSumsTheOtherSpeakersClipped(t *testing.T) {
 		}
 	}
 }
+
+// ONNX element and attribute types, and the versions, of the graphs below.
+const (
+	onnxFloat16   = 10
+	attrInt       = 2
+	attrInts      = 7
+	onnxOpset     = 13
+	onnxIRVersion = 8
+)
+
+// graph builds a model graph node by node: the stand-ins of published
+// turn-taking models, with their input and output names, types and shapes.
+type graph struct {
+	nodes, inits, inputs, outputs []protoMessage
+}
+
+func (g *graph) op(op string, inputs []string, output string, attrs ...protoMessage) {
+	g.nodes = append(g.nodes, node(op, inputs, []string{output}, attrs...))
+}
+
+func (g *graph) input(name string, elem int, dims ...int) {
+	g.inputs = append(g.inputs, valueInfo(name, elem, dims...))
+}
+
+func (g *graph) output(name string, elem int, dims ...int) {
+	g.outputs = append(g.outputs, valueInfo(name, elem, dims...))
+}
+
+// ints adds an int64 initializer of the given dimensions.
+func (g *graph) ints(name string, dims []int, v ...int64) {
+	raw := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		raw = binary.LittleEndian.AppendUint64(raw, uint64(x))
+	}
+	g.init(name, onnxInt64, dims, raw)
+}
+
+// floats adds a float32 initializer of the given dimensions.
+func (g *graph) floats(name string, dims []int, v ...float32) {
+	raw := make([]byte, 0, 4*len(v))
+	for _, x := range v {
+		raw = binary.LittleEndian.AppendUint32(raw, math.Float32bits(x))
+	}
+	g.init(name, onnxFloat, dims, raw)
+}
+
+func (g *graph) init(name string, elem int, dims []int, raw []byte) {
+	var t protoMessage
+	for _, d := range dims {
+		t = t.varint(1, uint64(d))
+	}
+	g.inits = append(g.inits, t.varint(2, uint64(elem)).bytes(8, []byte(name)).bytes(9, raw))
+}
+
+// write encodes the model and writes it to a temporary file.
+func (g *graph) write(t *testing.T, name string) string {
+	t.Helper()
+	var b protoMessage
+	for _, n := range g.nodes {
+		b = b.bytes(1, n)
+	}
+	b = b.bytes(2, []byte(name))
+	for _, x := range g.inits {
+		b = b.bytes(5, x)
+	}
+	for _, x := range g.inputs {
+		b = b.bytes(11, x)
+	}
+	for _, x := range g.outputs {
+		b = b.bytes(12, x)
+	}
+	model := protoMessage(nil).varint(1, onnxIRVersion).bytes(2, []byte("floorbench-test")).bytes(7, b).
+		bytes(8, protoMessage(nil).bytes(1, nil).varint(2, onnxOpset))
+	path := filepath.Join(t.TempDir(), name+".onnx")
+	if err := os.WriteFile(path, model, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func attrI(name string, v int) protoMessage {
+	return protoMessage(nil).bytes(1, []byte(name)).varint(3, uint64(v)).varint(20, attrInt)
+}
+
+func attrIs(name string, v ...int) protoMessage {
+	a := protoMessage(nil).bytes(1, []byte(name))
+	for _, x := range v {
+		a = a.varint(8, uint64(int64(x)))
+	}
+	return a.varint(20, attrInts)
+}
+
+// frameMeans adds out = mean |in| over groups of size samples: in reshaped
+// to shape (ending in size), reduced over its last axis, the axis kept
+// where keep is 1.
+func (g *graph) frameMeans(in, out string, shape []int64, keep int) {
+	g.ints(out+"_shape", []int{len(shape)}, shape...)
+	g.op("Reshape", []string{in, out + "_shape"}, out+"_frames")
+	g.op("Abs", []string{out + "_frames"}, out+"_abs")
+	g.op("ReduceMean", []string{out + "_abs"}, out, attrIs("axes", len(shape)-1), attrI("keepdims", keep))
+}

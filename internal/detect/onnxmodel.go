@@ -1,11 +1,8 @@
 package detect
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
 
@@ -23,6 +20,9 @@ type onnxModel struct {
 	// scoreOutputs are the distinct outputs the scores read, in spec order;
 	// the session's outputs are scoreOutputs then the state outputs.
 	scoreOutputs []string
+	tensors      modelTensors
+	// hop is how many conversation samples each value moves on.
+	hop int
 	// mel is the Whisper front end's window and filter bank, made once
 	// for every stepper of the model.
 	mel *features.WhisperLogMel
@@ -41,10 +41,13 @@ func openONNXModel(s *System, _ values, rt Runtime) (model, error) {
 		return nil, fmt.Errorf("onnx: read model %s: %w", path, err)
 	}
 	spec := s.onnx
-	if err := spec.matchModel(ins, outs); err != nil {
+	m := &onnxModel{spec: spec}
+	if m.tensors, err = spec.matchModel(ins, outs); err != nil {
 		return nil, fmt.Errorf("onnx: spec does not match model %s: %w", path, err)
 	}
-	m := &onnxModel{spec: spec}
+	if m.hop, err = spec.valueHop(); err != nil {
+		return nil, fmt.Errorf("onnx: %w", err)
+	}
 	if f := spec.FrontEnd; f != nil && f.Kind == FrontEndWhisperLogMel {
 		if m.mel, err = features.NewWhisperLogMel(f.MelBins, spec.Frame); err != nil {
 			return nil, fmt.Errorf("onnx: front_end: %w", err)
@@ -55,7 +58,10 @@ func openONNXModel(s *System, _ values, rt Runtime) (model, error) {
 			m.scoreOutputs = append(m.scoreOutputs, sc.Output)
 		}
 	}
-	inputs := []string{spec.Audio.Name}
+	var inputs []string
+	for _, a := range spec.audioInputs() {
+		inputs = append(inputs, a.Name)
+	}
 	if mask := spec.attentionMask(); mask != "" {
 		inputs = append(inputs, mask)
 	}
@@ -78,120 +84,17 @@ func (m *onnxModel) outputs() modelOutputs {
 	for t, sc := range m.spec.Scores {
 		roles[t] = sc.Role
 	}
-	return modelOutputs{hop: m.spec.Hop, roles: roles}
+	return modelOutputs{hop: m.hop, roles: roles}
 }
 
 func (m *onnxModel) close() error { return m.session.Destroy() }
 
-// matchModel checks the spec against the model's inputs and outputs: every
-// tensor the spec names exists with the right element type and fixed sizes,
-// and every model input is given.
-func (o *OnnxSpec) matchModel(ins, outs []ort.InputOutputInfo) error {
-	byName := func(list []ort.InputOutputInfo) map[string]ort.InputOutputInfo {
-		m := map[string]ort.InputOutputInfo{}
-		for _, x := range list {
-			m[x.Name] = x
-		}
-		return m
-	}
-	names := func(list []ort.InputOutputInfo) string {
-		s := make([]string, len(list))
-		for i, x := range list {
-			s[i] = x.Name
-		}
-		return strings.Join(s, ", ")
-	}
-	modelIn, modelOut := byName(ins), byName(outs)
-	given := map[string]bool{}
-	input := func(name string, shape []string, dtype ort.TensorElementDataType) error {
-		info, ok := modelIn[name]
-		if !ok {
-			return fmt.Errorf("the spec names input %q; the model's inputs are %s", name, names(ins))
-		}
-		given[name] = true
-		if info.DataType != dtype {
-			return fmt.Errorf("input %q is %s in the model, the spec gives %s", name, typeName(info.DataType), typeName(dtype))
-		}
-		return matchDims(name, info.Dimensions, shape, o.channels(), o.Frame)
-	}
-	errs := []error{input(o.Audio.Name, o.Audio.Shape, ort.TensorElementDataTypeFloat)}
-	if mask := o.attentionMask(); mask != "" {
-		errs = append(errs, input(mask, o.Audio.Shape, ort.TensorElementDataTypeInt64))
-	}
-	for _, st := range o.State {
-		errs = append(errs, input(st.Input, st.Shape, ort.TensorElementDataTypeFloat))
-		if _, ok := modelOut[st.Output]; !ok {
-			errs = append(errs, fmt.Errorf("the spec names state output %q; the model's outputs are %s", st.Output, names(outs)))
-		}
-	}
-	for _, c := range o.Constants {
-		var dtype ort.TensorElementDataType = ort.TensorElementDataTypeFloat
-		if c.Type == "int64" {
-			dtype = ort.TensorElementDataTypeInt64
-		}
-		errs = append(errs, input(c.Name, c.Shape, dtype))
-	}
-	for _, sc := range o.Scores {
-		info, ok := modelOut[sc.Output]
-		if !ok {
-			errs = append(errs, fmt.Errorf("the spec names output %q; the model's outputs are %s", sc.Output, names(outs)))
-		} else if info.DataType != ort.TensorElementDataTypeFloat {
-			errs = append(errs, fmt.Errorf("output %q is %s; scores are read from float32 outputs", sc.Output, typeName(info.DataType)))
-		}
-	}
-	for _, in := range ins {
-		if !given[in.Name] {
-			errs = append(errs, fmt.Errorf("the model's input %q is not in the spec (as audio, attention mask, state or constant)", in.Name))
-		}
-	}
-	// One line, however many mismatches: command-line errors are one line.
-	var msgs []string
-	for _, err := range errs {
-		if err != nil {
-			msgs = append(msgs, err.Error())
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return errors.New(strings.Join(msgs, "; "))
-}
-
-// typeName spells an element type as specs do.
-func typeName(t ort.TensorElementDataType) string {
-	switch t {
-	case ort.TensorElementDataTypeFloat:
-		return "float32"
-	case ort.TensorElementDataTypeInt64:
-		return "int64"
-	}
-	return t.String()
-}
-
-// matchDims compares a symbolic shape with a model input's dimensions, where
-// the model fixes them (the batch size is always free).
-func matchDims(name string, model ort.Shape, shape []string, channels, frame int) error {
-	if len(model) != len(shape) {
-		return fmt.Errorf("input %q has %d dimensions %v in the model, the spec gives %d %v", name, len(model), model, len(shape), shape)
-	}
-	dims, err := resolveShape(shape, 1, channels, frame)
-	if err != nil {
-		return fmt.Errorf("input %q: %w", name, err)
-	}
-	for i, d := range model {
-		if d > 0 && shape[i] != "batch" && d != dims[i] {
-			return fmt.Errorf("input %q dimension %d is %d in the model, the spec gives %s = %d", name, i, d, shape[i], dims[i])
-		}
-	}
-	return nil
-}
-
 func (m *onnxModel) layout() rowLayout {
-	return rowLayout{channels: m.spec.channels(), frame: m.spec.Frame, hop: m.spec.Hop}
+	return rowLayout{channels: m.spec.channels(), rate: m.spec.SampleRate, frame: m.spec.Frame, hop: m.spec.Hop}
 }
 
 // batchable: every state has a batch dimension, so each row's state is
-// its own.
+// its own (a model that runs its rows one at a time has one).
 func (m *onnxModel) batchable() bool {
 	for _, st := range m.spec.State {
 		if !slices.Contains(st.Shape, "batch") {
@@ -212,40 +115,65 @@ func (m *onnxModel) start(rows int) (modelRun, error) {
 	return r, nil
 }
 
-// onnxStepper holds a batch's input tensors and, after each step, every
-// row's scores.
+// onnxStepper holds a stepper's batches: one of every row, or one per row
+// where the model fixes its batch at 1.
 type onnxStepper struct {
-	model  *onnxModel
+	model   *onnxModel
+	batches []*onnxBatch
+	// fronts turn the rows' windows into the audio input, one per
+	// goroutine (rowFeatures), shared by every batch.
+	fronts []*frontEnd
+}
+
+// onnxBatch is the input tensors of one session call and, after each
+// step, its rows' scores.
+type onnxBatch struct {
 	rows   int
-	audio  *ort.Tensor[float32]
+	audio  []*ort.Tensor[float32] // one, or one per channel (audio_channels)
 	states []*ort.Tensor[float32]
+	// half are the float16 score outputs, made here (by scoreOutputs
+	// index; nil for float32 ones, which the session makes).
+	half   []*ort.CustomDataTensor
 	inputs []ort.Value
-	// scores[t][r] is score t's value for row r after the last step.
+	// scores[t] holds score t's values, frames per step for each row.
 	scores [][]float32
-	// With a front end: the rows' windows, the attention mask (nil
-	// without one), how many samples of its window each row has heard,
-	// and the front ends that turn windows into the audio input, one per
-	// goroutine (rowFeatures).
+	// With a front end: the rows' windows, channel by channel, how many
+	// samples of its window each row has heard, and the attention mask
+	// (nil without one).
 	windows []float32
-	mask    *ort.Tensor[int64]
 	heard   []int
-	fronts  []*frontEnd
+	mask    *ort.Tensor[int64]
 }
 
 func (m *onnxModel) newStepper(rows int) (stepper, error) {
 	s := &onnxStepper{model: m}
-	if err := s.allocate(rows); err != nil {
-		return nil, fmt.Errorf("onnx: %w", err)
+	n, size := 1, rows
+	if m.tensors.oneRow {
+		n, size = rows, 1
+	}
+	for range n {
+		b, err := m.newBatch(size)
+		if err != nil {
+			s.close()
+			return nil, fmt.Errorf("onnx: %w", err)
+		}
+		s.batches = append(s.batches, b)
 	}
 	return s, nil
 }
 
-// allocate makes the input tensors of a batch of rows rows, with a zero
-// state.
-func (s *onnxStepper) allocate(rows int) error {
-	m := s.model
-	s.rows, s.inputs, s.states = rows, nil, nil
-	c := m.spec.channels()
+// newBatch makes the tensors of a batch of rows rows, with a zero state.
+func (m *onnxModel) newBatch(rows int) (*onnxBatch, error) {
+	b := &onnxBatch{rows: rows}
+	if err := b.allocate(m); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *onnxBatch) allocate(m *onnxModel) error {
+	c, rows := m.spec.channels(), b.rows
 	tensor := func(shape []string) (*ort.Tensor[float32], error) {
 		dims, err := resolveShape(shape, rows, c, m.spec.Frame)
 		if err != nil {
@@ -256,47 +184,62 @@ func (s *onnxStepper) allocate(rows int) error {
 		}
 		t, err := ort.NewEmptyTensor[float32](ort.NewShape(dims...))
 		if err == nil {
-			s.inputs = append(s.inputs, t)
+			b.inputs = append(b.inputs, t)
 		}
 		return t, err
 	}
-	var err error
-	if s.audio, err = tensor(m.spec.Audio.Shape); err != nil {
-		return fmt.Errorf("audio: %w", err)
-	}
-	if got, want := len(s.audio.GetData()), rows*c*m.spec.channelValues(); got != want {
-		s.close()
-		return fmt.Errorf("audio shape %v holds %d values, the layout needs %d", m.spec.Audio.Shape, got, want)
+	audio := m.spec.audioInputs()
+	for _, a := range audio {
+		t, err := tensor(a.Shape)
+		if err != nil {
+			return fmt.Errorf("audio %s: %w", a.Name, err)
+		}
+		if got, want := len(t.GetData()), rows*c*m.spec.channelValues()/len(audio); got != want {
+			return fmt.Errorf("audio %s shape %v holds %d values, the layout needs %d", a.Name, a.Shape, got, want)
+		}
+		b.audio = append(b.audio, t)
 	}
 	if m.spec.FrontEnd != nil {
-		s.windows, s.heard = make([]float32, rows*c*m.spec.Frame), make([]int, rows)
+		b.windows, b.heard = make([]float32, rows*c*m.spec.Frame), make([]int, rows)
 	}
 	if m.spec.attentionMask() != "" {
-		if s.mask, err = ort.NewEmptyTensor[int64](s.audio.GetShape()); err != nil {
-			s.close()
+		t, err := ort.NewEmptyTensor[int64](b.audio[0].GetShape())
+		if err != nil {
 			return fmt.Errorf("attention mask: %w", err)
 		}
-		s.inputs = append(s.inputs, s.mask)
+		b.mask = t
+		b.inputs = append(b.inputs, t)
 	}
 	for _, st := range m.spec.State {
 		t, err := tensor(st.Shape)
 		if err != nil {
-			s.close()
 			return fmt.Errorf("state %s: %w", st.Input, err)
 		}
-		s.states = append(s.states, t)
+		b.states = append(b.states, t)
 	}
 	for _, k := range m.spec.Constants {
 		v, err := newConstant(k, rows, c, m.spec.Frame)
 		if err != nil {
-			s.close()
 			return fmt.Errorf("constant %s: %w", k.Name, err)
 		}
-		s.inputs = append(s.inputs, v)
+		b.inputs = append(b.inputs, v)
 	}
-	s.scores = make([][]float32, len(m.spec.Scores))
-	for t := range s.scores {
-		s.scores[t] = make([]float32, rows)
+	b.half = make([]*ort.CustomDataTensor, len(m.scoreOutputs))
+	for i, name := range m.scoreOutputs {
+		dims, ok := m.tensors.half[name]
+		if !ok {
+			continue
+		}
+		shape := ort.NewShape(slices.Concat([]int64{int64(rows)}, dims[1:])...)
+		t, err := ort.NewCustomDataTensor(shape, make([]byte, 2*shape.FlattenedSize()), ort.TensorElementDataTypeFloat16)
+		if err != nil {
+			return fmt.Errorf("output %s: %w", name, err)
+		}
+		b.half[i] = t
+	}
+	b.scores = make([][]float32, len(m.spec.Scores))
+	for t := range b.scores {
+		b.scores[t] = make([]float32, rows*m.spec.framesPerStep())
 	}
 	return nil
 }
@@ -322,78 +265,130 @@ func newConstant(k ConstantSpec, rows, channels, frame int) (ort.Value, error) {
 	}
 }
 
-func (s *onnxStepper) close() {
-	for _, v := range s.inputs {
+func (b *onnxBatch) close() {
+	for _, v := range b.inputs {
 		v.Destroy()
 	}
-	s.inputs = nil
-}
-
-func (s *onnxStepper) window(r int) []float32 {
-	n := s.model.spec.channels() * s.model.spec.Frame
-	if s.windows != nil {
-		return s.windows[r*n : (r+1)*n]
+	for _, v := range b.half {
+		if v != nil {
+			v.Destroy()
+		}
 	}
-	return s.audio.GetData()[r*n : (r+1)*n]
+	b.inputs, b.half = nil, nil
 }
 
-func (s *onnxStepper) value(t, r int) float32 { return s.scores[t][r] }
+func (s *onnxStepper) close() {
+	for _, b := range s.batches {
+		b.close()
+	}
+	s.batches = nil
+}
 
-// step runs the model once for every row, keeps each row's scores and
-// feeds the state outputs back as the next step's state.
+// row finds row r: its batch and its row in that batch.
+func (s *onnxStepper) row(r int) (*onnxBatch, int) {
+	if s.model.tensors.oneRow {
+		return s.batches[r], 0
+	}
+	return s.batches[0], r
+}
+
+func (s *onnxStepper) window(r, c int) []float32 {
+	b, r := s.row(r)
+	frame := s.model.spec.Frame
+	if b.windows != nil {
+		at := (r*s.model.spec.channels() + c) * frame
+		return b.windows[at : at+frame]
+	}
+	if len(b.audio) > 1 {
+		return b.audio[c].GetData()[r*frame : (r+1)*frame]
+	}
+	at := (r*s.model.spec.channels() + c) * frame
+	return b.audio[0].GetData()[at : at+frame]
+}
+
+func (s *onnxStepper) values(t, r int) []float32 {
+	b, r := s.row(r)
+	n := s.model.spec.framesPerStep()
+	return b.scores[t][r*n : (r+1)*n]
+}
+
+// step runs the model once for every batch, after computing every row's
+// features where the model has a front end.
 func (s *onnxStepper) step() error {
-	m := s.model
-	if s.windows != nil {
+	if s.model.spec.FrontEnd != nil {
 		if err := s.rowFeatures(); err != nil {
 			return err
 		}
 	}
-	outputs := make([]ort.Value, len(m.scoreOutputs)+len(s.states))
-	defer func() {
-		for _, v := range outputs {
-			if v != nil {
-				v.Destroy()
-			}
-		}
-	}()
-	if err := m.session.Run(s.inputs, outputs); err != nil {
-		return err
-	}
-	for t, sc := range m.spec.Scores {
-		if err := readScore(outputs[slices.Index(m.scoreOutputs, sc.Output)], sc, s.scores[t]); err != nil {
+	for _, b := range s.batches {
+		if err := b.step(s.model); err != nil {
 			return err
 		}
-	}
-	for i, st := range s.states {
-		o, ok := outputs[len(m.scoreOutputs)+i].(*ort.Tensor[float32])
-		if !ok || len(o.GetData()) != len(st.GetData()) {
-			return fmt.Errorf("state output %s does not match its input's type and size", m.spec.State[i].Output)
-		}
-		copy(st.GetData(), o.GetData())
 	}
 	return nil
 }
 
-// readScore sets each row's value of output out.
-func readScore(out ort.Value, sc ScoreSpec, rows []float32) error {
-	t, ok := out.(*ort.Tensor[float32])
-	if !ok {
-		return fmt.Errorf("output %s is not a float32 tensor", sc.Output)
-	}
-	data := t.GetData()
-	if len(data)%len(rows) != 0 || sc.Index >= len(data)/len(rows) {
-		return fmt.Errorf("output %s has shape %v: no index %d for each of %d rows", sc.Output, t.GetShape(), sc.Index, len(rows))
-	}
-	per := len(data) / len(rows)
-	for k := range rows {
-		v := float64(data[k*per+sc.Index])
-		if sc.Sigmoid {
-			v = 1 / (1 + math.Exp(-v))
+// step runs the model once over the batch's rows, keeps each row's scores
+// and feeds the state outputs back as the next step's state.
+func (b *onnxBatch) step(m *onnxModel) error {
+	outputs := make([]ort.Value, len(m.scoreOutputs)+len(b.states))
+	for i, h := range b.half {
+		if h != nil {
+			outputs[i] = h
 		}
-		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("output %s gave %v for row %d, outside [0, 1] (set sigmoid: true for logits)", sc.Output, v, k)
+	}
+	defer func() {
+		for i, v := range outputs {
+			if v != nil && (i >= len(b.half) || b.half[i] == nil) {
+				v.Destroy()
+			}
 		}
-		rows[k] = float32(v)
+	}()
+	if err := m.session.Run(b.inputs, outputs); err != nil {
+		return err
+	}
+	for t, sc := range m.spec.Scores {
+		out := outputs[slices.Index(m.scoreOutputs, sc.Output)]
+		data, shape, err := outputFloats(out)
+		if err != nil {
+			return fmt.Errorf("output %s: %w", sc.Output, err)
+		}
+		if err := readScore(data, shape, sc, b.rows, b.scores[t]); err != nil {
+			return err
+		}
+	}
+	for i, st := range b.states {
+		spec := m.spec.State[i]
+		o, ok := outputs[len(m.scoreOutputs)+i].(*ort.Tensor[float32])
+		if !ok {
+			return fmt.Errorf("state output %s is not a float32 tensor", spec.Output)
+		}
+		if err := carry(st.GetData(), o.GetData(), b.rows, spec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// carry makes a state output the next step's state input: the output
+// itself, or for a queue the input with each row's oldest frames dropped
+// and the output's appended.
+func carry(in, out []float32, rows int, st StateSpec) error {
+	if !st.Queue {
+		if len(out) != len(in) {
+			return fmt.Errorf("state output %s has %d values, its input %s %d", st.Output, len(out), st.Input, len(in))
+		}
+		copy(in, out)
+		return nil
+	}
+	nIn, nOut := len(in)/rows, len(out)/rows
+	if len(out)%rows != 0 || nOut < 1 || nOut > nIn || nIn%nOut != 0 {
+		return fmt.Errorf("queue state output %s has %d values for %d rows; its input %s holds %d frames of them per row", st.Output, len(out), rows, st.Input, nIn)
+	}
+	for r := range rows {
+		q := in[r*nIn : (r+1)*nIn]
+		copy(q, q[nOut:])
+		copy(q[nIn-nOut:], out[r*nOut:(r+1)*nOut])
 	}
 	return nil
 }
@@ -401,27 +396,64 @@ func readScore(out ort.Value, sc ScoreSpec, rows []float32) error {
 // resize carries each kept row's state into a batch of len(keep) rows.
 // Only batchable models' batches are resized.
 func (s *onnxStepper) resize(keep []int) error {
-	m, rows := s.model, s.rows
+	m := s.model
+	if m.tensors.oneRow {
+		return s.resizeRows(keep)
+	}
+	old := s.batches[0]
 	var states [][]float32
-	for _, st := range s.states {
+	for _, st := range old.states {
 		states = append(states, slices.Clone(st.GetData()))
 	}
-	heard := s.heard
 	s.close()
-	if err := s.allocate(len(keep)); err != nil {
+	b, err := m.newBatch(len(keep))
+	if err != nil {
 		return err
 	}
-	for i, r := range keep {
-		if r >= 0 && heard != nil {
-			s.heard[i] = heard[r]
+	s.batches = []*onnxBatch{b}
+	if b.heard != nil {
+		for i, r := range keep {
+			if r >= 0 {
+				b.heard[i] = old.heard[r]
+			}
 		}
 	}
 	for i, st := range m.spec.State {
-		dims, err := resolveShape(st.Shape, rows, m.spec.channels(), m.spec.Frame)
+		dims, err := resolveShape(st.Shape, old.rows, m.spec.channels(), m.spec.Frame)
 		if err != nil {
 			return err
 		}
-		blocksOf(dims, slices.Index(st.Shape, "batch")).copyRows(s.states[i].GetData(), states[i], rows, keep)
+		blocksOf(dims, slices.Index(st.Shape, "batch")).copyRows(b.states[i].GetData(), states[i], old.rows, keep)
 	}
+	return nil
+}
+
+// resizeRows is resize where each row is a batch of its own: kept rows
+// keep their batch, new rows get a new one, the others are closed.
+func (s *onnxStepper) resizeRows(keep []int) error {
+	next := make([]*onnxBatch, len(keep))
+	kept := map[int]bool{}
+	for i, r := range keep {
+		if r >= 0 {
+			next[i], kept[r] = s.batches[r], true
+			continue
+		}
+		b, err := s.model.newBatch(1)
+		if err != nil {
+			for j, n := range next[:i] {
+				if keep[j] < 0 {
+					n.close()
+				}
+			}
+			return err
+		}
+		next[i] = b
+	}
+	for r, b := range s.batches {
+		if !kept[r] {
+			b.close()
+		}
+	}
+	s.batches = next
 	return nil
 }

@@ -1,6 +1,10 @@
 package detect
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/audio"
+)
 
 // rowModel is a model that runs a batch of rows per session call, one row
 // per speaker, each row carrying its own recurrent state (Silero, onnx):
@@ -8,7 +12,8 @@ import "fmt"
 type rowModel interface {
 	model
 	// layout is what a row reads: its channels (1, or 2 for
-	// speaker-vs-rest) and the frame and hop of their windows.
+	// speaker-vs-rest), their sample rate and the frame and hop of their
+	// windows.
 	layout() rowLayout
 	// newStepper makes a batch of rows rows, each with a zero state.
 	newStepper(rows int) (stepper, error)
@@ -18,20 +23,22 @@ type rowModel interface {
 	batchable() bool
 }
 
-// rowLayout is what one row of a row model reads each step.
+// rowLayout is what one row of a row model reads each step: channels
+// windows of frame samples at rate Hz, hop apart.
 type rowLayout struct {
-	channels, frame, hop int
+	channels, rate, frame, hop int
 }
 
 // stepper is a row model's batch: one session call per step over every
 // row, each row's state carried from step to step.
 type stepper interface {
-	// window is row r's input for the next step, channel by channel,
-	// frame samples each.
-	window(r int) []float32
+	// window is row r's input of channel c for the next step, frame
+	// samples.
+	window(r, c int) []float32
 	step() error
-	// value is output t's value for row r after the last step.
-	value(t, r int) float32
+	// values are output t's values for row r after the last step: one, or
+	// the frames of a time axis, oldest first.
+	values(t, r int) []float32
 	// resize makes the batch len(keep) rows: row i carries on with the
 	// state row keep[i] had, or starts from a zero state where keep[i] is
 	// -1.
@@ -40,14 +47,22 @@ type stepper interface {
 }
 
 // rowGroup is one conversation's rows as samples arrive: the framers of
-// each row's channels (row k's channel c at k·channels + c).
+// each row's channels (row k's channel c at k·channels + c) and, for a
+// model at another rate than 16 kHz, the resampler before each framer.
 type rowGroup struct {
-	layout  rowLayout
-	framers []*framer
+	layout     rowLayout
+	framers    []*framer
+	resamplers []*audio.Resampler
 }
 
 func newRowGroup(l rowLayout, speakers int) *rowGroup {
-	return &rowGroup{layout: l, framers: framers(speakers*l.channels, l.frame, l.hop)}
+	g := &rowGroup{layout: l, framers: framers(speakers*l.channels, l.frame, l.hop)}
+	if l.rate != SampleRate {
+		for range g.framers {
+			g.resamplers = append(g.resamplers, audio.NewResampler(SampleRate, l.rate))
+		}
+	}
+	return g
 }
 
 // speakers is the number of rows.
@@ -58,11 +73,21 @@ func (g *rowGroup) speakers() int { return len(g.framers) / g.layout.channels }
 func (g *rowGroup) add(channels [][]float32) {
 	c := g.layout.channels
 	for k, ch := range channels {
-		g.framers[k*c].add(ch)
+		g.addTo(k*c, ch)
 		if c == 2 {
-			g.framers[k*c+1].add(rest(channels, k))
+			g.addTo(k*c+1, rest(channels, k))
 		}
 	}
+}
+
+// addTo appends samples to framer i, resampled to the model's rate: the
+// resampler holds back the last few samples until the ones after them
+// arrive.
+func (g *rowGroup) addTo(i int, samples []float32) {
+	if g.resamplers != nil {
+		samples = g.resamplers[i].Push(samples)
+	}
+	g.framers[i].add(samples)
 }
 
 // ready reports whether every row has its next window: channels hear the
@@ -75,11 +100,9 @@ func (g *rowGroup) ready() bool {
 // fill copies each row's next window into the stepper's rows from first
 // on and moves on to the windows after.
 func (g *rowGroup) fill(s stepper, first int) {
-	frame := g.layout.frame
 	for i, f := range g.framers {
 		w, _ := f.window()
-		c := i % g.layout.channels
-		copy(s.window(first + i/g.layout.channels)[c*frame:(c+1)*frame], w)
+		copy(s.window(first+i/g.layout.channels, i%g.layout.channels), w)
 		f.advance()
 	}
 }
@@ -128,7 +151,7 @@ func (r *rowRun) push(channels [][]float32, out [][][]float32) error {
 		}
 		for t := range r.outputs {
 			for k := range out[t] {
-				out[t][k] = append(out[t][k], r.stepper.value(t, k))
+				out[t][k] = append(out[t][k], r.stepper.values(t, k)...)
 			}
 		}
 		r.steps++

@@ -38,6 +38,9 @@ const (
 type Runtime struct {
 	// Tools is the setup's tools folder ($FLOORBENCH_TOOLS).
 	Tools string
+	// Models is the folder of models a user brings ($FLOORBENCH_MODELS),
+	// ${FLOORBENCH_MODELS} in a spec's model path (examples/systems).
+	Models string
 	// OnnxRuntime is the ONNX Runtime shared library; empty: the one the
 	// setup installs under Tools.
 	OnnxRuntime string
@@ -86,7 +89,8 @@ func (rt Runtime) batchRows() int {
 }
 
 // RuntimeFromEnv reads FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools,
-// as scripts/setup.sh), FLOORBENCH_ONNXRUNTIME and FLOORBENCH_DEVICE.
+// as scripts/setup.sh), FLOORBENCH_MODELS, FLOORBENCH_ONNXRUNTIME and
+// FLOORBENCH_DEVICE.
 func RuntimeFromEnv() Runtime {
 	tools := os.Getenv("FLOORBENCH_TOOLS")
 	if tools == "" {
@@ -98,7 +102,8 @@ func RuntimeFromEnv() Runtime {
 	if dev == "" {
 		dev = DeviceCPU
 	}
-	return Runtime{Tools: tools, OnnxRuntime: os.Getenv("FLOORBENCH_ONNXRUNTIME"), Device: dev, Threads: 1, Logger: slog.Default()}
+	return Runtime{Tools: tools, Models: os.Getenv("FLOORBENCH_MODELS"), OnnxRuntime: os.Getenv("FLOORBENCH_ONNXRUNTIME"),
+		Device: dev, Threads: 1, Logger: slog.Default()}
 }
 
 func (rt Runtime) logger() *slog.Logger {

@@ -37,7 +37,7 @@ func (s *sileroModel) outputs() modelOutputs {
 func (s *sileroModel) close() error { return s.session.Destroy() }
 
 func (s *sileroModel) layout() rowLayout {
-	return rowLayout{channels: 1, frame: sileroContext + sileroHop, hop: sileroHop}
+	return rowLayout{channels: 1, rate: SampleRate, frame: sileroContext + sileroHop, hop: sileroHop}
 }
 
 func (s *sileroModel) batchable() bool { return true }
@@ -86,7 +86,7 @@ func (s *sileroStepper) allocate(rows int) error {
 	return nil
 }
 
-func (s *sileroStepper) window(r int) []float32 {
+func (s *sileroStepper) window(r, _ int) []float32 {
 	const width = sileroContext + sileroHop
 	return s.input.GetData()[r*width : (r+1)*width]
 }
@@ -100,7 +100,7 @@ func (s *sileroStepper) step() error {
 	return nil
 }
 
-func (s *sileroStepper) value(_, r int) float32 { return s.output.GetData()[r] }
+func (s *sileroStepper) values(_, r int) []float32 { return s.output.GetData()[r : r+1] }
 
 // sileroStateRows: the state is [2, rows, 128].
 var sileroStateRows = rowBlocks{outer: 2, inner: sileroState}

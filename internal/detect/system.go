@@ -213,11 +213,16 @@ func (s *System) checkRequired() error {
 }
 
 // resolve turns a path from the spec into a file path: ${FLOORBENCH_TOOLS}
-// is the tools folder, and relative paths start at the spec's folder.
+// is the tools folder, ${FLOORBENCH_MODELS} the user's models folder (left
+// as it is where none is set, so that an error shows it), and relative
+// paths start at the spec's folder.
 func (s *System) resolve(path string, rt Runtime) string {
 	path = os.Expand(path, func(v string) string {
-		if v == "FLOORBENCH_TOOLS" {
+		switch {
+		case v == "FLOORBENCH_TOOLS":
 			return rt.Tools
+		case v == "FLOORBENCH_MODELS" && rt.Models != "":
+			return rt.Models
 		}
 		return "${" + v + "}"
 	})

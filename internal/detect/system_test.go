@@ -153,6 +153,9 @@ func FuzzParseSystem(f *testing.F) {
 	if data, err := os.ReadFile("testdata/silero-onnx.yaml"); err == nil {
 		f.Add(data)
 	}
+	for _, spec := range []string{vapSpec, maaiSpec, turn1MiniSpec, smartTurnSpec, endpointer24kSpec, wavlmSpec} {
+		f.Add([]byte(strings.ReplaceAll(spec, "MODEL", "m.onnx, sha256: "+SileroModelSHA256)))
+	}
 	rt := Runtime{Tools: "/tools"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSystem(data, "/specs")
