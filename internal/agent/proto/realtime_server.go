@@ -97,7 +97,7 @@ func (s *realtimeServer) handle(e rtEvent) error {
 	case "input_audio_buffer.commit", "input_audio_buffer.clear":
 		return nil // server_vad cuts turns itself
 	}
-	return s.sendError("unsupported_event", fmt.Sprintf("the reference agent does not take %q events", clean(e.Type)))
+	return s.sendError("unsupported_event", fmt.Sprintf("the reference agent does not take %q events", fromClient(e.Type)))
 }
 
 // update applies session.update: the formats must be PCM16 at 24 kHz and
@@ -106,7 +106,7 @@ func (s *realtimeServer) update(e rtEvent) error {
 	if e.Session == nil {
 		return s.refuse("invalid_event", "session.update has no session")
 	}
-	if err := e.Session.formats(); err != nil {
+	if err := e.Session.formats(fromClient); err != nil {
 		return s.refuse("unsupported_audio_format", err.Error())
 	}
 	td, err := e.Session.turnDetection()
@@ -114,7 +114,7 @@ func (s *realtimeServer) update(e rtEvent) error {
 		return s.refuse("invalid_event", err.Error())
 	}
 	if td != "" && td != realtimeVAD {
-		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", clean(td)))
+		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", fromClient(td)))
 	}
 	s.ga = e.Session.ga()
 	return s.send(rtEvent{Type: "session.updated", Session: s.session(s.ga)})
@@ -245,7 +245,7 @@ func (s *realtimeServer) truncate(e rtEvent) error {
 	num, ok := strings.CutPrefix(e.ItemID, "item_")
 	n, err := strconv.Atoi(num)
 	if !ok || err != nil || n < 1 || n > s.resp {
-		return s.sendError("item_not_found", fmt.Sprintf("no output item %q in this session", clean(e.ItemID)))
+		return s.sendError("item_not_found", fmt.Sprintf("no output item %q in this session", fromClient(e.ItemID)))
 	}
 	sentMs := int64(s.sent24) * 1000 / realtimeRate
 	if e.AudioEndMs == nil || *e.AudioEndMs < 0 || (n == s.resp && *e.AudioEndMs > sentMs) {
