@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -128,7 +130,7 @@ func TestDecodeSpeechResamplesTo16k(t *testing.T) {
 		data   []byte
 		want   int
 	}{{openai.FormatWAV, wav.Bytes(), 16000}, {openai.FormatPCM, pcm.Bytes(), 8000}} {
-		x, err := DecodeSpeech(c.data, c.format)
+		x, err := DecodeSpeech(c.data, c.format, 10, limits.Default())
 		if err != nil || len(x) != c.want {
 			t.Fatalf("%s: %d samples, want %d (%v)", c.format, len(x), c.want, err)
 		}
@@ -142,9 +144,50 @@ func TestDecodeSpeechResamplesTo16k(t *testing.T) {
 		want   string
 	}{{openai.FormatPCM, []byte{1, 2, 3}, "odd number of bytes"}, {openai.FormatPCM, nil, "no samples"},
 		{openai.FormatWAV, []byte("<html>rate limited</html>"), "audio: "}} {
-		if _, err := DecodeSpeech(bad.data, bad.format); err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "rate limited") {
+		if _, err := DecodeSpeech(bad.data, bad.format, 10, limits.Default()); err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "rate limited") {
 			t.Errorf("%s %q: %v", bad.format, bad.data, err)
 		}
+	}
+}
+
+// A speech answer lasts at most limits.SpeechSPerChar a character of its
+// text, read from the WAV header or the pcm's size before anything is
+// decoded: at the bound it is read, past it refused, and a 40 MB WAV at
+// 1 kHz (5.5 hours) is refused without its samples being decoded.
+func TestASpeechAnswerIsBoundedByItsText(t *testing.T) {
+	lim := limits.Default()
+	lim.SpeechSPerChar = 0.5
+	wavOf := func(rate, n int) []byte {
+		var b bytes.Buffer
+		audio.EncodeWAV(&b, make([]float32, n), rate)
+		return b.Bytes()
+	}
+	pcmOf := func(n int) []byte { return make([]byte, 2*n) }
+	for _, c := range []struct {
+		name, format string
+		data         []byte
+		ok           bool
+	}{
+		{"wav at the bound", openai.FormatWAV, wavOf(1000, 5000), true},
+		{"wav past the bound", openai.FormatWAV, wavOf(1000, 5001), false},
+		{"pcm at the bound", openai.FormatPCM, pcmOf(5 * openai.PCMRate), true},
+		{"pcm past the bound", openai.FormatPCM, pcmOf(5*openai.PCMRate + 1), false},
+	} {
+		_, err := DecodeSpeech(c.data, c.format, 10, lim) // 10 characters: 5 s
+		if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "for 10 characters is over the limit of 0.5 s a character (5.0 s) (raise limits.speech_s_per_char")) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	huge := wavOf(1000, 20<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeSpeech(huge, openai.FormatWAV, 100, limits.Default())
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "20971.5 s of audio for 100 characters") {
+		t.Errorf("a 40 MB WAV at 1 kHz: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("refusing it allocated %d bytes", grew)
 	}
 }
 
@@ -159,7 +202,7 @@ func FuzzDecodeSpeech(f *testing.F) {
 		if isWAV {
 			format = openai.FormatWAV
 		}
-		x, err := DecodeSpeech(data, format)
+		x, err := DecodeSpeech(data, format, len(data), limits.Default())
 		if err != nil {
 			return
 		}
