@@ -364,3 +364,20 @@ func TestRunSeatOfAnAgentThatStopsAnswering(t *testing.T) {
 		t.Errorf("failure %q does not say the session ran past its deadline", msg)
 	}
 }
+
+// failsAtOnce is a session whose receiving side fails with err at once
+// while sending waits until it is stopped.
+type failsAtOnce struct{ err error }
+
+func (s failsAtOnce) Send(ctx context.Context, _ []float32) error { <-ctx.Done(); return ctx.Err() }
+func (s failsAtOnce) Recv(context.Context) (proto.Output, error)  { return proto.Output{}, s.err }
+func (failsAtOnce) Close() error                                  { return nil }
+
+// When the receiving side of a session fails, its failure is the
+// session's error, not the cancelled context the sender then sees.
+func TestTheFirstFailureIsTheSessionsError(t *testing.T) {
+	cause := errors.New("the agent's own failure")
+	if _, _, err := Play(context.Background(), failsAtOnce{cause}, make([]float32, 10*proto.FrameSamples)); !errors.Is(err, cause) {
+		t.Errorf("Play: %v, want the receiver's failure", err)
+	}
+}
