@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,25 +88,39 @@ func TestIdentityCoversWhatDecidesOutputs(t *testing.T) {
 	}
 }
 
+// A named voice list is split by the offline rule when that gives the
+// preset enough voices of each split (an inventory that always sufficed
+// keeps its split), else with the dev voices spread evenly; a list
+// shorter than the two needs together is one error saying how many.
 func TestCheckPoolsSaysHowManyVoices(t *testing.T) {
 	tiny, _ := synth.PresetByName("tiny", 1)
 	c := generative()
 	err := c.CheckPools(tiny, "--voices-names")
-	if err == nil || !strings.Contains(err.Error(), "--voices-names: 6 voices give 1 dev and 5 test voices") || !strings.Contains(err.Error(), "preset tiny needs 4 dev and 5 test voices: name at least 18") {
+	if err == nil || err.Error() != "--voices-names: 6 voices; preset tiny needs 4 dev and 5 test voices: name at least 9" {
 		t.Fatalf("err = %v", err)
+	}
+	c.VoicesNames = strings.Split("alloy,ash,ballad,coral,echo,fable,nova,onyx,sage,shimmer,verse", ",")
+	pools, err := c.Pools(tiny, "--voices-names")
+	if got, want := DescribePools(pools), "voices: dev ash, echo, nova, shimmer; test alloy, ballad, coral, fable, onyx, sage, verse"; err != nil || got != want {
+		t.Fatalf("the hosted API's 11 voices: %q, %v; want %q", got, err, want)
+	}
+	c.VoicesNames = c.VoicesNames[:8]
+	if err := c.CheckPools(tiny, "--voices-names"); err == nil || !strings.Contains(err.Error(), "8 voices") {
+		t.Fatalf("8 voices: %v", err)
 	}
 	for len(c.VoicesNames) < 18 {
 		c.VoicesNames = append(c.VoicesNames, "v"+string(rune('a'+len(c.VoicesNames))))
 	}
-	if err := c.CheckPools(tiny, "--voices-names"); err != nil {
+	pools, err = c.Pools(tiny, "--voices-names")
+	if err != nil {
 		t.Fatal(err)
 	}
-	dev := synth.VoicePoolOf(c.Inventory(), "dev")
-	for _, v := range synth.VoicePoolOf(c.Inventory(), "test") {
-		for _, d := range dev {
-			if v.ID == d.ID {
-				t.Fatalf("voice %s in both splits", v.ID)
-			}
+	if !slices.Equal(pools["dev"], synth.VoicePoolOf(c.Inventory(), "dev")) || !slices.Equal(pools["test"], synth.VoicePoolOf(c.Inventory(), "test")) {
+		t.Fatalf("18 voices are split by another rule than every fifth: %s", DescribePools(pools))
+	}
+	for _, v := range pools["test"] {
+		if slices.Contains(pools["dev"], v) {
+			t.Fatalf("voice %s in both splits", v.ID)
 		}
 	}
 }

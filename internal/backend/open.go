@@ -85,8 +85,20 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 		return nil, err
 	}
 	sp := &speech{client: o.speech, model: c.VoicesModel, format: c.format(), cache: newCache(cache), lim: ops.Limits.OrDefault()}
-	o.Backends.Voices, o.Backends.Engines, o.Voices = c.Inventory(), map[string]synth.TTS{OpenAISpeech: sp}, sp.cache.stats
+	o.Backends.Engines, o.Voices = map[string]synth.TTS{OpenAISpeech: sp}, sp.cache.stats
 	return o, nil
+}
+
+// ForPreset is the backends that generate preset: the named voices split
+// into the pools it needs (Config.Pools), or the offline inventory's.
+func (o *Opened) ForPreset(preset synth.Preset) (synth.Backends, error) {
+	b := o.Backends
+	pools, err := o.Config.Pools(preset, "voices names")
+	if err != nil {
+		return synth.Backends{}, err
+	}
+	b.Pools = pools
+	return b, nil
 }
 
 // Close stops the processes of the offline engines Open made (festival's);
