@@ -645,3 +645,32 @@ func TestARedirectedHandshakeIsNotFollowed(t *testing.T) {
 	default:
 	}
 }
+
+// A barge-in on an item whose audio is all in (done) keeps nothing of it:
+// barge-ins over a long session do not count against agent_items, only
+// items whose audio is still coming do.
+func TestCutItemsThatAreDoneAreNotHeld(t *testing.T) {
+	const bound = 3
+	url := faultServer(t, updatedThen(func(ctx context.Context, c *websocket.Conn) {
+		for i := range bound + 2 {
+			item := fmt.Sprintf("item_%d", i)
+			writeJSON(ctx, c, rtEvent{Type: "response.audio.delta", ItemID: item, Delta: encodeAudio(constant(0.25, 2400))})
+			writeJSON(ctx, c, rtEvent{Type: "response.audio.done", ItemID: item})
+			writeJSON(ctx, c, rtEvent{Type: "input_audio_buffer.speech_started"})
+		}
+		writeJSON(ctx, c, rtEvent{Type: "response.done"})
+		readUntilGone(ctx, c)
+	}))
+	lim := limits.Default()
+	lim.AgentItems = bound
+	outs, err := receiveUntil(Endpoint{Protocol: RealtimeName, URL: url, Rate: frozenRate, Limits: lim}, ResponseDone)
+	barges := 0
+	for _, o := range outs {
+		if o.Event != nil && o.Event.Kind == BargeIn {
+			barges++
+		}
+	}
+	if err != nil || barges != bound+2 {
+		t.Errorf("%d barge-ins, %v; want %d and no error", barges, err, bound+2)
+	}
+}

@@ -195,7 +195,7 @@ func (in *realtimeInput) push(frame []float32) []float32 {
 type realtimeClient struct {
 	in       *realtimeInput              // 16 kHz input to 24 kHz
 	out      map[string]*audio.Resampler // per output item, 24 kHz to 16 kHz
-	cut      map[string]bool             // items cut by a barge-in: later audio is dropped
+	cut      map[string]bool             // items cut by a barge-in before they were done: later audio is dropped
 	response string                      // the response in progress, "" when none
 }
 
@@ -276,8 +276,12 @@ func (c *realtimeClient) bargeIn(s *session) error {
 	if !cut {
 		return nil
 	}
-	c.cut[item] = true
-	delete(c.out, item)
+	if _, open := c.out[item]; open {
+		// Its audio is still coming: drop it until the item is done. An
+		// item already done sends no more, and is not kept.
+		c.cut[item] = true
+		delete(c.out, item)
+	}
 	played := heard * 1000 / SampleRate
 	if err := s.event(Event{Kind: BargeIn, AgentMs: -1, PlayedMs: played}); err != nil {
 		return err
