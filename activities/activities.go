@@ -99,7 +99,7 @@ type GenerativeSettings struct {
 func (a *Activities) generativeBackends(c backend.Config) (*backend.Opened, error) {
 	g := a.Generative
 	if g == nil {
-		return backend.Open(c, backend.Secrets{}, backend.Operations{}, a.Store, a.Engines)
+		return backend.Open(c, backend.Secrets{}, backend.Operations{Limits: a.limits()}, a.Store, a.Engines)
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -110,7 +110,9 @@ func (a *Activities) generativeBackends(c backend.Config) (*backend.Opened, erro
 	if o, ok := g.opened[string(id)]; ok {
 		return o, nil
 	}
-	o, err := backend.Open(c, g.Secrets, g.Operations, a.Store, a.Engines)
+	ops := g.Operations
+	ops.Limits = a.limits()
+	o, err := backend.Open(c, g.Secrets, ops, a.Store, a.Engines)
 	if err != nil {
 		return nil, err
 	}

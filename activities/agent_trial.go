@@ -50,6 +50,7 @@ func (a *Activities) PlayAgentTrial(ctx context.Context, in AgentTrialInput) (_ 
 		return out, err
 	}
 	ep := in.Agent.ProtoEndpoint()
+	ep.Limits = a.limits()
 	if ep.Credential, err = a.credential(in.Agent.CredentialEnv); err != nil {
 		return out, badInput("agent %s: %v", in.Agent.Name, err)
 	}

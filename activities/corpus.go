@@ -134,8 +134,12 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 	if err != nil {
 		return badInput("%v", err)
 	}
+	backends, err := b.ForPreset(preset)
+	if err != nil {
+		return badInput("%v", err)
+	}
 	stop := keepAlive(ctx, "synthesising")
-	c, err := synth.GenerateWith(ctx, in.Seed, *spec, b.Backends)
+	c, err := synth.GenerateWith(ctx, in.Seed, *spec, backends)
 	stop()
 	if err != nil {
 		return err

@@ -168,6 +168,7 @@ func (a *Activities) PlaySeat(ctx context.Context, in SeatInput) (_ SeatOutcome,
 		return out, err
 	}
 	o := SeatOptions(in.Agent)
+	o.Endpoint.Limits = a.limits()
 	if o.Endpoint.Credential, err = a.credential(in.Agent.CredentialEnv); err != nil {
 		return out, badInput("agent %s: %v", in.Agent.Name, err)
 	}

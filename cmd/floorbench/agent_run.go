@@ -80,6 +80,9 @@ func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	if err := sum.Err(); err != nil {
+		return fmt.Errorf("agent %s: %w; recordings in %s", ro.Agent, err, f.out)
+	}
 	return f.report(w, sum, commandLimits(cmd))
 }
 
@@ -98,6 +101,7 @@ func (f *agentRunFlags) check(lim limits.Limits) error {
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return err
 	}
+	ep.Limits = lim
 	return f.p.Validate(lim)
 }
 

@@ -111,6 +111,7 @@ func (f *agentSeatFlags) job(lim limits.Limits) (seated.Job, error) {
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return seated.Job{}, err
 	}
+	ep.Limits = lim
 	if err := f.o.Check(); err != nil {
 		return seated.Job{}, err
 	}

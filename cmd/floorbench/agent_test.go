@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"io/fs"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/coder/websocket"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -172,4 +177,47 @@ func TestAgentRunBadInput(t *testing.T) {
 			t.Errorf("%v left %s behind", c.args, out)
 		}
 	}
+}
+
+// An agent that opens each session and then closes it with its
+// credential in the close reason: `agent run` records every trial as
+// failed, exits non-zero saying so, and the credential is in no line of
+// stderr and no file of the recordings.
+func TestAgentRunWhoseEveryTrialFails(t *testing.T) {
+	testenv.Program(t, "espeak-ng", "speech")
+	testenv.Program(t, "flite", "speech")
+	const key = "sk-probe-agentrun-5d1f"
+	set := filepath.Join(t.TempDir(), "set")
+	if _, stderr, code := run(t, "agent", "scenarios", "--preset", "tiny-agent", "--seed", "2", "--out", set); code != 0 {
+		t.Fatal(stderr)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		c.Read(r.Context())
+		c.Write(r.Context(), websocket.MessageText, []byte(`{"type":"hello","protocol":"floorbench-duplex","version":1,"sample_rate":16000,"channels":1,"encoding":"pcm_s16le","frame_ms":20}`))
+		c.Close(websocket.StatusPolicyViolation, "bad key "+key)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "runs")
+	stdout, stderr, code, _ := runWith(t, []string{"AGENT_KEY=" + key}, "agent", "run", "--scenarios", set, "--agent", "a", "--out", out,
+		"--protocol", "duplex", "--endpoint", "ws"+strings.TrimPrefix(srv.URL, "http"), "--credential-env", "AGENT_KEY",
+		"--repeats", "1", "--retries", "0", "--rate", "20")
+	if code == 0 || stdout != "" || !strings.Contains(stderr, "every trial failed") || !strings.Contains(stderr, "closed the connection") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want an error saying every trial failed", code, stdout, stderr)
+	}
+	if strings.Contains(stderr, key) {
+		t.Errorf("stderr shows the credential: %s", stderr)
+	}
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), key) || strings.Contains(string(data), "5d1f") {
+				t.Errorf("%s holds the credential", path)
+			}
+		}
+		return nil
+	})
 }

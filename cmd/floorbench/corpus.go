@@ -81,6 +81,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 			if err := commandLimits(cmd).CheckConcurrency("--jobs", jobs); err != nil {
 				return err
 			}
+			backends.ops.Limits, backends.ops.Notice = commandLimits(cmd), cmd.ErrOrStderr()
 			b, err := backends.open(cmd.Context(), preset, s)
 			if err != nil {
 				return err

@@ -55,8 +55,12 @@ func (b *backendFlags) open(ctx context.Context, preset string, seed uint64) (*b
 		return nil, nil
 	}
 	if p, err := synth.PresetByName(preset, seed); err == nil {
-		if err := b.config.CheckPools(p, "--voices-names"); err != nil {
+		pools, err := b.config.Pools(p, "--voices-names")
+		if err != nil {
 			return nil, err
+		}
+		if pools != nil && b.ops.Notice != nil {
+			fmt.Fprintln(b.ops.Notice, backend.DescribePools(pools))
 		}
 	}
 	cfg, err := b.storeConfig()

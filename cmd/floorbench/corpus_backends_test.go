@@ -2,8 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/backend/backendfixture"
@@ -74,12 +77,31 @@ func TestGenerateBackendFlagErrors(t *testing.T) {
 		{[]string{"--dialogue", "openai-chat"}, "--dialogue-endpoint: missing"},
 		{[]string{"--dialogue-model", "m"}, "--dialogue-endpoint and --dialogue-model: only with --dialogue openai-chat"},
 		{[]string{"--voices", "openai-speech", "--voices-endpoint", "http://127.0.0.1:1/v1", "--voices-model", "k", "--voices-names", "a,b,c"},
-			"3 voices give 1 dev and 2 test voices"},
+			"--voices-names: 3 voices; preset tiny needs 4 dev and 5 test voices: name at least 9"},
 		{[]string{"--voices", "piper"}, `--voices "piper": want offline or openai-speech`},
 	} {
 		_, stderr, code := run(t, append([]string{"corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", out}, c.args...)...)
 		if code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// The hosted speech API's 11 voices give the tiny preset the 4 dev and 5
+// test voices it needs: generation gets past the voice check, says which
+// voices are which, and asks the endpoint (which here refuses).
+func TestElevenHostedVoicesVoiceTheTinyPreset(t *testing.T) {
+	var asked atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.Error(w, "no", http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	_, stderr, code := run(t, "corpus", "generate", "--preset", "tiny", "--seed", "1", "--out", filepath.Join(t.TempDir(), "c"),
+		"--cache", t.TempDir(), "--voices", "openai-speech", "--voices-endpoint", srv.URL+"/v1", "--voices-model", "tts-1",
+		"--voices-names", "alloy,ash,ballad,coral,echo,fable,nova,onyx,sage,shimmer,verse")
+	if want := "voices: dev ash, echo, nova, shimmer; test alloy, ballad, coral, fable, onyx, sage, verse"; code == 0 || !strings.Contains(stderr, want) ||
+		!strings.Contains(stderr, "answered 400") || asked.Load() == 0 {
+		t.Errorf("exit %d, %d requests, stderr %q; want %q and the endpoint's refusal", code, asked.Load(), stderr, want)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 const sha = "0000000000000000000000000000000000000000000000000000000000000000"
@@ -195,4 +197,38 @@ func FuzzParseRecording(f *testing.F) {
 			t.Fatalf("re-encoded recording rejected: %v", err)
 		}
 	})
+}
+
+// A recording holding as many events as a session may report
+// (limits.AgentEvents, each of the longest kind a session reports at a
+// time of 17 digits) is written and read back; one the reader would
+// refuse is not written.
+func TestARecordingIsWrittenOnlyIfItCanBeRead(t *testing.T) {
+	failed := strings.Replace(recordingSeed, `"files":{"input.wav":"`+sha+`","output.wav":"`+sha+`"}`, `"error":"connection refused","files":{}`, 1)
+	r, err := ParseRecording([]byte(failed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := func(n int) []ProviderEvent {
+		out := make([]ProviderEvent, n)
+		for i := range out {
+			out[i] = ProviderEvent{Kind: EventResponseStarted, Time: r.Duration * (float64(i) + 1/3.0) / float64(n), Name: EventResponseStarted}
+		}
+		return out
+	}
+	dir := t.TempDir()
+	r.Events = events(limits.Default().AgentEvents)
+	if err := WriteRecording(dir, "full", r, nil, nil); err != nil {
+		t.Fatalf("a recording of limits.agent_events events: %v", err)
+	}
+	if _, err := ReadRecording(filepath.Join(dir, "full")); err != nil {
+		t.Fatalf("read back: %v", err)
+	}
+	r.Events = events(3 * limits.Default().AgentEvents)
+	if err := WriteRecording(dir, "flood", r, nil, nil); err == nil || !strings.Contains(err.Error(), "more than a recording may hold (8388608 bytes)") {
+		t.Errorf("a recording of %d events: %v", len(r.Events), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "flood")); !os.IsNotExist(err) {
+		t.Errorf("the refused recording left its folder: %v", err)
+	}
 }

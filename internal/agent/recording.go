@@ -96,8 +96,10 @@ const (
 // RecordingSchemaVersion is the version of recording.json this code reads.
 const RecordingSchemaVersion = 1
 
-// maxRecordingBytes bounds recording.json: events are few per second.
-const maxRecordingBytes = 8 << 20
+// MaxRecordingBytes bounds a recording's JSON file, recording.json and a
+// seated session.json, as it is written and as it is read: events are a
+// few a second, and limits.AgentEvents of them fit.
+const MaxRecordingBytes = 8 << 20
 
 // maxTrialSeconds bounds a trial's length.
 const maxTrialSeconds = 3600.0
@@ -226,13 +228,22 @@ func (r *Recording) validateFiles() error {
 	return nil
 }
 
+// CheckRecordingSize refuses to write a recording of n bytes that its
+// reader would refuse: what is written can be read back.
+func CheckRecordingSize(name string, n int) error {
+	if n > MaxRecordingBytes {
+		return fmt.Errorf("recording %s: %d bytes, more than a recording may hold (%d bytes)", name, n, MaxRecordingBytes)
+	}
+	return nil
+}
+
 // HasAudio reports whether the recording lists its audio files.
 func (r *Recording) HasAudio() bool { return len(r.Files) > 0 }
 
 // ParseRecording decodes recording.json strictly and validates it.
 func ParseRecording(data []byte) (*Recording, error) {
-	if len(data) > maxRecordingBytes {
-		return nil, fmt.Errorf("larger than %d bytes", maxRecordingBytes)
+	if len(data) > MaxRecordingBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxRecordingBytes)
 	}
 	var r Recording
 	if err := decodeStrict(data, &r); err != nil {
@@ -244,7 +255,7 @@ func ParseRecording(data []byte) (*Recording, error) {
 // ReadRecording reads and validates dir/recording.json.
 func ReadRecording(dir string) (*Recording, error) {
 	path := filepath.Join(dir, RecordingName)
-	data, err := readBounded(path, maxRecordingBytes)
+	data, err := readBounded(path, MaxRecordingBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -320,6 +331,9 @@ func WriteRecording(dir, name string, r *Recording, input, output []float32) err
 	}
 	data, err := encodeJSON(r)
 	if err != nil {
+		return err
+	}
+	if err := CheckRecordingSize(name, len(data)); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, RecordingName), data, 0o644); err != nil {

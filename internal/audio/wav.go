@@ -55,6 +55,22 @@ func DecodeWAV(r io.ReadSeeker) (samples []float32, rate int, err error) {
 	return chans[0], rate, nil
 }
 
+// WAVSeconds reads a mono PCM WAV stream's header, and nothing of its
+// samples, and returns how long the samples it holds last (what the data
+// chunk declares, or less when the stream is shorter). It leaves r at its
+// start, so that a decoder can read what the header promised was short
+// enough.
+func WAVSeconds(r io.ReadSeeker) (float64, error) {
+	h, err := openPCM(r, 1)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return 0, err
+	}
+	return float64(h.held) / float64(h.rate), nil
+}
+
 // DecodeWAVChannels reads a PCM WAV stream of one or more channels (at
 // most maxChannels) and returns one slice per channel.
 func DecodeWAVChannels(r io.ReadSeeker, maxChannels int) (channels [][]float32, rate int, err error) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -173,26 +174,39 @@ func (c Config) Inventory() []synth.Voice {
 	return vs
 }
 
-// CheckPools checks that the inventory's dev and test pools
-// (synth.VoicePoolOf) each hold enough voices for the preset's largest
-// conversation of that split; key names the voice names in the error.
-func (c Config) CheckPools(preset synth.Preset, key string) error {
+// Pools splits the named voices into the dev and test pools the preset
+// needs (synth.SplitVoices); nil when the voices are the offline
+// inventory. key names the voice names in the error.
+func (c Config) Pools(preset synth.Preset, key string) (map[dialogue.Split][]synth.Voice, error) {
 	inv := c.Inventory()
 	if inv == nil {
-		return nil
+		return nil, nil
 	}
-	need := map[string]int{}
-	for _, s := range preset.Conversations {
-		need[string(s.Split)] = max(need[string(s.Split)], s.Speakers)
+	need := synth.PoolNeed(preset)
+	pools, ok := synth.SplitVoices(inv, need)
+	if !ok {
+		return nil, fmt.Errorf("%s: %d voices; preset %s needs %d dev and %d test voices: name at least %d",
+			key, len(inv), preset.Name, need[dialogue.Dev], need[dialogue.Test], need[dialogue.Dev]+need[dialogue.Test])
 	}
-	dev, test := len(synth.VoicePoolOf(inv, "dev")), len(synth.VoicePoolOf(inv, "test"))
-	if dev >= need["dev"] && test >= need["test"] {
-		return nil
+	return pools, nil
+}
+
+// CheckPools checks that the named voices give the preset its pools
+// (Pools).
+func (c Config) CheckPools(preset synth.Preset, key string) error {
+	_, err := c.Pools(preset, key)
+	return err
+}
+
+// DescribePools says which voices are dev and which test, for a user who
+// named them.
+func DescribePools(pools map[dialogue.Split][]synth.Voice) string {
+	names := func(vs []synth.Voice) string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v.Name)
+		}
+		return strings.Join(out, ", ")
 	}
-	n := len(inv)
-	for len(synth.VoicePoolOf(make([]synth.Voice, n), "dev")) < need["dev"] || len(synth.VoicePoolOf(make([]synth.Voice, n), "test")) < need["test"] {
-		n++
-	}
-	return fmt.Errorf("%s: %d voices give %d dev and %d test voices (every fifth, from the third, is a dev voice); preset %s needs %d dev and %d test voices: name at least %d",
-		key, len(inv), dev, test, preset.Name, need["dev"], need["test"], n)
+	return fmt.Sprintf("voices: dev %s; test %s", names(pools[dialogue.Dev]), names(pools[dialogue.Test]))
 }

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -85,25 +88,39 @@ func TestIdentityCoversWhatDecidesOutputs(t *testing.T) {
 	}
 }
 
+// A named voice list is split by the offline rule when that gives the
+// preset enough voices of each split (an inventory that always sufficed
+// keeps its split), else with the dev voices spread evenly; a list
+// shorter than the two needs together is one error saying how many.
 func TestCheckPoolsSaysHowManyVoices(t *testing.T) {
 	tiny, _ := synth.PresetByName("tiny", 1)
 	c := generative()
 	err := c.CheckPools(tiny, "--voices-names")
-	if err == nil || !strings.Contains(err.Error(), "--voices-names: 6 voices give 1 dev and 5 test voices") || !strings.Contains(err.Error(), "preset tiny needs 4 dev and 5 test voices: name at least 18") {
+	if err == nil || err.Error() != "--voices-names: 6 voices; preset tiny needs 4 dev and 5 test voices: name at least 9" {
 		t.Fatalf("err = %v", err)
+	}
+	c.VoicesNames = strings.Split("alloy,ash,ballad,coral,echo,fable,nova,onyx,sage,shimmer,verse", ",")
+	pools, err := c.Pools(tiny, "--voices-names")
+	if got, want := DescribePools(pools), "voices: dev ash, echo, nova, shimmer; test alloy, ballad, coral, fable, onyx, sage, verse"; err != nil || got != want {
+		t.Fatalf("the hosted API's 11 voices: %q, %v; want %q", got, err, want)
+	}
+	c.VoicesNames = c.VoicesNames[:8]
+	if err := c.CheckPools(tiny, "--voices-names"); err == nil || !strings.Contains(err.Error(), "8 voices") {
+		t.Fatalf("8 voices: %v", err)
 	}
 	for len(c.VoicesNames) < 18 {
 		c.VoicesNames = append(c.VoicesNames, "v"+string(rune('a'+len(c.VoicesNames))))
 	}
-	if err := c.CheckPools(tiny, "--voices-names"); err != nil {
+	pools, err = c.Pools(tiny, "--voices-names")
+	if err != nil {
 		t.Fatal(err)
 	}
-	dev := synth.VoicePoolOf(c.Inventory(), "dev")
-	for _, v := range synth.VoicePoolOf(c.Inventory(), "test") {
-		for _, d := range dev {
-			if v.ID == d.ID {
-				t.Fatalf("voice %s in both splits", v.ID)
-			}
+	if !slices.Equal(pools["dev"], synth.VoicePoolOf(c.Inventory(), "dev")) || !slices.Equal(pools["test"], synth.VoicePoolOf(c.Inventory(), "test")) {
+		t.Fatalf("18 voices are split by another rule than every fifth: %s", DescribePools(pools))
+	}
+	for _, v := range pools["test"] {
+		if slices.Contains(pools["dev"], v) {
+			t.Fatalf("voice %s in both splits", v.ID)
 		}
 	}
 }
@@ -128,7 +145,7 @@ func TestDecodeSpeechResamplesTo16k(t *testing.T) {
 		data   []byte
 		want   int
 	}{{openai.FormatWAV, wav.Bytes(), 16000}, {openai.FormatPCM, pcm.Bytes(), 8000}} {
-		x, err := DecodeSpeech(c.data, c.format)
+		x, err := DecodeSpeech(c.data, c.format, 10, limits.Default())
 		if err != nil || len(x) != c.want {
 			t.Fatalf("%s: %d samples, want %d (%v)", c.format, len(x), c.want, err)
 		}
@@ -142,9 +159,50 @@ func TestDecodeSpeechResamplesTo16k(t *testing.T) {
 		want   string
 	}{{openai.FormatPCM, []byte{1, 2, 3}, "odd number of bytes"}, {openai.FormatPCM, nil, "no samples"},
 		{openai.FormatWAV, []byte("<html>rate limited</html>"), "audio: "}} {
-		if _, err := DecodeSpeech(bad.data, bad.format); err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "rate limited") {
+		if _, err := DecodeSpeech(bad.data, bad.format, 10, limits.Default()); err == nil || !strings.Contains(err.Error(), bad.want) || strings.Contains(err.Error(), "rate limited") {
 			t.Errorf("%s %q: %v", bad.format, bad.data, err)
 		}
+	}
+}
+
+// A speech answer lasts at most limits.SpeechSPerChar a character of its
+// text, read from the WAV header or the pcm's size before anything is
+// decoded: at the bound it is read, past it refused, and a 40 MB WAV at
+// 1 kHz (5.5 hours) is refused without its samples being decoded.
+func TestASpeechAnswerIsBoundedByItsText(t *testing.T) {
+	lim := limits.Default()
+	lim.SpeechSPerChar = 0.5
+	wavOf := func(rate, n int) []byte {
+		var b bytes.Buffer
+		audio.EncodeWAV(&b, make([]float32, n), rate)
+		return b.Bytes()
+	}
+	pcmOf := func(n int) []byte { return make([]byte, 2*n) }
+	for _, c := range []struct {
+		name, format string
+		data         []byte
+		ok           bool
+	}{
+		{"wav at the bound", openai.FormatWAV, wavOf(1000, 5000), true},
+		{"wav past the bound", openai.FormatWAV, wavOf(1000, 5001), false},
+		{"pcm at the bound", openai.FormatPCM, pcmOf(5 * openai.PCMRate), true},
+		{"pcm past the bound", openai.FormatPCM, pcmOf(5*openai.PCMRate + 1), false},
+	} {
+		_, err := DecodeSpeech(c.data, c.format, 10, lim) // 10 characters: 5 s
+		if c.ok != (err == nil) || (err != nil && !strings.Contains(err.Error(), "for 10 characters is over the limit of 0.5 s a character (5.0 s) (raise limits.speech_s_per_char")) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	huge := wavOf(1000, 20<<20)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := DecodeSpeech(huge, openai.FormatWAV, 100, limits.Default())
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "20971.5 s of audio for 100 characters") {
+		t.Errorf("a 40 MB WAV at 1 kHz: %v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+		t.Errorf("refusing it allocated %d bytes", grew)
 	}
 }
 
@@ -159,7 +217,7 @@ func FuzzDecodeSpeech(f *testing.F) {
 		if isWAV {
 			format = openai.FormatWAV
 		}
-		x, err := DecodeSpeech(data, format)
+		x, err := DecodeSpeech(data, format, len(data), limits.Default())
 		if err != nil {
 			return
 		}

@@ -1,9 +1,11 @@
 package backend
 
 import (
+	"io"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -30,10 +32,17 @@ type Operations struct {
 	Timeout             time.Duration // deadline of one request attempt
 	Attempts            int           // tries of one request (429, 5xx, transport failures)
 	Backoff             time.Duration // first wait between tries
+	// Limits bound what an endpoint can ask for: the wait of a
+	// Retry-After, the length of a speech answer (the zero Limits: the
+	// defaults).
+	Limits limits.Limits
+	// Notice, if set, is told once of a long wait an endpoint asked for.
+	Notice io.Writer
 }
 
 func (o Operations) client(concurrency int) openai.Options {
-	return openai.Options{Concurrency: concurrency, Timeout: o.Timeout, Attempts: o.Attempts, Backoff: o.Backoff}
+	return openai.Options{Concurrency: concurrency, Timeout: o.Timeout, Attempts: o.Attempts, Backoff: o.Backoff,
+		MaxRetryAfter: o.Limits.OrDefault().RetryAfter(), Notice: o.Notice}
 }
 
 // Opened is a configuration's backends, ready for a generation.
@@ -75,9 +84,21 @@ func Open(c Config, s Secrets, ops Operations, cache store.Store, engines map[st
 	if err != nil {
 		return nil, err
 	}
-	sp := &speech{client: o.speech, model: c.VoicesModel, format: c.format(), cache: newCache(cache)}
-	o.Backends.Voices, o.Backends.Engines, o.Voices = c.Inventory(), map[string]synth.TTS{OpenAISpeech: sp}, sp.cache.stats
+	sp := &speech{client: o.speech, model: c.VoicesModel, format: c.format(), cache: newCache(cache), lim: ops.Limits.OrDefault()}
+	o.Backends.Engines, o.Voices = map[string]synth.TTS{OpenAISpeech: sp}, sp.cache.stats
 	return o, nil
+}
+
+// ForPreset is the backends that generate preset: the named voices split
+// into the pools it needs (Config.Pools), or the offline inventory's.
+func (o *Opened) ForPreset(preset synth.Preset) (synth.Backends, error) {
+	b := o.Backends
+	pools, err := o.Config.Pools(preset, "voices names")
+	if err != nil {
+		return synth.Backends{}, err
+	}
+	b.Pools = pools
+	return b, nil
 }
 
 // Close stops the processes of the offline engines Open made (festival's);

@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/synth"
 )
@@ -20,6 +22,7 @@ type speech struct {
 	model  string
 	format string
 	cache  *cache
+	lim    limits.Limits // SpeechSPerChar bounds an answer
 }
 
 func (s *speech) body(text string, v synth.Voice) []byte {
@@ -43,7 +46,7 @@ func (s *speech) Synthesize(ctx context.Context, text string, v synth.Voice) ([]
 		}
 		// Audio that does not decode is not cached: it is the server's
 		// failure, not an answer.
-		if _, err := DecodeSpeech(data, s.format); err != nil {
+		if _, err := DecodeSpeech(data, s.format, utf8.RuneCountInString(text), s.lim); err != nil {
 			return nil, fmt.Errorf("%s/audio/speech, voice %s: %w", s.client.Where(), v.Name, err)
 		}
 		return data, nil
@@ -51,7 +54,7 @@ func (s *speech) Synthesize(ctx context.Context, text string, v synth.Voice) ([]
 	if err != nil {
 		return nil, err
 	}
-	x, err := DecodeSpeech(data, s.format)
+	x, err := DecodeSpeech(data, s.format, utf8.RuneCountInString(text), s.lim)
 	if err != nil {
 		return nil, fmt.Errorf("generative cache: %s: %w", s.SpeechKey(text, v), err)
 	}
@@ -60,22 +63,35 @@ func (s *speech) Synthesize(ctx context.Context, text string, v synth.Voice) ([]
 
 // DecodeSpeech reads a speech endpoint's audio, a mono PCM WAV at any rate
 // or the API's headerless 16-bit pcm at openai.PCMRate, and resamples it
-// to 16 kHz with the resampler every other input goes through.
-func DecodeSpeech(data []byte, format string) ([]float32, error) {
+// to 16 kHz with the resampler every other input goes through. The answer
+// to a text of chars characters may last lim.SpeechSeconds(chars): its
+// length is checked from the WAV header or the pcm's size, before
+// anything is decoded or resampled.
+func DecodeSpeech(data []byte, format string, chars int, lim limits.Limits) ([]float32, error) {
 	var (
 		x    []float32
 		rate int
-		err  error
 	)
 	switch format {
 	case openai.FormatWAV:
-		x, rate, err = audio.DecodeWAV(bytes.NewReader(data))
+		r := bytes.NewReader(data)
+		seconds, err := audio.WAVSeconds(r)
+		if err != nil {
+			return nil, fmt.Errorf("audio: %w", err)
+		}
+		if err := lim.CheckSpeech("audio", seconds, chars); err != nil {
+			return nil, err
+		}
+		x, rate, err = audio.DecodeWAV(r)
 		if err != nil {
 			return nil, fmt.Errorf("audio: %w", err)
 		}
 	case openai.FormatPCM:
 		if len(data)%2 != 0 {
 			return nil, errors.New("audio: pcm of an odd number of bytes")
+		}
+		if err := lim.CheckSpeech("audio", float64(len(data)/2)/openai.PCMRate, chars); err != nil {
+			return nil, err
 		}
 		x, rate = make([]float32, len(data)/2), openai.PCMRate
 		for i := range x {

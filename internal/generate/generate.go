@@ -46,7 +46,8 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 		}
 		defer b.Close()
 	}
-	if err := b.Config.CheckPools(preset, "voices names"); err != nil {
+	backends, err := b.ForPreset(preset)
+	if err != nil {
 		return nil, err
 	}
 	if err := corpus.PrepareOut(o.Out, o.Force); err != nil {
@@ -67,7 +68,7 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 	for range max(1, o.Jobs) {
 		wg.Go(func() {
 			for i := range next {
-				c, err := synth.GenerateWith(ctx, o.Seed, preset.Conversations[i], b.Backends)
+				c, err := synth.GenerateWith(ctx, o.Seed, preset.Conversations[i], backends)
 				var e corpus.Conversation
 				if err == nil {
 					e, err = WriteConversation(o.Out, c)

@@ -64,6 +64,36 @@ type Limits struct {
 	// BackfillRuns bounds the runs one `schedule backfill` starts: each is
 	// a sweep and a webhook post. 500 is more than a year of nightly runs.
 	BackfillRuns int `yaml:"backfill_runs"`
+
+	// The bounds below are on what a peer (an agent, a chat or speech
+	// endpoint) can make floorbench hold or wait for
+	// (docs/operations.md#what-a-peer-can-make-floorbench-hold).
+
+	// AgentQueueS bounds, in seconds, the audio a realtime agent has sent
+	// ahead of what has been heard of it: real servers send a response
+	// faster than real time, a few seconds ahead. 300 s is 19 MB held.
+	AgentQueueS float64 `yaml:"agent_queue_s"`
+	// AgentItems bounds a realtime agent's output items in flight: begun
+	// and not done, or cut by a barge-in. A response has one or two.
+	AgentItems int `yaml:"agent_items"`
+	// AgentFramesAhead bounds how many frames a duplex agent's channel
+	// may run ahead of the input it answers (it answers input frame n
+	// with its frame n): 250 frames are 5 s.
+	AgentFramesAhead int `yaml:"agent_frames_ahead"`
+	// AgentEvents bounds the events one session (a trial or a seat) may
+	// report: a 4 h seated session at two events a second is 28,800.
+	// Each is about 100 bytes of the recording.
+	AgentEvents int `yaml:"agent_events"`
+	// AgentEventsPerS bounds the events one second of session time may
+	// report: speech and response events come a few a second.
+	AgentEventsPerS int `yaml:"agent_events_per_s"`
+	// SpeechSPerChar bounds a speech endpoint's answer: at most this many
+	// seconds of audio per character of its text (people say about 15 a
+	// second), read from the WAV header before anything is decoded.
+	SpeechSPerChar float64 `yaml:"speech_s_per_char"`
+	// RetryAfterS bounds the wait a chat or speech endpoint's Retry-After
+	// can ask for before a retry.
+	RetryAfterS float64 `yaml:"retry_after_s"`
 }
 
 // OpenModel opens a model file by Open's rule, of at most ModelBytes.
@@ -96,6 +126,14 @@ func Default() Limits {
 		Conversations: 20_000,
 		DurationS:     4 * 3600,
 		BackfillRuns:  500,
+
+		AgentQueueS:      300,
+		AgentItems:       4096,
+		AgentFramesAhead: 250,
+		AgentEvents:      50_000,
+		AgentEventsPerS:  100,
+		SpeechSPerChar:   1,
+		RetryAfterS:      60,
 	}
 }
 
@@ -162,6 +200,9 @@ func (l *Limits) fields() []field {
 	i := func(key string, p *int) field {
 		return field{key, false, func() float64 { return float64(*p) }, func(v float64) { *p = int(v) }}
 	}
+	real := func(key string, p *float64) field {
+		return field{key, true, func() float64 { return *p }, func(v float64) { *p = v }}
+	}
 	return []field{
 		i64("input_bytes", &l.InputBytes),
 		i64("spec_bytes", &l.SpecBytes),
@@ -171,8 +212,15 @@ func (l *Limits) fields() []field {
 		i("n_quantiles", &l.Quantiles),
 		i("concurrency", &l.Concurrency),
 		i("conversations", &l.Conversations),
-		{"conversation_duration_s", true, func() float64 { return l.DurationS }, func(v float64) { l.DurationS = v }},
+		real("conversation_duration_s", &l.DurationS),
 		i("backfill_runs", &l.BackfillRuns),
+		real("agent_queue_s", &l.AgentQueueS),
+		i("agent_items", &l.AgentItems),
+		i("agent_frames_ahead", &l.AgentFramesAhead),
+		i("agent_events", &l.AgentEvents),
+		i("agent_events_per_s", &l.AgentEventsPerS),
+		real("speech_s_per_char", &l.SpeechSPerChar),
+		real("retry_after_s", &l.RetryAfterS),
 	}
 }
 

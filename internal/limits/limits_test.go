@@ -97,3 +97,37 @@ func TestOrDefaultFillsOnlyTheZeroLimits(t *testing.T) {
 		t.Errorf("limits with one set: %+v", got)
 	}
 }
+
+// The bounds on what a peer can make floorbench hold are limits like the
+// others: raised by environment, refused at 0, and each check passes at
+// its bound and fails one past it, naming its key.
+func TestPeerLimits(t *testing.T) {
+	t.Parallel()
+	l, err := Default().FromEnv(func(k string) (string, bool) {
+		v, ok := map[string]string{"FLOORBENCH_LIMIT_AGENT_QUEUE_S": "12.5", "FLOORBENCH_LIMIT_AGENT_ITEMS": "8"}[k]
+		return v, ok
+	})
+	if err != nil || l.AgentQueueS != 12.5 || l.AgentItems != 8 || l.AgentEvents != Default().AgentEvents {
+		t.Fatalf("%+v, %v", l, err)
+	}
+	zero := Default()
+	zero.SpeechSPerChar = 0
+	if err := zero.Validate(); err == nil || err.Error() != "limits.speech_s_per_char: must be > 0" {
+		t.Errorf("a zero speech_s_per_char: %v", err)
+	}
+	for _, c := range []struct {
+		key      string
+		at, past error
+	}{
+		{"agent_queue_s", l.CheckAgentQueue(12.5), l.CheckAgentQueue(12.51)},
+		{"agent_items", l.CheckAgentItems(8), l.CheckAgentItems(9)},
+		{"agent_frames_ahead", l.CheckAgentFramesAhead(250), l.CheckAgentFramesAhead(251)},
+		{"agent_events", l.CheckAgentEvents(50_000, 1), l.CheckAgentEvents(50_001, 1)},
+		{"agent_events_per_s", l.CheckAgentEvents(1, 100), l.CheckAgentEvents(1, 101)},
+		{"speech_s_per_char", l.CheckSpeech("audio", 10, 10), l.CheckSpeech("audio", 10.01, 10)},
+	} {
+		if c.at != nil || c.past == nil || !strings.Contains(c.past.Error(), "limits."+c.key+" ") {
+			t.Errorf("%s: at the bound %v, past it %v", c.key, c.at, c.past)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Message is one message of a chat.
@@ -67,7 +69,7 @@ func ParseChatResponse(data []byte) (ChatAnswer, error) {
 		} `json:"choices"`
 	}
 	if err := json.Unmarshal(data, &resp); err != nil {
-		return ChatAnswer{}, errors.New("answer is not a chat completion (not JSON)")
+		return ChatAnswer{}, fmt.Errorf("answer is not a chat completion (%v)", redact.JSON(err))
 	}
 	if len(resp.Choices) == 0 || resp.Choices[0].Message == nil || resp.Choices[0].Message.Content == nil {
 		return ChatAnswer{}, errors.New("answer is not a chat completion (no choices[0].message.content)")

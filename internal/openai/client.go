@@ -10,10 +10,13 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Options are a client's operational settings; zero fields take the
@@ -23,7 +26,17 @@ type Options struct {
 	Timeout     time.Duration // deadline of one attempt
 	Attempts    int           // tries of one request before its error is returned
 	Backoff     time.Duration // first wait between tries, doubled each time up to MaxBackoff
+	// MaxRetryAfter caps the wait an answer's Retry-After asks for
+	// (limits.RetryAfter).
+	MaxRetryAfter time.Duration
+	// Notice, if set, is told in one line the first time a Retry-After
+	// makes the client wait noticeWait or longer, or asks for longer
+	// than MaxRetryAfter, so that a user is not left without a word.
+	Notice io.Writer
 }
+
+// noticeWait is the shortest wait Options.Notice is told of.
+const noticeWait = 5 * time.Second
 
 // Defaults of Options.
 const (
@@ -32,7 +45,6 @@ const (
 	DefaultAttempts    = 6
 	DefaultBackoff     = time.Second
 	MaxBackoff         = 30 * time.Second
-	maxRetryAfter      = time.Minute
 )
 
 func (o Options) withDefaults() Options {
@@ -48,6 +60,9 @@ func (o Options) withDefaults() Options {
 	if o.Backoff <= 0 {
 		o.Backoff = DefaultBackoff
 	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = limits.Default().RetryAfter()
+	}
 	return o
 }
 
@@ -59,6 +74,7 @@ type Client struct {
 	http     *http.Client
 	slots    chan struct{}
 	requests atomic.Int64
+	noticed  sync.Once // Notice was told of a long wait
 }
 
 // New returns a client of the API at endpoint (an http or https URL such
@@ -72,7 +88,7 @@ func New(endpoint string, key proto.Secret, o Options) (*Client, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = o.Concurrency
 	return &Client{endpoint: strings.TrimSuffix(endpoint, "/"), key: key, opts: o,
-		http: &http.Client{Transport: t}, slots: make(chan struct{}, o.Concurrency)}, nil
+		http: &http.Client{Transport: t, CheckRedirect: proto.NoRedirect}, slots: make(chan struct{}, o.Concurrency)}, nil
 }
 
 // CheckEndpoint accepts an http or https URL with a host and no query or
@@ -103,7 +119,11 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("%s answered %d %s", e.URL, e.Code, http.StatusText(e.Code))
+	msg := fmt.Sprintf("%s answered %d %s", e.URL, e.Code, http.StatusText(e.Code))
+	if e.Code/100 == 3 {
+		msg += " (redirects are not followed: the key would go with them)"
+	}
+	return msg
 }
 
 // post sends body to path and returns the answer's body, read up to limit
@@ -127,6 +147,7 @@ func (c *Client) post(ctx context.Context, path string, body []byte, limit int64
 			break
 		}
 		pause := max(wait, retryAfter)
+		c.notice(pause, retryAfter == c.opts.MaxRetryAfter, last)
 		select {
 		case <-time.After(pause):
 		case <-ctx.Done():
@@ -155,20 +176,20 @@ func (c *Client) once(ctx context.Context, path string, body []byte, limit int64
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// Transport errors name the URL as given; say it without credentials.
-		return nil, 0, fmt.Errorf("%s: request failed (%s)", where, transportReason(err))
+		return nil, 0, fmt.Errorf("%s: request failed (%s)", where, c.transportReason(err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 		e := &StatusError{Code: resp.StatusCode, URL: where}
 		if retryable(resp.StatusCode) {
-			return nil, retryAfterOf(resp.Header), e
+			return nil, retryAfterOf(resp.Header, c.opts.MaxRetryAfter), e
 		}
 		return nil, -1, e
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("%s: answer cut off (%s)", where, transportReason(err))
+		return nil, 0, fmt.Errorf("%s: answer cut off (%s)", where, c.transportReason(err))
 	}
 	if int64(len(data)) > limit {
 		return nil, -1, fmt.Errorf("%s: answer longer than %d bytes", where, limit)
@@ -180,18 +201,34 @@ func retryable(code int) bool {
 	return code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500
 }
 
-// retryAfterOf reads a Retry-After in seconds, capped at a minute.
-func retryAfterOf(h http.Header) time.Duration {
+// retryAfterOf reads a Retry-After in seconds, capped at most.
+func retryAfterOf(h http.Header, most time.Duration) time.Duration {
 	s, err := strconv.Atoi(h.Get("Retry-After"))
 	if err != nil || s < 0 {
 		return 0
 	}
-	return min(time.Duration(s)*time.Second, maxRetryAfter)
+	if time.Duration(s) > most/time.Second {
+		return most
+	}
+	return time.Duration(s) * time.Second
+}
+
+// notice tells Options.Notice, once, of a wait before a retry that is
+// capped or of noticeWait or longer, and why.
+func (c *Client) notice(wait time.Duration, capped bool, why error) {
+	if c.opts.Notice == nil || (wait < noticeWait && !capped) {
+		return
+	}
+	c.noticed.Do(func() {
+		fmt.Fprintf(c.opts.Notice, "%s: waiting %v before trying again, as the endpoint asked (at most %v, limits.retry_after_s)\n",
+			why, wait, c.opts.MaxRetryAfter)
+	})
 }
 
 // transportReason says why a request failed without the URL the
-// library's error repeats.
-func transportReason(err error) string {
+// library's error repeats, and scrubbed (redact.Peer): it may quote what
+// the endpoint sent.
+func (c *Client) transportReason(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
@@ -202,5 +239,5 @@ func transportReason(err error) string {
 	case errors.Is(err, context.Canceled):
 		return "cancelled"
 	}
-	return err.Error()
+	return redact.Peer(err.Error(), string(c.key))
 }

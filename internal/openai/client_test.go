@@ -151,7 +151,9 @@ func TestParseChatResponse(t *testing.T) {
 		{`{"choices":[{"message":{"content":"{\"li"},"finish_reason":"length"}]}`, ChatAnswer{Content: `{"li`, Truncated: true}, ""},
 		{`{"choices":[]}`, ChatAnswer{}, "no choices[0].message.content"},
 		{`{"choices":[{"message":{}}]}`, ChatAnswer{}, "no choices[0].message.content"},
-		{`{"choices":[{"message":{"content":"sk-secret`, ChatAnswer{}, "not JSON"},
+		{`{"choices":[{"message":{"content":"sk-secret`, ChatAnswer{}, "not valid JSON"},
+		{`{"choices":"sk-secret"}`, ChatAnswer{}, "choices: want a list, not a string"},
+		{`{"choices":[{"message":{"content":7}}]}`, ChatAnswer{}, "choices.message.content: want a string, not a number"},
 	}
 	for _, c := range cases {
 		a, err := ParseChatResponse([]byte(c.body))
@@ -185,4 +187,97 @@ func FuzzParseChatResponse(f *testing.F) {
 			t.Fatalf("%+v read back as %+v, %v", a, b, err)
 		}
 	})
+}
+
+// A 307 is not followed: the origin it points to receives nothing, not
+// the key, and the error says why.
+func TestARedirectIsNotFollowed(t *testing.T) {
+	var reached atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached.Add(1) }))
+	defer other.Close()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer s.Close()
+	cl, err := New(s.URL+"/v1", "sk-secret", quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ask := range []func() error{
+		func() error { _, err := cl.Chat(context.Background(), ChatRequest{Model: "m"}); return err },
+		func() error { _, err := cl.Speech(context.Background(), SpeechRequest{Model: "m"}); return err },
+	} {
+		if err := ask(); err == nil || !strings.Contains(err.Error(), "answered 307 Temporary Redirect (redirects are not followed") {
+			t.Errorf("a 307: %v", err)
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the other origin received %d requests", n)
+	}
+}
+
+// What an endpoint sends back (its status line, a header, a body, a
+// malformed answer) never brings the key into an error.
+func TestAnEndpointsAnswerNeverCarriesTheKey(t *testing.T) {
+	const key = "sk-probe-3b9d-credential"
+	for _, c := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+	}{
+		{"error body and header", func(w http.ResponseWriter) {
+			w.Header().Set("X-Echo", key)
+			http.Error(w, "Incorrect API key provided: "+key, http.StatusUnauthorized)
+		}},
+		{"malformed status line", func(w http.ResponseWriter) {
+			conn, buf, _ := w.(http.Hijacker).Hijack()
+			buf.WriteString("HTTP/1.1 2x0 key " + key + "\r\n\r\n")
+			buf.Flush()
+			conn.Close()
+		}},
+		{"wrong-type answer", func(w http.ResponseWriter) { w.Write([]byte(`{"choices":"` + key + `"}`)) }},
+	} {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { c.answer(w) }))
+		cl, err := New(s.URL+"/v1", key, Options{Attempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cl.Chat(context.Background(), ChatRequest{Model: "m"})
+		if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "3b9d") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+		s.Close()
+	}
+}
+
+// A Retry-After longer than the limit is cut to it, and the first long
+// wait is told once.
+func TestALongRetryAfterIsCappedAndTold(t *testing.T) {
+	var n atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 2 {
+			w.Header().Set("Retry-After", "99999")
+			http.Error(w, "slow down", http.StatusTooManyRequests)
+			return
+		}
+		w.Write([]byte(`{"choices":[{"message":{"content":"hi"}}]}`))
+	}))
+	defer s.Close()
+	var notice strings.Builder
+	if got := retryAfterOf(http.Header{"Retry-After": {"99999"}}, 10*time.Second); got != 10*time.Second {
+		t.Errorf("Retry-After 99999 under a limit of 10 s: %v", got)
+	}
+	if got := retryAfterOf(http.Header{"Retry-After": {"9"}}, 10*time.Second); got != 9*time.Second {
+		t.Errorf("Retry-After 9 under a limit of 10 s: %v", got)
+	}
+	cl, err := New(s.URL+"/v1", "", Options{Attempts: 3, Backoff: time.Millisecond, MaxRetryAfter: time.Millisecond, Notice: &notice})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Chat(context.Background(), ChatRequest{Model: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := notice.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "answered 429 Too Many Requests: waiting 1ms before trying again") ||
+		!strings.Contains(got, "limits.retry_after_s") {
+		t.Errorf("the notice: %q, want one line naming the wait and the limit", got)
+	}
 }

@@ -5,6 +5,10 @@
 // an id) that have the form floorbench's own keys and ids have, never a
 // line, a string value, or a name of any other form: a password hash in
 // /etc/shadow read as a spec has a key's position but not a key's form.
+//
+// It also makes what a peer sends fit to print (Peer,
+// docs/operations.md#strings-from-peers): the one scrub every string from
+// an agent, a chat, speech or webhook endpoint goes through.
 package redact
 
 import (

@@ -195,7 +195,7 @@ func TestSpecErrorsNameTheField(t *testing.T) {
 		"corpora: [{name: a, path: /x, transfer_from: b}]\nsystems: [{name: r, builtin: rms}]":                                                                                             `s.yaml: corpora[0].transfer_from: "b" is not another corpus of this spec`,
 		"corpora: [{name: a, s3: ../x}]\nsystems: [{name: r, builtin: rms}]":                                                                                                               `s.yaml: corpora[0].s3: store key "../x": segment ".." is not allowed (letters, digits, '.', '_', '-'; no empty, '.' or '..' segments)`,
 		"corpora: [{name: a, generate: {preset: tiny, dialogue: openai-chat}}]\nsystems: [{name: r, builtin: rms}]":                                                                        "s.yaml: corpora[0].generate.dialogue_endpoint: missing",
-		"corpora: [{name: a, generate: {preset: tiny, voices: openai-speech, voices_endpoint: 'http://h/v1', voices_model: k, voices_names: [a, b]}}]\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0].generate.voices_names: 2 voices give 0 dev and 2 test voices (every fifth, from the third, is a dev voice); preset tiny needs 4 dev and 5 test voices: name at least 18",
+		"corpora: [{name: a, generate: {preset: tiny, voices: openai-speech, voices_endpoint: 'http://h/v1', voices_model: k, voices_names: [a, b]}}]\nsystems: [{name: r, builtin: rms}]": "s.yaml: corpora[0].generate.voices_names: 2 voices; preset tiny needs 4 dev and 5 test voices: name at least 9",
 	}
 	for in, want := range cases {
 		if _, err := Parse("s.yaml", []byte(in), limits.Default()); err == nil || err.Error() != want {

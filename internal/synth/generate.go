@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/floorbench/floorbench/internal/audio"
+	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/floor"
 )
 
@@ -33,9 +34,9 @@ type Conversation struct {
 // Engine. The zero value of a field is the offline default.
 type Backends struct {
 	Scripts ScriptWriter // nil: TemplateScripts
-	// Voices is the inventory cast from (nil: Inventory()); its split
-	// rule is VoicePoolOf's.
-	Voices  []Voice
+	// Pools are the voices each split casts from (nil: VoicePool's, of
+	// the offline inventory); a named inventory is split by SplitVoices.
+	Pools   map[dialogue.Split][]Voice
 	Engines map[string]TTS
 }
 
@@ -76,11 +77,11 @@ func GenerateWith(ctx context.Context, seed uint64, spec ConversationSpec, b Bac
 		return Conversation{}, err
 	}
 	plan := PlanFloor(script, StreamFor(seed, spec.ID, StageFloor), StreamFor(seed, spec.ID, StageOverlap))
-	inventory := b.Voices
-	if inventory == nil {
-		inventory = Inventory()
+	pool := VoicePool(spec.Split)
+	if b.Pools != nil {
+		pool = b.Pools[spec.Split]
 	}
-	cast := CastFrom(spec, VoicePoolOf(inventory, spec.Split), StreamFor(seed, spec.ID, StageVoices))
+	cast := CastFrom(spec, pool, StreamFor(seed, spec.ID, StageVoices))
 	r, err := Render(ctx, plan, cast, b.Engines)
 	if err != nil {
 		return Conversation{}, err

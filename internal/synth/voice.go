@@ -82,6 +82,48 @@ func VoicePoolOf(inventory []Voice, split dialogue.Split) []Voice {
 	return out
 }
 
+// PoolNeed is how many voices each split's pool must hold for a preset:
+// as many as the speakers of its largest conversation of that split.
+func PoolNeed(p Preset) map[dialogue.Split]int {
+	need := map[dialogue.Split]int{dialogue.Dev: 0, dialogue.Test: 0}
+	for _, s := range p.Conversations {
+		need[s.Split] = max(need[s.Split], s.Speakers)
+	}
+	return need
+}
+
+// SplitVoices divides a named inventory (a speech endpoint's voices) into
+// disjoint dev and test pools that hold need voices each. VoicePoolOf's
+// rule comes first, so an inventory that has always sufficed is split as
+// it always was; when it leaves a pool short, the dev voices are
+// need[dev] voices spread evenly over the inventory, the middle one of
+// each of need[dev] equal parts, and the rest are test voices (the
+// hosted API's 11 voices give tiny its 4 and 5). ok is false when the
+// inventory has fewer voices than the two needs together.
+func SplitVoices(inventory []Voice, need map[dialogue.Split]int) (pools map[dialogue.Split][]Voice, ok bool) {
+	dev, test := VoicePoolOf(inventory, dialogue.Dev), VoicePoolOf(inventory, dialogue.Test)
+	if len(dev) >= need[dialogue.Dev] && len(test) >= need[dialogue.Test] {
+		return map[dialogue.Split][]Voice{dialogue.Dev: dev, dialogue.Test: test}, true
+	}
+	n, d := len(inventory), need[dialogue.Dev]
+	if n < d+need[dialogue.Test] {
+		return nil, false
+	}
+	isDev := map[int]bool{}
+	for j := range d {
+		isDev[(2*j+1)*n/(2*d)] = true
+	}
+	dev, test = nil, nil
+	for i, v := range inventory {
+		if isDev[i] {
+			dev = append(dev, v)
+		} else {
+			test = append(test, v)
+		}
+	}
+	return map[dialogue.Split][]Voice{dialogue.Dev: dev, dialogue.Test: test}, true
+}
+
 // Cast is who voices each speaker of one conversation.
 type Cast struct {
 	Voices []Voice   // index k-1 is speaker k

@@ -20,6 +20,9 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Policy is what the operator allows webhooks.
@@ -155,16 +158,41 @@ func (p Policy) Post(ctx context.Context, raw string, body []byte) error {
 		if errors.As(err, &ue) {
 			err = ue.Err // its message quotes the URL unmasked
 		}
-		return fmt.Errorf("webhook %s: %w", Mask(raw), err)
+		// A transport error may quote what the receiver sent.
+		return fmt.Errorf("webhook %s: %s", Mask(raw), redact.Peer(err.Error(), secrets(raw)...))
 	}
 	resp.Body.Close()
+	status := redact.Peer(resp.Status, secrets(raw)...)
 	switch {
 	case resp.StatusCode/100 == 3:
-		return fmt.Errorf("webhook %s answered %s (redirects are not followed)", Mask(raw), resp.Status)
+		return fmt.Errorf("webhook %s answered %s (redirects are not followed)", Mask(raw), status)
 	case resp.StatusCode/100 != 2:
-		return fmt.Errorf("webhook %s answered %s", Mask(raw), resp.Status)
+		return fmt.Errorf("webhook %s answered %s", Mask(raw), status)
 	}
 	return nil
+}
+
+// secrets are the parts of a webhook URL that Mask hides, which no
+// string from the receiver may show either.
+func secrets(raw string) []string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return []string{raw}
+	}
+	out := []string{u.RawQuery}
+	if u.User != nil {
+		p, _ := u.User.Password()
+		out = append(out, u.User.Username(), p)
+	}
+	for _, vs := range u.Query() {
+		out = append(out, vs...)
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if tokenLike(seg) {
+			out = append(out, seg)
+		}
+	}
+	return out
 }
 
 // client dials only addresses the policy allows, checked on the address
@@ -178,5 +206,5 @@ func (p Policy) client() *http.Client {
 		return p.CheckAddress(ap.Addr())
 	}}
 	transport := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: Timeout}
-	return &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Transport: transport, CheckRedirect: proto.NoRedirect}
 }

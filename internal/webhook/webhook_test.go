@@ -131,3 +131,23 @@ func FuzzMask(f *testing.F) {
 		}
 	})
 }
+
+// What a receiver sends back (its status line, a malformed answer) is
+// scrubbed: the URL's secrets, sent to it, come back in no error, nor
+// do control characters.
+func TestAReceiversAnswerNeverCarriesTheURLsSecret(t *testing.T) {
+	const token = "hooktoken7f3a9c2e51"
+	for _, status := range []string{"HTTP/1.1 500 no " + token + "\x1b[2J", "HTTP/1.1 5x0 " + token} {
+		hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, buf, _ := w.(http.Hijacker).Hijack()
+			buf.WriteString(status + "\r\nContent-Length: 0\r\n\r\n")
+			buf.Flush()
+			conn.Close()
+		}))
+		err := Policy{}.Post(context.Background(), hook.URL+"/hook/"+token+"?token="+token, []byte(`{}`))
+		if err == nil || strings.Contains(err.Error(), token) || strings.Contains(err.Error(), "\x1b") {
+			t.Errorf("status line %q: %v", status, err)
+		}
+		hook.Close()
+	}
+}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -162,11 +163,11 @@ func TestRunResumesAndRecordsFailures(t *testing.T) {
 		Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate}}
 	out := t.TempDir()
 	ctx := context.Background()
-	if _, err := Run(ctx, dir, s, ro, out); err != nil {
-		t.Fatal(err)
+	if sum, err := Run(ctx, dir, s, ro, out); err != nil || sum.Err() != nil {
+		t.Fatal(err, sum.Err())
 	}
 	sum, err := Run(ctx, dir, s, ro, out)
-	if err != nil || sum.Resumed != len(s.Scenarios) || sum.Played != 0 {
+	if err != nil || sum.Resumed != len(s.Scenarios) || sum.Played != 0 || sum.Err() != nil {
 		t.Fatalf("second run: %+v, %v (want every trial resumed)", sum, err)
 	}
 	ro.Agent = "gone"
@@ -174,6 +175,9 @@ func TestRunResumesAndRecordsFailures(t *testing.T) {
 	sum, err = Run(ctx, dir, s, ro, out)
 	if err != nil || sum.Failed != len(s.Scenarios) {
 		t.Fatalf("run against nothing: %+v, %v (want every trial failed, no error)", sum, err)
+	}
+	if err := sum.Err(); !errors.Is(err, ErrEveryTrialFailed) || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("a run whose every trial failed: %v, want ErrEveryTrialFailed with the first trial's error", err)
 	}
 	r, err := agent.ReadRecording(filepath.Join(out, agent.TrialName("gone", s.Scenarios[0].ID, 0)))
 	if err != nil {
@@ -349,4 +353,50 @@ func failures(t *testing.T, out string) []string {
 		}
 	}
 	return errs
+}
+
+// oneSided is a session whose one side fails with err at once while the
+// other waits until it is stopped.
+type oneSided struct {
+	err      error
+	sendFail bool
+}
+
+func (s oneSided) Send(ctx context.Context, _ []float32) error {
+	if s.sendFail {
+		return s.err
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (s oneSided) Recv(ctx context.Context) (proto.Output, error) {
+	if !s.sendFail {
+		return proto.Output{}, s.err
+	}
+	<-ctx.Done()
+	return proto.Output{}, ctx.Err()
+}
+
+// Confirm is never reached: a side fails before the last frame.
+func (oneSided) Confirm(context.Context) error { return nil }
+
+func (oneSided) Close() error { return nil }
+
+// When one side of a trial fails, its failure is the trial's error, not
+// the cancelled context the other side then sees.
+func TestTheFirstFailureIsTheTrialsError(t *testing.T) {
+	dir, s := tinyAgentSet(t)
+	sc := &s.Scenarios[0]
+	a, err := agent.LoadAudio(dir, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cause := errors.New("the agent's own failure")
+	for _, sendFail := range []bool{false, true} {
+		_, _, _, err := Play(context.Background(), oneSided{cause, sendFail}, Trial{Scenario: sc, Audio: a}, DefaultOptions("a", "duplex", ""))
+		if !errors.Is(err, cause) {
+			t.Errorf("the sender fails %v: %v, want the failure", sendFail, err)
+		}
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 )
@@ -55,31 +57,22 @@ func framesFor(t float64) int { return int(math.Ceil(t/frameSeconds - 1e-9)) }
 
 // Play plays trial t over sess and returns its recording with what was
 // played (input) and what was heard (output), both on the trial clock.
+// When either side fails, the other is stopped and the first failure is
+// the error: the other side's, a cancelled context, is its consequence.
 // The caller closes sess.
 func Play(ctx context.Context, sess proto.Session, t Trial, o Options) (*agent.Recording, []float32, []float32, error) {
 	sc := t.Scenario
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	p := newPlayback(sc, t.Audio, o)
-	sent := make(chan sendResult, 1)
-	go func() {
-		r := p.send(ctx, sess)
-		if r.err != nil {
-			cancel() // the listener may be waiting for frames that will not come
-		}
-		sent <- r
-	}()
 	l := listener{vad: o.VAD.Stream(), onset: p.onset, cue: sc.Cue}
-	recvErr := l.receive(ctx, sess, p.done)
-	if recvErr != nil {
-		cancel()
-	}
-	res := <-sent
-	if res.err != nil { // the first cause; the listener then saw a cancelled context
-		return nil, nil, nil, res.err
-	}
-	if recvErr != nil {
-		return nil, nil, nil, recvErr
+	var res sendResult
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		res = p.send(ctx, sess)
+		return res.err
+	})
+	g.Go(func() error { return l.receive(ctx, sess, p.done) })
+	if err := g.Wait(); err != nil {
+		return nil, nil, nil, err
 	}
 	return p.recording(t, res, l)
 }

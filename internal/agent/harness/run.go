@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,24 @@ const (
 // Summary counts what a run did.
 type Summary struct {
 	Played, Resumed, Failed int
+	// first is the error of the first failed trial in set order, first
+	// its place there.
+	first      string
+	firstIndex int
+}
+
+// ErrEveryTrialFailed is wrapped by Summary.Err: a run that left nothing
+// to score, as `agent seat` ends with an error when a session failed.
+var ErrEveryTrialFailed = errors.New("every trial failed")
+
+// Err is an error wrapping ErrEveryTrialFailed, quoting the first failed
+// trial's error, when the run failed every trial it played and had none
+// recorded already; nil otherwise.
+func (s Summary) Err() error {
+	if s.Failed == 0 || s.Played+s.Resumed > 0 {
+		return nil
+	}
+	return fmt.Errorf("%w (%d trials; the first: %s)", ErrEveryTrialFailed, s.Failed, s.first)
 }
 
 // Run plays every scenario of set (read from setDir) Repeats times to the
@@ -70,7 +89,7 @@ func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out 
 		sc := &set.Scenarios[i]
 		for rep := range ro.Repeats {
 			g.Go(func() error {
-				res, err := runTrial(ctx, setDir, sc, rep, ro, out)
+				res, msg, err := runTrial(ctx, setDir, sc, rep, ro, out)
 				mu.Lock()
 				defer mu.Unlock()
 				switch res {
@@ -80,6 +99,9 @@ func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out 
 					sum.Resumed++
 				case failed:
 					sum.Failed++
+					if at := i*ro.Repeats + rep; sum.first == "" || at < sum.firstIndex {
+						sum.first, sum.firstIndex = msg, at
+					}
 				}
 				done++
 				if ro.Progress != nil {
@@ -123,15 +145,16 @@ const (
 )
 
 // runTrial plays one trial unless it is recorded already, retrying failed
-// sessions, and writes its recording.
-func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, ro RunOptions, out string) (outcome, error) {
+// sessions, and writes its recording; a failed trial's recorded error is
+// msg.
+func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, ro RunOptions, out string) (_ outcome, msg string, _ error) {
 	name := agent.TrialName(ro.Agent, sc.ID, rep)
 	if r, err := agent.ReadRecording(filepath.Join(out, name)); err == nil && r.Error == "" {
-		return resumed, nil
+		return resumed, "", nil
 	}
 	a, err := agent.LoadAudio(setDir, sc)
 	if err != nil {
-		return failed, err
+		return failed, "", err
 	}
 	t := Trial{Scenario: sc, Audio: a, Repeat: rep}
 	var rec *agent.Recording
@@ -141,13 +164,13 @@ func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, r
 		return err
 	})
 	if lastErr == nil {
-		return played, agent.WriteRecording(out, name, rec, in, heard)
+		return played, "", agent.WriteRecording(out, name, rec, in, heard)
 	}
 	if ctx.Err() != nil {
-		return failed, ctx.Err()
+		return failed, "", ctx.Err()
 	}
 	rec = failedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
-	return failed, agent.WriteRecording(out, name, rec, nil, nil)
+	return failed, rec.Error, agent.WriteRecording(out, name, rec, nil, nil)
 }
 
 // playOnce opens a session and plays t over it, within the trial's

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -57,8 +58,12 @@ type session struct {
 	closing atomic.Bool
 	sent    int64 // input frames sent; Send adds to it, atomically
 	channel int64 // frames of a continuous channel heard; only the reader touches it
-	wg      sync.WaitGroup
-	idle    time.Duration // 0: no idle timeout
+	// events counts the events reported, inSecond those of second (of
+	// session time); only the reader touches them.
+	events, inSecond int
+	second           int64
+	wg               sync.WaitGroup
+	idle             time.Duration // 0: no idle timeout
 }
 
 // startSession restarts the clock at session time 0 and starts reading and
@@ -66,7 +71,7 @@ type session struct {
 func startSession(ep Endpoint, conn *websocket.Conn, clock *Clock, w wire, idle time.Duration) *session {
 	ctx, cancel := context.WithCancel(context.Background())
 	clock.start = time.Now()
-	s := &session{ep: ep, conn: conn, clock: clock, spk: newSpeaker(clock), wire: w,
+	s := &session{ep: ep, conn: conn, clock: clock, spk: newSpeaker(clock, ep.Limits), wire: w,
 		out: make(chan Output, outputBuffer), ctx: ctx, cancel: cancel, failed: make(chan struct{}), idle: idle}
 	s.wg.Add(2)
 	go s.readLoop()
@@ -136,7 +141,7 @@ func (s *session) write(parent context.Context, m message) error {
 	case ctx.Err() != nil:
 		return s.fail(fmt.Errorf("the %s took nothing sent to it for %v of session time", s.ep.where(), s.ep.HandshakeTimeout))
 	}
-	if why := closedBecause(err); why != "" {
+	if why := closedBecause(s.ep, err); why != "" {
 		return s.fail(fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why))
 	}
 	return s.fail(fmt.Errorf("sending to the %s: %s", s.ep.where(), s.ep.scrub(err.Error())))
@@ -208,7 +213,7 @@ func (s *session) ping(parent context.Context) error {
 		return fmt.Errorf("%w: the %s has stopped reading its input: a ping after input frame %d had no answer within %v",
 			ErrStopped, s.ep.where(), sent, wait.Round(time.Millisecond))
 	}
-	if why := closedBecause(err); why != "" {
+	if why := closedBecause(s.ep, err); why != "" {
 		return fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why)
 	}
 	return fmt.Errorf("pinging the %s: %s", s.ep.where(), s.ep.scrub(err.Error()))
@@ -277,9 +282,20 @@ func (s *session) emit(o Output) {
 	}
 }
 
-// event emits a provider event that arrived now.
-func (s *session) event(e Event) {
-	s.emit(Output{At: s.clock.Now(), Event: &e})
+// event emits a provider event that arrived now, unless it is one more
+// than the session's limits allow.
+func (s *session) event(e Event) error {
+	at := s.clock.Now()
+	if sec := int64(at / time.Second); sec != s.second {
+		s.second, s.inSecond = sec, 0
+	}
+	s.events++
+	s.inSecond++
+	if err := s.ep.Limits.CheckAgentEvents(s.events, s.inSecond); err != nil {
+		return fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
+	s.emit(Output{At: at, Event: &e})
+	return nil
 }
 
 // readLoop reads the agent's messages until the session ends.
@@ -324,7 +340,7 @@ func (s *session) read() (websocket.MessageType, []byte, error) {
 
 // readError says why reading from the agent failed.
 func (s *session) readError(err error) error {
-	if why := closedBecause(err); why != "" {
+	if why := closedBecause(s.ep, err); why != "" {
 		return fmt.Errorf("%w: the %s %s", ErrProtocol, s.ep.where(), why)
 	}
 	return fmt.Errorf("reading from the %s: %s", s.ep.where(), s.ep.scrub(err.Error()))
@@ -359,6 +375,9 @@ const MaxChannelLag = 5 * time.Second
 // nothing that is scored (docs/agents.md#duplex).
 func (s *session) channelFrame(x []float32) error {
 	at := time.Duration(s.channel+1) * FrameDuration
+	if err := s.ep.Limits.CheckAgentFramesAhead(s.channel + 1 - atomic.LoadInt64(&s.sent)); err != nil {
+		return fmt.Errorf("%w: the agent's frame %d came before input frame %d was sent: %w", ErrProtocol, s.channel, s.channel, err)
+	}
 	if lag := s.clock.Wall(s.clock.Now() - (at + FrameDuration)); lag > MaxChannelLag {
 		return fmt.Errorf("%w: the agent's frame %d came %v after its slot: a duplex agent sends one frame every 20 ms, silence when it is not talking",
 			ErrProtocol, s.channel, lag.Round(time.Millisecond))
@@ -372,7 +391,8 @@ func (s *session) channelFrame(x []float32) error {
 func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
 	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra)})
+	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra),
+		HTTPClient: &http.Client{CheckRedirect: NoRedirect}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
 	}
@@ -380,12 +400,12 @@ func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]
 }
 
 // closedBecause says how the agent ended the connection, "" if err is not
-// about that.
-func closedBecause(err error) string {
+// about that; the agent's close reason is scrubbed.
+func closedBecause(ep Endpoint, err error) string {
 	var ce websocket.CloseError
 	switch {
 	case errors.As(err, &ce):
-		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), clean(ce.Reason))
+		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), ep.scrub(ce.Reason))
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "dropped the connection"
@@ -399,7 +419,7 @@ func handshakeError(ctx context.Context, ep Endpoint, step string, err error) er
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("%s: no answer within %v of session time", step, ep.HandshakeTimeout)
 	}
-	if why := closedBecause(err); why != "" {
+	if why := closedBecause(ep, err); why != "" {
 		return fmt.Errorf("%w: %s: the agent %s", ErrProtocol, step, why)
 	}
 	return fmt.Errorf("%s: %s", step, ep.scrub(err.Error()))

@@ -42,8 +42,18 @@
 //
 // An Endpoint's Credential is a Secret: it goes into a header of the
 // WebSocket handshake and never into an error, a log or JSON. Errors name
-// an endpoint by its URL without query or user, and quote an agent's
-// messages cut short with the credential removed.
+// an endpoint by its URL without query or user. Every string an agent
+// sends passes Endpoint.scrub (redact.Peer) where it comes in: the
+// credential masked in its obvious encodings, control characters
+// removed, cut short. The handshake follows no redirect (NoRedirect),
+// which would carry the credential to another origin.
+//
+// # Bounds
+//
+// What an agent can make a client hold is bounded by Endpoint.Limits:
+// audio queued ahead of playback, output items in flight, a continuous
+// channel ahead of its input, events per session and per second. Past a
+// bound the session fails with an error naming it and its value.
 //
 // Size: about 2,200 lines, on purpose one package: both protocols (duplex,
 // realtime), each with its client and its server, share the session clock,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // The duplex protocol (docs/agents.md#duplex): 20 ms frames of 16 kHz
@@ -53,7 +55,7 @@ func duplexHello(agent string) duplexMessage {
 func parseDuplex(data []byte) (duplexMessage, error) {
 	var m duplexMessage
 	if err := json.Unmarshal(data, &m); err != nil {
-		return m, fmt.Errorf("%w: a text message is not a JSON event object (%d bytes)", ErrProtocol, len(data))
+		return m, fmt.Errorf("%w: a text message is not a JSON event object (%d bytes; %v)", ErrProtocol, len(data), redact.JSON(err))
 	}
 	if m.Type == "" {
 		return m, fmt.Errorf("%w: a text message has no type", ErrProtocol)
@@ -62,8 +64,8 @@ func parseDuplex(data []byte) (duplexMessage, error) {
 }
 
 // checkHello reports the first field of a hello that this side cannot
-// speak.
-func checkHello(m duplexMessage) error {
+// speak; scrub makes its strings fit to print.
+func checkHello(m duplexMessage, scrub func(string) string) error {
 	want := duplexHello("")
 	for _, f := range []struct {
 		name      string
@@ -74,16 +76,16 @@ func checkHello(m duplexMessage) error {
 		{"encoding", m.Encoding, want.Encoding}, {"frame_ms", m.FrameMs, want.FrameMs},
 	} {
 		if f.got != f.want {
-			return fmt.Errorf("%w: the hello declares %s %s; this protocol carries %v", ErrProtocol, f.name, quoteField(f.got), f.want)
+			return fmt.Errorf("%w: the hello declares %s %s; this protocol carries %v", ErrProtocol, f.name, quoteField(f.got, scrub), f.want)
 		}
 	}
 	return nil
 }
 
 // quoteField prints a field value from outside for an error.
-func quoteField(v any) string {
+func quoteField(v any, scrub func(string) string) string {
 	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", clean(s))
+		return fmt.Sprintf("%q", scrub(s))
 	}
 	return fmt.Sprint(v)
 }
@@ -128,11 +130,11 @@ func duplexHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *webso
 	case err != nil:
 		return err
 	case m.Type == "error":
-		return fmt.Errorf("%w: the agent refused the session: %s: %s", ErrProtocol, clean(m.Code), ep.scrub(m.Message))
+		return fmt.Errorf("%w: the agent refused the session: %s: %s", ErrProtocol, ep.scrub(m.Code), ep.scrub(m.Message))
 	case m.Type != "hello":
-		return fmt.Errorf("%w: the agent's first message is %q, not its hello", ErrProtocol, clean(m.Type))
+		return fmt.Errorf("%w: the agent's first message is %q, not its hello", ErrProtocol, ep.scrub(m.Type))
 	}
-	return checkHello(m)
+	return checkHello(m, ep.scrub)
 }
 
 // duplexClient is the duplex protocol's part of a client session.
@@ -156,15 +158,15 @@ func (*duplexClient) receive(s *session, typ websocket.MessageType, data []byte)
 	if err != nil {
 		return err
 	}
-	if e, ok := duplexEvent(m); ok {
-		s.event(e)
+	if e, ok := duplexEvent(m, s.ep.scrub); ok {
+		return s.event(e)
 	}
 	return nil
 }
 
-// duplexEvent is the session event a text message reports; other types
-// are ignored, so that the protocol can grow.
-func duplexEvent(m duplexMessage) (Event, bool) {
+// duplexEvent is the session event a text message reports, its strings
+// scrubbed; other types are ignored, so that the protocol can grow.
+func duplexEvent(m duplexMessage, scrub func(string) string) (Event, bool) {
 	e := Event{Kind: EventKind(m.Type), AgentMs: -1}
 	if m.TMs != nil {
 		e.AgentMs = *m.TMs
@@ -172,9 +174,9 @@ func duplexEvent(m duplexMessage) (Event, bool) {
 	switch e.Kind {
 	case SpeechStarted, SpeechStopped, ResponseStarted:
 	case ResponseDone:
-		e.Status = clean(m.Status)
+		e.Status = scrub(m.Status)
 	case ProviderError:
-		e.Code, e.Message = clean(m.Code), clean(m.Message)
+		e.Code, e.Message = scrub(m.Code), scrub(m.Message)
 	default:
 		return Event{}, false
 	}

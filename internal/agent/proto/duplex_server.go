@@ -44,12 +44,12 @@ func duplexAccept(c *serverConn) error {
 	}
 	m, err := parseDuplex(data)
 	if err == nil && m.Type != "hello" {
-		err = fmt.Errorf("%w: the first message is %q, not the hello", ErrProtocol, clean(m.Type))
+		err = fmt.Errorf("%w: the first message is %q, not the hello", ErrProtocol, fromClient(m.Type))
 	}
 	if err != nil {
 		return c.refuse("bad_hello", err.Error(), websocket.StatusPolicyViolation)
 	}
-	if err := checkHello(m); err != nil {
+	if err := checkHello(m, fromClient); err != nil {
 		return c.refuse("unsupported_format", err.Error(), websocket.StatusUnsupportedData)
 	}
 	return c.write(encodeDuplex(duplexHello(c.opt.Name)))

@@ -2,6 +2,7 @@ package proto
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // faultServer serves one misbehaving agent: behave runs on each accepted
@@ -98,6 +101,8 @@ func TestAMisbehavingAgentGivesOneClearError(t *testing.T) {
 		{"malformed frame", DuplexName, duplexHelloThen(duplexHello(""), send(websocket.MessageBinary, "abc")), "a binary message of 3 bytes; a frame is 640 bytes"},
 		{"malformed event", DuplexName, duplexHelloThen(duplexHello(""), send(websocket.MessageText, "{not json")), "not a JSON event object"},
 		{"malformed event", RealtimeName, realtimeUpdatedThen(rtSession{}, send(websocket.MessageText, "[1,2]")), "not a JSON event object"},
+		{"wrong type", RealtimeName, realtimeUpdatedThen(rtSession{}, send(websocket.MessageText, `{"type":"error","error":{"code":5}}`)), "error.code: want a string, not a number"},
+		{"wrong type", DuplexName, duplexHelloThen(duplexHello(""), send(websocket.MessageText, `{"type":7}`)), "type: want a string, not a number"},
 		{"malformed audio", RealtimeName, realtimeUpdatedThen(rtSession{}, send(websocket.MessageText, `{"type":"response.audio.delta","delta":"%%%"}`)), "response.audio.delta delta is not base64"},
 		{"audio as binary", RealtimeName, realtimeUpdatedThen(rtSession{}, send(websocket.MessageBinary, "abcd")), "realtime events are JSON text"},
 		{"wrong sample rate", DuplexName, duplexHelloThen(wrongRate, readUntilGone), "the hello declares sample_rate 24000; this protocol carries 16000"},
@@ -409,5 +414,317 @@ func TestAHungAgentEndsItsSessionWithErrStopped(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// frozenRate is a playback rate at which session time stands still for
+// the length of a test: no input slot comes, nothing is played, and every
+// event an agent sends falls in session second 0, so what a flood does is
+// the same at any machine load.
+const frozenRate = 1e-6
+
+// updatedThen is a realtime agent that opens the session and then does
+// then.
+func updatedThen(then func(ctx context.Context, c *websocket.Conn)) func(context.Context, *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		writeJSON(ctx, c, rtEvent{Type: "session.created", Session: &rtSession{}})
+		c.Read(ctx)
+		writeJSON(ctx, c, rtEvent{Type: "session.updated", Session: &rtSession{}})
+		then(ctx, c)
+	}
+}
+
+// helloThen is a duplex agent that answers the hello and then does then.
+func helloThen(then func(ctx context.Context, c *websocket.Conn)) func(context.Context, *websocket.Conn) {
+	return func(ctx context.Context, c *websocket.Conn) {
+		c.Read(ctx)
+		writeJSON(ctx, c, duplexHello("fault"))
+		then(ctx, c)
+	}
+}
+
+// receiveUntil dials ep and receives until an event of kind (nil) or the
+// session's error; it sends nothing.
+func receiveUntil(ep Endpoint, kind EventKind) ([]Output, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Dial(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	var outs []Output
+	for {
+		o, err := s.Recv(ctx)
+		if err != nil {
+			return outs, err
+		}
+		outs = append(outs, o)
+		if o.Event != nil && o.Event.Kind == kind {
+			return outs, nil
+		}
+	}
+}
+
+// Every string an agent sends (a close reason, an error's code and
+// message, a response's status, a hello's or a session's field) reaches
+// errors and events scrubbed: the credential, in any of its obvious
+// encodings, appears nowhere.
+func TestAnAgentsStringsNeverCarryTheCredential(t *testing.T) {
+	const key = "sk-probe-7c1e-credential"
+	b64 := base64.StdEncoding.EncodeToString([]byte("Bearer " + key))
+	closeWith := func(reason string) func(context.Context, *websocket.Conn) {
+		return func(ctx context.Context, c *websocket.Conn) { c.Close(websocket.StatusPolicyViolation, reason) }
+	}
+	errorEvents := func(code, msg string) func(context.Context, *websocket.Conn) {
+		return func(ctx context.Context, c *websocket.Conn) {
+			writeJSON(ctx, c, rtEvent{Type: "error", Error: &rtError{Code: code, Message: msg}})
+			writeJSON(ctx, c, rtEvent{Type: "response.done", Response: &rtResponse{Status: key}})
+			readUntilGone(ctx, c)
+		}
+	}
+	duplexEvents := func(ctx context.Context, c *websocket.Conn) {
+		writeJSON(ctx, c, duplexMessage{Type: "error", Code: key, Message: "bad key " + b64})
+		writeJSON(ctx, c, duplexMessage{Type: "response_done", Status: key})
+		readUntilGone(ctx, c)
+	}
+	badHello := duplexHello("")
+	badHello.Encoding = "x" + key
+	for _, c := range []struct {
+		name, protocol string
+		behave         func(context.Context, *websocket.Conn)
+	}{
+		{"close reason at the handshake", RealtimeName, closeWith("key " + key)},
+		{"close reason at the handshake", DuplexName, closeWith(b64)},
+		{"close reason in the session", RealtimeName, updatedThen(closeWith(key))},
+		{"close reason in the session", DuplexName, helloThen(closeWith(key))},
+		{"error refusing the session", RealtimeName, func(ctx context.Context, c *websocket.Conn) {
+			writeJSON(ctx, c, rtEvent{Type: "error", Error: &rtError{Code: key, Message: "Incorrect API key provided: " + key}})
+		}},
+		{"error refusing the session", DuplexName, func(ctx context.Context, c *websocket.Conn) {
+			c.Read(ctx)
+			writeJSON(ctx, c, duplexMessage{Type: "error", Code: key, Message: key})
+		}},
+		{"hello field", DuplexName, func(ctx context.Context, c *websocket.Conn) { c.Read(ctx); writeJSON(ctx, c, badHello) }},
+		{"session format", RealtimeName, func(ctx context.Context, c *websocket.Conn) {
+			writeJSON(ctx, c, rtEvent{Type: "session.created", Session: &rtSession{}})
+			c.Read(ctx)
+			writeJSON(ctx, c, rtEvent{Type: "session.updated", Session: &rtSession{InputAudioFormat: key}})
+		}},
+		{"error events and status", RealtimeName, updatedThen(errorEvents(key, "quota of "+b64))},
+		{"error events and status", DuplexName, helloThen(duplexEvents)},
+	} {
+		t.Run(c.protocol+" "+c.name, func(t *testing.T) {
+			url := faultServer(t, c.behave)
+			outs, err := receiveUntil(Endpoint{Protocol: c.protocol, URL: url, Credential: key, Rate: frozenRate}, ResponseDone)
+			printed := fmt.Sprint(err)
+			for _, o := range outs {
+				if o.Event != nil {
+					printed += fmt.Sprintf(" %+v", *o.Event)
+				}
+			}
+			if strings.Contains(printed, key) || strings.Contains(printed, b64[8:]) || strings.Contains(printed, "probe-7c1e") {
+				t.Errorf("the credential is printed: %s", printed)
+			}
+			if err == nil && len(outs) == 0 {
+				t.Errorf("neither an error nor an event")
+			}
+			t.Log(printed)
+		})
+	}
+	// An HTTP refusal of the handshake: its body and headers are not
+	// quoted.
+	url := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Echo", key)
+		http.Error(w, "Incorrect API key provided: "+key, http.StatusUnauthorized)
+	}))
+	for _, protocol := range Protocols() {
+		_, err := Dial(context.Background(), Endpoint{Protocol: protocol, URL: url, Credential: key, Rate: testRate})
+		if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "401") {
+			t.Errorf("%s: a 401 echoing the key: %v", protocol, err)
+		}
+	}
+}
+
+// Each bound on what an agent can make the client hold fails the session
+// one past it, with one error naming the bound and its value, and lets a
+// session at it go on: audio queued ahead of playback, output items in
+// flight, a duplex channel ahead of its input, events in a session and in
+// one second.
+func TestAnAgentPastABoundFailsTheSession(t *testing.T) {
+	// delta sends one response.audio.delta of item of n samples at 24 kHz.
+	delta := func(ctx context.Context, c *websocket.Conn, item string, n int) {
+		writeJSON(ctx, c, rtEvent{Type: "response.audio.delta", ItemID: item, Delta: encodeAudio(constant(0.25, n))})
+	}
+	marker := map[string]func(context.Context, *websocket.Conn){
+		RealtimeName: func(ctx context.Context, c *websocket.Conn) { writeJSON(ctx, c, rtEvent{Type: "response.done"}) },
+		DuplexName:   func(ctx context.Context, c *websocket.Conn) { writeJSON(ctx, c, duplexMessage{Type: "response_done"}) },
+	}
+	for _, c := range []struct {
+		name, protocol string
+		limit          func(*limits.Limits, int) // sets the bound to b
+		flood          func(ctx context.Context, c *websocket.Conn, n int)
+		b              int    // the bound: a flood of b passes, of b+1 fails
+		want           string // what the error says past it
+	}{
+		{"queued audio", RealtimeName, func(l *limits.Limits, b int) { l.AgentQueueS = float64(b) },
+			func(ctx context.Context, c *websocket.Conn, n int) {
+				for range n {
+					delta(ctx, c, "item_1", realtimeRate) // a second each
+				}
+			}, 2, "is over the limit of 2 s (raise limits.agent_queue_s"},
+		{"items in flight", RealtimeName, func(l *limits.Limits, b int) { l.AgentItems = b },
+			func(ctx context.Context, c *websocket.Conn, n int) {
+				for i := range n {
+					delta(ctx, c, fmt.Sprintf("item_%d", i), 24)
+				}
+			}, 3, "the agent's output items in flight: 4 is over the limit of 3 (raise limits.agent_items"},
+		{"frames ahead", DuplexName, func(l *limits.Limits, b int) { l.AgentFramesAhead = b },
+			func(ctx context.Context, c *websocket.Conn, n int) {
+				for range n {
+					c.Write(ctx, websocket.MessageBinary, make([]byte, frameBytes))
+				}
+			}, 5, "the agent's channel ahead of the input: 6 frames is over the limit of 5 frames (raise limits.agent_frames_ahead"},
+		{"events in a session", DuplexName, func(l *limits.Limits, b int) { l.AgentEvents = b },
+			func(ctx context.Context, c *websocket.Conn, n int) {
+				for range n - 1 { // and the marker
+					writeJSON(ctx, c, duplexMessage{Type: "speech_started"})
+				}
+			}, 7, "the agent's events in one session: 8 is over the limit of 7 (raise limits.agent_events"},
+		{"events in a second", RealtimeName, func(l *limits.Limits, b int) { l.AgentEventsPerS = b },
+			func(ctx context.Context, c *websocket.Conn, n int) {
+				for range n - 1 {
+					writeJSON(ctx, c, rtEvent{Type: "input_audio_buffer.speech_stopped"})
+				}
+			}, 4, "the agent's events in one second: 5 is over the limit of 4 (raise limits.agent_events_per_s"},
+	} {
+		for _, n := range []int{c.b, c.b + 1} {
+			t.Run(fmt.Sprintf("%s %s %d", c.protocol, c.name, n), func(t *testing.T) {
+				then := func(ctx context.Context, conn *websocket.Conn) {
+					c.flood(ctx, conn, n)
+					marker[c.protocol](ctx, conn)
+					readUntilGone(ctx, conn)
+				}
+				behave := helloThen(then)
+				if c.protocol == RealtimeName {
+					behave = updatedThen(then)
+				}
+				lim := limits.Default()
+				c.limit(&lim, c.b)
+				url := faultServer(t, behave)
+				_, err := receiveUntil(Endpoint{Protocol: c.protocol, URL: url, Rate: frozenRate, Limits: lim}, ResponseDone)
+				switch {
+				case n == c.b && err != nil:
+					t.Errorf("at the bound: %v", err)
+				case n > c.b && (err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n")):
+					t.Errorf("past the bound: %v, want one line saying %q", err, c.want)
+				}
+			})
+		}
+	}
+}
+
+// A flooding agent makes the client hold a bounded amount, whatever it
+// sends: realtime deltas of 7 MB each, output items never done, duplex
+// frames far ahead of their slots. Each session ends at its bound, having
+// allocated (TotalAlloc, which bounds what was ever held at once, the
+// fault server's own messages included) less than 300 MB.
+func TestAFloodingAgentHoldsBoundedMemory(t *testing.T) {
+	big := encodeAudio(constant(0.25, 5<<19)) // 5 MB of PCM16, 7 MB of base64: about the read limit's size
+	bigDelta, _ := json.Marshal(rtEvent{Type: "response.audio.delta", ItemID: "item_1", Delta: big})
+	forever := func(ctx context.Context, c *websocket.Conn, msg func(i int) message) {
+		for i := 0; ; i++ {
+			m := msg(i)
+			if c.Write(ctx, m.typ, m.data) != nil {
+				return
+			}
+		}
+	}
+	for _, c := range []struct {
+		name, protocol, want string
+		behave               func(context.Context, *websocket.Conn)
+	}{
+		{"deltas", RealtimeName, "limits.agent_queue_s", updatedThen(func(ctx context.Context, c *websocket.Conn) {
+			forever(ctx, c, func(int) message { return message{websocket.MessageText, bigDelta} })
+		})},
+		{"items never done", RealtimeName, "limits.agent_items", updatedThen(func(ctx context.Context, c *websocket.Conn) {
+			forever(ctx, c, func(i int) message {
+				return encodeRealtime(rtEvent{Type: "response.audio.delta", ItemID: fmt.Sprintf("item_%d", i), Delta: "AAAAAAAA"})
+			})
+		})},
+		{"frames ahead", DuplexName, "limits.agent_frames_ahead", helloThen(func(ctx context.Context, c *websocket.Conn) {
+			frame := make([]byte, frameBytes)
+			forever(ctx, c, func(int) message { return message{websocket.MessageBinary, frame} })
+		})},
+		{"events", DuplexName, "limits.agent_events_per_s", helloThen(func(ctx context.Context, c *websocket.Conn) {
+			forever(ctx, c, func(int) message { return encodeDuplex(duplexMessage{Type: "speech_started"}) })
+		})},
+	} {
+		t.Run(c.protocol+" "+c.name, func(t *testing.T) {
+			url := faultServer(t, c.behave)
+			runtime.GC()
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := receiveUntil(Endpoint{Protocol: c.protocol, URL: url, Rate: frozenRate}, "never")
+			runtime.ReadMemStats(&after)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("the flood ended with %v, want the bound %s", err, c.want)
+			}
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 300<<20 {
+				t.Errorf("the session allocated %d MB, want under 300 MB", grew>>20)
+			}
+		})
+	}
+}
+
+// A handshake answered with a redirect is not followed: the origin it
+// points to receives nothing, not the credential.
+func TestARedirectedHandshakeIsNotFollowed(t *testing.T) {
+	reached := make(chan string, 4)
+	other := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached <- r.Header.Get("Authorization")
+	}))
+	url := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, strings.Replace(other, "ws://", "http://", 1)+"/", http.StatusTemporaryRedirect)
+	}))
+	for _, protocol := range Protocols() {
+		_, err := Dial(context.Background(), Endpoint{Protocol: protocol, URL: url, Credential: "sk-redirect-secret", Rate: testRate})
+		if err == nil || !strings.Contains(err.Error(), "307") {
+			t.Errorf("%s: %v, want the 307 refused", protocol, err)
+		}
+	}
+	select {
+	case auth := <-reached:
+		t.Errorf("the other origin received a request (Authorization %q)", auth)
+	default:
+	}
+}
+
+// A barge-in on an item whose audio is all in (done) keeps nothing of it:
+// barge-ins over a long session do not count against agent_items, only
+// items whose audio is still coming do.
+func TestCutItemsThatAreDoneAreNotHeld(t *testing.T) {
+	const bound = 3
+	url := faultServer(t, updatedThen(func(ctx context.Context, c *websocket.Conn) {
+		for i := range bound + 2 {
+			item := fmt.Sprintf("item_%d", i)
+			writeJSON(ctx, c, rtEvent{Type: "response.audio.delta", ItemID: item, Delta: encodeAudio(constant(0.25, 2400))})
+			writeJSON(ctx, c, rtEvent{Type: "response.audio.done", ItemID: item})
+			writeJSON(ctx, c, rtEvent{Type: "input_audio_buffer.speech_started"})
+		}
+		writeJSON(ctx, c, rtEvent{Type: "response.done"})
+		readUntilGone(ctx, c)
+	}))
+	lim := limits.Default()
+	lim.AgentItems = bound
+	outs, err := receiveUntil(Endpoint{Protocol: RealtimeName, URL: url, Rate: frozenRate, Limits: lim}, ResponseDone)
+	barges := 0
+	for _, o := range outs {
+		if o.Event != nil && o.Event.Kind == BargeIn {
+			barges++
+		}
+	}
+	if err != nil || barges != bound+2 {
+		t.Errorf("%d barge-ins, %v; want %d and no error", barges, err, bound+2)
 	}
 }

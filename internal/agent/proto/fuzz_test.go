@@ -25,10 +25,10 @@ func FuzzParseDuplex(f *testing.F) {
 		if m.Type == "" {
 			t.Fatal("a message without a type parsed")
 		}
-		if e, ok := duplexEvent(m); ok && e.Kind != EventKind(m.Type) {
+		if e, ok := duplexEvent(m, fromClient); ok && e.Kind != EventKind(m.Type) {
 			t.Fatalf("event %q from a message of type %q", e.Kind, m.Type)
 		}
-		if checkHello(m) == nil && (m.SampleRate != SampleRate || m.FrameMs != duplexFrameMs || m.Encoding != duplexEncoding) {
+		if checkHello(m, fromClient) == nil && (m.SampleRate != SampleRate || m.FrameMs != duplexFrameMs || m.Encoding != duplexEncoding) {
 			t.Fatalf("a hello of %+v passed", m)
 		}
 	})
@@ -55,7 +55,7 @@ func FuzzParseRealtime(f *testing.F) {
 		}
 		if e.Session != nil {
 			e.Session.turnDetection()
-			if e.Session.formats() == nil {
+			if e.Session.formats(fromClient) == nil {
 				for _, v := range []string{e.Session.InputAudioFormat, e.Session.OutputAudioFormat} {
 					if v != "" && v != realtimeBeta {
 						t.Fatalf("format %q passed", v)

@@ -171,7 +171,7 @@ func realtimeHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *web
 	if e.Session == nil {
 		return fmt.Errorf("%w: session.updated has no session", ErrProtocol)
 	}
-	return e.Session.formats()
+	return e.Session.formats(ep.scrub)
 }
 
 // awaitEvent reads events until one of type want, within the handshake
@@ -195,7 +195,7 @@ func awaitEvent(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.
 			if e.Error != nil {
 				code, msg = e.Error.Code, e.Error.Message
 			}
-			return e, fmt.Errorf("%w: the agent refused the session: %s: %s", ErrProtocol, clean(code), ep.scrub(msg))
+			return e, fmt.Errorf("%w: the agent refused the session: %s: %s", ErrProtocol, ep.scrub(code), ep.scrub(msg))
 		}
 	}
 }
@@ -235,7 +235,7 @@ func (in *realtimeInput) push(frame []float32) []float32 {
 type realtimeClient struct {
 	in       *realtimeInput              // 16 kHz input to 24 kHz
 	out      map[string]*audio.Resampler // per output item, 24 kHz to 16 kHz
-	cut      map[string]bool             // items cut by a barge-in: later audio is dropped
+	cut      map[string]bool             // items cut by a barge-in before they were done: later audio is dropped
 	response string                      // the response in progress, "" when none
 }
 
@@ -253,37 +253,41 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 	}
 	switch e.Type {
 	case "input_audio_buffer.speech_started":
-		s.event(Event{Kind: SpeechStarted, AgentMs: msOrNone(e.AudioStartMs)})
+		if err := s.event(Event{Kind: SpeechStarted, AgentMs: msOrNone(e.AudioStartMs)}); err != nil {
+			return err
+		}
 		return c.bargeIn(s)
 	case "input_audio_buffer.speech_stopped":
-		s.event(Event{Kind: SpeechStopped, AgentMs: msOrNone(e.AudioEndMs)})
+		return s.event(Event{Kind: SpeechStopped, AgentMs: msOrNone(e.AudioEndMs)})
 	case "input_audio_buffer.cleared":
-		s.event(Event{Kind: InputCleared, AgentMs: -1})
+		return s.event(Event{Kind: InputCleared, AgentMs: -1})
 	case "response.created":
 		if e.Response != nil {
 			c.response = e.Response.ID
 		}
-		s.event(Event{Kind: ResponseStarted, AgentMs: -1})
+		return s.event(Event{Kind: ResponseStarted, AgentMs: -1})
 	case "response.audio.delta", "response.output_audio.delta":
 		return c.delta(s, e)
 	case "response.audio.done", "response.output_audio.done":
-		if r := c.out[e.ItemID]; r != nil && !c.cut[e.ItemID] {
-			s.spk.enqueue(e.ItemID, r.Flush())
-		}
+		r, cut := c.out[e.ItemID], c.cut[e.ItemID]
 		delete(c.out, e.ItemID)
+		delete(c.cut, e.ItemID)
+		if r != nil && !cut {
+			return s.spk.enqueue(e.ItemID, r.Flush())
+		}
 	case "response.done":
 		status := ""
 		if e.Response != nil {
-			status = clean(e.Response.Status)
+			status = s.ep.scrub(e.Response.Status)
 		}
 		c.response = ""
-		s.event(Event{Kind: ResponseDone, AgentMs: -1, Status: status})
+		return s.event(Event{Kind: ResponseDone, AgentMs: -1, Status: status})
 	case "error":
 		ev := Event{Kind: ProviderError, AgentMs: -1}
 		if e.Error != nil {
-			ev.Code, ev.Message = clean(e.Error.Code), s.ep.scrub(e.Error.Message)
+			ev.Code, ev.Message = s.ep.scrub(e.Error.Code), s.ep.scrub(e.Error.Message)
 		}
-		s.event(ev)
+		return s.event(ev)
 	}
 	return nil
 }
@@ -296,11 +300,13 @@ func (c *realtimeClient) delta(s *session, e rtEvent) error {
 	}
 	r := c.out[e.ItemID]
 	if r == nil {
+		if err := s.ep.Limits.CheckAgentItems(len(c.out) + len(c.cut) + 1); err != nil {
+			return fmt.Errorf("%w: %w", ErrProtocol, err)
+		}
 		r = audio.NewResampler(realtimeRate, SampleRate)
 		c.out[e.ItemID] = r
 	}
-	s.spk.enqueue(e.ItemID, r.Push(x))
-	return nil
+	return s.spk.enqueue(e.ItemID, r.Push(x))
 }
 
 // bargeIn does what a realtime client does when the user starts talking
@@ -312,10 +318,16 @@ func (c *realtimeClient) bargeIn(s *session) error {
 	if !cut {
 		return nil
 	}
-	c.cut[item] = true
-	delete(c.out, item)
+	if _, open := c.out[item]; open {
+		// Its audio is still coming: drop it until the item is done. An
+		// item already done sends no more, and is not kept.
+		c.cut[item] = true
+		delete(c.out, item)
+	}
 	played := heard * 1000 / SampleRate
-	s.event(Event{Kind: BargeIn, AgentMs: -1, PlayedMs: played})
+	if err := s.event(Event{Kind: BargeIn, AgentMs: -1, PlayedMs: played}); err != nil {
+		return err
+	}
 	ctx, cancel := s.clock.WithTimeout(s.ctx, s.ep.HandshakeTimeout)
 	defer cancel()
 	if c.response != "" {

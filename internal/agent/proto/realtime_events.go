@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // The realtime protocol's audio: PCM16 mono at 24 kHz, the only PCM rate
@@ -93,7 +95,7 @@ func parseRealtime(typ websocket.MessageType, data []byte) (rtEvent, error) {
 		return e, fmt.Errorf("%w: a binary message of %d bytes; realtime events are JSON text", ErrProtocol, len(data))
 	}
 	if err := json.Unmarshal(data, &e); err != nil {
-		return e, fmt.Errorf("%w: a message is not a JSON event object (%d bytes)", ErrProtocol, len(data))
+		return e, fmt.Errorf("%w: a message is not a JSON event object (%d bytes; %v)", ErrProtocol, len(data), redact.JSON(err))
 	}
 	if e.Type == "" {
 		return e, fmt.Errorf("%w: an event has no type", ErrProtocol)
@@ -125,13 +127,13 @@ func encodeAudio(x []float32) string { return base64.StdEncoding.EncodeToString(
 
 // formats checks the audio formats a session declares: PCM16 at 24 kHz
 // both ways, in either shape. A format left out is the API's default,
-// PCM16 at 24 kHz.
-func (s *rtSession) formats() error {
+// PCM16 at 24 kHz. scrub makes the agent's strings fit to print.
+func (s *rtSession) formats(scrub func(string) string) error {
 	for _, f := range []struct{ name, value string }{
 		{"input_audio_format", s.InputAudioFormat}, {"output_audio_format", s.OutputAudioFormat},
 	} {
 		if f.value != "" && f.value != realtimeBeta {
-			return fmt.Errorf("%w: the session declares %s %q; floorbench speaks pcm16 at 24000 Hz", ErrProtocol, f.name, clean(f.value))
+			return fmt.Errorf("%w: the session declares %s %q; floorbench speaks pcm16 at 24000 Hz", ErrProtocol, f.name, scrub(f.value))
 		}
 	}
 	if s.Audio == nil {
@@ -146,7 +148,7 @@ func (s *rtSession) formats() error {
 		}
 		f := side.a.Format
 		if f.Type != "" && f.Type != realtimeGAType {
-			return fmt.Errorf("%w: the session declares %s type %q; floorbench speaks audio/pcm at 24000 Hz", ErrProtocol, side.name, clean(f.Type))
+			return fmt.Errorf("%w: the session declares %s type %q; floorbench speaks audio/pcm at 24000 Hz", ErrProtocol, side.name, scrub(f.Type))
 		}
 		if f.Rate != 0 && f.Rate != realtimeRate {
 			return fmt.Errorf("%w: the session declares %s rate %d; floorbench speaks audio/pcm at 24000 Hz", ErrProtocol, side.name, f.Rate)

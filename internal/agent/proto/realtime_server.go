@@ -104,7 +104,7 @@ func (s *realtimeServer) handle(e rtEvent) error {
 		// answer follows every event about the audio before the clear.
 		return s.send(rtEvent{Type: "input_audio_buffer.cleared"})
 	}
-	return s.sendError("unsupported_event", fmt.Sprintf("the reference agent does not take %q events", clean(e.Type)))
+	return s.sendError("unsupported_event", fmt.Sprintf("the reference agent does not take %q events", fromClient(e.Type)))
 }
 
 // update applies session.update: the formats must be PCM16 at 24 kHz and
@@ -113,7 +113,7 @@ func (s *realtimeServer) update(e rtEvent) error {
 	if e.Session == nil {
 		return s.refuse("invalid_event", "session.update has no session")
 	}
-	if err := e.Session.formats(); err != nil {
+	if err := e.Session.formats(fromClient); err != nil {
 		return s.refuse("unsupported_audio_format", err.Error())
 	}
 	td, err := e.Session.turnDetection()
@@ -121,7 +121,7 @@ func (s *realtimeServer) update(e rtEvent) error {
 		return s.refuse("invalid_event", err.Error())
 	}
 	if td.Type != "" && td.Type != realtimeVAD {
-		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", clean(td.Type)))
+		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", fromClient(td.Type)))
 	}
 	s.listenOnly = td.CreateResponse != nil && !*td.CreateResponse
 	s.ga = e.Session.ga()
@@ -253,7 +253,7 @@ func (s *realtimeServer) truncate(e rtEvent) error {
 	num, ok := strings.CutPrefix(e.ItemID, "item_")
 	n, err := strconv.Atoi(num)
 	if !ok || err != nil || n < 1 || n > s.resp {
-		return s.sendError("item_not_found", fmt.Sprintf("no output item %q in this session", clean(e.ItemID)))
+		return s.sendError("item_not_found", fmt.Sprintf("no output item %q in this session", fromClient(e.ItemID)))
 	}
 	sentMs := int64(s.sent24) * 1000 / realtimeRate
 	if e.AudioEndMs == nil || *e.AudioEndMs < 0 || (n == s.resp && *e.AudioEndMs > sentMs) {

@@ -6,7 +6,8 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"unicode"
+
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // Secret is a credential. It is sent in a header and never printed: its
@@ -30,6 +31,13 @@ func CredentialFromEnv(name string) (Secret, error) {
 	}
 	return Secret(v), nil
 }
+
+// NoRedirect is the CheckRedirect of every HTTP and WebSocket client
+// floorbench has (the agent client, the chat and speech clients,
+// webhooks): a redirect is not followed, and its 3xx answer is the
+// answer. A client sends a credential, and a redirect would carry it to
+// an origin the user never named (docs/operations.md#redirects).
+func NoRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // header is the HTTP header of the WebSocket handshake: the credential in
 // its header, and extra.
@@ -65,16 +73,12 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
-// maxQuoted bounds the text of an agent's message quoted in an error.
-const maxQuoted = 200
-
-// scrub makes text from outside (an agent's error message, a library
-// error naming the URL) fit to print: the credential and the full URL
-// removed, control characters dropped, cut to maxQuoted runes.
+// scrub is text from the agent, or a library's error about it, made fit
+// to print by redact.Peer: the full URL shown without its query or user,
+// and the credential, the URL's query and its user information masked.
+// Every string the client takes from an agent goes through it where it
+// comes in.
 func (ep Endpoint) scrub(text string) string {
-	if ep.Credential != "" {
-		text = strings.ReplaceAll(text, string(ep.Credential), redacted)
-	}
 	if ep.URL != "" {
 		// The WebSocket library names the URL in its http form.
 		httpForm := strings.Replace(strings.Replace(ep.URL, "ws://", "http://", 1), "wss://", "https://", 1)
@@ -82,23 +86,37 @@ func (ep Endpoint) scrub(text string) string {
 			text = strings.ReplaceAll(text, u, redactURL(u))
 		}
 	}
-	return clean(text)
+	return redact.Peer(text, ep.secrets()...)
 }
 
-// clean drops control characters and cuts text to maxQuoted runes.
-func clean(text string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range text {
-		if n == maxQuoted {
-			b.WriteString("...")
-			break
-		}
-		if unicode.IsControl(r) {
-			r = ' '
-		}
-		b.WriteRune(r)
-		n++
+// secrets are what the client sends an agent that no output may show:
+// the credential, and the URL's user information and query values but
+// the model's (those of fewer than minURLSecret bytes, such as v=1, would
+// mask ordinary words).
+func (ep Endpoint) secrets() []string {
+	out := []string{string(ep.Credential)}
+	u, err := url.Parse(ep.URL)
+	if err != nil {
+		return out
 	}
-	return b.String()
+	var parts []string
+	if u.User != nil {
+		p, _ := u.User.Password()
+		parts = append(parts, u.User.Username(), p)
+	}
+	for k, vs := range u.Query() {
+		if k != "model" {
+			parts = append(parts, vs...)
+		}
+	}
+	for _, p := range parts {
+		if len(p) >= minURLSecret {
+			out = append(out, p)
+		}
+	}
+	return out
 }
+
+// minURLSecret is the length from which a part of the URL is taken for a
+// credential.
+const minURLSecret = 8

@@ -68,6 +68,10 @@ const DefaultMaxSessions = 16
 // defaultServerIdle is how long a server waits for a client's next message.
 const defaultServerIdle = 30 * time.Second
 
+// fromClient makes a client's string fit to print (Endpoint.scrub): a
+// server holds no credential of its clients.
+var fromClient = Endpoint{}.scrub
+
 // NewAgent makes the brain of one connection.
 type NewAgent func() (Agent, error)
 

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // The audio every protocol carries to and from the harness: 16 kHz mono in
@@ -111,6 +113,11 @@ type Endpoint struct {
 	IdleTimeout time.Duration
 	// Realtime holds the realtime protocol's session settings.
 	Realtime RealtimeOptions
+	// Limits bound what the agent can make the client hold: audio queued
+	// ahead of playback, items in flight, a channel ahead of the input,
+	// events (the zero Limits: the defaults). Past one, the session fails
+	// with an error naming it and its value.
+	Limits limits.Limits
 }
 
 // Defaults of Endpoint's timeouts, in session time.
@@ -159,6 +166,7 @@ func Dial(ctx context.Context, ep Endpoint) (Session, error) {
 	if ep.IdleTimeout == 0 {
 		ep.IdleTimeout = DefaultIdleTimeout
 	}
+	ep.Limits = ep.Limits.OrDefault()
 	return protocols[ep.Protocol](ctx, ep, clock)
 }
 

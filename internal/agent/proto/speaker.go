@@ -1,8 +1,11 @@
 package proto
 
 import (
+	"fmt"
 	"sync"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // speaker is a client's playback buffer on the session clock: audio is
@@ -13,6 +16,7 @@ import (
 type speaker struct {
 	mu       sync.Mutex
 	clock    *Clock
+	lim      limits.Limits    // AgentQueueS bounds the audio queued ahead
 	queue    []piece          // pieces not wholly heard yet, in order
 	end      int64            // where the queued audio ends
 	heard    int64            // samples rendered so far
@@ -28,8 +32,8 @@ type piece struct {
 	x     []float32
 }
 
-func newSpeaker(clock *Clock) *speaker {
-	return &speaker{clock: clock, heardOf: map[string]int64{}, queuedOf: map[string]int64{}}
+func newSpeaker(clock *Clock, lim limits.Limits) *speaker {
+	return &speaker{clock: clock, lim: lim, heardOf: map[string]int64{}, queuedOf: map[string]int64{}}
 }
 
 // sampleAt is the index of the sample playing at session time t.
@@ -38,18 +42,25 @@ func sampleAt(t time.Duration) int64 { return int64(t) * SampleRate / int64(time
 // timeOf is the session time of sample i.
 func timeOf(i int64) time.Duration { return time.Duration(i * int64(time.Second) / SampleRate) }
 
-// enqueue queues x, which arrived now. The clock is read under the lock:
-// whatever render has covered is in the past of every later arrival.
-func (s *speaker) enqueue(item string, x []float32) {
+// enqueue queues x, which arrived now, unless the audio queued ahead of
+// playback would then last longer than the limits allow. The clock is
+// read under the lock: whatever render has covered is in the past of
+// every later arrival.
+func (s *speaker) enqueue(item string, x []float32) error {
 	if len(x) == 0 {
-		return
+		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := max(sampleAt(s.clock.Now()), s.end)
+	now := sampleAt(s.clock.Now())
+	start := max(now, s.end)
+	if err := s.lim.CheckAgentQueue(float64(start+int64(len(x))-max(now, s.heard)) / SampleRate); err != nil {
+		return fmt.Errorf("%w: %w", ErrProtocol, err)
+	}
 	s.queue = append(s.queue, piece{item: item, start: start, x: x})
 	s.end = start + int64(len(x))
 	s.queuedOf[item] += int64(len(x))
+	return nil
 }
 
 // render returns what was heard from the last render up to sample upTo,

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -14,32 +16,19 @@ import (
 // Play sends input (whole frames) to the agent over sess, each frame at
 // its slot on the session's clock, and returns what a listener heard from
 // the agent, one frame per slot on the same timeline (as long as input),
-// with the provider's events in the order they came. The caller closes
-// sess.
+// with the provider's events in the order they came. When either side
+// fails, the other is stopped and the first failure is the error. The
+// caller closes sess.
 func Play(ctx context.Context, sess proto.Session, input []float32) ([]float32, []agent.ProviderEvent, error) {
 	if len(input)%proto.FrameSamples != 0 {
 		return nil, nil, fmt.Errorf("input of %d samples is not whole 20 ms frames", len(input))
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sent := make(chan error, 1)
-	go func() {
-		err := send(ctx, sess, input)
-		if err != nil {
-			cancel() // the listener waits for frames that will not come
-		}
-		sent <- err
-	}()
 	l := listener{total: len(input) / proto.FrameSamples}
-	recvErr := l.receive(ctx, sess)
-	if recvErr != nil {
-		cancel()
-	}
-	if err := <-sent; err != nil { // the first cause; the listener then saw a cancelled context
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return send(ctx, sess, input) })
+	g.Go(func() error { return l.receive(ctx, sess) })
+	if err := g.Wait(); err != nil {
 		return nil, nil, err
-	}
-	if recvErr != nil {
-		return nil, nil, recvErr
 	}
 	slices.SortStableFunc(l.events, func(a, b agent.ProviderEvent) int { return cmp.Compare(a.Time, b.Time) })
 	return l.heard, l.events, nil

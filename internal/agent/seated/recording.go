@@ -56,11 +56,9 @@ const (
 // RecordingSchemaVersion is the version of session.json this code reads.
 const RecordingSchemaVersion = 1
 
-// Bounds of a session.json and of a session (AMI meetings run an hour).
-const (
-	maxRecordingBytes = 8 << 20
-	maxSessionSeconds = 4 * 3600.0
-)
+// maxSessionSeconds bounds a session (AMI meetings run an hour); a
+// session.json is bounded by agent.MaxRecordingBytes.
+const maxSessionSeconds = 4 * 3600.0
 
 var (
 	nameRule  = names.Plain(64)
@@ -131,8 +129,8 @@ func (r *Recording) validateFiles() error {
 
 // ParseRecording decodes session.json strictly and validates it.
 func ParseRecording(data []byte) (*Recording, error) {
-	if len(data) > maxRecordingBytes {
-		return nil, fmt.Errorf("larger than %d bytes", maxRecordingBytes)
+	if len(data) > agent.MaxRecordingBytes {
+		return nil, fmt.Errorf("larger than %d bytes", agent.MaxRecordingBytes)
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
@@ -153,8 +151,8 @@ func ReadRecording(dir string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxRecordingBytes {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxRecordingBytes)
+	if !fi.Mode().IsRegular() || fi.Size() > agent.MaxRecordingBytes {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, agent.MaxRecordingBytes)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -218,6 +216,9 @@ func WriteRecording(dir, name string, r *Recording, output []float32) error {
 	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
+		return err
+	}
+	if err := agent.CheckRecordingSize(name, len(data)+1); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, RecordingName), append(data, '\n'), 0o644); err != nil {

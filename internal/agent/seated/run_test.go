@@ -3,8 +3,10 @@ package seated
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"math"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
@@ -368,5 +372,62 @@ func TestRunSeatOfAnAgentThatStopsAnswering(t *testing.T) {
 	}
 	if msg := res.Failed[0].Error; !strings.Contains(msg, proto.ErrStopped.Error()+": the realtime agent at ") {
 		t.Errorf("failure %q does not say the agent stopped", msg)
+	}
+}
+
+// failsAtOnce is a session whose receiving side fails with err at once
+// while sending waits until it is stopped.
+type failsAtOnce struct{ err error }
+
+func (s failsAtOnce) Send(ctx context.Context, _ []float32) error { <-ctx.Done(); return ctx.Err() }
+func (s failsAtOnce) Recv(context.Context) (proto.Output, error)  { return proto.Output{}, s.err }
+func (failsAtOnce) Confirm(context.Context) error                 { return nil }
+func (failsAtOnce) Close() error                                  { return nil }
+
+// When the receiving side of a session fails, its failure is the
+// session's error, not the cancelled context the sender then sees.
+func TestTheFirstFailureIsTheSessionsError(t *testing.T) {
+	cause := errors.New("the agent's own failure")
+	if _, _, err := Play(context.Background(), failsAtOnce{cause}, make([]float32, 10*proto.FrameSamples)); !errors.Is(err, cause) {
+		t.Errorf("Play: %v, want the receiver's failure", err)
+	}
+}
+
+// An agent that opens each session and closes it with its credential in
+// the close reason leaves the credential in no error, no session.json
+// and no seated.json.
+func TestAFailedSeatKeepsNoCredential(t *testing.T) {
+	const key = "sk-probe-seated-8e2b"
+	c := smallCorpus(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.CloseNow()
+		conn.Read(r.Context())
+		conn.Write(r.Context(), websocket.MessageText, []byte(`{"type":"hello","protocol":"floorbench-duplex","version":1,"sample_rate":16000,"channels":1,"encoding":"pcm_s16le","frame_ms":20}`))
+		conn.Close(websocket.StatusPolicyViolation, "bad key "+key)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "run")
+	job := faultJob(c, "leaky", "ws"+strings.TrimPrefix(srv.URL, "http"), out)
+	job.Options.Endpoint.Credential = key
+	_, err := job.Run(context.Background())
+	if !errors.Is(err, ErrFailedSessions) || strings.Contains(err.Error(), key) {
+		t.Fatalf("err = %v, want ErrFailedSessions without the key", err)
+	}
+	files := 0
+	filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files++
+			if data, _ := os.ReadFile(path); strings.Contains(string(data), key) || strings.Contains(string(data), "8e2b") {
+				t.Errorf("%s holds the credential", path)
+			}
+		}
+		return nil
+	})
+	if files < 5 { // four session.json and seated.json
+		t.Errorf("%d files in %s", files, out)
 	}
 }
