@@ -35,7 +35,7 @@ type AuditRef struct {
 // bundles/<id>/, manifest.json last. Bundles are immutable: when the
 // manifest exists the bundle is returned as it is.
 func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	id, err := bundle.ID(in.Meta)
 	if err != nil {
 		return "", err

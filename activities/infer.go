@@ -74,7 +74,7 @@ func ModelBatch(n, concurrency int) int {
 // checked first, so a stored INT file means both are there, and a retried
 // batch resumes after the conversations already done.
 func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	var todo []string
 	for _, conv := range in.batch() {
 		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))

@@ -45,7 +45,7 @@ type ModelResult struct {
 // Outputs already stored are skipped, so a retried batch resumes after
 // the conversations done.
 func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResult, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	if in.System.ModelHash == "" {
 		return res, badInput("system %s has no model stage", in.System.Name)
 	}
@@ -216,7 +216,7 @@ type FloorInput struct {
 // does, INT last. Conversations whose tracks are stored are skipped. It
 // reads no audio and runs no model, so it runs on the cpu queue.
 func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
 	if err != nil {
 		return badInput("system %s: %v", in.System.Name, err)
