@@ -58,7 +58,7 @@ func evaluationKey(in EvaluateInput, protocol int) string {
 func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, err error) {
 	defer permanent(&err)
 	key := EvaluationKey(in)
-	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
+	if done, err := a.reusable(ctx, key); err != nil || done {
 		return key, err
 	}
 	// The sweep's spec was checked (CheckSpec); an evaluation started some

@@ -15,9 +15,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/detect/fromcorpus"
-	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
-	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/sweep"
 )
 
@@ -71,13 +69,13 @@ func ModelBatch(n, concurrency int) int {
 
 // Infer runs a detector over a batch of conversations (docs/architecture.md#detectors) and
 // stores each one's EOT and INT tracks. The INT file is written last and
-// checked first, so a stored INT file means both are there, and a retried
-// batch resumes after the conversations already done.
+// checked first, so a retried batch resumes after the conversations
+// already done; tracks stored whole but corrupt are made again.
 func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
 	defer permanent(&err)
 	var todo []string
 	for _, conv := range in.batch() {
-		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
+		done, err := a.tracksStored(ctx, in.System.Hash, in.Corpus.Hash, conv)
 		if err != nil {
 			return err
 		}

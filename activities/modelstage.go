@@ -43,7 +43,8 @@ type ModelResult struct {
 // runs the batch's speakers as rows of one session call, as many as the
 // worker's Runtime.BatchRows and memory budget allow (detect.Model.RunAll).
 // Outputs already stored are skipped, so a retried batch resumes after
-// the conversations done.
+// the conversations done; one stored but corrupt (its bytes do not match
+// its recorded sum) is run again and overwritten.
 func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResult, err error) {
 	defer permanent(&err)
 	if in.System.ModelHash == "" {
@@ -51,7 +52,7 @@ func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResu
 	}
 	var todo []string
 	for _, conv := range in.Conversations {
-		done, err := store.Exists(ctx, a.Store, keys.ModelOutput(in.System.ModelHash, in.Corpus.Hash, conv))
+		done, err := a.reusable(ctx, keys.ModelOutput(in.System.ModelHash, in.Corpus.Hash, conv))
 		if err != nil {
 			return res, err
 		}
@@ -213,8 +214,9 @@ type FloorInput struct {
 // MapFloor is a system's floor stage: for each conversation of the batch
 // it reads the model output stored under the system's ModelHash, maps it
 // to EOT and INT tracks (detect.System.MapOutput) and stores them as Infer
-// does, INT last. Conversations whose tracks are stored are skipped. It
-// reads no audio and runs no model, so it runs on the cpu queue.
+// does, INT last. Conversations whose tracks are stored (and match their
+// sums) are skipped. It reads no audio and runs no model, so it runs on
+// the cpu queue.
 func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
 	defer permanent(&err)
 	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
@@ -223,7 +225,7 @@ func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
 	}
 	sys.Name = in.System.Name
 	for _, conv := range in.Conversations {
-		done, err := store.Exists(ctx, a.Store, keys.Track(in.System.Hash, in.Corpus.Hash, conv, floor.TaskINT))
+		done, err := a.tracksStored(ctx, in.System.Hash, in.Corpus.Hash, conv)
 		if err != nil {
 			return err
 		}
