@@ -13,7 +13,7 @@ import (
 )
 
 // reusable reports whether the output stored under key (a model output,
-// a track) can stand for computing it again: it is stored and its bytes
+// a track, an evaluation) can stand for computing it again: it is stored and its bytes
 // match the sum recorded for it, read to the end through the store. A
 // corrupt one is computed again and overwritten, and the worker's log
 // names its key (docs/operations.md#limits-and-safety).
