@@ -23,7 +23,8 @@ import (
 // a store whose bundle and other evaluations were then removed, are never
 // used: the rerun finds each one's bytes differ from its recorded sum,
 // computes it again over the changed bytes, and issues the same bundle
-// with the same results.json as the clean store, byte for byte.
+// with the same results.json as the clean store, byte for byte. A stored
+// bundle whose results.json changed is built again.
 func TestTamperedOutputsAreComputedAgain(t *testing.T) {
 	ctx := context.Background()
 	specYAML, _ := sweepfixture.Spec(t)
@@ -112,6 +113,17 @@ func TestTamperedOutputsAreComputedAgain(t *testing.T) {
 		if got, err := store.GetBytes(ctx, st, k); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s was not computed again: %v", k, err)
 		}
+	}
+
+	// A byte of the stored bundle's results.json: the bundle is built again.
+	changed = bytes.Clone(clean)
+	changed[len(changed)/2] ^= 1
+	put(keys.BundleResults(id), changed)
+	if again, err = inprocess.Run(ctx, in, a, activities.Admission{}); err != nil || again != id {
+		t.Fatalf("rerun over a changed bundle: %s, %v; want %s", again, err, id)
+	}
+	if results, err := store.GetBytes(ctx, st, keys.BundleResults(id)); err != nil || !bytes.Equal(results, clean) {
+		t.Errorf("results.json of the bundle built again differs from the clean one (%v)", err)
 	}
 }
 
