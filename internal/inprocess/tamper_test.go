@@ -16,6 +16,7 @@ import (
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/sweep/sweepfixture"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // Issue 42, item 1: a model output changed to other valid values, a track
@@ -166,4 +167,65 @@ func zeroedProbs(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// The same on MinIO, with nothing removed: a rerun over a changed model
+// output, track, evaluation and results.json computes each again and ends
+// with the clean store's results.json.
+func TestTamperedOutputsInMinIOAreComputedAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a MinIO server")
+	}
+	ctx := context.Background()
+	specYAML, _ := sweepfixture.Spec(t)
+	in := sweepfixture.Resolved(t, specYAML)
+	raw := testenv.StartMinIO(t).Store(t, "tampered")
+	st := store.Summing{Store: raw, Summed: keys.Summed, SumKey: keys.Sum, Named: keys.Named}
+	a := &activities.Activities{Store: st, Scratch: t.TempDir()}
+	id, err := inprocess.Run(ctx, in, a, activities.Admission{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := store.GetBytes(ctx, st, keys.BundleResults(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := map[string]func(*testing.T, []byte) []byte{
+		"model-outputs/": otherValues,
+		"tracks/":        zeroedProbs,
+		"evaluations/":   flipped,
+		keys.Bundles:     flipped,
+	}
+	for prefix, change := range changes {
+		listed, err := raw.List(ctx, prefix)
+		if err != nil || len(listed) == 0 {
+			t.Fatalf("%s: %v, %v", prefix, listed, err)
+		}
+		key := listed[len(listed)-1]
+		data, err := store.GetBytes(ctx, raw, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := store.PutBytes(ctx, raw, key, change(t, data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := inprocess.Run(ctx, in, a, activities.Admission{})
+	if err != nil || again != id {
+		t.Fatalf("rerun: bundle %s, %v; want %s", again, err, id)
+	}
+	if results, err := store.GetBytes(ctx, st, keys.BundleResults(id)); err != nil || !bytes.Equal(results, clean) {
+		t.Errorf("results.json after the rerun differs from the clean store's (%v)", err)
+	}
+	check, err := activities.VerifyStore(ctx, raw, "", limits.Default())
+	if err != nil || len(check.Problems) != 0 {
+		t.Errorf("store verify after the rerun: %+v, %v", check, err)
+	}
+}
+
+// flipped is data with one byte changed.
+func flipped(t *testing.T, data []byte) []byte {
+	changed := bytes.Clone(data)
+	changed[len(changed)/2] ^= 1
+	return changed
 }
