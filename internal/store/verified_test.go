@@ -174,23 +174,35 @@ func TestConcurrentReadsAndWritesOfCheckedObjects(t *testing.T) {
 // from a local store with and without the check against its recorded
 // sum (the store read path every reader takes):
 //
-//	go test -run '^$' -bench ReadChecked -benchmem ./internal/store/
+//	go test -run '^$' -bench 'ReadChecked$' -benchmem ./internal/store/
 func BenchmarkReadChecked(b *testing.B) {
 	local, err := store.NewLocal(b.TempDir())
 	if err != nil {
 		b.Fatal(err)
 	}
+	benchmarkReadChecked(b, local)
+}
+
+// BenchmarkS3ReadChecked is BenchmarkReadChecked on a real MinIO server,
+// where a checked read is one more request (the sum's):
+//
+//	go test -run '^$' -bench S3ReadChecked -benchmem ./internal/store/
+func BenchmarkS3ReadChecked(b *testing.B) {
+	benchmarkReadChecked(b, testenv.StartMinIO(b).Store(b, "floorbench-bench"))
+}
+
+func benchmarkReadChecked(b *testing.B, raw store.Store) {
 	ctx := context.Background()
 	for _, size := range []int{len(modelOutput), 2 << 20} {
 		data := bytes.Repeat([]byte{0x5a}, size)
 		key := fmt.Sprintf("model-outputs/m/c/%d.bin", size)
-		if err := store.PutBytes(ctx, checking(local), key, data); err != nil {
+		if err := store.PutBytes(ctx, checking(raw), key, data); err != nil {
 			b.Fatal(err)
 		}
 		for _, read := range []struct {
 			name string
 			st   store.Store
-		}{{"unchecked", local}, {"checked", checking(local)}} {
+		}{{"unchecked", raw}, {"checked", checking(raw)}} {
 			b.Run(fmt.Sprintf("%s/%dKB", read.name, size>>10), func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(size))
