@@ -182,11 +182,16 @@ func badInput(format string, args ...any) error {
 	return temporal.NewNonRetryableApplicationError(err.Error(), sweep.BadInput, err)
 }
 
-// corrupt is the failure of a stored object that does not decode: it was
-// written whole (puts are atomic) and content-addressed, so retrying
-// reads the same bytes; the activity fails at once, naming the key.
+// corrupt is the failure of a stored object that does not decode or does
+// not match its sum (store.Corrupt): it was written whole (puts are
+// atomic), so retrying reads the same bytes; the activity fails at once,
+// naming the key.
 func corrupt(key string, err error) error {
-	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("stored object %s is corrupt: %v", key, err), sweep.Corrupt, err)
+	msg := fmt.Sprintf("stored object %s is corrupt: %v", key, err)
+	if bad := (*store.Corrupt)(nil); errors.As(err, &bad) {
+		msg = err.Error() // it names the key and both sums
+	}
+	return temporal.NewNonRetryableApplicationError(msg, sweep.Corrupt, err)
 }
 
 // IsBadInput reports whether err (or its cause) is a bad-input failure.
@@ -195,15 +200,20 @@ func IsBadInput(err error) bool {
 	return errors.As(err, &app) && app.Type() == sweep.BadInput
 }
 
-// invalidKey turns a store key that no store accepts (store.ErrInvalidKey:
-// a hash, prefix or key of the input that is not one the workflows make)
-// into a bad-input failure naming the key. The same key fails the same way
-// on every attempt, so Temporal must not retry it; deferred by the sweep's
+// permanent turns the store failures that every attempt meets the same
+// way into non-retryable ones naming the key: a key that no store accepts
+// (store.ErrInvalidKey: a hash, prefix or key of the input that is not one
+// the workflows make) is bad input, and an object whose bytes do not
+// match its sum (store.Corrupt) is corrupt. Deferred by the sweep's
 // activities that reach the store (the nightly ones take their keys from
 // the schedule's own workflow, not from a user's input).
-func invalidKey(err *error) {
-	if _, ok := (*err).(*temporal.ApplicationError); ok || !errors.Is(*err, store.ErrInvalidKey) {
+func permanent(err *error) {
+	if _, ok := (*err).(*temporal.ApplicationError); ok || *err == nil {
 		return
 	}
-	*err = temporal.NewNonRetryableApplicationError((*err).Error(), sweep.BadInput, *err)
+	if bad := (*store.Corrupt)(nil); errors.As(*err, &bad) {
+		*err = corrupt(bad.Key, *err)
+	} else if errors.Is(*err, store.ErrInvalidKey) {
+		*err = temporal.NewNonRetryableApplicationError((*err).Error(), sweep.BadInput, *err)
+	}
 }

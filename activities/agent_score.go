@@ -47,7 +47,7 @@ func AgentResultKey(in ScoreAgentInput) string {
 // (agent.Results, failed trials with their errors) unless stored already.
 // It returns their key.
 func (a *Activities) ScoreAgent(ctx context.Context, in ScoreAgentInput) (_ string, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	if err := in.Params.Validate(a.limits()); err != nil {
 		return "", badInput("agent %s: scoring: %v", in.AgentTrials.Agent.Name, err)
 	}

@@ -39,7 +39,7 @@ type AgentTrialOutcome struct {
 // Temporal retries; RecordFailedTrial stores the trial as failed once the
 // retries are spent.
 func (a *Activities) PlayAgentTrial(ctx context.Context, in AgentTrialInput) (_ AgentTrialOutcome, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	key := TrialKey(in.Agent, in.Scenario.Hash, in.Repeat)
 	out := AgentTrialOutcome{Key: key}
 	if ok, err := a.playedAlready(ctx, key); err != nil || ok {
@@ -83,7 +83,7 @@ type FailedTrialInput struct {
 // recording with its error and no audio, so that the results name the
 // error and a later sweep plays it again.
 func (a *Activities) RecordFailedTrial(ctx context.Context, in FailedTrialInput) (_ AgentTrialOutcome, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	t := in.Trial
 	out := AgentTrialOutcome{Key: TrialKey(t.Agent, t.Scenario.Hash, t.Repeat), Failed: true}
 	sc, err := a.scenario(ctx, t.Set, t.Scenario)

@@ -88,7 +88,7 @@ type ScenarioRef struct {
 // and plans its trials. Generation depends only on preset and seed, so
 // every worker and attempt writes the same bytes.
 func (a *Activities) PrepareScenarios(ctx context.Context, in PrepareScenariosInput) (_ ScenarioSetPlan, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	sc := in.Agent.Scenarios
 	hash := ScenarioSetHash(sc.Preset, sc.Seed)
 	prefix := keys.ScenarioSetPrefix(hash)

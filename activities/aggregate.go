@@ -33,14 +33,15 @@ type AuditRef struct {
 
 // Aggregate builds the bundle (bundle.Build) and stores its files under
 // bundles/<id>/, manifest.json last. Bundles are immutable: when the
-// manifest exists the bundle is returned as it is.
+// manifest exists and every file matches its recorded sum the bundle is
+// returned as it is; a bundle with a corrupt file is built again over it.
 func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	id, err := bundle.ID(in.Meta)
 	if err != nil {
 		return "", err
 	}
-	if done, err := bundle.Stored(ctx, a.Store, id); err != nil || done {
+	if done, err := a.bundleSound(ctx, id); err != nil || done {
 		return id, err
 	}
 	defer keepAlive(ctx, "aggregating")()
@@ -90,6 +91,24 @@ func (a *Activities) Aggregate(ctx context.Context, in AggregateInput) (_ string
 		}
 	}
 	return id, nil
+}
+
+// bundleSound reports whether bundle id is stored whole (its manifest,
+// stored last, is there) and every file of it is sound (reusable).
+func (a *Activities) bundleSound(ctx context.Context, id string) (bool, error) {
+	if done, err := bundle.Stored(ctx, a.Store, id); err != nil || !done {
+		return false, err
+	}
+	files, err := a.Store.List(ctx, keys.Bundle(id, ""))
+	if err != nil {
+		return false, err
+	}
+	for _, key := range files {
+		if ok, err := a.reusable(ctx, key); err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // addSeated adds the seated agents' runs and their stored evaluations,

@@ -47,7 +47,7 @@ func auditKey(in AuditInput, version int) string {
 // manifest, labels and every channel are copied to a scratch folder first.
 // It returns the key of the stored report.
 func (a *Activities) Audit(ctx context.Context, in AuditInput) (_ string, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	key := AuditKey(in)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return key, err

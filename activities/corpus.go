@@ -78,7 +78,7 @@ func backendsIdentity(ids []corpus.Backend) any {
 // PlanGenerated lists a preset's conversations and says whether the corpus
 // is already in the store.
 func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (_ CorpusPlan, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	preset, err := synth.PresetByName(in.Preset, in.Seed)
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
@@ -112,7 +112,7 @@ type GenerateInput struct {
 // Each conversation has its own seed, so the bytes do not depend on which
 // worker or which attempt made them.
 func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput) (err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	done, err := store.Exists(ctx, a.Store, keys.Entry(in.Prefix, in.Conversation))
 	if err != nil || done {
 		return err
@@ -173,7 +173,7 @@ type FinalizeInput struct {
 // FinalizeCorpus writes corpus.json from the stored entries, in preset
 // order, after every conversation is stored.
 func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	key := in.Plan.Prefix + "/" + corpus.ManifestName
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return err
@@ -216,7 +216,7 @@ type IngestInput struct {
 // stored. The manifest is copied last, so a stored manifest means a
 // complete corpus.
 func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusPlan, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	m, raw, err := corpus.ReadManifestRaw(in.Dir, a.limits())
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
@@ -296,7 +296,7 @@ type PlanStoredInput struct {
 
 // PlanStored reads the manifest of a corpus stored under a prefix.
 func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ CorpusPlan, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	prefix := strings.TrimSuffix(in.Prefix, "/")
 	raw, err := store.GetBytes(ctx, a.Store, prefix+"/"+corpus.ManifestName)
 	if err != nil {

@@ -56,9 +56,9 @@ func evaluationKey(in EvaluateInput, protocol int) string {
 // evaluation of docs/protocol.md#sweep-and-operating-point (evaluate.System); it returns the key of
 // the stored result.
 func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	key := EvaluationKey(in)
-	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
+	if done, err := a.reusable(ctx, key); err != nil || done {
 		return key, err
 	}
 	// The sweep's spec was checked (CheckSpec); an evaluation started some
@@ -150,7 +150,7 @@ func (a *Activities) loadTracks(ctx context.Context, systemHash, corpusHash stri
 // labels (generated corpora) and human timing baseline. Unlabelled
 // conversations are counted, not scored.
 func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *evaluate.Corpus, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	dir, cleanup, err := a.scratch()
 	if err != nil {
 		return nil, err

@@ -71,9 +71,10 @@ func ModelBatch(n, concurrency int) int {
 // stores each one's tracks of the tasks the system scores (EOT and INT, or
 // the one of an EOT-only or INT-only system). The last task's file is
 // written last and checked first, so a stored one means all are there,
-// and a retried batch resumes after the conversations already done.
+// a retried batch resumes after the conversations already done, and
+// tracks stored whole but corrupt are made again.
 func (a *Activities) Infer(ctx context.Context, in InferInput) (err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	todo, err := a.tracksToDo(ctx, in.System, in.Corpus, in.batch())
 	if err != nil {
 		return err

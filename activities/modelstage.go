@@ -43,15 +43,16 @@ type ModelResult struct {
 // runs the batch's speakers as rows of one session call, as many as the
 // worker's Runtime.BatchRows and memory budget allow (detect.Model.RunAll).
 // Outputs already stored are skipped, so a retried batch resumes after
-// the conversations done.
+// the conversations done; one stored but corrupt (its bytes do not match
+// its recorded sum) is run again and overwritten.
 func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResult, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	if in.System.ModelHash == "" {
 		return res, badInput("system %s has no model stage", in.System.Name)
 	}
 	var todo []string
 	for _, conv := range in.Conversations {
-		done, err := store.Exists(ctx, a.Store, keys.ModelOutput(in.System.ModelHash, in.Corpus.Hash, conv))
+		done, err := a.reusable(ctx, keys.ModelOutput(in.System.ModelHash, in.Corpus.Hash, conv))
 		if err != nil {
 			return res, err
 		}
@@ -214,10 +215,10 @@ type FloorInput struct {
 // it reads the model output stored under the system's ModelHash, maps it
 // to the tracks of the tasks the system scores (detect.System.MapOutput)
 // and stores them as Infer does, the last task last. Conversations whose
-// tracks are stored are skipped. It reads no audio and runs no model, so
+// tracks are stored (and match their sums) are skipped. It reads no audio and runs no model, so
 // it runs on the cpu queue.
 func (a *Activities) MapFloor(ctx context.Context, in FloorInput) (err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	sys, err := detect.ParseSystem(in.System.YAML, in.System.Dir)
 	if err != nil {
 		return badInput("system %s: %v", in.System.Name, err)
@@ -292,14 +293,11 @@ func (a *Activities) putTracks(ctx context.Context, sys sweep.SystemRef, corpusH
 }
 
 // tracksToDo are the conversations of convs whose tracks are not all
-// stored: those without the track of the system's last task, which
-// putTracks writes last.
+// stored and sound (tracksStored; putTracks writes the last task's last).
 func (a *Activities) tracksToDo(ctx context.Context, sys sweep.SystemRef, plan CorpusPlan, convs []string) ([]string, error) {
-	tasks := sys.ScoredTasks()
-	last := tasks[len(tasks)-1]
 	var todo []string
 	for _, conv := range convs {
-		done, err := store.Exists(ctx, a.Store, keys.Track(sys.Hash, plan.Hash, conv, last))
+		done, err := a.tracksStored(ctx, sys, plan.Hash, conv)
 		if err != nil {
 			return nil, err
 		}

@@ -72,7 +72,7 @@ type SeatPlan struct {
 // spec names (every speaker by default) of every labelled conversation
 // (an unlabelled one could not be scored), in manifest order.
 func (a *Activities) PlanSeats(ctx context.Context, in PlanSeatsInput) (_ SeatPlan, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	c, _, cleanup, err := a.openStoredCorpus(ctx, in.Corpus)
 	if err != nil {
 		return SeatPlan{}, err
@@ -152,7 +152,7 @@ type SeatOutcome struct {
 // Temporal retries; RecordFailedSeat stores the seat as failed once the
 // retries are spent.
 func (a *Activities) PlaySeat(ctx context.Context, in SeatInput) (_ SeatOutcome, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	key := SeatKey(in.Agent, in.Corpus.Hash, in.Seat.Conversation, in.Seat.Seat)
 	out := SeatOutcome{Key: key}
 	if ok, err := a.seatedAlready(ctx, key); err != nil || ok {
@@ -205,7 +205,7 @@ type FailedSeatInput struct {
 // recording with its error and no audio, so that the bundle names the
 // error and a later sweep plays it again.
 func (a *Activities) RecordFailedSeat(ctx context.Context, in FailedSeatInput) (_ SeatOutcome, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	t := in.Seat
 	out := SeatOutcome{Key: SeatKey(t.Agent, t.Corpus.Hash, t.Seat.Conversation, t.Seat.Seat), Failed: true}
 	c, sha, cleanup, err := a.openStoredCorpus(ctx, t.Corpus)

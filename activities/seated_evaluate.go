@@ -68,7 +68,7 @@ const maxSeatError = 300
 // and stores the evaluation unless stored already. A seat that failed for
 // good leaves the agent unranked on the corpus, its error in the outcome.
 func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput) (_ SeatedOutcome, err error) {
-	defer invalidKey(&err)
+	defer permanent(&err)
 	out := SeatedOutcome{Run: bundle.SeatedRun{Agent: in.Agent.Name, Protocol: in.Agent.Protocol, Corpus: in.Corpus.Name,
 		OperatingPoint: seated.OperatingPoint, Failed: []bundle.SeatFailure{}}}
 	if err := in.Params.Validate(a.limits()); err != nil {

@@ -63,6 +63,9 @@ func VerifyStore(ctx context.Context, st store.Store, prefix string, lim limits.
 	if strings.HasPrefix(prefix, keys.Sums) {
 		return nil, fmt.Errorf("prefix %q: sums are what objects are checked against, not objects to check", prefix)
 	}
+	if checked, ok := st.(store.Summing); ok {
+		st = checked.Unwrap() // the raw bytes: each mismatch is reported, not failed on
+	}
 	r := &StoreCheck{Prefix: prefix, Unfinished: []string{}, Unrecorded: []string{}, Problems: []StoreProblem{}}
 	listed, err := st.List(ctx, prefix)
 	if err != nil {
@@ -96,15 +99,11 @@ func VerifyStore(ctx context.Context, st store.Store, prefix string, lim limits.
 // verifyNamedObject checks an object outside corpora/ against the hash
 // its key names or the sha256 recorded for it.
 func verifyNamedObject(ctx context.Context, st store.Store, key string, r *StoreCheck) error {
-	var want string
-	switch {
-	case strings.HasPrefix(key, keys.Inputs):
-		want = strings.TrimPrefix(key, keys.Inputs)
-	case strings.HasPrefix(key, keys.Specs):
-		want = strings.TrimSuffix(strings.TrimPrefix(key, keys.Specs), ".yaml")
-	case keys.Summed(key):
-		return verifySummed(ctx, st, key, r)
-	default:
+	want, named := keys.Named(key)
+	if !named {
+		if keys.Summed(key) {
+			return verifySummed(ctx, st, key, r)
+		}
 		return nil
 	}
 	r.Objects++

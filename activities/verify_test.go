@@ -254,9 +254,9 @@ func TestVerifiedUploadAndReadOnS3(t *testing.T) {
 }
 
 // summing is the store as the commands open it: recording the sha256 of
-// every object not named by its content.
+// every object not named by its content, checking every object it reads.
 func summing(s store.Store) store.Store {
-	return store.Summing{Store: s, Summed: keys.Summed, SumKey: keys.Sum}
+	return store.Summing{Store: s, Summed: keys.Summed, SumKey: keys.Sum, Named: keys.Named}
 }
 
 // A generated corpus is named by its recipe, so its manifest is checked

@@ -94,6 +94,10 @@ type generativeCounts struct {
 	VoicesFetched    int64 `json:"utterances_requested"`
 	VoicesCached     int64 `json:"utterances_cached"`
 	VoicesRequests   int64 `json:"voices_http_requests"`
+	// The outputs among those requested whose cached bytes did not match
+	// their recorded sum.
+	DialogueReplaced int64 `json:"dialogue_answers_replaced"`
+	VoicesReplaced   int64 `json:"utterances_replaced"`
 }
 
 func countsOf(o *backend.Opened) *generativeCounts {
@@ -103,10 +107,10 @@ func countsOf(o *backend.Opened) *generativeCounts {
 	g := &generativeCounts{}
 	g.DialogueRequests, g.VoicesRequests = o.Requests()
 	if o.Dialogue != nil {
-		g.DialogueFetched, g.DialogueCached = o.Dialogue.Fetched.Load(), o.Dialogue.Cached.Load()
+		g.DialogueFetched, g.DialogueCached, g.DialogueReplaced = o.Dialogue.Fetched.Load(), o.Dialogue.Cached.Load(), o.Dialogue.Replaced.Load()
 	}
 	if o.Voices != nil {
-		g.VoicesFetched, g.VoicesCached = o.Voices.Fetched.Load(), o.Voices.Cached.Load()
+		g.VoicesFetched, g.VoicesCached, g.VoicesReplaced = o.Voices.Fetched.Load(), o.Voices.Cached.Load(), o.Voices.Replaced.Load()
 	}
 	return g
 }
@@ -118,6 +122,10 @@ func (g *generativeCounts) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "dialogue: %d answers requested (%d HTTP requests), %d from the cache; voices: %d utterances requested (%d HTTP requests), %d from the cache\n",
 		g.DialogueFetched, g.DialogueRequests, g.DialogueCached, g.VoicesFetched, g.VoicesRequests, g.VoicesCached)
+	if g.DialogueReplaced+g.VoicesReplaced > 0 {
+		fmt.Fprintf(w, "the cache held %d answers and %d utterances whose bytes did not match their recorded sums: requested again and replaced\n",
+			g.DialogueReplaced, g.VoicesReplaced)
+	}
 }
 
 // exportCacheResult is the JSON shape of `corpus export-cache -o json`.

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -13,7 +17,11 @@ import (
 )
 
 // A corpus made through chat and speech endpoints is made again, byte for
-// byte, from its exported cache after both servers are gone.
+// byte, from its exported cache after both servers are gone. A cached
+// utterance whose bytes changed (issue 42, item 2) is never used nor
+// exported: export-cache refuses it naming its key, a generation requests
+// it again and replaces it, and from a --cache folder with the servers
+// gone the generation fails naming its key.
 func TestGenerateExportCacheAndReplayWithoutTheModels(t *testing.T) {
 	chat := backendfixture.ChatServer(t, func(attempt int, user string) string {
 		if attempt == 1 && backendfixture.Hash(user)%4 == 0 {
@@ -51,6 +59,19 @@ func TestGenerateExportCacheAndReplayWithoutTheModels(t *testing.T) {
 		t.Fatalf("stderr: %s", stderr)
 	}
 
+	utterance, _ := flipTwoBytes(t, filepath.Join(dir, "store"))
+	_, stderr, code, _ := runWith(t, env, "corpus", "export-cache", first.Corpus, "--out", filepath.Join(dir, "cache"), "--store-dir", filepath.Join(dir, "store"))
+	if code == 0 || !strings.Contains(stderr, "stored object "+utterance+" is corrupt: sha256 ") {
+		t.Fatalf("export of a changed utterance: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "cache")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a refused export left its folder: %v", err)
+	}
+	remade, stderr := generate(filepath.Join(dir, "remade"), "--store-dir", filepath.Join(dir, "store"), "--jobs", "3")
+	if r := remade.Generative; remade.ManifestSHA256 != first.ManifestSHA256 || r.VoicesReplaced != 1 || r.VoicesFetched != 1 || r.DialogueFetched != 0 ||
+		!strings.Contains(stderr, "0 answers and 1 utterances whose bytes did not match their recorded sums: requested again and replaced") {
+		t.Fatalf("generation over a changed utterance: corpus.json %s (first %s), %+v: %s", remade.ManifestSHA256, first.ManifestSHA256, r, stderr)
+	}
 	var exported exportCacheResult
 	runJSON(t, &exported, "corpus", "export-cache", first.Corpus, "--out", filepath.Join(dir, "cache"), "--store-dir", filepath.Join(dir, "store"), "-o", "json")
 	if exported.Outputs != int(g.DialogueFetched+g.VoicesFetched) {
@@ -59,6 +80,12 @@ func TestGenerateExportCacheAndReplayWithoutTheModels(t *testing.T) {
 
 	chat.Close()
 	speech.Close()
+	utterance, restore := flipTwoBytes(t, filepath.Join(dir, "cache"))
+	_, stderr, code, _ = runWith(t, env, append([]string{"corpus", "generate", "--out", filepath.Join(dir, "refused"), "--cache", filepath.Join(dir, "cache"), "--jobs", "1"}, flags...)...)
+	if code == 0 || !strings.Contains(stderr, "generative cache: stored object "+utterance+" is corrupt: sha256 ") || !strings.Contains(stderr, "requesting it again: ") {
+		t.Fatalf("generation from a --cache folder with a changed utterance, servers gone: exit %d: %s", code, stderr)
+	}
+	restore()
 	again, _ := generate(filepath.Join(dir, "again"), "--cache", filepath.Join(dir, "cache"), "--jobs", "1")
 	if again.ManifestSHA256 != first.ManifestSHA256 {
 		t.Fatalf("corpus.json %s from the cache, %s first", again.ManifestSHA256, first.ManifestSHA256)
@@ -103,5 +130,33 @@ func TestElevenHostedVoicesVoiceTheTinyPreset(t *testing.T) {
 	if want := "voices: dev ash, echo, nova, shimmer; test alloy, ballad, coral, fable, onyx, sage, verse"; code == 0 || !strings.Contains(stderr, want) ||
 		!strings.Contains(stderr, "answered 400") || asked.Load() == 0 {
 		t.Errorf("exit %d, %d requests, stderr %q; want %q and the endpoint's refusal", code, asked.Load(), stderr, want)
+	}
+}
+
+// flipTwoBytes changes two bytes of the first cached utterance stored in
+// the folder root, under its recorded sum, and returns its key and a
+// function that puts its bytes back.
+func flipTwoBytes(t *testing.T, root string) (key string, restore func()) {
+	t.Helper()
+	names, err := filepath.Glob(filepath.Join(root, "generative", "speech", "*"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no cached utterance in %s: %v", root, err)
+	}
+	data, err := os.ReadFile(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := bytes.Clone(data)
+	changed[len(changed)/2] ^= 0x40
+	changed[len(changed)/2+1] ^= 0x40
+	if err := os.WriteFile(names[0], changed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := filepath.Rel(root, names[0])
+	return filepath.ToSlash(rel), func() {
+		t.Helper()
+		if err := os.WriteFile(names[0], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

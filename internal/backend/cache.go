@@ -14,6 +14,10 @@ import (
 type Stats struct {
 	Cached  atomic.Int64 // outputs found in the cache
 	Fetched atomic.Int64 // outputs requested from the endpoint
+	// Replaced counts the fetched outputs whose cached bytes did not
+	// match their recorded sum (store.Corrupt): requested again and
+	// stored over them.
+	Replaced atomic.Int64
 }
 
 // cache reads and writes one backend's outputs in the store; a key is
@@ -43,7 +47,9 @@ func (c *cache) lock(key string) func() {
 }
 
 // get returns the output stored under key, or fetches, stores and
-// returns it.
+// returns it. A stored output whose bytes do not match the sum recorded
+// for it is never used: it is fetched again and replaced, and when the
+// endpoint cannot answer the error names the key.
 func (c *cache) get(ctx context.Context, key string, fetch func() ([]byte, error)) ([]byte, error) {
 	defer c.lock(key)()
 	data, err := store.GetBytes(ctx, c.store, key)
@@ -51,13 +57,20 @@ func (c *cache) get(ctx context.Context, key string, fetch func() ([]byte, error
 		c.stats.Cached.Add(1)
 		return data, nil
 	}
-	if !errors.Is(err, store.ErrNotFound) {
+	bad := (*store.Corrupt)(nil)
+	if !errors.Is(err, store.ErrNotFound) && !errors.As(err, &bad) {
 		return nil, fmt.Errorf("generative cache: %w", err)
 	}
 	if data, err = fetch(); err != nil {
+		if bad != nil {
+			return nil, fmt.Errorf("generative cache: %v; requesting it again: %w", bad, err)
+		}
 		return nil, err
 	}
 	c.stats.Fetched.Add(1)
+	if bad != nil {
+		c.stats.Replaced.Add(1)
+	}
 	if err := store.PutBytes(ctx, c.store, key, data); err != nil {
 		return nil, fmt.Errorf("generative cache: %w", err)
 	}

@@ -13,7 +13,10 @@
 // once is made again byte for byte from the store, or from a folder
 // `corpus export-cache` wrote, without the model. Within one process a
 // request is made at most once at a time (the first answer stored is the
-// one every conversation uses).
+// one every conversation uses). The cache is a checking store
+// (store.Summing): an output whose bytes no longer match its recorded sum
+// is requested again and replaced (Stats.Replaced), and ExportCache
+// refuses it.
 //
 // # Identity
 //

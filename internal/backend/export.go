@@ -27,7 +27,10 @@ func CacheKeys(m *corpus.Manifest) []string {
 
 // ExportCache copies every cached output the corpus was made from out of
 // from into to, so that a generation with to as its cache (`--cache DIR`)
-// makes no request. A key missing from from is an error naming it.
+// makes no request. A key missing from from is an error naming it, and so
+// is one whose bytes do not match the sum from recorded for it
+// (store.Corrupt, found as it is read): a changed output is never
+// exported, nor a sum of its bytes.
 func ExportCache(ctx context.Context, m *corpus.Manifest, from, to store.Store) (int, error) {
 	keys := CacheKeys(m)
 	for _, k := range keys {

@@ -167,9 +167,10 @@ func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
 }
 
 // Summing is st recording the sha256 of every object not named by its
-// content (keys.Summed), for `store verify`.
+// content (keys.Summed), for `store verify`, and checking every object it
+// reads against that sum or the one its key names (keys.Named).
 func Summing(st store.Store) store.Store {
-	return store.Summing{Store: st, Summed: keys.Summed, SumKey: keys.Sum}
+	return store.Summing{Store: st, Summed: keys.Summed, SumKey: keys.Sum, Named: keys.Named}
 }
 
 // InitStore creates the configured bucket unless it exists (the local

@@ -51,6 +51,19 @@ func Summed(key string) bool {
 	return true
 }
 
+// Named is the full hex SHA-256 that key names, for the objects stored
+// under the SHA-256 of their content (an uploaded input, a scheduled
+// spec); ok is false for every other key.
+func Named(key string) (sha string, ok bool) {
+	if sha, ok = strings.CutPrefix(key, Inputs); ok {
+		return sha, true
+	}
+	if rest, ok := strings.CutPrefix(key, Specs); ok {
+		return strings.TrimSuffix(rest, ".yaml"), true
+	}
+	return "", false
+}
+
 // Hash is the identity hash, the one truncation of SHA-256 every identity
 // uses (stored outputs, corpora, systems, model stages, sweeps, bundles):
 // the first 16 bytes of the SHA-256 of data, in hex. A corpus's hash is

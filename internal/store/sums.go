@@ -4,20 +4,27 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"hash"
 	"io"
 	"strings"
 )
 
 // Summing is a Store that records the hex sha256 of every object whose key
-// Summed accepts under SumKey(key) as it stores the object, so that
-// `store verify` can check objects that are not named by their content
-// (tracks, evaluations, bundles, a generated corpus's manifest). Reads and
-// lists pass through.
+// Summed accepts under SumKey(key) as it stores the object, and checks
+// every object it opens against that sum, or against the sha256 its key
+// names (Named), as it is read (Get): objects not named by their content
+// (tracks, model outputs, evaluations, bundles, cached generative outputs,
+// a generated corpus's manifest) cannot change under a reader unnoticed.
+// Stats and lists pass through.
 type Summing struct {
 	Store
 	Summed func(key string) bool
 	SumKey func(key string) string
+	// Named is the full hex sha256 key names, for objects stored under
+	// the hash of their content (nil: none are).
+	Named func(key string) (sha string, ok bool)
 }
 
 // Put stores r under key and, when Summed(key), its sha256 under
@@ -65,6 +72,48 @@ func (s Summing) Put(ctx context.Context, key string, r io.Reader) error {
 
 func (s Summing) putSum(ctx context.Context, key string, h hash.Hash) error {
 	return s.Store.Put(ctx, s.SumKey(key), strings.NewReader(hex.EncodeToString(h.Sum(nil))+"\n"))
+}
+
+// Get opens the object under key, checked as it is read against the
+// sha256 its key names or the one recorded when it was stored (Verified):
+// the reader ends in a *Corrupt, never at io.EOF, when the bytes differ.
+// An object stored without a sum (by a floorbench from before sums were
+// recorded) is read unchecked, as `store verify` lists it unrecorded.
+func (s Summing) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	r, err := s.Store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	want, err := s.sum(ctx, key)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	if want == "" {
+		return r, nil
+	}
+	return Verified(r, key, want), nil
+}
+
+// sum is the sha256 key's object must have: the one its key names, or
+// the one recorded for it ("" when there is none).
+func (s Summing) sum(ctx context.Context, key string) (string, error) {
+	if s.Named != nil {
+		if sha, ok := s.Named(key); ok {
+			return sha, nil
+		}
+	}
+	if !s.Summed(key) {
+		return "", nil
+	}
+	sum, err := ReadSum(ctx, s.Store, s.SumKey(key))
+	if errors.Is(err, ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read the sum of %s: %w", key, err)
+	}
+	return sum, nil
 }
 
 // ReadLimit is the read limit of the store under the sums.
