@@ -9,7 +9,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
 )
 
@@ -115,20 +114,4 @@ func goldCountsTable(g *floor.GoldSet) *report.Table {
 	}
 	t.Rows = append(t.Rows, row)
 	return t
-}
-
-// readGold reads a gold file and says on stderr how many of its spans end
-// before they start: TurnBench's consensus writes such spans, its scorer
-// keeps them and so does floorbench (docs/protocol.md#reversed-spans), but
-// never unsaid.
-func readGold(stderr io.Writer, path string, lim limits.Limits) (*floor.GoldSet, error) {
-	g, err := floor.ReadGoldSet(path, lim)
-	if err != nil {
-		return nil, err
-	}
-	if n, first := g.ReversedSpans(); n > 0 {
-		fmt.Fprintf(stderr, "floorbench: %s: %d spans end before they start (the first: %s); scored as TurnBench's scorer scores them: a negative one is a true negative, an excluded one excludes nothing (docs/protocol.md#reversed-spans)\n",
-			path, n, first)
-	}
-	return g, nil
 }

@@ -145,11 +145,11 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 		}
 		systems = append(systems, found...)
 	}
-	devGold, err := readGold(stderr, o.devGold, o.limits)
+	devGold, err := floor.ReadGoldSet(o.devGold, o.limits)
 	if err != nil {
 		return err
 	}
-	testGold, err := readGold(stderr, o.testGold, o.limits)
+	testGold, err := floor.ReadGoldSet(o.testGold, o.limits)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ separated by a blank line) or LaTeX.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.limits = commandLimits(cmd)
-			return runScore(cmd.OutOrStdout(), cmd.ErrOrStderr(), cmd.Flags(), &o)
+			return runScore(cmd.OutOrStdout(), cmd.Flags(), &o)
 		},
 	}
 	cmd.Flags().StringVar(&o.gold, "gold", "", "gold artifact (TurnBench gold export format)")
@@ -88,14 +88,14 @@ type conversationMetrics struct {
 	INT report.TaskMetrics `json:"int"`
 }
 
-func runScore(stdout, stderr io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
+func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	if err := checkBootstrap(o.bootstrap, o.limits); err != nil {
 		return err
 	}
 	if len(o.by) > 0 && o.attributes == "" {
 		return fmt.Errorf("--by needs --attributes")
 	}
-	gold, err := readGold(stderr, o.gold, o.limits)
+	gold, err := floor.ReadGoldSet(o.gold, o.limits)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ budget.
 operating point marked in its last column).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			gold, err := readGold(cmd.ErrOrStderr(), o.gold, commandLimits(cmd))
+			gold, err := floor.ReadGoldSet(o.gold, commandLimits(cmd))
 			if err != nil {
 				return err
 			}

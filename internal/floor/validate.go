@@ -159,29 +159,3 @@ func CheckTurnBenchGold(id string, duration float64, speakers []SpeakerAnnotatio
 	}
 	return nil
 }
-
-// ReversedSpans counts the spans that end before they start, which
-// Validate keeps in gold of TurnBench's format because TurnBench's own
-// consensus writes them (docs/protocol.md#reversed-spans), and names the
-// first: conversation, field, speaker and both times.
-func (g *GoldSet) ReversedSpans() (n int, first string) {
-	for _, c := range g.Conversations {
-		for _, l := range []struct {
-			key   string
-			spans []Span
-		}{
-			{"eot_negative_spans", c.EOT.Negatives}, {"int_negative_spans", c.INT.Negatives},
-			{"eot_excluded", c.EOT.Excluded}, {"int_excluded", c.INT.Excluded},
-		} {
-			for j, s := range l.spans {
-				if s.End >= s.Start {
-					continue
-				}
-				if n++; n == 1 {
-					first = fmt.Sprintf("conversation %s %s[%d] speaker %d: start %v, end %v", redact.Name(c.ID), l.key, j, s.Speaker, s.Start, s.End)
-				}
-			}
-		}
-	}
-	return n, first
-}

@@ -152,24 +152,3 @@ func TestGoldSetWithinTheLimitsPassed(t *testing.T) {
 		t.Errorf("more conversations than the limit: %v", err)
 	}
 }
-
-// A reversed span of TurnBench-shaped gold is kept (TurnBench's scorer
-// keeps it) but counted and named, so no command scores it unsaid.
-func TestReversedSpansAreCountedAndNamed(t *testing.T) {
-	g := &GoldSet{HasProvenance: true, Conversations: []ConversationGold{
-		{ID: "c1", Duration: 30, EOT: TaskGold{Negatives: []Span{{Speaker: 1, Start: 2, End: 4}}}},
-		{ID: "c2", Duration: 30, EOT: TaskGold{Negatives: []Span{{Speaker: 2, Start: 15.9, End: 11.56}}},
-			INT: TaskGold{Excluded: []Span{{Speaker: 1, Start: 9, End: 8}}}},
-	}}
-	if err := g.Validate(); err != nil {
-		t.Fatalf("TurnBench-shaped gold with reversed spans: %v, want it kept", err)
-	}
-	n, first := g.ReversedSpans()
-	if want := `conversation "c2" eot_negative_spans[0] speaker 2: start 15.9, end 11.56`; n != 2 || first != want {
-		t.Errorf("ReversedSpans = %d, %q; want 2, %q", n, first, want)
-	}
-	g.Conversations[1].SpeakerCount = 2
-	if err := g.Validate(); err == nil {
-		t.Error("a reversed span in gold that states its speakers was accepted")
-	}
-}
