@@ -36,7 +36,7 @@ func TestGenerateThroughBackends(t *testing.T) {
 	short := cfg
 	short.VoicesNames = short.VoicesNames[:5]
 	_, err = a.PlanGenerated(ctx, PlanGeneratedInput{Name: "few", Preset: "tiny", Seed: 1, Backends: short})
-	assertBadInput(t, "too few voices", err, "corpus few: generate.voices_names: 5 voices give 1 dev and 4 test voices")
+	assertBadInput(t, "too few voices", err, "corpus few: generate.voices_names: 5 voices; preset tiny needs 4 dev and 5 test voices: name at least 9")
 
 	p.Conversations = p.Conversations[:2]
 	for _, id := range p.Conversations {

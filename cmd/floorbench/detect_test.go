@@ -218,7 +218,7 @@ func detectRejectsBadInput(t *testing.T, base string) {
 			os.WriteFile(channel(dir), []byte("RIFF but not really"), 0o644)
 		}, nil, "speaker_1.wav"},
 		{"missing model", nil, []string{"--system-spec", writeFile(t, specDir, "missing.yaml", "family: silero\nmodel: {path: nowhere.onnx}\n")}, "nowhere.onnx not found"},
-		{"unknown tensor", nil, []string{"--system-spec", writeFile(t, specDir, "bad.yaml", strings.Replace(sileroSpec(t), "name: input", "name: pcm", 1))}, `the spec names input "pcm"`},
+		{"unknown tensor", nil, []string{"--system-spec", writeFile(t, specDir, "bad.yaml", strings.Replace(sileroSpec(t), "name: input", "name: pcm", 1))}, `audio "pcm": the model has no such input`},
 		{"unknown parameter", nil, []string{"--system", "rms", "--param", "mode=3"}, `family rms has no parameter "mode"`},
 	}
 	for _, tc := range cases {
