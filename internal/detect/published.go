@@ -50,7 +50,7 @@ func PublishedSystems() []PublishedSystem {
 		{"DualTurn", "MPTB", StatusExternal, "a 0.5B language model over the Mimi codec, loaded with remote code"},
 		{"ESPnet Turn-Taking", "MPTB, TurnBench", StatusExternal, "reads the two speakers' mix, attributed by energy"},
 		{"WavLM-Large", "MPTB, TurnBench", StatusExternal, "no published checkpoint found"},
-		{"MuVAP", "MPTB", StatusExternal, "reads video as well as audio"},
+		{"MuVAP", "MPTB", StatusExternal, "reads a camera's face tracks as well as audio"},
 		{"OpenAI Server VAD", "TurnBench", StatusProviderVAD, "examples/systems/openai-server-vad.yaml"},
 		{"OpenAI Semantic VAD", "TurnBench", StatusProviderVAD, "examples/systems/openai-semantic-vad.yaml"},
 		{"Gemini Live", "TurnBench", StatusSeated, "agent seat, EOT only"},
