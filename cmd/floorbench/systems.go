@@ -25,13 +25,18 @@ output becomes scores, so systems that differ only in floor parameters
 share one model run (docs/architecture.md#detectors). A run parameter
 (where a credential is found) says how a system runs and is not in its
 hash. Set parameters with --param name=value or in the spec's params
-section.`,
+section. The table ends with the published systems of MPTB's and
+TurnBench's tables and how each runs here (docs/systems.md#published-systems);
+-o json lists the families alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "json" {
 				return writeJSON(cmd.OutOrStdout(), detect.Families())
 			}
-			return systemsText(cmd.OutOrStdout(), detect.Families())
+			if err := systemsText(cmd.OutOrStdout(), detect.Families()); err != nil {
+				return err
+			}
+			return publishedText(cmd.OutOrStdout(), detect.PublishedSystems())
 		},
 	}
 	outputFlag(cmd, &output, statusFormats)
@@ -65,6 +70,22 @@ func systemsText(w io.Writer, fams []detect.Family) error {
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", p.Name, p.Kind, def, stage, p.Doc)
 		}
+	}
+	return tw.Flush()
+}
+
+// publishedText lists the published systems with their status, after the
+// families.
+func publishedText(w io.Writer, systems []detect.PublishedSystem) error {
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "published systems (docs/systems.md#published-systems)")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range systems {
+		tables := s.Tables
+		if tables == "" {
+			tables = "-"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", s.Name, tables, s.Status, s.Runs)
 	}
 	return tw.Flush()
 }

@@ -3,13 +3,10 @@ package detect
 import (
 	"context"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audio"
-	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Published turn-taking models, each run through the onnx family as a
@@ -680,56 +677,5 @@ func TestOnnxContractFieldsEnterTheModelIdentity(t *testing.T) {
 		if strings.Contains(string(silero), `"`+key+`"`) {
 			t.Errorf("the Silero spec's normalised form names %s: %s", key, silero)
 		}
-	}
-}
-
-// The example specs (examples/systems) open their contracts' stand-ins,
-// found through ${FLOORBENCH_MODELS}, and score the dialogue at the
-// model's rate: a track per speaker, every frame in [0, 1].
-func TestExampleSystemSpecsRunTheirContracts(t *testing.T) {
-	rt := onnxRuntime(t)
-	rt.Models = t.TempDir()
-	c, _ := dialogue(t)
-	for _, tc := range []struct {
-		file  string
-		model func(t *testing.T) string
-		hop   int
-	}{
-		{"vap", vapModel, 320},
-		{"maai-vap", maaiModel, 800},
-		{"turn-1-mini", turn1MiniModel, 320},
-		{"smart-turn-v3-audio", smartTurnModel, 1600},
-	} {
-		t.Run(tc.file, func(t *testing.T) {
-			if err := os.Rename(tc.model(t), filepath.Join(rt.Models, tc.file+".onnx")); err != nil {
-				t.Fatal(err)
-			}
-			s, err := LoadSystem(filepath.Join("..", "..", "examples", "systems", tc.file+".yaml"), limits.Default())
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := openModel(t, s, rt).Run(context.Background(), c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out.Hop != tc.hop {
-				t.Errorf("hop %d, want %d", out.Hop, tc.hop)
-			}
-			scores, err := s.MapOutput(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fps := float64(SampleRate) / float64(tc.hop)
-			for k := range c.Channels {
-				if len(scores.EOT[k]) != frameCount(c.Duration, fps) {
-					t.Fatalf("speaker %d: %d frames, want %d at %g Hz", k+1, len(scores.EOT[k]), frameCount(c.Duration, fps), fps)
-				}
-				for i := range scores.EOT[k] {
-					if e, n := scores.EOT[k][i], scores.INT[k][i]; !(e >= 0 && e <= 1 && n >= 0 && n <= 1) {
-						t.Fatalf("speaker %d frame %d: EOT %v INT %v", k+1, i, e, n)
-					}
-				}
-			}
-		})
 	}
 }
