@@ -20,12 +20,25 @@ const heavyWait = 10 * time.Second
 // heavy runs h when a slot is free.
 func (s *Server) heavy(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		run := func() {
+			defer func() { <-s.slots }()
+			h(w, r)
+		}
+		// A free slot always runs the request: without this first try, a
+		// request held up longer than heavyWait before its select (a loaded
+		// machine) would find the timer fired too and be refused half the
+		// time.
+		select {
+		case s.slots <- struct{}{}:
+			run()
+			return
+		default:
+		}
 		t := time.NewTimer(s.heavyWait)
 		defer t.Stop()
 		select {
 		case s.slots <- struct{}{}:
-			defer func() { <-s.slots }()
-			h(w, r)
+			run()
 		case <-t.C:
 			w.Header().Set("Retry-After", "1")
 			s.fail(w, http.StatusServiceUnavailable, "The viewer is busy drawing and playing for other readers; try again in a moment.")
