@@ -109,8 +109,8 @@
 // a voice activity output gives both through the floor mapping; without
 // one, an onnx model scores the tasks of its direct outputs, so a model of
 // an eot output alone (Smart Turn, Turn-1-Mini) is EOT-only; an external
-// system scores the tasks whose probability file it reads (those its
-// spec's tasks field claims, else those in its folder). The tracks of a
+// system scores the tasks its spec's tasks field claims, else both, each
+// file required. The tracks of a
 // task a system does not score are nil in its Scores: never zeros, never a
 // copy of the other task's, so that nothing downstream ranks them.
 //

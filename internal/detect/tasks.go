@@ -32,8 +32,7 @@ func tasksOfRoles(roles []string) []floor.Task {
 // Tasks are the tasks the system scores, in floor.Tasks order (package
 // documentation, "Tasks"): both for the voice activity families, those the
 // score roles of an onnx section give, and for external the tasks its
-// spec's tasks field claims, else those whose probability file is in its
-// folder. A task it does not score has no track, no evaluation and no row.
+// spec's tasks field claims, else both. A task it does not score has no track, no evaluation and no row.
 func (s *System) Tasks(rt Runtime) ([]floor.Task, error) {
 	switch {
 	case s.family.Name == "external":
@@ -46,28 +45,27 @@ func (s *System) Tasks(rt Runtime) ([]floor.Task, error) {
 }
 
 // externalTasks are the tasks an external system reads files for: those
-// the spec claims, each file required, or those whose file is present.
+// its spec's tasks field claims, else both, each file required. A missing
+// file is an error, never a task quietly dropped: a system of one task
+// says so (tasks: [eot]).
 func (s *System) externalTasks(rt Runtime) ([]floor.Task, error) {
 	dir := s.resolve(s.values["dir"].(string), rt)
-	var present []floor.Task
+	claimed := s.tasks
+	if claimed == nil {
+		claimed = floor.Tasks
+	}
 	for i, t := range floor.Tasks {
-		_, err := os.Stat(filepath.Join(dir, ProbsFileNames[i]))
-		switch {
-		case err == nil:
-			present = append(present, t)
-		case !errors.Is(err, fs.ErrNotExist):
+		if !slices.Contains(claimed, t) {
+			continue
+		}
+		path := filepath.Join(dir, ProbsFileNames[i])
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("external: %s is not there (params.dir %s; a system that scores one task says so in its spec: tasks: [eot] or [int])", path, dir)
+		} else if err != nil {
 			return nil, fmt.Errorf("external: %w", err)
-		case slices.Contains(s.tasks, t):
-			return nil, fmt.Errorf("external: tasks claims %s, but %s is not in params.dir %s", t, ProbsFileNames[i], dir)
 		}
 	}
-	if s.tasks != nil {
-		return s.tasks, nil
-	}
-	if len(present) == 0 {
-		return nil, fmt.Errorf("external: params.dir %s holds neither %s nor %s", dir, ProbsFileNames[0], ProbsFileNames[1])
-	}
-	return present, nil
+	return claimed, nil
 }
 
 // parseTasks checks a spec's tasks field: eot and int at most once each,

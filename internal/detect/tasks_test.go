@@ -152,10 +152,11 @@ func TestTaskDeclarationsAreChecked(t *testing.T) {
 	}
 }
 
-// An external system scores the tasks whose probability file its folder
-// holds: a folder of probs-eot.json alone is EOT-only, with no INT track,
-// and only that file enters its identity; a claimed task whose file is
-// missing is one error naming the file and the field.
+// An external system scores both tasks unless its spec claims one: a
+// folder of probs-eot.json alone is an error naming the missing file (a
+// task is never dropped because its file went missing), and with tasks:
+// [eot] it is EOT-only, with no INT track, and only that file enters its
+// identity.
 func TestExternalScoresTheTasksOfItsFiles(t *testing.T) {
 	c := silentConversation("c1", 2, 1)
 	tracks := [][]float64{make([]float64, 100), make([]float64, 100)}
@@ -169,7 +170,11 @@ func TestExternalScoresTheTasksOfItsFiles(t *testing.T) {
 	if err := os.Remove(filepath.Join(eotOnly, ProbsFileNames[1])); err != nil {
 		t.Fatal(err)
 	}
-	sBoth, sEOT := parse(t, "family: external\nparams: {dir: "+both+"}\n"), parse(t, "family: external\nparams: {dir: "+eotOnly+"}\n")
+	unclaimed := parse(t, "family: external\nparams: {dir: "+eotOnly+"}\n")
+	if _, err := unclaimed.Tasks(Runtime{}); err == nil || !strings.Contains(err.Error(), filepath.Join(eotOnly, ProbsFileNames[1])+" is not there") {
+		t.Fatalf("a folder missing probs-int.json, no claim: %v; want the missing file named", err)
+	}
+	sBoth, sEOT := parse(t, "family: external\nparams: {dir: "+both+"}\n"), parse(t, "family: external\ntasks: [eot]\nparams: {dir: "+eotOnly+"}\n")
 	if got, err := sEOT.Tasks(Runtime{}); err != nil || !slices.Equal(got, []floor.Task{floor.TaskEOT}) {
 		t.Fatalf("tasks %v (%v), want [eot]", got, err)
 	}
@@ -204,12 +209,13 @@ func TestExternalScoresTheTasksOfItsFiles(t *testing.T) {
 
 	overclaim := parse(t, "family: external\ntasks: [eot, int]\nparams: {dir: "+eotOnly+"}\n")
 	for name, err := range map[string]error{"hash": second(overclaim.Hash(Runtime{})), "open": second(overclaim.Open(Runtime{}))} {
-		if err == nil || !strings.Contains(err.Error(), "tasks claims int, but probs-int.json is not in params.dir "+eotOnly) {
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(eotOnly, ProbsFileNames[1])+" is not there") {
 			t.Errorf("%s of an external system claiming a missing task: %v", name, err)
 		}
 	}
-	empty := parse(t, "family: external\nparams: {dir: "+t.TempDir()+"}\n")
-	if _, err := empty.Hash(Runtime{}); err == nil || !strings.Contains(err.Error(), "holds neither probs-eot.json nor probs-int.json") {
+	emptyDir := t.TempDir()
+	empty := parse(t, "family: external\nparams: {dir: "+emptyDir+"}\n")
+	if _, err := empty.Hash(Runtime{}); err == nil || !strings.Contains(err.Error(), filepath.Join(emptyDir, ProbsFileNames[0])+" is not there") {
 		t.Errorf("an external system of no file: %v", err)
 	}
 }

@@ -63,8 +63,12 @@ func TestOneTaskSystemsAreAbsentFromTheOtherTask(t *testing.T) {
 		if err := detect.WriteProbsFiles(dir, p, q); err != nil {
 			t.Fatal(err)
 		}
+		claim := ""
+		if e != i {
+			claim = map[bool]string{true: "tasks: [eot]\n", false: "tasks: [int]\n"}[e]
+		}
 		path := filepath.Join(root, name+".yaml")
-		if err := os.WriteFile(path, []byte("family: external\nparams: {dir: "+dir+"}\n"), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte("family: external\n"+claim+"params: {dir: "+dir+"}\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return "  - {name: " + name + ", spec: " + path + "}\n"
