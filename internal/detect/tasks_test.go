@@ -15,22 +15,7 @@ import (
 
 // probeOneTask is the probe model (onnxfixture_test.go) with one scoring
 // output: ROLE is eot (its sigmoid state) or int (the rest channel).
-const probeOneTask = `family: onnx
-model: {path: MODEL}
-params: {frame_rate_hz: 100}
-onnx:
-  sample_rate: 16000
-  frame: 480
-  hop: 160
-  channel_layout: speaker-vs-rest
-  audio: {name: audio, shape: [batch, channels, frame]}
-  state:
-    - {input: state, output: stateN, shape: [batch, 1]}
-  constants:
-    - {name: gain, type: float32, value: 0.5}
-  scores:
-    - SCORE
-`
+var probeOneTask = probeSpec[:strings.Index(probeSpec, "  scores:\n")] + "  scores:\n    - SCORE\n"
 
 // An onnx model of an eot output alone (Smart Turn, Turn-1-Mini) is an
 // EOT-only system: it scores EOT, its detector gives no INT track at all
