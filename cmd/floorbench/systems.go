@@ -27,11 +27,11 @@ share one model run (docs/architecture.md#detectors). A run parameter
 hash. Set parameters with --param name=value or in the spec's params
 section. The table ends with the published systems of MPTB's and
 TurnBench's tables and how each runs here (docs/systems.md#published-systems);
--o json lists the families alone.`,
+-o json writes both: {"families": [...], "published": [...]}.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if output == "json" {
-				return writeJSON(cmd.OutOrStdout(), detect.Families())
+				return writeJSON(cmd.OutOrStdout(), systemsJSON{detect.Families(), detect.PublishedSystems()})
 			}
 			if err := systemsText(cmd.OutOrStdout(), detect.Families()); err != nil {
 				return err
@@ -41,6 +41,13 @@ TurnBench's tables and how each runs here (docs/systems.md#published-systems);
 	}
 	outputFlag(cmd, &output, statusFormats)
 	return cmd
+}
+
+// systemsJSON is systems -o json: the families, then the published
+// systems with their status.
+type systemsJSON struct {
+	Families  []detect.Family          `json:"families"`
+	Published []detect.PublishedSystem `json:"published"`
 }
 
 func systemsText(w io.Writer, fams []detect.Family) error {

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/detect"
 )
 
 func TestSystemsListsEveryFamilyWithItsParameters(t *testing.T) {
@@ -16,17 +18,34 @@ func TestSystemsListsEveryFamilyWithItsParameters(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var fams []struct {
-		Name   string
-		Model  bool
-		Params []struct {
-			Name    string
-			Kind    string
-			Default any
+	var listed struct {
+		Families []struct {
+			Name   string
+			Model  bool
+			Params []struct {
+				Name    string
+				Kind    string
+				Default any
+			}
+		}
+		Published []struct{ Name, Tables, Status, Runs string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &listed); err != nil {
+		t.Fatalf("systems -o json is not JSON: %v", err)
+	}
+	fams := listed.Families
+	// Every published system is listed with its status, as in the table.
+	published := map[string]string{}
+	for _, s := range listed.Published {
+		published[s.Name] = s.Status
+	}
+	for _, want := range detect.PublishedSystems() {
+		if got := published[want.Name]; got != string(want.Status) || got == "" {
+			t.Errorf("systems -o json lists %q with status %q, want %q", want.Name, got, want.Status)
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &fams); err != nil {
-		t.Fatalf("systems -o json is not JSON: %v", err)
+	if len(published) < 19 {
+		t.Errorf("systems -o json lists %d published systems, want every system of both papers' tables", len(published))
 	}
 	defaults := map[string]map[string]any{}
 	for _, f := range fams {

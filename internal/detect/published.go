@@ -26,10 +26,10 @@ const (
 // A PublishedSystem is a row of MPTB's or TurnBench's table of systems,
 // or a system users ask for beside them, and how floorbench runs it.
 type PublishedSystem struct {
-	Name   string // the heading of its section in docs/systems.md
-	Tables string // the tables that score it: "MPTB", "TurnBench", both, or "" for neither
-	Status PublishedStatus
-	Runs   string // how: an example spec, a family, or why it is external only
+	Name   string          `json:"name"`   // the heading of its section in docs/systems.md
+	Tables string          `json:"tables"` // the tables that score it: "MPTB", "TurnBench", both, or "" for neither
+	Status PublishedStatus `json:"status"`
+	Runs   string          `json:"runs"` // how: an example spec, a family, or why it is external only
 }
 
 // PublishedSystems lists every system of MPTB's twelve (MPTB §5) and
