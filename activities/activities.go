@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -74,6 +75,10 @@ type Activities struct {
 	// parameters, the files systems read (the zero Limits:
 	// limits.Default). The worker passes its configuration's.
 	Limits limits.Limits
+	// Log receives what the activities report when called in process
+	// (a corrupt stored output computed again); nil discards it. Under
+	// Temporal the activity's own logger receives it.
+	Log *slog.Logger
 }
 
 // limits is the bounds in force for a's activities. A nil a, through

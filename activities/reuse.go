@@ -16,7 +16,8 @@ import (
 // a track, an evaluation) can stand for computing it again: it is stored and its bytes
 // match the sum recorded for it, read to the end through the store. A
 // corrupt one is computed again and overwritten, and the worker's log
-// names its key (docs/operations.md#limits-and-safety).
+// (in process: a.Log, the command's stderr) names its key and both sums
+// (docs/operations.md#limits-and-safety).
 func (a *Activities) reusable(ctx context.Context, key string) (bool, error) {
 	r, err := a.Store.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -30,6 +31,8 @@ func (a *Activities) reusable(ctx context.Context, key string) (bool, error) {
 	if bad := (*store.Corrupt)(nil); errors.As(err, &bad) {
 		if activity.IsActivity(ctx) {
 			activity.GetLogger(ctx).Warn("computing a corrupt stored output again", "key", key, "error", err.Error())
+		} else if a.Log != nil {
+			a.Log.Warn("computing a corrupt stored output again", "key", key, "error", err.Error())
 		}
 		return false, nil
 	}

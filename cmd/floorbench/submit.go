@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -113,7 +114,9 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err := batchRows(&rt); err != nil {
 				return err
 			}
-			bundle, err := inprocess.Run(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}}, ad)
+			// A corrupt stored output computed again is said on stderr.
+			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{ReplaceAttr: dropTime}))
+			bundle, err := inprocess.Run(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, Log: log}, ad)
 			if err != nil {
 				return fmt.Errorf("%s: %w", file, err)
 			}
@@ -243,4 +246,12 @@ func seatedPreviewLine(a preview.SeatedPreview) string {
 		line += " (planned lengths of corpora to generate)"
 	}
 	return line + fmt.Sprintf(" at concurrency %d, rate %g", a.Concurrency, a.Rate)
+}
+
+// dropTime leaves the time out of a log line written to a terminal.
+func dropTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
 }

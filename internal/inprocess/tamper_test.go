@@ -3,6 +3,7 @@ package inprocess_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,9 +103,17 @@ func TestTamperedOutputsAreComputedAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	var log bytes.Buffer
+	a.Log = slog.New(slog.NewTextHandler(&log, nil))
 	again, err := inprocess.Run(ctx, in, a, activities.Admission{})
 	if err != nil || again != id {
 		t.Fatalf("rerun: bundle %s, %v; want %s", again, err, id)
+	}
+	// Each recomputation is said, naming its key.
+	for _, k := range []string{output, zeroed, evaluations[0]} {
+		if !strings.Contains(log.String(), `msg="computing a corrupt stored output again" key=`+k+" ") {
+			t.Errorf("the rerun's log does not name %s:\n%s", k, log.String())
+		}
 	}
 	results, err := store.GetBytes(ctx, st, keys.BundleResults(again))
 	if err != nil || !bytes.Equal(results, clean) {
