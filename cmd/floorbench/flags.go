@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -132,4 +133,22 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// strictGoldFlag adds --strict-gold to a command that reads gold.
+func strictGoldFlag(fs *pflag.FlagSet, strict *bool) {
+	fs.BoolVar(strict, "strict-gold", false, "refuse a gold span that ends at or before its start in gold of any shape (TurnBench's own gold has such spans and its scorer keeps them, so the default keeps them)")
+}
+
+// readGold reads a gold file and, when strict, refuses its reversed
+// spans, naming the file.
+func readGold(path string, lim limits.Limits, strict bool) (*floor.GoldSet, error) {
+	g, err := floor.ReadGoldSet(path, lim)
+	if err != nil || !strict {
+		return g, err
+	}
+	if err := g.RefuseReversed(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return g, nil
 }

@@ -19,6 +19,7 @@ func init() { subcommands = append(subcommands, newLeaderboardCommand) }
 
 type leaderboardOptions struct {
 	devGold, testGold string
+	strictGold        bool
 	systems           []string
 	agents            []string
 	baselines         string
@@ -97,6 +98,7 @@ dev_fp_rate, null for a task without a result.`,
 	f.Var(f.Lookup("output").Value, "format", "the same as -o")
 	_ = f.MarkDeprecated("format", "use -o")
 	protocolFlags(f, &o.params)
+	strictGoldFlag(f, &o.strictGold)
 	for _, name := range []string{"dev-gold", "test-gold"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -145,11 +147,11 @@ func runLeaderboard(stdout, stderr io.Writer, o *leaderboardOptions) error {
 		}
 		systems = append(systems, found...)
 	}
-	devGold, err := floor.ReadGoldSet(o.devGold, o.limits)
+	devGold, err := readGold(o.devGold, o.limits, o.strictGold)
 	if err != nil {
 		return err
 	}
-	testGold, err := floor.ReadGoldSet(o.testGold, o.limits)
+	testGold, err := readGold(o.testGold, o.limits, o.strictGold)
 	if err != nil {
 		return err
 	}

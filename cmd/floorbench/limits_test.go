@@ -222,3 +222,24 @@ func TestCorpusCheckProblemsGoToStderr(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
+
+// TurnBench's reference gold holds spans that end before they start (its
+// consensus writes them; its scorer keeps them), so score takes them by
+// default and agrees with the reference; --strict-gold refuses the first
+// one with one line naming the file, conversation, field, index, speaker
+// and times, on each command that reads gold.
+func TestStrictGoldRefusesAReversedSpan(t *testing.T) {
+	gold := referencePath("gold.expected.json")
+	preds := referencePath("predictions.json")
+	if _, stderr, code := run(t, "score", "--gold", gold, "--predictions", preds); code != 0 {
+		t.Fatalf("score over the reference gold: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"score", "--gold", gold, "--predictions", preds, "--strict-gold"},
+		{"sweep", "--gold", gold, "--probs", referencePath("probs-eot.json"), "--strict-gold"},
+		{"leaderboard", "--dev-gold", gold, "--test-gold", gold, "--system", "r=" + preds + "," + preds, "--strict-gold"},
+	} {
+		stdout, stderr, code := run(t, args...)
+		oneErrorLine(t, stdout, stderr, code, gold+`: conversation "1002": eot_excluded[6] speaker 2: end 37.933 is not after start 38.349`, "--strict-gold")
+	}
+}

@@ -22,6 +22,7 @@ type scoreOptions struct {
 	by                        []string
 	bootstrap                 int
 	seed                      uint64
+	strictGold                bool
 	params                    score.Params
 	limits                    limits.Limits
 }
@@ -54,6 +55,7 @@ separated by a blank line) or LaTeX.`,
 	cmd.Flags().StringVar(&o.attributes, "attributes", "", `per-conversation attributes JSON: {"<id>": {"<name>": value}}`)
 	cmd.Flags().StringSliceVar(&o.by, "by", nil, "attributes to break results down by (needs --attributes)")
 	windowFlags(cmd.Flags(), &o.params)
+	strictGoldFlag(cmd.Flags(), &o.strictGold)
 	outputFlag(cmd, &o.output, resultFormats)
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("predictions")
@@ -95,7 +97,7 @@ func runScore(stdout io.Writer, fs *pflag.FlagSet, o *scoreOptions) error {
 	if len(o.by) > 0 && o.attributes == "" {
 		return fmt.Errorf("--by needs --attributes")
 	}
-	gold, err := floor.ReadGoldSet(o.gold, o.limits)
+	gold, err := readGold(o.gold, o.limits, o.strictGold)
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ func init() { subcommands = append(subcommands, newSweepCommand) }
 
 type sweepOptions struct {
 	gold, probs, output string
+	strictGold          bool
 	params              score.Params
 }
 
@@ -35,7 +36,7 @@ budget.
 operating point marked in its last column).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			gold, err := floor.ReadGoldSet(o.gold, commandLimits(cmd))
+			gold, err := readGold(o.gold, commandLimits(cmd), o.strictGold)
 			if err != nil {
 				return err
 			}
@@ -69,6 +70,7 @@ operating point marked in its last column).`,
 	cmd.Flags().StringVar(&o.gold, "gold", "", "gold artifact of the split the probabilities cover")
 	cmd.Flags().StringVar(&o.probs, "probs", "", "probability file (probs-eot.json or probs-int.json)")
 	sweepFlags(cmd.Flags(), &o.params)
+	strictGoldFlag(cmd.Flags(), &o.strictGold)
 	outputFlag(cmd, &o.output, resultFormats)
 	_ = cmd.MarkFlagRequired("gold")
 	_ = cmd.MarkFlagRequired("probs")

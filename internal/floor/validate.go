@@ -86,6 +86,34 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 	return nil
 }
 
+// RefuseReversed refuses a span that ends at or before its start in gold
+// of any shape: Validate keeps such spans in TurnBench's format because
+// TurnBench's consensus writes them and its scorer counts with them
+// (they hold no prediction), so agreeing with its reference needs them;
+// a lab that wants none (floorbench's own gold never has one) asks for
+// this check with --strict-gold. The error names the conversation, the
+// field, the span's index, its speaker and both times.
+func (g *GoldSet) RefuseReversed() error {
+	for _, c := range g.Conversations {
+		for _, l := range []struct {
+			key   string
+			spans []Span
+		}{
+			{"eot_negative_spans", c.EOT.Negatives},
+			{"int_negative_spans", c.INT.Negatives},
+			{"eot_excluded", c.EOT.Excluded},
+			{"int_excluded", c.INT.Excluded},
+		} {
+			for j, s := range l.spans {
+				if s.End <= s.Start {
+					return fmt.Errorf("conversation %s: %s[%d] speaker %d: end %v is not after start %v (--strict-gold refuses a span without a length)", redact.Name(c.ID), l.key, j, s.Speaker, s.End, s.Start)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // checkSpan refuses a span that cannot be true (see Validate).
 func (c *ConversationGold) checkSpan(s Span) error {
 	lo, hi := -BoundarySlack, c.Duration+BoundarySlack
