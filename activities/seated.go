@@ -16,12 +16,6 @@ import (
 	"github.com/floorbench/floorbench/internal/store"
 )
 
-// SeatVersion is the version of how a seated session is played and
-// recorded (seated.Session, the protocol clients, the recording): bump it
-// with any change that changes a recording, so stored seats are played
-// again.
-const SeatVersion = 3
-
 // SeatOptions are how a sweep seats agent a: its endpoint (without its
 // credential, which the worker adds), its concurrency and tail; retries
 // are Temporal's.
@@ -34,12 +28,12 @@ func SeatOptions(a spec.Agent) seated.Options {
 	return o
 }
 
-// seatPlayHash identifies how seats are played: SeatVersion and the tail.
+// seatPlayHash identifies how seats are played: seated.SeatVersion and the tail.
 func seatPlayHash(a spec.Agent) string {
 	return keys.Agent(struct {
 		Version int
 		Tail    float64
-	}{SeatVersion, SeatOptions(a).Tail})
+	}{seated.SeatVersion, SeatOptions(a).Tail})
 }
 
 // SeatKey is the prefix of the recording of agent a in seat of

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -59,7 +60,7 @@ type Seated struct {
 	// empty is every speaker of every conversation.
 	Speakers []int `yaml:"speakers,omitempty" json:"speakers,omitempty"`
 	// TailS is the silence sent after each conversation, in seconds
-	// (seated.DefaultTail).
+	// (limits.DefaultSeatTailS).
 	TailS float64 `yaml:"tail_s,omitempty" json:"tail_s"`
 }
 
@@ -102,23 +103,11 @@ func (a Agent) ProtoEndpoint() proto.Endpoint {
 			TurnDetection: a.TurnDetection, API: a.RealtimeAPI}}
 }
 
-// The agents' defaults: real time, four sessions at once (what most
-// hosted realtime APIs allow a project), MPTB's three repeats.
-const (
-	DefaultAgentRate        = 1.0
-	DefaultAgentConcurrency = 4
-	DefaultAgentRepeats     = agent.DefaultRepeats
-)
-
-// Bounds of an agent's settings.
-const (
-	maxAgentConcurrency = 256
-	maxAgentRepeats     = 100
-	// maxInstructions keeps every trial's activity input small: each
-	// carries the agent's settings.
-	maxInstructions = 4 << 10
-	maxSetting      = 200
-)
+// DefaultAgentRate is an agent's default playback rate: real time. Its
+// other defaults and its bounds are limits' (limits.DefaultAgentSessions,
+// limits.MaxAgentSessions ...) and MPTB's three repeats
+// (agent.DefaultRepeats).
+const DefaultAgentRate = 1.0
 
 func (a Agent) rate() float64 {
 	if a.Rate == 0 {
@@ -131,15 +120,15 @@ func (a Agent) rate() float64 {
 func (a *Agent) normalise() {
 	a.Rate = a.rate()
 	if a.Concurrency == 0 {
-		a.Concurrency = DefaultAgentConcurrency
+		a.Concurrency = limits.DefaultAgentSessions
 	}
 	if a.Repeats == 0 {
-		a.Repeats = DefaultAgentRepeats
+		a.Repeats = agent.DefaultRepeats
 	}
 	if a.Seated != nil {
 		seatedOn := *a.Seated
 		if seatedOn.TailS == 0 {
-			seatedOn.TailS = DefaultSeatedTail
+			seatedOn.TailS = limits.DefaultSeatTailS
 		}
 		seatedOn.Corpora, seatedOn.Speakers = slices.Clone(seatedOn.Corpora), slices.Clone(seatedOn.Speakers)
 		slices.Sort(seatedOn.Speakers)
@@ -181,13 +170,6 @@ func checkAgents(agents []Agent, corpora []Corpus, systems []System) error {
 	return nil
 }
 
-// Bounds of a seated agent's settings.
-const (
-	DefaultSeatedTail = 0.5
-	maxSeatedTail     = 10.0
-	maxSeatedSpeaker  = 16
-)
-
 // check checks a seated agent's settings; the error starts with the
 // field. A nil Seated is an agent that is not seated.
 func (s *Seated) check(corpora []Corpus) error {
@@ -206,15 +188,15 @@ func (s *Seated) check(corpora []Corpus) error {
 		}
 	}
 	for i, k := range s.Speakers {
-		if k < 1 || k > maxSeatedSpeaker {
-			return fieldError(fmt.Sprintf("speakers[%d]", i), "%d (want a speaker number from 1 to %d)", k, maxSeatedSpeaker)
+		if k < 1 || k > limits.MaxSeatSpeaker {
+			return fieldError(fmt.Sprintf("speakers[%d]", i), "%d (want a speaker number from 1 to %d)", k, limits.MaxSeatSpeaker)
 		}
 		if slices.Index(s.Speakers, k) != i {
 			return fieldError(fmt.Sprintf("speakers[%d]", i), "speaker %d twice", k)
 		}
 	}
-	if !(s.TailS >= 0 && s.TailS <= maxSeatedTail) {
-		return fieldError("tail_s", "%g (want 0 to %g seconds; 0 is %g)", s.TailS, maxSeatedTail, DefaultSeatedTail)
+	if !(s.TailS >= 0 && s.TailS <= limits.MaxSeatTailS) {
+		return fieldError("tail_s", "%g (want 0 to %g seconds; 0 is %g)", s.TailS, limits.MaxSeatTailS, limits.DefaultSeatTailS)
 	}
 	return nil
 }
@@ -249,7 +231,7 @@ func (a Agent) check() error {
 	for _, f := range []struct {
 		name, value string
 		max         int
-	}{{"model", a.Model, maxSetting}, {"voice", a.Voice, maxSetting}, {"instructions", a.Instructions, maxInstructions}} {
+	}{{"model", a.Model, limits.MaxAgentSetting}, {"voice", a.Voice, limits.MaxAgentSetting}, {"instructions", a.Instructions, limits.MaxAgentInstructions}} {
 		if len(f.value) > f.max {
 			return fieldError(f.name, "%d bytes (at most %d)", len(f.value), f.max)
 		}
@@ -257,11 +239,11 @@ func (a Agent) check() error {
 	if err := proto.CheckRate(a.rate()); err != nil {
 		return fieldError("rate", "%v", err)
 	}
-	if a.Concurrency < 0 || a.Concurrency > maxAgentConcurrency {
-		return fieldError("concurrency", "%d (want 1 to %d; 0 is %d)", a.Concurrency, maxAgentConcurrency, DefaultAgentConcurrency)
+	if a.Concurrency < 0 || a.Concurrency > limits.MaxAgentSessions {
+		return fieldError("concurrency", "%d (want 1 to %d; 0 is %d)", a.Concurrency, limits.MaxAgentSessions, limits.DefaultAgentSessions)
 	}
-	if a.Repeats < 0 || a.Repeats > maxAgentRepeats {
-		return fieldError("repeats", "%d (want 1 to %d; 0 is %d)", a.Repeats, maxAgentRepeats, DefaultAgentRepeats)
+	if a.Repeats < 0 || a.Repeats > limits.MaxAgentRepeats {
+		return fieldError("repeats", "%d (want 1 to %d; 0 is %d)", a.Repeats, limits.MaxAgentRepeats, agent.DefaultRepeats)
 	}
 	if a.CredentialEnv != "" && !envName.Match(a.CredentialEnv) {
 		return fieldError("credential_env", "%q is not an environment variable name (letters, digits and _, not starting with a digit)", a.CredentialEnv)
