@@ -8,7 +8,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
-	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
@@ -86,23 +85,22 @@ func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	return f.report(w, sum, commandLimits(cmd))
 }
 
-// check refuses bad settings in one line before anything starts.
+// check refuses bad settings in one line before anything starts: the
+// scorer's parameters, then the run's and the endpoint's
+// (harness.RunOptions.Check), then the credential.
 func (f *agentRunFlags) check(lim limits.Limits) error {
+	if err := f.p.Validate(lim); err != nil {
+		return err
+	}
+	if err := f.ro.Check(); err != nil {
+		return err
+	}
 	ep := &f.ro.Endpoint
-	if err := proto.CheckProtocol(ep.Protocol); err != nil {
-		return err
-	}
-	if err := proto.CheckRate(ep.Rate); err != nil {
-		return err
-	}
-	if err := proto.CheckRealtimeOptions(ep.Realtime); err != nil {
-		return err
-	}
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return err
 	}
 	ep.Limits = lim
-	return f.p.Validate(lim)
+	return nil
 }
 
 // report scores the recordings and prints the agent's tables.

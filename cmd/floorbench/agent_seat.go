@@ -101,20 +101,14 @@ func (f *agentSeatFlags) run(cmd *cobra.Command) error {
 // makes the job.
 func (f *agentSeatFlags) job(lim limits.Limits) (seated.Job, error) {
 	ep := &f.o.Endpoint
-	if err := proto.CheckProtocol(ep.Protocol); err != nil {
+	ep.Realtime.Model = f.o.Model
+	if err := f.o.Check(); err != nil {
 		return seated.Job{}, err
 	}
-	if err := proto.CheckRealtimeOptions(ep.Realtime); err != nil {
-		return seated.Job{}, err
-	}
-	f.o.Endpoint.Realtime.Model = f.o.Model
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return seated.Job{}, err
 	}
 	ep.Limits = lim
-	if err := f.o.Check(); err != nil {
-		return seated.Job{}, err
-	}
 	if err := f.p.Validate(); err != nil {
 		return seated.Job{}, err
 	}

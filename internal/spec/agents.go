@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -207,37 +206,12 @@ func fieldError(field, format string, args ...any) error {
 }
 
 // check checks one agent's settings; the error starts with the field.
+// The endpoint's settings (protocol, endpoint, the realtime settings,
+// rate, auth_header) are checked by proto.Endpoint.Check, their one
+// owner; the rest, how a sweep runs the agent, here.
 func (a Agent) check() error {
-	if err := proto.CheckProtocol(a.Protocol); err != nil {
-		return fieldError("protocol", "%v", err)
-	}
-	if err := checkEndpoint(a.Endpoint); err != nil {
-		return fieldError("endpoint", "%v", err)
-	}
-	if a.Protocol != proto.RealtimeName {
-		for _, f := range []struct{ name, value string }{{"voice", a.Voice}, {"instructions", a.Instructions},
-			{"turn_detection", a.TurnDetection}, {"realtime_api", a.RealtimeAPI}} {
-			if f.value != "" {
-				return fieldError(f.name, "only the realtime protocol takes it, not %s", a.Protocol)
-			}
-		}
-	}
-	if err := proto.CheckRealtimeOptions(proto.RealtimeOptions{TurnDetection: a.TurnDetection}); err != nil {
-		return fieldError("turn_detection", "%v", err)
-	}
-	if err := proto.CheckRealtimeOptions(proto.RealtimeOptions{API: a.RealtimeAPI}); err != nil {
-		return fieldError("realtime_api", "%v", err)
-	}
-	for _, f := range []struct {
-		name, value string
-		max         int
-	}{{"model", a.Model, limits.MaxAgentSetting}, {"voice", a.Voice, limits.MaxAgentSetting}, {"instructions", a.Instructions, limits.MaxAgentInstructions}} {
-		if len(f.value) > f.max {
-			return fieldError(f.name, "%d bytes (at most %d)", len(f.value), f.max)
-		}
-	}
-	if err := proto.CheckRate(a.rate()); err != nil {
-		return fieldError("rate", "%v", err)
+	if err := a.ProtoEndpoint().Check(); err != nil {
+		return err // it starts with the setting's name
 	}
 	if a.Concurrency < 0 || a.Concurrency > limits.MaxAgentSessions {
 		return fieldError("concurrency", "%d (want 1 to %d; 0 is %d)", a.Concurrency, limits.MaxAgentSessions, limits.DefaultAgentSessions)
@@ -248,9 +222,6 @@ func (a Agent) check() error {
 	if a.CredentialEnv != "" && !envName.Match(a.CredentialEnv) {
 		return fieldError("credential_env", "%q is not an environment variable name (letters, digits and _, not starting with a digit)", a.CredentialEnv)
 	}
-	if a.AuthHeader != "" && !headerName.Match(a.AuthHeader) {
-		return fieldError("auth_header", "%q is not an HTTP header name", a.AuthHeader)
-	}
 	if a.Seated != nil && a.Scenarios == (AgentScenarios{}) {
 		return nil // seated only: no trials
 	}
@@ -260,30 +231,4 @@ func (a Agent) check() error {
 	return nil
 }
 
-var (
-	envName    = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)
-	headerName = names.MustForm(`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`, 128)
-)
-
-// checkEndpoint accepts a ws:// or wss:// URL with a host and without
-// user information (a credential goes in credential_env, never in the
-// spec); the error quotes the URL without its query.
-func checkEndpoint(raw string) error {
-	if raw == "" {
-		return fmt.Errorf("missing (want a ws:// or wss:// URL)")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || len(raw) > 2048 {
-		return fmt.Errorf("not a URL (want ws://HOST[:PORT]/PATH or wss://...)")
-	}
-	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-	switch {
-	case u.Scheme != "ws" && u.Scheme != "wss":
-		return fmt.Errorf("%q: want a ws:// or wss:// URL", shown)
-	case u.Host == "":
-		return fmt.Errorf("%q: no host", shown)
-	case u.User != nil:
-		return fmt.Errorf("%q: has user information; give the credential with credential_env instead", shown)
-	}
-	return nil
-}
+var envName = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)

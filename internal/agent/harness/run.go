@@ -64,7 +64,7 @@ func (s Summary) Err() error {
 // Only a cancelled ctx or a recording that cannot be written ends Run
 // early.
 func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out string) (Summary, error) {
-	if err := ro.check(); err != nil {
+	if err := ro.Check(); err != nil {
 		return Summary{}, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -108,7 +108,9 @@ func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out 
 	return sum, err
 }
 
-func (ro RunOptions) check() error {
+// Check refuses options Run cannot work with, naming the setting: the
+// endpoint's by proto.Endpoint.Check, the run's here.
+func (ro RunOptions) Check() error {
 	switch {
 	case ro.Repeats < 1 || ro.Repeats > limits.MaxAgentRepeats:
 		return fmt.Errorf("repeats %d (want 1 to %d)", ro.Repeats, limits.MaxAgentRepeats)
@@ -119,7 +121,7 @@ func (ro RunOptions) check() error {
 	case !(ro.OnsetWait > 0 && ro.OnsetWait <= limits.MaxOnsetWaitS):
 		return fmt.Errorf("onset wait %g s (want in (0, %g])", ro.OnsetWait, limits.MaxOnsetWaitS)
 	}
-	if err := proto.CheckProtocol(ro.Endpoint.Protocol); err != nil {
+	if err := ro.Endpoint.Check(); err != nil {
 		return err
 	}
 	if err := ro.VAD.Validate(); err != nil {

@@ -46,7 +46,8 @@ func DefaultOptions(agentName string, ep proto.Endpoint) Options {
 		Backoff: limits.DefaultSessionBackoff, Tail: limits.DefaultSeatTailS}
 }
 
-// Check refuses options Run cannot work with, naming the setting.
+// Check refuses options Run cannot work with, naming the setting: the
+// endpoint's by proto.Endpoint.Check, the run's here.
 func (o Options) Check() error {
 	switch {
 	case !nameRule.Match(o.Agent):
@@ -60,10 +61,7 @@ func (o Options) Check() error {
 	case !(o.Tail >= 0 && o.Tail <= limits.MaxSeatTailS):
 		return fmt.Errorf("tail %g s (want 0 to %g)", o.Tail, limits.MaxSeatTailS)
 	}
-	if err := proto.CheckProtocol(o.Endpoint.Protocol); err != nil {
-		return err
-	}
-	return proto.CheckRate(o.Endpoint.Rate)
+	return o.Endpoint.Check()
 }
 
 // rate is the endpoint's playback rate, 0 read as 1.
