@@ -80,20 +80,14 @@ func (a *Activities) PlanSeats(ctx context.Context, in PlanSeatsInput) (_ SeatPl
 	return p, nil
 }
 
-// SeatsOf are seated agent a's seats on the labelled conversations of a
-// corpus with manifest m: an unlabelled one could not be scored.
+// SeatsOf are seated agent a's seats on a corpus with manifest m
+// (seated.SweepSeats of the speakers the spec names).
 func SeatsOf(m *corpus.Manifest, a spec.Agent) []seated.Seat {
-	var convs []corpus.Conversation
-	for _, conv := range m.Conversations {
-		if !conv.Unlabelled {
-			convs = append(convs, conv)
-		}
-	}
 	var speakers seated.Speakers
 	if a.Seated != nil && len(a.Seated.Speakers) > 0 {
 		speakers = seated.Speakers(a.Seated.Speakers)
 	}
-	return seated.Seats(convs, speakers)
+	return seated.SweepSeats(m, speakers)
 }
 
 // openStoredCorpus fetches a stored corpus's manifest into a scratch
