@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
-	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -64,7 +62,7 @@ func (a *Activities) PlayAgentTrial(ctx context.Context, in AgentTrialInput) (_ 
 		return out, err
 	}
 	stop := keepAlive(ctx, "playing "+sc.ID)
-	rec, input, output, err := playTrial(ctx, ep, harness.Trial{Scenario: sc, Audio: audio, Repeat: in.Repeat}, HarnessOptions(in.Agent))
+	rec, input, output, err := harness.PlayTrial(ctx, ep, harness.Trial{Scenario: sc, Audio: audio, Repeat: in.Repeat}, HarnessOptions(in.Agent))
 	stop()
 	if err != nil {
 		return out, fmt.Errorf("agent %s, scenario %s, repeat %d: %w", in.Agent.Name, sc.ID, in.Repeat, err)
@@ -135,32 +133,6 @@ func (a *Activities) scenarioAudio(ctx context.Context, prefix string, sc *agent
 
 // maxScenarioFile bounds one scenario file: ten minutes of 16 kHz PCM16.
 const maxScenarioFile = 10 * 60 * agent.SampleRate * 2
-
-// playTrial opens a session and plays t over it, within the trial's
-// deadline: its longest length and the handshake, in session time.
-func playTrial(ctx context.Context, ep proto.Endpoint, t harness.Trial, o harness.Options) (*agent.Recording, []float32, []float32, error) {
-	clock, err := proto.NewClock(ep.Rate)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ctx, cancel := clock.WithTimeout(ctx, trialDeadline(t.Scenario, o))
-	defer cancel()
-	sess, err := proto.Dial(ctx, ep)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer sess.Close()
-	return harness.Play(ctx, sess, t, o)
-}
-
-// trialDeadline bounds one trial in session time: the longest it can last
-// (harness.Estimate of the scenario alone, at rate 1), a second for
-// Estimate's rounding, and the handshake.
-func trialDeadline(sc *agent.Scenario, o harness.Options) time.Duration {
-	one := &agent.Set{Scenarios: []agent.Scenario{*sc}}
-	longest := harness.Estimate(one, harness.RunOptions{Options: o, Repeats: 1, Concurrency: 1})
-	return longest + time.Second + proto.DefaultHandshakeTimeout
-}
 
 // storeRecording writes the recording into dir (which checks it) and
 // stores its files under key, recording.json last: its presence means

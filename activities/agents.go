@@ -16,11 +16,6 @@ import (
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
-// TrialVersion is the version of how a trial is played and recorded
-// (harness.Play, the protocol clients, the recording): bump it with any
-// change that changes a recording, so stored trials are played again.
-const TrialVersion = 3
-
 // ScenarioSetHash identifies a generated scenario set by what decides its
 // bytes: preset, seed, the scenario writer's and the generator's versions.
 func ScenarioSetHash(preset string, seed uint64) string {
@@ -36,7 +31,7 @@ func HarnessOptions(a spec.Agent) harness.Options {
 	return harness.DefaultOptions(a.Name, a.Protocol, a.Model)
 }
 
-// playHash identifies how trials are played: TrialVersion and every
+// playHash identifies how trials are played: harness.TrialVersion and every
 // option of the harness that changes a recording.
 func playHash(o harness.Options) string {
 	return keys.Agent(struct {
@@ -44,7 +39,7 @@ func playHash(o harness.Options) string {
 		VAD             agent.VAD
 		Windows         agent.Windows
 		OnsetWait, Tail float64
-	}{TrialVersion, o.VAD, o.Windows, o.OnsetWait, o.Tail})
+	}{harness.TrialVersion, o.VAD, o.Windows, o.OnsetWait, o.Tail})
 }
 
 // TrialKey is the prefix of the recording of agent a's repeat-th play of

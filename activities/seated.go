@@ -16,12 +16,6 @@ import (
 	"github.com/floorbench/floorbench/internal/store"
 )
 
-// SeatVersion is the version of how a seated session is played and
-// recorded (seated.Session, the protocol clients, the recording): bump it
-// with any change that changes a recording, so stored seats are played
-// again.
-const SeatVersion = 3
-
 // SeatOptions are how a sweep seats agent a: its endpoint (without its
 // credential, which the worker adds), its concurrency and tail; retries
 // are Temporal's.
@@ -34,12 +28,12 @@ func SeatOptions(a spec.Agent) seated.Options {
 	return o
 }
 
-// seatPlayHash identifies how seats are played: SeatVersion and the tail.
+// seatPlayHash identifies how seats are played: seated.SeatVersion and the tail.
 func seatPlayHash(a spec.Agent) string {
 	return keys.Agent(struct {
 		Version int
 		Tail    float64
-	}{SeatVersion, SeatOptions(a).Tail})
+	}{seated.SeatVersion, SeatOptions(a).Tail})
 }
 
 // SeatKey is the prefix of the recording of agent a in seat of
@@ -86,20 +80,14 @@ func (a *Activities) PlanSeats(ctx context.Context, in PlanSeatsInput) (_ SeatPl
 	return p, nil
 }
 
-// SeatsOf are seated agent a's seats on the labelled conversations of a
-// corpus with manifest m: an unlabelled one could not be scored.
+// SeatsOf are seated agent a's seats on a corpus with manifest m
+// (seated.SweepSeats of the speakers the spec names).
 func SeatsOf(m *corpus.Manifest, a spec.Agent) []seated.Seat {
-	var convs []corpus.Conversation
-	for _, conv := range m.Conversations {
-		if !conv.Unlabelled {
-			convs = append(convs, conv)
-		}
-	}
 	var speakers seated.Speakers
 	if a.Seated != nil && len(a.Seated.Speakers) > 0 {
 		speakers = seated.Speakers(a.Seated.Speakers)
 	}
-	return seated.Seats(convs, speakers)
+	return seated.SweepSeats(m, speakers)
 }
 
 // openStoredCorpus fetches a stored corpus's manifest into a scratch

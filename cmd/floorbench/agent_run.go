@@ -8,7 +8,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
-	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
@@ -35,9 +34,9 @@ func newAgentRunCommand() *cobra.Command {
 	fs.StringVar(&f.scenarios, "scenarios", "", "scenario set folder (floorbench agent scenarios)")
 	fs.StringVar(&f.out, "out", "", "folder of trial recordings; trials already recorded there are not played again")
 	agentEndpointFlags(fs, "the agent's name in recordings and tables", &ro.Agent, &ro.Model, &f.keyEnv, &ro.Endpoint)
-	fs.IntVar(&ro.Repeats, "repeats", harness.DefaultRepeats, "times each scenario is played")
-	fs.IntVar(&ro.Concurrency, "concurrency", harness.DefaultConcurrency, "sessions open at once (the endpoint's limit)")
-	fs.IntVar(&ro.Retries, "retries", harness.DefaultRetries, "retries of a failed session before the trial is recorded as failed")
+	fs.IntVar(&ro.Repeats, "repeats", agent.DefaultRepeats, "times each scenario is played")
+	fs.IntVar(&ro.Concurrency, "concurrency", limits.DefaultAgentSessions, "sessions open at once (the endpoint's limit)")
+	fs.IntVar(&ro.Retries, "retries", limits.DefaultSessionRetries, "retries of a failed session before the trial is recorded as failed")
 	fs.Float64Var(&ro.OnsetWait, "onset-wait", harness.DefaultOnsetWait, "STOP: seconds after the prompt to wait for the agent to start")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "say how many trials and how long they take, and play nothing")
 	scoreParamFlags(fs, &f.p)
@@ -51,7 +50,7 @@ func newAgentRunCommand() *cobra.Command {
 func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	ro := &f.ro
 	ro.Protocol, ro.Endpoint.Realtime.Model = ro.Endpoint.Protocol, ro.Model
-	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, harness.DefaultBackoff
+	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, limits.DefaultSessionBackoff
 	if err := f.check(commandLimits(cmd)); err != nil {
 		return err
 	}
@@ -86,23 +85,22 @@ func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	return f.report(w, sum, commandLimits(cmd))
 }
 
-// check refuses bad settings in one line before anything starts.
+// check refuses bad settings in one line before anything starts: the
+// scorer's parameters, then the run's and the endpoint's
+// (harness.RunOptions.Check), then the credential.
 func (f *agentRunFlags) check(lim limits.Limits) error {
+	if err := f.p.Validate(lim); err != nil {
+		return err
+	}
+	if err := f.ro.Check(); err != nil {
+		return err
+	}
 	ep := &f.ro.Endpoint
-	if err := proto.CheckProtocol(ep.Protocol); err != nil {
-		return err
-	}
-	if err := proto.CheckRate(ep.Rate); err != nil {
-		return err
-	}
-	if err := proto.CheckRealtimeOptions(ep.Realtime); err != nil {
-		return err
-	}
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return err
 	}
 	ep.Limits = lim
-	return f.p.Validate(lim)
+	return nil
 }
 
 // report scores the recordings and prints the agent's tables.

@@ -55,9 +55,9 @@ predictions are written and the command fails naming every failed seat.`,
 	fs.StringVar(&f.split, "split", "all", "split to seat: dev, test or all")
 	fs.StringVar(&f.speakers, "speakers", "all", "seats: all, or speaker numbers such as 1,2")
 	agentEndpointFlags(fs, "the agent's name in recordings", &o.Agent, &o.Model, &f.keyEnv, &o.Endpoint)
-	fs.IntVar(&o.Concurrency, "concurrency", seated.DefaultConcurrency, "sessions open at once (the endpoint's limit)")
-	fs.IntVar(&o.Retries, "retries", seated.DefaultRetries, "retries of a failed session before the seat is recorded as failed")
-	fs.Float64Var(&o.Tail, "tail", seated.DefaultTail, "seconds of silence sent after each conversation")
+	fs.IntVar(&o.Concurrency, "concurrency", limits.DefaultAgentSessions, "sessions open at once (the endpoint's limit)")
+	fs.IntVar(&o.Retries, "retries", limits.DefaultSessionRetries, "retries of a failed session before the seat is recorded as failed")
+	fs.Float64Var(&o.Tail, "tail", limits.DefaultSeatTailS, "seconds of silence sent after each conversation")
 	fs.Float64Var(&f.p.Refractory, "refractory", f.p.Refractory, "seconds: an onset this soon after the last prediction of the same speaker and task is dropped")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "say how many sessions and how long they take, and play nothing")
 	outputFlag(cmd, &f.output, resultFormats)
@@ -101,20 +101,14 @@ func (f *agentSeatFlags) run(cmd *cobra.Command) error {
 // makes the job.
 func (f *agentSeatFlags) job(lim limits.Limits) (seated.Job, error) {
 	ep := &f.o.Endpoint
-	if err := proto.CheckProtocol(ep.Protocol); err != nil {
+	ep.Realtime.Model = f.o.Model
+	if err := f.o.Check(); err != nil {
 		return seated.Job{}, err
 	}
-	if err := proto.CheckRealtimeOptions(ep.Realtime); err != nil {
-		return seated.Job{}, err
-	}
-	f.o.Endpoint.Realtime.Model = f.o.Model
 	if err := setCredential(ep, f.keyEnv); err != nil {
 		return seated.Job{}, err
 	}
 	ep.Limits = lim
-	if err := f.o.Check(); err != nil {
-		return seated.Job{}, err
-	}
 	if err := f.p.Validate(); err != nil {
 		return seated.Job{}, err
 	}

@@ -3,7 +3,6 @@ package agent
 import (
 	"cmp"
 	"slices"
-	"strings"
 )
 
 // ScoringVersion is the version of the trial decisions and the scores
@@ -29,27 +28,4 @@ func Combine(p ScoreParams, parts ...Results) Results {
 			cmp.Compare(a.ScenarioID, b.ScenarioID), cmp.Compare(a.Repeat, b.Repeat))
 	})
 	return res
-}
-
-// FailedRecording is the recording of a trial that could not be played:
-// the scenario's times, no audio, and the error (cut to maxErrorBytes).
-func FailedRecording(sc *Scenario, repeat int, agent, protocol, model, err string) *Recording {
-	r := &Recording{SchemaVersion: RecordingSchemaVersion, ScenarioID: sc.ID, Condition: sc.Condition,
-		Speakers: sc.Speakers, Repeat: repeat, Agent: agent, Protocol: protocol, Model: model,
-		Cue: sc.Cue, Resume: sc.Resume, ValidUntil: sc.ValidUntil, Events: []ProviderEvent{}, Error: cutError(err)}
-	if st := sc.Stimulus; st != nil {
-		r.Stimulus = &PlayedStimulus{Kind: st.Kind, Speaker: st.Speaker, Delay: st.Delay, Samples: st.Samples}
-	}
-	return r
-}
-
-// maxErrorBytes bounds a failed recording's error.
-const maxErrorBytes = 4000
-
-// cutError cuts s to maxErrorBytes on a character boundary.
-func cutError(s string) string {
-	if len(s) <= maxErrorBytes {
-		return s
-	}
-	return strings.ToValidUTF8(s[:maxErrorBytes], "")
 }

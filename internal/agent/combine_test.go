@@ -54,7 +54,7 @@ func TestFailedRecording(t *testing.T) {
 	if err := r.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if r.Error == "" || len(r.Error) > maxErrorBytes || !strings.HasPrefix(long, r.Error) || r.Stimulus == nil || r.Stimulus.Start != nil {
+	if r.Error == "" || len(r.Error) > limits.MaxRecordedErrorBytes || !strings.HasPrefix(long, r.Error) || r.Stimulus == nil || r.Stimulus.Start != nil {
 		t.Errorf("failed recording: error of %d bytes, stimulus %+v", len(r.Error), r.Stimulus)
 	}
 	tr := DecideTrial(r, nil, DefaultScoreParams())

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/names"
 )
 
@@ -347,3 +349,24 @@ func WriteRecording(dir, name string, r *Recording, input, output []float32) err
 }
 
 var trialName = names.Plain(161)
+
+// FailedRecording is the recording of a trial that could not be played:
+// the scenario's times, no audio, and the error (CutError).
+func FailedRecording(sc *Scenario, repeat int, agent, protocol, model, err string) *Recording {
+	r := &Recording{SchemaVersion: RecordingSchemaVersion, ScenarioID: sc.ID, Condition: sc.Condition,
+		Speakers: sc.Speakers, Repeat: repeat, Agent: agent, Protocol: protocol, Model: model,
+		Cue: sc.Cue, Resume: sc.Resume, ValidUntil: sc.ValidUntil, Events: []ProviderEvent{}, Error: CutError(err)}
+	if st := sc.Stimulus; st != nil {
+		r.Stimulus = &PlayedStimulus{Kind: st.Kind, Speaker: st.Speaker, Delay: st.Delay, Samples: st.Samples}
+	}
+	return r
+}
+
+// CutError is the error a failed trial's or seat's recording holds: s
+// cut to limits.MaxRecordedErrorBytes on a character boundary.
+func CutError(s string) string {
+	if len(s) <= limits.MaxRecordedErrorBytes {
+		return s
+	}
+	return strings.ToValidUTF8(s[:limits.MaxRecordedErrorBytes], "")
+}

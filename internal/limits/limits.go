@@ -2,9 +2,11 @@
 // (file sizes, bootstrap resamples, candidate thresholds, fan-out,
 // conversation counts and lengths), so that a typo or a hostile input is
 // one clear error naming the field and the limit, not a process that grows
-// until it is killed. Every bound lives here; the defaults are generous and
-// an operator raises them in the config file's limits section or with
-// FLOORBENCH_LIMIT_* environment variables.
+// until it is killed. Every bound lives here; the defaults of Limits are
+// generous and an operator raises them in the config file's limits
+// section or with FLOORBENCH_LIMIT_* environment variables. The bounds of
+// an agent's sessions (sessions.go) are fixed constants with their
+// defaults: they are part of what a spec means.
 //
 // There is no process-wide setting: whoever reads the configuration (the
 // command line, a worker) holds a Limits and passes it, or the one bound

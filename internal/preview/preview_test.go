@@ -152,7 +152,7 @@ func TestPreviewOfUploadedAndGeneratedCorpora(t *testing.T) {
 // from its preset's planned scenarios and a seated agent's sessions from
 // its corpora's planned conversations: tiny's 12 conversations of 2 to 5
 // speakers are 42 seats, or 12 in speaker 1's seats; the estimate is
-// their planned length and the handshake allowance at the concurrency.
+// their planned length and the handshake timeout at the concurrency.
 func TestPreviewEstimatesAgentsBeforeGeneration(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.NewLocal(t.TempDir())
@@ -186,8 +186,9 @@ agents:
 		t.Errorf("speaker 1's seats: %+v", one)
 	}
 	// Each tiny conversation is planned at 20 s: a seat is at most 20 s,
-	// the planned overrun of 5 s, the tail of 0.5 s and 5 s to open.
-	if want := 12 * (20 + 5 + 0.5 + 5.0); one.EstimateS < want-1 || one.EstimateS > want+1 {
+	// the planned overrun of 5 s, the tail of 0.5 s and the default
+	// handshake timeout of 10 s to open (harness.SessionDeadline).
+	if want := 12 * (20 + 5 + 0.5 + 10.0); one.EstimateS < want-1 || one.EstimateS > want+1 {
 		t.Errorf("speaker 1's seats at concurrency 1 take %g s, want about %g", one.EstimateS, want)
 	}
 	if all.EstimateS >= one.EstimateS*42/12 {

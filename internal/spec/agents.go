@@ -2,12 +2,12 @@ package spec
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -59,7 +59,7 @@ type Seated struct {
 	// empty is every speaker of every conversation.
 	Speakers []int `yaml:"speakers,omitempty" json:"speakers,omitempty"`
 	// TailS is the silence sent after each conversation, in seconds
-	// (seated.DefaultTail).
+	// (limits.DefaultSeatTailS).
 	TailS float64 `yaml:"tail_s,omitempty" json:"tail_s"`
 }
 
@@ -102,23 +102,11 @@ func (a Agent) ProtoEndpoint() proto.Endpoint {
 			TurnDetection: a.TurnDetection, API: a.RealtimeAPI}}
 }
 
-// The agents' defaults: real time, four sessions at once (what most
-// hosted realtime APIs allow a project), MPTB's three repeats.
-const (
-	DefaultAgentRate        = 1.0
-	DefaultAgentConcurrency = 4
-	DefaultAgentRepeats     = agent.DefaultRepeats
-)
-
-// Bounds of an agent's settings.
-const (
-	maxAgentConcurrency = 256
-	maxAgentRepeats     = 100
-	// maxInstructions keeps every trial's activity input small: each
-	// carries the agent's settings.
-	maxInstructions = 4 << 10
-	maxSetting      = 200
-)
+// DefaultAgentRate is an agent's default playback rate: real time. Its
+// other defaults and its bounds are limits' (limits.DefaultAgentSessions,
+// limits.MaxAgentSessions ...) and MPTB's three repeats
+// (agent.DefaultRepeats).
+const DefaultAgentRate = 1.0
 
 func (a Agent) rate() float64 {
 	if a.Rate == 0 {
@@ -131,15 +119,15 @@ func (a Agent) rate() float64 {
 func (a *Agent) normalise() {
 	a.Rate = a.rate()
 	if a.Concurrency == 0 {
-		a.Concurrency = DefaultAgentConcurrency
+		a.Concurrency = limits.DefaultAgentSessions
 	}
 	if a.Repeats == 0 {
-		a.Repeats = DefaultAgentRepeats
+		a.Repeats = agent.DefaultRepeats
 	}
 	if a.Seated != nil {
 		seatedOn := *a.Seated
 		if seatedOn.TailS == 0 {
-			seatedOn.TailS = DefaultSeatedTail
+			seatedOn.TailS = limits.DefaultSeatTailS
 		}
 		seatedOn.Corpora, seatedOn.Speakers = slices.Clone(seatedOn.Corpora), slices.Clone(seatedOn.Speakers)
 		slices.Sort(seatedOn.Speakers)
@@ -181,13 +169,6 @@ func checkAgents(agents []Agent, corpora []Corpus, systems []System) error {
 	return nil
 }
 
-// Bounds of a seated agent's settings.
-const (
-	DefaultSeatedTail = 0.5
-	maxSeatedTail     = 10.0
-	maxSeatedSpeaker  = 16
-)
-
 // check checks a seated agent's settings; the error starts with the
 // field. A nil Seated is an agent that is not seated.
 func (s *Seated) check(corpora []Corpus) error {
@@ -206,15 +187,15 @@ func (s *Seated) check(corpora []Corpus) error {
 		}
 	}
 	for i, k := range s.Speakers {
-		if k < 1 || k > maxSeatedSpeaker {
-			return fieldError(fmt.Sprintf("speakers[%d]", i), "%d (want a speaker number from 1 to %d)", k, maxSeatedSpeaker)
+		if k < 1 || k > limits.MaxSeatSpeaker {
+			return fieldError(fmt.Sprintf("speakers[%d]", i), "%d (want a speaker number from 1 to %d)", k, limits.MaxSeatSpeaker)
 		}
 		if slices.Index(s.Speakers, k) != i {
 			return fieldError(fmt.Sprintf("speakers[%d]", i), "speaker %d twice", k)
 		}
 	}
-	if !(s.TailS >= 0 && s.TailS <= maxSeatedTail) {
-		return fieldError("tail_s", "%g (want 0 to %g seconds; 0 is %g)", s.TailS, maxSeatedTail, DefaultSeatedTail)
+	if !(s.TailS >= 0 && s.TailS <= limits.MaxSeatTailS) {
+		return fieldError("tail_s", "%g (want 0 to %g seconds; 0 is %g)", s.TailS, limits.MaxSeatTailS, limits.DefaultSeatTailS)
 	}
 	return nil
 }
@@ -225,49 +206,21 @@ func fieldError(field, format string, args ...any) error {
 }
 
 // check checks one agent's settings; the error starts with the field.
+// The endpoint's settings (protocol, endpoint, the realtime settings,
+// rate, auth_header) are checked by proto.Endpoint.Check, their one
+// owner; the rest, how a sweep runs the agent, here.
 func (a Agent) check() error {
-	if err := proto.CheckProtocol(a.Protocol); err != nil {
-		return fieldError("protocol", "%v", err)
+	if err := a.ProtoEndpoint().Check(); err != nil {
+		return err // it starts with the setting's name
 	}
-	if err := checkEndpoint(a.Endpoint); err != nil {
-		return fieldError("endpoint", "%v", err)
+	if a.Concurrency < 0 || a.Concurrency > limits.MaxAgentSessions {
+		return fieldError("concurrency", "%d (want 1 to %d; 0 is %d)", a.Concurrency, limits.MaxAgentSessions, limits.DefaultAgentSessions)
 	}
-	if a.Protocol != proto.RealtimeName {
-		for _, f := range []struct{ name, value string }{{"voice", a.Voice}, {"instructions", a.Instructions},
-			{"turn_detection", a.TurnDetection}, {"realtime_api", a.RealtimeAPI}} {
-			if f.value != "" {
-				return fieldError(f.name, "only the realtime protocol takes it, not %s", a.Protocol)
-			}
-		}
-	}
-	if err := proto.CheckRealtimeOptions(proto.RealtimeOptions{TurnDetection: a.TurnDetection}); err != nil {
-		return fieldError("turn_detection", "%v", err)
-	}
-	if err := proto.CheckRealtimeOptions(proto.RealtimeOptions{API: a.RealtimeAPI}); err != nil {
-		return fieldError("realtime_api", "%v", err)
-	}
-	for _, f := range []struct {
-		name, value string
-		max         int
-	}{{"model", a.Model, maxSetting}, {"voice", a.Voice, maxSetting}, {"instructions", a.Instructions, maxInstructions}} {
-		if len(f.value) > f.max {
-			return fieldError(f.name, "%d bytes (at most %d)", len(f.value), f.max)
-		}
-	}
-	if err := proto.CheckRate(a.rate()); err != nil {
-		return fieldError("rate", "%v", err)
-	}
-	if a.Concurrency < 0 || a.Concurrency > maxAgentConcurrency {
-		return fieldError("concurrency", "%d (want 1 to %d; 0 is %d)", a.Concurrency, maxAgentConcurrency, DefaultAgentConcurrency)
-	}
-	if a.Repeats < 0 || a.Repeats > maxAgentRepeats {
-		return fieldError("repeats", "%d (want 1 to %d; 0 is %d)", a.Repeats, maxAgentRepeats, DefaultAgentRepeats)
+	if a.Repeats < 0 || a.Repeats > limits.MaxAgentRepeats {
+		return fieldError("repeats", "%d (want 1 to %d; 0 is %d)", a.Repeats, limits.MaxAgentRepeats, agent.DefaultRepeats)
 	}
 	if a.CredentialEnv != "" && !envName.Match(a.CredentialEnv) {
 		return fieldError("credential_env", "%q is not an environment variable name (letters, digits and _, not starting with a digit)", a.CredentialEnv)
-	}
-	if a.AuthHeader != "" && !headerName.Match(a.AuthHeader) {
-		return fieldError("auth_header", "%q is not an HTTP header name", a.AuthHeader)
 	}
 	if a.Seated != nil && a.Scenarios == (AgentScenarios{}) {
 		return nil // seated only: no trials
@@ -278,30 +231,4 @@ func (a Agent) check() error {
 	return nil
 }
 
-var (
-	envName    = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)
-	headerName = names.MustForm(`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`, 128)
-)
-
-// checkEndpoint accepts a ws:// or wss:// URL with a host and without
-// user information (a credential goes in credential_env, never in the
-// spec); the error quotes the URL without its query.
-func checkEndpoint(raw string) error {
-	if raw == "" {
-		return fmt.Errorf("missing (want a ws:// or wss:// URL)")
-	}
-	u, err := url.Parse(raw)
-	if err != nil || len(raw) > 2048 {
-		return fmt.Errorf("not a URL (want ws://HOST[:PORT]/PATH or wss://...)")
-	}
-	shown := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
-	switch {
-	case u.Scheme != "ws" && u.Scheme != "wss":
-		return fmt.Errorf("%q: want a ws:// or wss:// URL", shown)
-	case u.Host == "":
-		return fmt.Errorf("%q: no host", shown)
-	case u.User != nil:
-		return fmt.Errorf("%q: has user information; give the credential with credential_env instead", shown)
-	}
-	return nil
-}
+var envName = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)

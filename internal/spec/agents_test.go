@@ -40,7 +40,7 @@ func TestAgentsParseAndNormalise(t *testing.T) {
 	}
 	s.Normalise()
 	ref, rt := s.Agents[0], s.Agents[1]
-	if ref.Rate != 1 || ref.Concurrency != DefaultAgentConcurrency || ref.Repeats != 3 {
+	if ref.Rate != 1 || ref.Concurrency != limits.DefaultAgentSessions || ref.Repeats != 3 {
 		t.Errorf("defaults: rate %v, concurrency %d, repeats %d", ref.Rate, ref.Concurrency, ref.Repeats)
 	}
 	if rt.Concurrency != 8 || rt.Repeats != 2 || rt.Scenarios != (AgentScenarios{"mptb-agent", 7}) {
@@ -141,8 +141,8 @@ func TestSeatedAgentParsesAndNormalises(t *testing.T) {
 		t.Fatalf("agent %+v: want seated, without trials", a)
 	}
 	got := *a.Seated
-	if !slices.Equal(got.Corpora, []string{"tiny", "tb"}) || !slices.Equal(got.Speakers, []int{1, 2}) || got.TailS != DefaultSeatedTail {
-		t.Errorf("seated %+v: want every corpus, speakers 1 and 2, tail %g", got, DefaultSeatedTail)
+	if !slices.Equal(got.Corpora, []string{"tiny", "tb"}) || !slices.Equal(got.Speakers, []int{1, 2}) || got.TailS != limits.DefaultSeatTailS {
+		t.Errorf("seated %+v: want every corpus, speakers 1 and 2, tail %g", got, limits.DefaultSeatTailS)
 	}
 	if !strings.Contains(mustCanonical(s), `"seated":{"corpora":["tiny","tb"],"speakers":[1,2],"tail_s":0.5}`) {
 		t.Errorf("canonical spec %s", mustCanonical(s))

@@ -27,4 +27,15 @@
 // malformed, silent past its deadline) is retried up to Retries times;
 // a trial that still fails is recorded with its error and no audio, and
 // the run goes on.
+//
+// # One session runner
+//
+// PlaySession is how every session of the agent feature is opened, played
+// and closed, a trial's (PlayTrial) and a seat's (seated.Session), on the
+// command line and in a sweep's activities alike: a clock at the
+// endpoint's rate, one deadline (SessionDeadline: the longest the session
+// can play and the endpoint's handshake timeout), Dial, play, Close. The
+// bounds and defaults of a run (sessions at once, retries, repeats) are
+// in internal/limits; an endpoint's settings are checked by
+// proto.Endpoint.Check.
 package harness

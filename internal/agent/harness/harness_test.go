@@ -205,7 +205,7 @@ func TestPlannedScenariosBoundTheGenerated(t *testing.T) {
 		if p.ID != g.ID {
 			t.Fatalf("planned scenario %d is %s, generated %s", i, p.ID, g.ID)
 		}
-		if pd, gd := trialDeadline(p, o), trialDeadline(g, o); pd < gd {
+		if pd, gd := TrialLength(p, o), TrialLength(g, o); pd < gd {
 			t.Errorf("%s: planned %v, generated %v", g.ID, pd, gd)
 		}
 	}

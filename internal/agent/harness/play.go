@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 )
+
+// TrialVersion is the version of how a trial is played and recorded
+// (Play, the protocol clients, the recording): bump it with any change
+// that changes a recording, so that a sweep plays its stored trials again.
+const TrialVersion = 3
 
 // Options say how trials are played and named.
 type Options struct {
@@ -299,17 +303,3 @@ func eventOf(e *proto.Event, at float64) agent.ProviderEvent {
 	}
 	return agent.ProviderEvent{Kind: kind, Time: at, Name: string(e.Kind)}
 }
-
-// trialDeadline bounds one trial in session time: its longest possible
-// length and the handshake.
-func trialDeadline(sc *agent.Scenario, o Options) time.Duration {
-	longest := max(sc.Duration, sc.Cue+o.OnsetWait)
-	if sc.Stimulus != nil {
-		longest += sc.Stimulus.Delay + sc.Stimulus.Duration() + o.Windows.Yield + o.Windows.StopSilence + o.Windows.BargeIn
-	}
-	return time.Duration((longest+o.Tail)*float64(time.Second)) + handshakeAllowance
-}
-
-// handshakeAllowance is the part of a trial's deadline for opening its
-// session.
-const handshakeAllowance = 5 * time.Second

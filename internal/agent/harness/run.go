@@ -13,6 +13,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // RunOptions say how a set is played to one agent.
@@ -32,14 +33,6 @@ type RunOptions struct {
 	// Progress, if set, is called after each trial.
 	Progress func(done, total int)
 }
-
-// Defaults of RunOptions.
-const (
-	DefaultRepeats     = 3
-	DefaultConcurrency = 4
-	DefaultRetries     = 2
-	DefaultBackoff     = time.Second
-)
 
 // Summary counts what a run did.
 type Summary struct {
@@ -71,7 +64,7 @@ func (s Summary) Err() error {
 // Only a cancelled ctx or a recording that cannot be written ends Run
 // early.
 func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out string) (Summary, error) {
-	if err := ro.check(); err != nil {
+	if err := ro.Check(); err != nil {
 		return Summary{}, err
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -115,18 +108,20 @@ func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out 
 	return sum, err
 }
 
-func (ro RunOptions) check() error {
+// Check refuses options Run cannot work with, naming the setting: the
+// endpoint's by proto.Endpoint.Check, the run's here.
+func (ro RunOptions) Check() error {
 	switch {
-	case ro.Repeats < 1 || ro.Repeats > 100:
-		return fmt.Errorf("repeats %d (want 1 to 100)", ro.Repeats)
-	case ro.Concurrency < 1 || ro.Concurrency > 256:
-		return fmt.Errorf("concurrency %d (want 1 to 256)", ro.Concurrency)
-	case ro.Retries < 0 || ro.Retries > 10:
-		return fmt.Errorf("retries %d (want 0 to 10)", ro.Retries)
-	case !(ro.OnsetWait > 0 && ro.OnsetWait <= 60):
-		return fmt.Errorf("onset wait %g s (want in (0, 60])", ro.OnsetWait)
+	case ro.Repeats < 1 || ro.Repeats > limits.MaxAgentRepeats:
+		return fmt.Errorf("repeats %d (want 1 to %d)", ro.Repeats, limits.MaxAgentRepeats)
+	case ro.Concurrency < 1 || ro.Concurrency > limits.MaxAgentSessions:
+		return fmt.Errorf("concurrency %d (want 1 to %d)", ro.Concurrency, limits.MaxAgentSessions)
+	case ro.Retries < 0 || ro.Retries > limits.MaxSessionRetries:
+		return fmt.Errorf("retries %d (want 0 to %d)", ro.Retries, limits.MaxSessionRetries)
+	case !(ro.OnsetWait > 0 && ro.OnsetWait <= limits.MaxOnsetWaitS):
+		return fmt.Errorf("onset wait %g s (want in (0, %g])", ro.OnsetWait, limits.MaxOnsetWaitS)
 	}
-	if err := proto.CheckProtocol(ro.Endpoint.Protocol); err != nil {
+	if err := ro.Endpoint.Check(); err != nil {
 		return err
 	}
 	if err := ro.VAD.Validate(); err != nil {
@@ -160,7 +155,7 @@ func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, r
 	var rec *agent.Recording
 	var in, heard []float32
 	lastErr := agent.Retry(ctx, ro.Retries+1, ro.Backoff, nil, func() (err error) {
-		rec, in, heard, err = playOnce(ctx, t, ro)
+		rec, in, heard, err = PlayTrial(ctx, ro.Endpoint, t, ro.Options)
 		return err
 	})
 	if lastErr == nil {
@@ -169,52 +164,17 @@ func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, r
 	if ctx.Err() != nil {
 		return failed, "", ctx.Err()
 	}
-	rec = failedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
+	rec = agent.FailedRecording(sc, rep, ro.Agent, ro.Protocol, ro.Model, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
 	return failed, rec.Error, agent.WriteRecording(out, name, rec, nil, nil)
 }
 
-// playOnce opens a session and plays t over it, within the trial's
-// deadline.
-func playOnce(ctx context.Context, t Trial, ro RunOptions) (*agent.Recording, []float32, []float32, error) {
-	clock, err := proto.NewClock(ro.Endpoint.Rate)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	ctx, cancel := clock.WithTimeout(ctx, trialDeadline(t.Scenario, ro.Options))
-	defer cancel()
-	sess, err := proto.Dial(ctx, ro.Endpoint)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer sess.Close()
-	return Play(ctx, sess, t, ro.Options)
-}
-
-// failedRecording records a trial that could not be played.
-func failedRecording(sc *agent.Scenario, rep int, o Options, msg string) *agent.Recording {
-	r := &agent.Recording{SchemaVersion: agent.RecordingSchemaVersion, ScenarioID: sc.ID, Condition: sc.Condition,
-		Speakers: sc.Speakers, Repeat: rep, Agent: o.Agent, Protocol: o.Protocol, Model: o.Model,
-		Cue: sc.Cue, Resume: sc.Resume, ValidUntil: sc.ValidUntil, Events: []agent.ProviderEvent{}, Error: cut(msg, 4000)}
-	if st := sc.Stimulus; st != nil {
-		r.Stimulus = &agent.PlayedStimulus{Kind: st.Kind, Speaker: st.Speaker, Delay: st.Delay, Samples: st.Samples}
-	}
-	return r
-}
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
-}
-
 // Estimate is how long Run takes at most on the wall, the trials spread
-// evenly over the concurrency: each trial's longest length (its deadline
-// less the handshake allowance) at the endpoint's playback rate.
+// evenly over the concurrency: each trial's longest length (TrialLength)
+// at the endpoint's playback rate.
 func Estimate(set *agent.Set, ro RunOptions) time.Duration {
 	var total time.Duration
 	for i := range set.Scenarios {
-		total += trialDeadline(&set.Scenarios[i], ro.Options) - handshakeAllowance
+		total += TrialLength(&set.Scenarios[i], ro.Options)
 	}
 	rate := ro.Endpoint.Rate
 	if rate == 0 {

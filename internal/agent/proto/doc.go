@@ -15,6 +15,11 @@
 // the caller's context, the endpoint's handshake timeout for each step of
 // opening a session, and for duplex an idle timeout.
 //
+// An Endpoint holds every setting of an agent endpoint (protocol, URL,
+// credential, rate, timeouts, realtime settings, limits); Endpoint.Check
+// is the one check of the settings a spec or a command gives, each rule
+// once, its error naming the setting as a spec does.
+//
 // # Playback rate
 //
 // A Clock runs at a rate r: session time is wall time times r. Real

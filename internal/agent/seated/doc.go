@@ -11,9 +11,9 @@
 // frame per slot, then a short tail of silence, and keeps what a listener
 // heard from the agent on the same clock: sessions/<conv>--seat<k>/ holds
 // session.json (Recording) and output.wav. Sessions run at most
-// Options.Concurrency at once; each has a deadline of its length plus a
-// handshake allowance; a failed session is retried, then recorded with its
-// error. A seat already recorded is not played again, so a stopped run
+// Options.Concurrency at once; each is played by harness.PlaySession, with
+// the deadline every session has (its length and the endpoint's handshake
+// timeout); a failed session is retried, then recorded with its error. A seat already recorded is not played again, so a stopped run
 // resumes, and predictions can always be derived again without the agent.
 //
 // # Predictions

@@ -13,6 +13,12 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 )
 
+// SeatVersion is the version of how a seated session is played and
+// recorded (Session, Play, the protocol clients, the recording): bump it
+// with any change that changes a recording, so that a sweep plays its
+// stored seats again.
+const SeatVersion = 3
+
 // Play sends input (whole frames) to the agent over sess, each frame at
 // its slot on the session's clock, and returns what a listener heard from
 // the agent, one frame per slot on the same timeline (as long as input),

@@ -16,6 +16,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // Options say how a corpus is seated with one agent.
@@ -37,38 +38,30 @@ type Options struct {
 	Progress func(done, total int)
 }
 
-// Defaults of Options.
-const (
-	DefaultConcurrency = 4
-	DefaultRetries     = 2
-	DefaultBackoff     = time.Second
-	DefaultTail        = 0.5
-)
-
-// DefaultOptions are the options with their defaults.
+// DefaultOptions are the options with their defaults (limits'
+// DefaultAgentSessions, DefaultSessionRetries, DefaultSessionBackoff and
+// DefaultSeatTailS).
 func DefaultOptions(agentName string, ep proto.Endpoint) Options {
-	return Options{Agent: agentName, Endpoint: ep, Concurrency: DefaultConcurrency, Retries: DefaultRetries,
-		Backoff: DefaultBackoff, Tail: DefaultTail}
+	return Options{Agent: agentName, Endpoint: ep, Concurrency: limits.DefaultAgentSessions, Retries: limits.DefaultSessionRetries,
+		Backoff: limits.DefaultSessionBackoff, Tail: limits.DefaultSeatTailS}
 }
 
-// Check refuses options Run cannot work with, naming the setting.
+// Check refuses options Run cannot work with, naming the setting: the
+// endpoint's by proto.Endpoint.Check, the run's here.
 func (o Options) Check() error {
 	switch {
 	case !nameRule.Match(o.Agent):
 		return fmt.Errorf("agent name %q: want letters, digits, _, . and - (at most 64)", o.Agent)
-	case len(o.Model) > 200:
-		return fmt.Errorf("model is %d bytes long (at most 200)", len(o.Model))
-	case o.Concurrency < 1 || o.Concurrency > 256:
-		return fmt.Errorf("concurrency %d (want 1 to 256)", o.Concurrency)
-	case o.Retries < 0 || o.Retries > 10:
-		return fmt.Errorf("retries %d (want 0 to 10)", o.Retries)
-	case !(o.Tail >= 0 && o.Tail <= 10):
-		return fmt.Errorf("tail %g s (want 0 to 10)", o.Tail)
+	case len(o.Model) > limits.MaxAgentSetting:
+		return fmt.Errorf("model is %d bytes long (at most %d)", len(o.Model), limits.MaxAgentSetting)
+	case o.Concurrency < 1 || o.Concurrency > limits.MaxAgentSessions:
+		return fmt.Errorf("concurrency %d (want 1 to %d)", o.Concurrency, limits.MaxAgentSessions)
+	case o.Retries < 0 || o.Retries > limits.MaxSessionRetries:
+		return fmt.Errorf("retries %d (want 0 to %d)", o.Retries, limits.MaxSessionRetries)
+	case !(o.Tail >= 0 && o.Tail <= limits.MaxSeatTailS):
+		return fmt.Errorf("tail %g s (want 0 to %g)", o.Tail, limits.MaxSeatTailS)
 	}
-	if err := proto.CheckProtocol(o.Endpoint.Protocol); err != nil {
-		return err
-	}
-	return proto.CheckRate(o.Endpoint.Rate)
+	return o.Endpoint.Check()
 }
 
 // rate is the endpoint's playback rate, 0 read as 1.
@@ -252,10 +245,10 @@ func Session(ctx context.Context, c *corpus.Corpus, s Seat, o Options, corpusSHA
 }
 
 // FailedRecording is the recording of a seat whose session failed for
-// good: its error (cut to what a recording holds) and no audio.
+// good: its error (agent.CutError) and no audio.
 func FailedRecording(s Seat, o Options, corpusSHA, message string) *Recording {
 	rec := newRecording(s, o, corpusSHA)
-	rec.Error = cut(message, 4000)
+	rec.Error = agent.CutError(message)
 	return rec
 }
 
@@ -267,49 +260,27 @@ func newRecording(s Seat, o Options, corpusSHA string) *Recording {
 }
 
 // playOnce opens a session and plays input over it within the session's
-// deadline: its length and the handshake allowance, in session time.
-func playOnce(ctx context.Context, input []float32, o Options) ([]float32, []agent.ProviderEvent, error) {
-	clock, err := proto.NewClock(o.Endpoint.Rate)
-	if err != nil {
-		return nil, nil, err
-	}
-	deadline := time.Duration(len(input)/proto.FrameSamples)*proto.FrameDuration + handshakeAllowance
-	sctx, cancel := clock.WithTimeout(ctx, deadline)
-	defer cancel()
-	heard, events, err := dialAndPlay(sctx, input, o)
-	if err != nil && ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
-		return nil, nil, fmt.Errorf("the session ran past its deadline of %v of session time (its length and %v to open it): %w", deadline, handshakeAllowance, err)
-	}
+// deadline (harness.PlaySession): its length, and the handshake.
+func playOnce(ctx context.Context, input []float32, o Options) (heard []float32, events []agent.ProviderEvent, err error) {
+	err = harness.PlaySession(ctx, o.Endpoint, inputLength(input), func(ctx context.Context, sess proto.Session) (err error) {
+		heard, events, err = Play(ctx, sess, input)
+		return err
+	})
 	return heard, events, err
 }
 
-// dialAndPlay opens a session and plays input over it.
-func dialAndPlay(ctx context.Context, input []float32, o Options) ([]float32, []agent.ProviderEvent, error) {
-	sess, err := proto.Dial(ctx, o.Endpoint)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer sess.Close()
-	return Play(ctx, sess, input)
-}
-
-// handshakeAllowance is the part of a session's deadline for opening it.
-const handshakeAllowance = 5 * time.Second
-
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
+// inputLength is how long input lasts in session time.
+func inputLength(input []float32) time.Duration {
+	return time.Duration(len(input)/proto.FrameSamples) * proto.FrameDuration
 }
 
 // Estimate is how long the seats take at most on the wall, spread evenly
 // over the concurrency: each session's length (conversation and tail) at
-// the endpoint's playback rate, plus the handshake allowance.
+// the endpoint's playback rate, with its handshake (harness.SessionDeadline).
 func Estimate(seats []Seat, o Options) time.Duration {
 	var total time.Duration
 	for _, s := range seats {
-		total += time.Duration(InputFrames(s.Conversation, o.Tail))*proto.FrameDuration + handshakeAllowance
+		total += harness.SessionDeadline(time.Duration(InputFrames(s.Conversation, o.Tail))*proto.FrameDuration, o.Endpoint)
 	}
 	perLane := float64(total) / float64(max(o.Concurrency, 1)) / o.rate()
 	return time.Duration(perLane).Round(time.Second)

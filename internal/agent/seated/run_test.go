@@ -321,9 +321,9 @@ func TestEstimateSpreadsSessionsOverTheConcurrency(t *testing.T) {
 	seats := Seats([]corpus.Conversation{conv, conv}, nil)
 	o := DefaultOptions("a", proto.Endpoint{Protocol: proto.DuplexName, Rate: 2})
 	o.Concurrency, o.Tail = 2, 0.5
-	// 4 sessions of 100.5 s and a 5 s handshake allowance each, 2 at once,
-	// at twice real time.
-	want := time.Duration(math.Round(4*105.5/2/2)) * time.Second
+	// 4 sessions of 100.5 s and the default 10 s handshake timeout each
+	// (harness.SessionDeadline), 2 at once, at twice real time.
+	want := time.Duration(math.Round(4*110.5/2/2)) * time.Second
 	if got := Estimate(seats, o); got != want {
 		t.Errorf("Estimate = %v, want %v", got, want)
 	}

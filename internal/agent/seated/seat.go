@@ -63,6 +63,20 @@ func Seats(convs []corpus.Conversation, speakers Speakers) []Seat {
 	return out
 }
 
+// SweepSeats are the seats a sweep seats an agent in on a corpus with
+// manifest m: the speakers (nil: every speaker) of every labelled
+// conversation, in manifest order. An unlabelled conversation could not
+// be scored in the sweep.
+func SweepSeats(m *corpus.Manifest, speakers Speakers) []Seat {
+	var convs []corpus.Conversation
+	for _, conv := range m.Conversations {
+		if !conv.Unlabelled {
+			convs = append(convs, conv)
+		}
+	}
+	return Seats(convs, speakers)
+}
+
 // Mix is what the agent in seat k (from 1) hears: every other channel
 // summed sample by sample, as a conference bridge mixes its callers, and
 // nothing of channel k. It is cut or padded with silence to frames whole
