@@ -116,12 +116,23 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 	synctest.Test(t, func(t *testing.T) {
 		ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
 			Endpoint: serveConfig(t, cfg, protocol)}
+		start := time.Now()
 		sum, err := Run(t.Context(), dir, s, ro, out)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if sum.Played != len(s.Scenarios) || sum.Failed != 0 {
 			t.Fatalf("%s over %s: %+v for %d scenarios; failed: %v", policy, protocol, sum, len(s.Scenarios), failures(t, out))
+		}
+		// Played one at a time the trials would take at least the sum of
+		// their lengths, on the bubble's clock as on the wall.
+		var played time.Duration
+		for _, sc := range s.Scenarios {
+			played += time.Duration(sc.Duration * float64(time.Second))
+		}
+		if took := time.Since(start); took >= played {
+			t.Errorf("%s over %s: %d trials at concurrency %d took %v, the sum of their lengths %v: they did not overlap",
+				policy, protocol, len(s.Scenarios), ro.Concurrency, took, played)
 		}
 	})
 	if t.Failed() {

@@ -153,11 +153,24 @@ func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 				o := DefaultOptions("reference-detector", ep)
 				o.Concurrency, o.Backoff, o.Tail = 8, 10*time.Millisecond, testTail
 				job = Job{Corpus: c, Split: split, Options: o, Params: p, Out: out}
+				start := time.Now()
 				res, err := job.Run(t.Context())
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Logf("%d sessions", res.Seats)
+				// One at a time the sessions would take at least the sum of
+				// their conversations and tails, on the bubble's clock as on
+				// the wall.
+				seats, _ := job.Seats()
+				var played time.Duration
+				for _, st := range seats {
+					played += time.Duration((st.Conversation.Duration + o.Tail) * float64(time.Second))
+				}
+				took := time.Since(start)
+				if took >= played {
+					t.Errorf("%d sessions at concurrency %d took %v, the sum of their lengths %v: they did not overlap", res.Seats, o.Concurrency, took, played)
+				}
+				t.Logf("%d sessions in %v of session time (%v one at a time)", res.Seats, took, played)
 			})
 			if t.Failed() {
 				t.FailNow()
