@@ -16,17 +16,25 @@ go vet ./...
 # dev server's stop (temporalclient, devserver), fan-outs (workflows), the
 # activities' keepAlive and MemoryBudget, the stores, the ONNX runtime's
 # lock (detect), the parallel bootstrap (score), scenario writing (agent),
-# the protocol sessions (agent/proto) and the viewer's cache under
-# concurrent requests. internal/temporalclient runs -short under the
-# detector: its sweeps through a Temporal dev server that play agents in
-# real time, slowed 5-10 times, miss their sessions' deadlines and outlast
-# the 40-minute package timeout (they run in the plain pass below, with the
-# rest of the package). The whole suite under -race does not fit CI's 45
-# minutes: the signal-processing packages slow down 8-14 times and the
-# command-line tests run the binary in child processes the detector does
-# not see (docs/operations.md#what-ci-runs has the measurements).
+# the protocol sessions (agent/proto), the viewer's cache under concurrent
+# requests, the real-time players (agent/harness, agent/seated) and the
+# reference agent (agent/refagent), whose sessions play on the fake clock
+# of a testing/synctest bubble over proto.Pipe, so the detector's slowdown
+# changes how long they take and nothing they decide, and the OpenAI
+# client, whose callers share it between goroutines (openai).
+# internal/temporalclient runs -short
+# under the detector: its sweeps through a Temporal dev server play agents
+# over sockets on the wall clock and, slowed 5-10 times, outlast the
+# 40-minute package timeout (they run in the plain pass below, with the
+# rest of the package). The rest does not fit CI's 45 minutes under the
+# detector: the signal-processing packages slow down 8-14 times, corpus
+# generation (internal/corpus, internal/generate) and the backends'
+# conversions about as much, and the command-line tests run the binary in
+# child processes the detector does not see (docs/operations.md#what-ci-runs
+# has the measurements).
 race=(./activities ./internal/inprocess ./internal/devserver ./workflows ./internal/store ./internal/detect ./internal/score
-	./internal/agent ./internal/agent/proto ./internal/viewer)
+	./internal/agent ./internal/agent/proto ./internal/viewer
+	./internal/agent/harness ./internal/agent/seated ./internal/agent/refagent ./internal/openai)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 go test -count=1 -race -short -timeout 40m ./internal/temporalclient >"$log" 2>&1 &
@@ -41,10 +49,3 @@ cat "$log"
 # two-core machine it outlasts go test's default 10 min per package.
 mapfile -t plain < <(go list ./... | grep -vxF -f <(go list "${race[@]}"))
 go test -count=1 -timeout 40m "${plain[@]}"
-# The seated known answer over realtime, again, alone on the machine: a
-# realtime client plays a reply when it arrives, so that its counts equal
-# the offline detector's needs a machine that keeps real time, which the
-# passes above (every package at once, load 20 on two cores) do not
-# always leave; there it logs a stall, here a stall fails
-# (docs/agents.md#known-answer).
-FLOORBENCH_STRICT_TIMING=1 go test -count=1 -run 'TestSeatedReferenceAgentDecidesAsTheOfflineDetector/realtime' ./internal/agent/seated

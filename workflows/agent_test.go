@@ -34,7 +34,7 @@ var agentSet = activities.ScenarioSetPlan{Prefix: "scenarios/s", Hash: "s", Esti
 // and plays, finds stored or fails them as told.
 type trialRecorder struct {
 	mu               sync.Mutex
-	inFlight, most   int
+	inFlight         *inFlight
 	attempts         map[string]int
 	stored, failing  map[string]bool
 	recordedFailures map[string]string
@@ -46,15 +46,11 @@ func trialName(t activities.AgentTrialInput) string {
 
 func (r *trialRecorder) play(_ context.Context, t activities.AgentTrialInput) (activities.AgentTrialOutcome, error) {
 	name := trialName(t)
-	r.mu.Lock()
-	r.inFlight++
-	r.most = max(r.most, r.inFlight)
-	r.attempts[name]++
-	r.mu.Unlock()
-	time.Sleep(time.Millisecond) // let the other trials in flight start
+	r.inFlight.enter()
+	defer r.inFlight.leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.inFlight--
+	r.attempts[name]++
 	if r.failing[name] {
 		return activities.AgentTrialOutcome{}, errors.New("receive: the duplex agent at ws://127.0.0.1:1/ sent nothing for 5s of session time")
 	}
@@ -77,7 +73,7 @@ func newAgentEnv(r *trialRecorder) (*testsuite.TestWorkflowEnvironment, *activit
 }
 
 func newTrialRecorder() *trialRecorder {
-	return &trialRecorder{attempts: map[string]int{}, stored: map[string]bool{}, failing: map[string]bool{}, recordedFailures: map[string]string{}}
+	return &trialRecorder{inFlight: newInFlight(), attempts: map[string]int{}, stored: map[string]bool{}, failing: map[string]bool{}, recordedFailures: map[string]string{}}
 }
 
 // Every scenario is played Repeats times, at most the agent's concurrency
@@ -110,8 +106,8 @@ func TestAgentWorkflowPlaysEveryTrialBounded(t *testing.T) {
 	if len(r.attempts) != 6 || r.attempts["b-r1"] != TrialAttempts || r.attempts["a-r0"] != 1 {
 		t.Errorf("attempts %v: want every trial once, the failing one %d times", r.attempts, TrialAttempts)
 	}
-	if r.most > 2 {
-		t.Errorf("%d trials in flight at once, concurrency 2", r.most)
+	if most := r.inFlight.mostAtOnce(); most != 2 {
+		t.Errorf("%d trials in flight at once, concurrency 2", most)
 	}
 	if msg := r.recordedFailures["b-r1"]; !strings.Contains(msg, "sent nothing for 5s") || len(r.recordedFailures) != 1 {
 		t.Errorf("recorded failures %v", r.recordedFailures)

@@ -32,7 +32,7 @@ func seatedSpec(concurrency int) spec.Sweep {
 // finds stored or fails them as told.
 type seatRecorder struct {
 	mu               sync.Mutex
-	inFlight, most   int
+	inFlight         *inFlight
 	attempts         map[string]int
 	stored, failing  map[string]bool
 	recordedFailures map[string]string
@@ -44,15 +44,11 @@ func seatName(s activities.SeatInput) string {
 
 func (r *seatRecorder) play(_ context.Context, s activities.SeatInput) (activities.SeatOutcome, error) {
 	name := seatName(s)
-	r.mu.Lock()
-	r.inFlight++
-	r.most = max(r.most, r.inFlight)
-	r.attempts[name]++
-	r.mu.Unlock()
-	time.Sleep(time.Millisecond) // let the other seats in flight start
+	r.inFlight.enter()
+	defer r.inFlight.leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.inFlight--
+	r.attempts[name]++
 	if r.failing[name] {
 		return activities.SeatOutcome{}, errors.New("send frame 12: the duplex agent at ws://127.0.0.1:1/ sent nothing for 5s of session time")
 	}
@@ -78,7 +74,7 @@ var seatPlans = map[string]activities.SeatPlan{
 // fails is tried SeatAttempts times and recorded as failed with its
 // error, and the agent goes on; seats found stored count as resumed.
 func TestSeatedWorkflowPlaysEverySeatBounded(t *testing.T) {
-	r := &seatRecorder{attempts: map[string]int{}, stored: map[string]bool{"a/a1-1": true}, failing: map[string]bool{"b/b1-2": true},
+	r := &seatRecorder{inFlight: newInFlight(), attempts: map[string]int{}, stored: map[string]bool{"a/a1-1": true}, failing: map[string]bool{"b/b1-2": true},
 		recordedFailures: map[string]string{}}
 	env, a := newSweepEnv()
 	env.RegisterWorkflow(SeatedWorkflow)
@@ -112,8 +108,8 @@ func TestSeatedWorkflowPlaysEverySeatBounded(t *testing.T) {
 	if len(r.attempts) != 7 || r.attempts["b/b1-2"] != SeatAttempts || r.attempts["a/a2-1"] != 1 {
 		t.Errorf("attempts %v: want every seat once, the failing one %d times", r.attempts, SeatAttempts)
 	}
-	if r.most > 2 {
-		t.Errorf("%d seats in flight at once, concurrency 2", r.most)
+	if most := r.inFlight.mostAtOnce(); most != 2 {
+		t.Errorf("%d seats in flight at once, concurrency 2", most)
 	}
 	if msg := r.recordedFailures["b/b1-2"]; !strings.Contains(msg, "sent nothing for 5s") || len(r.recordedFailures) != 1 {
 		t.Errorf("recorded failures %v", r.recordedFailures)

@@ -91,15 +91,6 @@ func detectorServer(t *testing.T, cfg refagent.Config, protocol string) *agentSe
 	return s
 }
 
-// seatedSpeakers are the seats of the known answer: every speaker, or
-// speaker 1 alone under the race detector, which plays in real time.
-func seatedSpeakers() string {
-	if seatedRate == 1 {
-		return "[1]"
-	}
-	return "[]"
-}
-
 // seatedSpec seats the detector-backed reference agent over both
 // protocols, and an endpoint that never answers (unless silent is ""), in
 // the tiny corpus beside the offline detector.
@@ -113,7 +104,7 @@ func seatedSpec(duplex, realtime, silent string) string {
     seated: {speakers: %s, tail_s: %g}
 `, name, protocol, url, seatedRate, seatedConcurrency, speakers, seatedTail)
 	}
-	agents := agentYAML("seated-duplex", "duplex", duplex, seatedSpeakers()) + agentYAML("seated-realtime", "realtime", realtime, seatedSpeakers())
+	agents := agentYAML("seated-duplex", "duplex", duplex, "[]") + agentYAML("seated-realtime", "realtime", realtime, "[]")
 	if silent != "" {
 		agents += agentYAML("seated-silent", "duplex", silent, "[1]")
 	}
@@ -130,7 +121,7 @@ agents:
 // The known answer of docs/agents.md#seated-agents-in-sweeps. A sweep
 // seats the reference agent, speaking a short reply at each EOT commit of
 // rms-endpointer at a frozen threshold, over duplex and realtime in the
-// tiny corpus (every seat; speaker 1 under the race detector), and an
+// tiny corpus (every seat), and an
 // endpoint that never answers in speaker 1's seats. Then:
 //
 //   - both seated agents are on the bundle's EOT and INT leaderboards

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -57,16 +58,33 @@ func tinyAgentSet(t *testing.T) (string, *agent.Set) {
 	return setDir, set
 }
 
-// serveReference starts the reference agent with policy over protocol on
-// 127.0.0.1 and returns its URL.
-func serveReference(t *testing.T, policy, protocol string) string {
+// pipeURL is the URL of the agents these tests serve over a proto.Pipe.
+const pipeURL = "ws://agent.test/"
+
+// servePipe serves h over an in-memory pipe and returns the endpoint of
+// protocol that dials it, at real time. Inside a testing/synctest bubble
+// the trials then play on the bubble's fake clock: the same decisions and
+// latencies at any load, in no wall time.
+func servePipe(t *testing.T, h http.Handler, protocol string) proto.Endpoint {
+	t.Helper()
+	p := proto.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go srv.Serve(p)
+	t.Cleanup(func() { cancel(); srv.Close() })
+	return proto.Endpoint{Protocol: protocol, URL: pipeURL, Dial: p.Dial}
+}
+
+// serveReference starts the reference agent with policy over protocol and
+// returns its endpoint.
+func serveReference(t *testing.T, policy, protocol string) proto.Endpoint {
 	t.Helper()
 	return serveConfig(t, refagent.DefaultConfig(policy), protocol)
 }
 
-// serveConfig starts the reference agent with cfg over protocol on
-// 127.0.0.1 and returns its URL.
-func serveConfig(t *testing.T, cfg refagent.Config, protocol string) string {
+// serveConfig starts the reference agent with cfg over protocol and
+// returns its endpoint.
+func serveConfig(t *testing.T, cfg refagent.Config, protocol string) proto.Endpoint {
 	t.Helper()
 	tts, err := refagent.EspeakTTS()
 	if err != nil {
@@ -76,13 +94,11 @@ func serveConfig(t *testing.T, cfg refagent.Config, protocol string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := ref.Handler(protocol, proto.ServerOptions{Rate: testRate})
+	h, err := ref.Handler(protocol, proto.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	return servePipe(t, h, protocol)
 }
 
 // runPolicy plays the set to the reference agent and decides every trial.
@@ -92,22 +108,35 @@ func runPolicy(t *testing.T, policy, protocol string) map[string]agent.Trial {
 }
 
 // runConfig plays the set to the reference agent with cfg and decides
-// every trial.
+// every trial, two at once on the fake clock of a synctest bubble.
 func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[string]agent.Trial {
 	t.Helper()
 	dir, s := tinyAgentSet(t)
-	url := serveConfig(t, cfg, protocol)
-	ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
-		Endpoint: proto.Endpoint{Protocol: protocol, URL: url, Rate: testRate}}
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	sum, err := Run(ctx, dir, s, ro, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sum.Played != len(s.Scenarios) || sum.Failed != 0 {
-		t.Fatalf("%s over %s: %+v for %d scenarios; failed: %v", policy, protocol, sum, len(s.Scenarios), failures(t, out))
+	synctest.Test(t, func(t *testing.T) {
+		ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
+			Endpoint: serveConfig(t, cfg, protocol)}
+		start := time.Now()
+		sum, err := Run(t.Context(), dir, s, ro, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Played != len(s.Scenarios) || sum.Failed != 0 {
+			t.Fatalf("%s over %s: %+v for %d scenarios; failed: %v", policy, protocol, sum, len(s.Scenarios), failures(t, out))
+		}
+		// Played one at a time the trials would take at least the sum of
+		// their lengths, on the bubble's clock as on the wall.
+		var played time.Duration
+		for _, sc := range s.Scenarios {
+			played += time.Duration(sc.Duration * float64(time.Second))
+		}
+		if took := time.Since(start); took >= played {
+			t.Errorf("%s over %s: %d trials at concurrency %d took %v, the sum of their lengths %v: they did not overlap",
+				policy, protocol, len(s.Scenarios), ro.Concurrency, took, played)
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
 	trials, err := agent.ReadTrials(out, agent.DefaultScoreParams(), limits.Default())
 	if err != nil {
@@ -158,20 +187,24 @@ func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 // the error, and the run still ends.
 func TestRunResumesAndRecordsFailures(t *testing.T) {
 	dir, s := tinyAgentSet(t)
-	url := serveReference(t, refagent.NeverYield, "duplex")
-	ro := RunOptions{Options: DefaultOptions("ny", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 0,
-		Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate}}
 	out := t.TempDir()
+	ro := RunOptions{Options: DefaultOptions("ny", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 0}
 	ctx := context.Background()
-	if sum, err := Run(ctx, dir, s, ro, out); err != nil || sum.Err() != nil {
-		t.Fatal(err, sum.Err())
+	synctest.Test(t, func(t *testing.T) {
+		ro.Endpoint = serveReference(t, refagent.NeverYield, "duplex")
+		if sum, err := Run(t.Context(), dir, s, ro, out); err != nil || sum.Err() != nil {
+			t.Fatal(err, sum.Err())
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
 	sum, err := Run(ctx, dir, s, ro, out)
 	if err != nil || sum.Resumed != len(s.Scenarios) || sum.Played != 0 || sum.Err() != nil {
 		t.Fatalf("second run: %+v, %v (want every trial resumed)", sum, err)
 	}
 	ro.Agent = "gone"
-	ro.Endpoint.URL = "ws://" + testenv.Addr(testenv.FreePort(t)) + "/"
+	ro.Endpoint = proto.Endpoint{Protocol: "duplex", URL: "ws://" + testenv.Addr(testenv.FreePort(t)) + "/"}
 	sum, err = Run(ctx, dir, s, ro, out)
 	if err != nil || sum.Failed != len(s.Scenarios) {
 		t.Fatalf("run against nothing: %+v, %v (want every trial failed, no error)", sum, err)
@@ -213,19 +246,18 @@ func TestPlannedScenariosBoundTheGenerated(t *testing.T) {
 	t.Logf("tiny-agent, 3 repeats at concurrency 4: planned %v, generated %v", Estimate(planned, ro), Estimate(generated, ro))
 }
 
-// misbehaving serves an agent that behaves as told on each connection.
-func misbehaving(t *testing.T, behave func(ctx context.Context, c *websocket.Conn)) string {
+// misbehaving serves a duplex agent that behaves as told on each
+// connection.
+func misbehaving(t *testing.T, behave func(ctx context.Context, c *websocket.Conn)) proto.Endpoint {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return servePipe(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		defer c.CloseNow()
 		behave(r.Context(), c)
-	}))
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	}), proto.DuplexName)
 }
 
 // helloThen reads the client's hello, answers with a duplex hello
@@ -273,25 +305,26 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 		{"hangs after its hello", helloThen(16000, func(ctx context.Context, _ *websocket.Conn) { <-ctx.Done() }), "agent stopped: the duplex agent at "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			url := misbehaving(t, c.behave)
-			ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,
-				Endpoint: proto.Endpoint{Protocol: "duplex", URL: url, Rate: testRate, HandshakeTimeout: 2 * time.Second}}
-			out := t.TempDir()
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			sum, err := Run(ctx, dir, s, ro, out)
-			if err != nil || sum.Failed != len(s.Scenarios) {
-				t.Fatalf("run: %+v, %v (want every trial failed, no error)", sum, err)
-			}
-			for _, sc := range s.Scenarios {
-				r, err := agent.ReadRecording(filepath.Join(out, agent.TrialName("bad", sc.ID, 0)))
-				if err != nil {
-					t.Fatal(err)
+			synctest.Test(t, func(t *testing.T) {
+				ep := misbehaving(t, c.behave)
+				ep.HandshakeTimeout = 2 * time.Second
+				ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,
+					Endpoint: ep}
+				out := t.TempDir()
+				sum, err := Run(t.Context(), dir, s, ro, out)
+				if err != nil || sum.Failed != len(s.Scenarios) {
+					t.Fatalf("run: %+v, %v (want every trial failed, no error)", sum, err)
 				}
-				if !strings.Contains(r.Error, c.want) || !strings.Contains(r.Error, url) || r.HasAudio() {
-					t.Errorf("%s: error %q with audio %v; want %q naming %s", sc.ID, r.Error, r.HasAudio(), c.want, url)
+				for _, sc := range s.Scenarios {
+					r, err := agent.ReadRecording(filepath.Join(out, agent.TrialName("bad", sc.ID, 0)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !strings.Contains(r.Error, c.want) || !strings.Contains(r.Error, pipeURL) || r.HasAudio() {
+						t.Errorf("%s: error %q with audio %v; want %q naming %s", sc.ID, r.Error, r.HasAudio(), c.want, pipeURL)
+					}
 				}
-			}
+			})
 		})
 	}
 }

@@ -391,8 +391,13 @@ func (s *session) channelFrame(x []float32) error {
 func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
 	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra),
-		HTTPClient: &http.Client{CheckRedirect: NoRedirect}})
+	client := &http.Client{CheckRedirect: NoRedirect}
+	if ep.Dial != nil {
+		// No keep-alive: an idle connection left in the pool would
+		// outlive the session (and a synctest bubble).
+		client.Transport = &http.Transport{DialContext: ep.Dial, DisableKeepAlives: true}
+	}
+	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra), HTTPClient: client})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
 	}
@@ -406,7 +411,7 @@ func closedBecause(ep Endpoint, err error) string {
 	switch {
 	case errors.As(err, &ce):
 		return fmt.Sprintf("closed the connection (status %d %q)", int(ce.Code), ep.scrub(ce.Reason))
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed),
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, net.ErrClosed), errors.Is(err, io.ErrClosedPipe),
 		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "dropped the connection"
 	}

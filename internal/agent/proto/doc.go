@@ -27,6 +27,17 @@
 // timeline, because a server keeps time by the audio it hears (input frame
 // k ends at (k+1)·20 ms), not by its own wall clock.
 //
+// # Time and transport in tests
+//
+// A Clock reads the time package, and Endpoint.Dial and Serve take any
+// connection and listener: a test injects both by running its sessions
+// inside a testing/synctest bubble over a Pipe, an in-memory network with
+// buffers and deadlines. The bubble's fake clock then keeps every
+// session's time, client and server alike, and moves only when every
+// goroutine of the bubble waits, so a session plays in no wall time and
+// decides, hears and times the same at any load or under the race
+// detector.
+//
 // # Protocols
 //
 // A protocol is one file of client code (a dialer registered in

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -42,27 +43,29 @@ func TestHeardInputIsWhatTheAgentHears(t *testing.T) {
 	}
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			want, err := HeardInput(protocol, input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantFrames := frames
-			if len(want) != wantFrames*FrameSamples {
-				t.Fatalf("HeardInput gives %d samples, want %d frames", len(want), wantFrames)
-			}
-			a := &listening{want: wantFrames, full: make(chan struct{})}
-			url := serve(t, protocol, func() (Agent, error) { return a, nil })
-			run(t, dial(t, protocol, url), frames, func(k int) []float32 { return input[k*FrameSamples : (k+1)*FrameSamples] }, nil)
-			select {
-			case <-a.full:
-			case <-time.After(time.Minute):
-				t.Fatal("the agent did not hear every frame within a minute")
-			}
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			if !slices.Equal(a.heard, want) {
-				t.Fatalf("the agent heard %d samples that differ from HeardInput's", len(a.heard))
-			}
+			synctest.Test(t, func(t *testing.T) {
+				want, err := HeardInput(protocol, input)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantFrames := frames
+				if len(want) != wantFrames*FrameSamples {
+					t.Fatalf("HeardInput gives %d samples, want %d frames", len(want), wantFrames)
+				}
+				a := &listening{want: wantFrames, full: make(chan struct{})}
+				ep := servePipe(t, protocol, func() (Agent, error) { return a, nil })
+				run(t, dialPipe(t, ep), frames, func(k int) []float32 { return input[k*FrameSamples : (k+1)*FrameSamples] }, nil)
+				select {
+				case <-a.full:
+				case <-time.After(time.Minute):
+					t.Fatal("the agent did not hear every frame within a minute")
+				}
+				a.mu.Lock()
+				defer a.mu.Unlock()
+				if !slices.Equal(a.heard, want) {
+					t.Fatalf("the agent heard %d samples that differ from HeardInput's", len(a.heard))
+				}
+			})
 		})
 	}
 }

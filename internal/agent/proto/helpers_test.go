@@ -36,6 +36,36 @@ func serveHandler(t *testing.T, h http.Handler) string {
 	return "ws" + strings.TrimPrefix(srv.URL, "http")
 }
 
+// servePipe serves protocol with newAgent over a Pipe until the test
+// ends and returns the endpoint that dials it at testRate. Inside a
+// testing/synctest bubble its sessions keep the bubble's fake time: the
+// same audio, events and agent times at any load.
+func servePipe(t *testing.T, protocol string, newAgent NewAgent) Endpoint {
+	t.Helper()
+	h, err := NewHandler(protocol, newAgent, ServerOptions{Rate: testRate, RealtimeLead: testLead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() { Serve(ctx, p, h); close(served) }()
+	t.Cleanup(func() { cancel(); <-served })
+	return Endpoint{Protocol: protocol, URL: "ws://agent.test/", Rate: testRate, Dial: p.Dial}
+}
+
+// dialPipe opens a session at ep, its opening bounded by a minute.
+func dialPipe(t *testing.T, ep Endpoint) Session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Dial(ctx, ep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // dial opens a session at testRate, its opening bounded by a wall-clock
 // minute.
 func dial(t *testing.T, protocol, url string) Session {

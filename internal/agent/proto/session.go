@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -118,6 +119,10 @@ type Endpoint struct {
 	// events (the zero Limits: the defaults). Past one, the session fails
 	// with an error naming it and its value.
 	Limits limits.Limits
+	// Dial, when set, opens the connection in place of the network: a
+	// Pipe's Dial reaches a server in the same process (nil: the URL's
+	// host over TCP).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error) `json:"-"`
 }
 
 // Defaults of Endpoint's timeouts, in session time.

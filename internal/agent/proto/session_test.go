@@ -1,10 +1,9 @@
 package proto
 
 import (
-	"context"
 	"slices"
 	"testing"
-	"time"
+	"testing/synctest"
 )
 
 // The agent's audio is heard whole and in order over both protocols: the
@@ -13,23 +12,25 @@ import (
 func TestAnUtteranceIsHeardWhole(t *testing.T) {
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			utt := constant(0.25, 7*FrameSamples+100)
-			agent := &scripted{sayAt: 5, utt: utt}
-			url := serve(t, protocol, func() (Agent, error) { return agent, nil })
-			rec := run(t, dial(t, protocol, url), 40, level(0, 0, 0), responseHeard(leadOf(protocol)))
-			if got := count(rec.heard, 0.25); got != len(utt) {
-				t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
-			}
-			if got := count(agent.own, 0.25); got != len(utt) {
-				t.Errorf("the agent was told it said %d samples, want %d", got, len(utt))
-			}
-			want := []EventKind{ResponseStarted, ResponseDone}
-			if !slices.Equal(rec.kinds(), want) {
-				t.Errorf("events %v, want %v", rec.kinds(), want)
-			}
-			if e := rec.event(t, ResponseDone); e.Status != "completed" {
-				t.Errorf("response_done status %q, want completed", e.Status)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				utt := constant(0.25, 7*FrameSamples+100)
+				agent := &scripted{sayAt: 5, utt: utt}
+				ep := servePipe(t, protocol, func() (Agent, error) { return agent, nil })
+				rec := run(t, dialPipe(t, ep), 40, level(0, 0, 0), responseHeard(leadOf(protocol)))
+				if got := count(rec.heard, 0.25); got != len(utt) {
+					t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
+				}
+				if got := count(agent.own, 0.25); got != len(utt) {
+					t.Errorf("the agent was told it said %d samples, want %d", got, len(utt))
+				}
+				want := []EventKind{ResponseStarted, ResponseDone}
+				if !slices.Equal(rec.kinds(), want) {
+					t.Errorf("events %v, want %v", rec.kinds(), want)
+				}
+				if e := rec.event(t, ResponseDone); e.Status != "completed" {
+					t.Errorf("response_done status %q, want completed", e.Status)
+				}
+			})
 		})
 	}
 }
@@ -44,38 +45,40 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 	stops := map[string]Event{}
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			utt := constant(0.25, 10*SampleRate)
-			url := serve(t, protocol, func() (Agent, error) {
-				return &scripted{sayAt: 5, utt: utt, stopOnLoud: true}, nil
-			})
-			rec := run(t, dial(t, protocol, url), 60, level(0.5, 20, 30), responseHeard(leadOf(protocol)))
-			heard := count(rec.heard, 0.25)
-			if heard == 0 || heard >= len(utt) {
-				t.Fatalf("heard %d samples of a %d-sample utterance cut by a stop", heard, len(utt))
-			}
-			started := rec.event(t, SpeechStarted)
-			if started.AgentMs != 21*20 {
-				t.Errorf("speech_started at %d ms of the agent's time, want %d (after input frame 20)", started.AgentMs, 21*20)
-			}
-			switch protocol {
-			case DuplexName:
-				if e := rec.event(t, ResponseDone); e.Status != "cancelled" {
-					t.Errorf("response_done status %q, want cancelled", e.Status)
+			synctest.Test(t, func(t *testing.T) {
+				utt := constant(0.25, 10*SampleRate)
+				ep := servePipe(t, protocol, func() (Agent, error) {
+					return &scripted{sayAt: 5, utt: utt, stopOnLoud: true}, nil
+				})
+				rec := run(t, dialPipe(t, ep), 60, level(0.5, 20, 30), responseHeard(leadOf(protocol)))
+				heard := count(rec.heard, 0.25)
+				if heard == 0 || heard >= len(utt) {
+					t.Fatalf("heard %d samples of a %d-sample utterance cut by a stop", heard, len(utt))
 				}
-			case RealtimeName:
-				// The server sent the whole utterance ahead, so its
-				// response completed; the client stopped the playback.
-				b := rec.event(t, BargeIn)
-				if d := int(b.PlayedMs)*SampleRate/1000 - heard; d < -SampleRate/1000 || d > SampleRate/1000 {
-					t.Errorf("the client truncated the item at %d ms but %d samples were heard", b.PlayedMs, heard)
+				started := rec.event(t, SpeechStarted)
+				if started.AgentMs != 21*20 {
+					t.Errorf("speech_started at %d ms of the agent's time, want %d (after input frame 20)", started.AgentMs, 21*20)
 				}
-				for _, o := range rec.events {
-					if o.Event.Kind == ProviderError {
-						t.Errorf("the agent answered the barge-in with an error: %+v", *o.Event)
+				switch protocol {
+				case DuplexName:
+					if e := rec.event(t, ResponseDone); e.Status != "cancelled" {
+						t.Errorf("response_done status %q, want cancelled", e.Status)
+					}
+				case RealtimeName:
+					// The server sent the whole utterance ahead, so its
+					// response completed; the client stopped the playback.
+					b := rec.event(t, BargeIn)
+					if d := int(b.PlayedMs)*SampleRate/1000 - heard; d < -SampleRate/1000 || d > SampleRate/1000 {
+						t.Errorf("the client truncated the item at %d ms but %d samples were heard", b.PlayedMs, heard)
+					}
+					for _, o := range rec.events {
+						if o.Event.Kind == ProviderError {
+							t.Errorf("the agent answered the barge-in with an error: %+v", *o.Event)
+						}
 					}
 				}
-			}
-			stops[protocol] = started
+				stops[protocol] = started
+			})
 		})
 	}
 	if stops[DuplexName] != stops[RealtimeName] {
@@ -87,17 +90,13 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 // formats under audio, response.output_audio.* events): the utterance is
 // heard whole.
 func TestRealtimeInTheGAShape(t *testing.T) {
-	utt := constant(0.25, 7*FrameSamples+100)
-	url := serve(t, RealtimeName, func() (Agent, error) { return &scripted{sayAt: 5, utt: utt}, nil })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := Dial(ctx, Endpoint{Protocol: RealtimeName, URL: url, Rate: testRate,
-		Realtime: RealtimeOptions{API: "ga", Model: "m", Voice: "v", Instructions: "be brief"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := run(t, s, 40, level(0, 0, 0), responseHeard(testLead))
-	if got := count(rec.heard, 0.25); got != len(utt) {
-		t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		utt := constant(0.25, 7*FrameSamples+100)
+		ep := servePipe(t, RealtimeName, func() (Agent, error) { return &scripted{sayAt: 5, utt: utt}, nil })
+		ep.Realtime = RealtimeOptions{API: "ga", Model: "m", Voice: "v", Instructions: "be brief"}
+		rec := run(t, dialPipe(t, ep), 40, level(0, 0, 0), responseHeard(testLead))
+		if got := count(rec.heard, 0.25); got != len(utt) {
+			t.Errorf("heard %d samples of the utterance, want %d", got, len(utt))
+		}
+	})
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net/http/httptest"
+	"net"
+	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -41,22 +42,25 @@ func say(t *testing.T, tts synth.TTS, text string) []float32 {
 }
 
 // testLead is how far ahead the tests' realtime servers send audio: long
-// enough that, even when a loaded machine serves slower than the playback
-// rate, the client holds audio that a barge-in must drop; shorter than
-// the agent's utterances, so a stopped one is cancelled before it is all
-// sent.
+// enough that the client holds audio that a barge-in must drop; shorter
+// than the agent's utterances, so a stopped one is cancelled before it is
+// all sent.
 const testLead = 3 * time.Second
 
-// serve starts the reference agent over protocol on 127.0.0.1.
-func serve(t *testing.T, ref *Reference, protocol string) string {
+// serve starts the reference agent over protocol on a proto.Pipe until
+// the test ends and returns the endpoint that dials it, at real time.
+func serve(t *testing.T, ref *Reference, protocol string) proto.Endpoint {
 	t.Helper()
-	h, err := ref.Handler(protocol, proto.ServerOptions{Rate: testRate, RealtimeLead: testLead})
+	h, err := ref.Handler(protocol, proto.ServerOptions{RealtimeLead: testLead})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	p := proto.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go srv.Serve(p)
+	t.Cleanup(func() { cancel(); srv.Close() })
+	return proto.Endpoint{Protocol: protocol, URL: "ws://agent.test/", Dial: p.Dial}
 }
 
 // trial is what one session sent and received.
@@ -92,13 +96,24 @@ func (tr trial) agentTimes(kind proto.EventKind) []int64 {
 // has heard and seen so far; it returns nil to end the session.
 type next func(k int, tr *trial) []float32
 
-// drive runs one session over protocol: frames from next, every output
-// recorded, then Close. Waits are bounded by a wall-clock minute.
-func drive(t *testing.T, url, protocol string, nx next) trial {
+// drive runs one session with ref over protocol: frames from next, every
+// output recorded, then Close. The session runs in real time on the fake
+// clock of a testing/synctest bubble, so what it hears and when does not
+// depend on the machine's load.
+func drive(t *testing.T, ref *Reference, protocol string, nx next) trial {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := proto.Dial(ctx, proto.Endpoint{Protocol: protocol, URL: url, Rate: testRate})
+	var tr trial
+	synctest.Test(t, func(t *testing.T) { tr = driveInBubble(t, serve(t, ref, protocol), nx) })
+	if t.Failed() {
+		t.FailNow()
+	}
+	return tr
+}
+
+func driveInBubble(t *testing.T, ep proto.Endpoint, nx next) trial {
+	t.Helper()
+	ctx := t.Context()
+	s, err := proto.Dial(ctx, ep)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,9 +80,13 @@ func speechTimes(t *testing.T, x []float32) (starts, ends []float64) {
 // a second run reads the stored answers and connects to nobody. The tone
 // bursts begin and end inside frames, so the 0.25 ms the realtime client's
 // priming moves them cannot change which frames are loud.
+//
+// realtime-vad dials its URL over TCP, so this test runs on the wall
+// clock, at realtimeVADRate: the answers are the server's time stamps,
+// in input audio, which no rate or load moves.
 func TestRealtimeVADOnTheReferenceAgent(t *testing.T) {
 	ref := newReference(t, DefaultConfig(NeverYield))
-	h, err := ref.Handler(proto.RealtimeName, proto.ServerOptions{Rate: testRate})
+	h, err := ref.Handler(proto.RealtimeName, proto.ServerOptions{Rate: realtimeVADRate})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +106,7 @@ func TestRealtimeVADOnTheReferenceAgent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range [][2]string{{"url", url}, {"rate", fmt.Sprint(testRate)}, {"prefix_padding_ms", "0"}} {
+	for _, p := range [][2]string{{"url", url}, {"rate", fmt.Sprint(realtimeVADRate)}, {"prefix_padding_ms", "0"}} {
 		if err := sys.SetParam(p[0], p[1]); err != nil {
 			t.Fatal(err)
 		}
@@ -148,3 +152,6 @@ func detectOnce(t *testing.T, sys *detect.System, rt detect.Runtime, c *detect.C
 func closeTimes(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Abs(x-y) < 1e-9 })
 }
+
+// realtimeVADRate is the playback rate of TestRealtimeVADOnTheReferenceAgent.
+const realtimeVADRate = 2

@@ -45,8 +45,8 @@ func (tr trial) firstDone(t *testing.T) string {
 func talkedOver(t *testing.T, ref *Reference) (duplex, realtime trial) {
 	t.Helper()
 	tts := espeak(t)
-	duplex = drive(t, serve(t, ref, proto.DuplexName), proto.DuplexName, talkOver(say(t, tts, question), say(t, tts, claim)))
-	realtime = drive(t, serve(t, ref, proto.RealtimeName), proto.RealtimeName, tapeOf(duplex.tape))
+	duplex = drive(t, ref, proto.DuplexName, talkOver(say(t, tts, question), say(t, tts, claim)))
+	realtime = drive(t, ref, proto.RealtimeName, tapeOf(duplex.tape))
 	return duplex, realtime
 }
 
@@ -123,7 +123,7 @@ func TestSpeakAtCommitSpeaksWhereTheOfflineDetectorCommits(t *testing.T) {
 	pause := make([]float32, 150*proto.FrameSamples)
 	tape := slices.Concat(pause[:10*proto.FrameSamples], say(t, tts, question), pause, say(t, tts, claim), pause)
 	tape = tape[:len(tape)/proto.FrameSamples*proto.FrameSamples]
-	tr := drive(t, serve(t, ref, proto.DuplexName), proto.DuplexName, tapeOf(tape))
+	tr := drive(t, ref, proto.DuplexName, tapeOf(tape))
 
 	d, err := cfg.Detector.System.Open(cfg.Detector.Runtime)
 	if err != nil {

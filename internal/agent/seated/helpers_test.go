@@ -6,10 +6,10 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"io"
-	"net/http/httptest"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -126,9 +126,12 @@ func (a *loggingAgent) Close() error {
 	return nil
 }
 
-// serveReference starts the reference agent over protocol on 127.0.0.1
-// and returns its URL and the log of its decisions.
-func serveReference(t *testing.T, cfg refagent.Config, protocol string, rate float64) (string, *decisionLog) {
+// serveReference starts the reference agent over protocol on a
+// proto.Pipe and returns the endpoint that dials it, at real time, and
+// the log of its decisions. Inside a testing/synctest bubble the sessions
+// keep the bubble's fake time: the same decisions, delays and counts at
+// any load.
+func serveReference(t *testing.T, cfg refagent.Config, protocol string) (proto.Endpoint, *decisionLog) {
 	t.Helper()
 	testenv.Program(t, "espeak-ng", "speech")
 	tts, err := refagent.EspeakTTS()
@@ -144,11 +147,24 @@ func serveReference(t *testing.T, cfg refagent.Config, protocol string, rate flo
 		a, err := ref.NewAgent()
 		return &loggingAgent{Agent: a, log: log}, err
 	}
-	h, err := proto.NewHandler(protocol, newAgent, proto.ServerOptions{Rate: rate, MaxSessions: 64, Name: ref.Name()})
+	h, err := proto.NewHandler(protocol, newAgent, proto.ServerOptions{MaxSessions: 64, Name: ref.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http"), log
+	return servePipe(t, h, protocol), log
+}
+
+// pipeURL is the URL of the agents these tests serve over a proto.Pipe.
+const pipeURL = "ws://agent.test/"
+
+// servePipe serves h over an in-memory pipe until the test ends and
+// returns the endpoint of protocol that dials it.
+func servePipe(t *testing.T, h http.Handler, protocol string) proto.Endpoint {
+	t.Helper()
+	p := proto.NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go srv.Serve(p)
+	t.Cleanup(func() { cancel(); srv.Close() })
+	return proto.Endpoint{Protocol: protocol, URL: pipeURL, Dial: p.Dial, Rate: 1}
 }

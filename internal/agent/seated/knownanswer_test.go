@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -20,19 +20,13 @@ import (
 )
 
 // testTail is the silence these tests send after each conversation: long
-// enough that a reply decided at a conversation's end is heard even when
-// a loaded machine delays playback.
+// enough that a reply decided at a conversation's end is heard.
 const testTail = 2.0
 
 // realtimeLagBound is the largest delay from a decision to its reply's
 // onset, as the VAD hears it on its 10 ms grid, of a reply that arrived
 // within the streaming frame (20 ms) after its decision.
 const realtimeLagBound = 0.010
-
-// strictTiming is FLOORBENCH_STRICT_TIMING=1: scripts/test.sh's last pass,
-// alone on the machine, where the known answer plays in real time and a
-// realtime reply stalled past realtimeLagBound fails.
-func strictTiming() bool { return os.Getenv("FLOORBENCH_STRICT_TIMING") == "1" }
 
 // offlineSeat is the offline detector on one seat: its EOT commits on
 // what the seated agent heard, and the frames in which a server hears
@@ -121,8 +115,9 @@ func offlineSubmission(t *testing.T, convs []corpus.Conversation, seats []offlin
 // TestSeatedReferenceAgentDecidesAsTheOfflineDetector is the known answer
 // of docs/agents.md#seated-agents. The reference agent, speaking a short
 // reply at each EOT commit of rms-endpointer at a frozen threshold, is
-// seated in every seat of the tiny corpus (its dev split with -short;
-// seat 1 only under the race detector) over each protocol. Then:
+// seated in every seat of the tiny corpus (its dev split with -short)
+// over each protocol, the sessions in real time on the fake clock of a
+// testing/synctest bubble, so that no load can stall a reply. Then:
 //
 //   - it decides exactly where the offline detector commits on what it
 //     heard: after the input frame that completes each commit, no other;
@@ -134,82 +129,73 @@ func offlineSubmission(t *testing.T, convs []corpus.Conversation, seats []offlin
 //     count;
 //   - over duplex, the seated predictions score exactly as the offline
 //     ones (the same TP, FN, FP and TN per split and task);
-//   - over realtime too, when every reply arrived within the streaming
-//     frame after its decision (heard in the VAD frame of the decision or
-//     the next): the input's priming lets the server decide on the append
-//     of the frame that completes a commit, as over duplex, and a realtime
-//     client plays a reply when it arrives. When the test machine stalled
-//     a reply past that, the delays and both scores are logged; with
-//     FLOORBENCH_STRICT_TIMING=1 (scripts/test.sh runs this subtest so,
-//     alone, after the rest) the sessions play in real time and a stall
-//     is itself a failure.
+//   - over realtime too: every reply arrives within the streaming frame
+//     after its decision (heard in the VAD frame of the decision or the
+//     next), since the input's priming lets the server decide on the
+//     append of the frame that completes a commit, as over duplex, and a
+//     realtime client plays a reply when it arrives.
 func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 	c := tinyCorpus(t)
 	cfg := detectorConfig(t)
 	p := DefaultParams()
-	split, speakers := "", Speakers(nil)
+	split := ""
 	if testing.Short() {
 		split = "dev"
 	}
-	if raceBuild {
-		speakers = Speakers{1}
-	}
 	for _, protocol := range proto.Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			rate := float64(testRate)
-			if strictTiming() {
-				rate = 1
+			out := t.TempDir()
+			var job Job
+			var log *decisionLog
+			synctest.Test(t, func(t *testing.T) {
+				var ep proto.Endpoint
+				ep, log = serveReference(t, cfg, protocol)
+				o := DefaultOptions("reference-detector", ep)
+				o.Concurrency, o.Backoff, o.Tail = 8, 10*time.Millisecond, testTail
+				job = Job{Corpus: c, Split: split, Options: o, Params: p, Out: out}
+				start := time.Now()
+				res, err := job.Run(t.Context())
+				if err != nil {
+					t.Fatal(err)
+				}
+				// One at a time the sessions would take at least the sum of
+				// their conversations and tails, on the bubble's clock as on
+				// the wall.
+				seats, _ := job.Seats()
+				var played time.Duration
+				for _, st := range seats {
+					played += time.Duration((st.Conversation.Duration + o.Tail) * float64(time.Second))
+				}
+				took := time.Since(start)
+				if took >= played {
+					t.Errorf("%d sessions at concurrency %d took %v, the sum of their lengths %v: they did not overlap", res.Seats, o.Concurrency, took, played)
+				}
+				t.Logf("%d sessions in %v of session time (%v one at a time)", res.Seats, took, played)
+			})
+			if t.Failed() {
+				t.FailNow()
 			}
-			url, log := serveReference(t, cfg, protocol, rate)
-			o := DefaultOptions("reference-detector", proto.Endpoint{Protocol: protocol, URL: url, Rate: rate})
-			o.Concurrency, o.Backoff, o.Tail = 8, 10*time.Millisecond, testTail
-			job := Job{Corpus: c, Split: split, Speakers: speakers, Options: o, Params: p, Out: t.TempDir()}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			started := time.Now()
-			res, err := job.Run(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("%d sessions in %v at rate %g", res.Seats, time.Since(started).Round(time.Second), rate)
 			seats, _ := job.Seats()
-			offline := offlineSeats(t, c, seats, protocol, cfg, o.Tail)
+			offline := offlineSeats(t, c, seats, protocol, cfg, job.Options.Tail)
 			var lags []float64
-			var unheard []string
 			for _, s := range offline {
 				checkDecisions(t, s, log)
 				l, missed := heardOnce(t, s, job.Out, p)
-				lags, unheard = append(lags, l...), append(unheard, missed...)
-			}
-			// Over realtime a reply plays when it arrives: on a machine that
-			// does not keep real time it comes late, and one decided near
-			// the end of a session may come after it.
-			if protocol == proto.DuplexName || strictTiming() {
-				for _, m := range unheard {
+				lags = append(lags, l...)
+				for _, m := range missed {
 					t.Error(m)
-				}
-			} else if len(unheard) > 0 {
-				lags = append(lags, math.Inf(1))
-				for _, m := range unheard {
-					t.Log(m)
 				}
 			}
 			slices.Sort(lags)
 			if len(lags) > 0 {
 				t.Logf("output delay (heard onset - decision): min %.0f ms, median %.0f ms, max %.0f ms over %d replies",
 					1000*lags[0], 1000*lags[len(lags)/2], 1000*lags[len(lags)-1], len(lags))
-			}
-			exact := protocol == proto.DuplexName || len(lags) == 0 || lags[len(lags)-1] <= realtimeLagBound+1e-9
-			if !exact {
-				msg := fmt.Sprintf("over realtime a reply was heard %.0f ms after its decision (+Inf: after the session): the test machine did not keep real time, so the seated counts are logged, not compared", 1000*lags[len(lags)-1])
-				if strictTiming() {
-					t.Error(msg)
-				} else {
-					t.Log(msg)
+				if lags[len(lags)-1] > realtimeLagBound+1e-9 {
+					t.Errorf("a reply was heard %.0f ms after its decision, past the streaming frame", 1000*lags[len(lags)-1])
 				}
 			}
 			for _, sp := range job.splits() {
-				compareScores(t, c, sp, offline, filepath.Join(job.Out, PredictionsName(sp)), p, exact)
+				compareScores(t, c, sp, offline, filepath.Join(job.Out, PredictionsName(sp)), p)
 			}
 		})
 	}
@@ -239,10 +225,8 @@ func checkDecisions(t *testing.T, s offlineSeat, log *decisionLog) {
 // heard and that nothing is heard that it did not decide: each decision's
 // stretch, from it to the next one (less the VAD's 10 ms grid, which
 // places an onset at its frame's start), holds at least one onset, and no
-// onset comes before the first decision. A stretch may hold more than one
-// when a stalled machine plays a reply with a gap in it. It returns each
-// decision's delay to its first onset, and the first decision never heard
-// (whether that fails the test depends on the protocol and the timing).
+// onset comes before the first decision. It returns each decision's delay
+// to its first onset, and the first decision never heard.
 func heardOnce(t *testing.T, s offlineSeat, out string, p Params) (lags []float64, unheard []string) {
 	t.Helper()
 	dir := filepath.Join(out, SessionsDir, s.seat.Name())
@@ -284,13 +268,10 @@ func heardOnce(t *testing.T, s offlineSeat, out string, p Params) (lags []float6
 }
 
 // compareScores scores one split's offline predictions at the commit and
-// at the decision times, which must agree exactly, and logs the seated
-// run's score beside them. With exact, the seated score must be the
-// offline one too: over duplex the agent's channel keeps its own clock, so
-// a reply is heard in the frame after its decision, whatever the load;
-// over realtime a reply is heard when it arrives, which is there too
-// unless the machine stalled.
-func compareScores(t *testing.T, c *corpus.Corpus, split string, offline []offlineSeat, seatedFile string, p Params, exact bool) {
+// at the decision times, which must agree exactly, and the seated run's
+// score, which must be the offline one too: a reply is heard in the frame
+// after its decision.
+func compareScores(t *testing.T, c *corpus.Corpus, split string, offline []offlineSeat, seatedFile string, p Params) {
 	t.Helper()
 	gold, err := corpus.Gold(c.Dir, split, limits.Default())
 	if err != nil {
@@ -315,7 +296,7 @@ func compareScores(t *testing.T, c *corpus.Corpus, split string, offline []offli
 	}
 	for _, task := range floor.Tasks {
 		o, h := total(atCommit, task), total(heard, task)
-		if exact && (o.TP != h.TP || o.FN != h.FN || o.FP != h.FP || o.TN != h.TN) {
+		if o.TP != h.TP || o.FN != h.FN || o.FP != h.FP || o.TN != h.TN {
 			t.Errorf("%s %s: offline TP %d FN %d FP %d TN %d, seated TP %d FN %d FP %d TN %d", split, task, o.TP, o.FN, o.FP, o.TN, h.TP, h.FN, h.FP, h.TN)
 		}
 		t.Logf("%s %s: offline TP %d FN %d FP %d TN %d; seated TP %d FN %d FP %d TN %d", split, task, o.TP, o.FN, o.FP, o.TN, h.TP, h.FN, h.FP, h.TN)

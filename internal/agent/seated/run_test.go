@@ -7,13 +7,14 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -67,20 +68,24 @@ func smallCorpus(t *testing.T) *corpus.Corpus {
 	return c
 }
 
-// serveAgent serves newAgent over duplex on 127.0.0.1.
-func serveAgent(t *testing.T, newAgent proto.NewAgent) string {
+// serveAgent serves newAgent over duplex on a proto.Pipe and returns the
+// endpoint that dials it.
+func serveAgent(t *testing.T, newAgent proto.NewAgent) proto.Endpoint {
 	t.Helper()
-	h, err := proto.NewHandler(proto.DuplexName, newAgent, proto.ServerOptions{Rate: faultRate})
+	h, err := proto.NewHandler(proto.DuplexName, newAgent, proto.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return "ws" + strings.TrimPrefix(srv.URL, "http")
+	return servePipe(t, h, proto.DuplexName)
 }
 
-func faultJob(c *corpus.Corpus, name, url, out string) Job {
-	o := DefaultOptions(name, proto.Endpoint{Protocol: proto.DuplexName, URL: url, Rate: faultRate})
+// tcpEndpoint is a duplex endpoint at url, over TCP.
+func tcpEndpoint(url string) proto.Endpoint {
+	return proto.Endpoint{Protocol: proto.DuplexName, URL: url, Rate: 1}
+}
+
+func faultJob(c *corpus.Corpus, name string, ep proto.Endpoint, out string) Job {
+	o := DefaultOptions(name, ep)
 	o.Backoff, o.Retries = time.Millisecond, 1
 	return Job{Corpus: c, Options: o, Params: DefaultParams(), Out: out}
 }
@@ -93,9 +98,13 @@ func wantBursts() int { return (burstUntil-100)/burstEvery + 1 }
 // the agent gone, it plays nothing and writes the same bytes.
 func TestRunResumesWithoutTheAgent(t *testing.T) {
 	c := smallCorpus(t)
-	url := serveAgent(t, func() (proto.Agent, error) { return &bursts{}, nil })
 	out := filepath.Join(t.TempDir(), "run")
-	res, err := faultJob(c, "bursts", url, out).Run(context.Background())
+	synctest.Test(t, func(t *testing.T) { testRunResumesWithoutTheAgent(t, c, out) })
+}
+
+func testRunResumesWithoutTheAgent(t *testing.T, c *corpus.Corpus, out string) {
+	ep := serveAgent(t, func() (proto.Agent, error) { return &bursts{}, nil })
+	res, err := faultJob(c, "bursts", ep, out).Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +128,7 @@ func TestRunResumesWithoutTheAgent(t *testing.T) {
 		}
 	}
 	before := readAll(t, out)
-	res, err = faultJob(c, "bursts", "ws://127.0.0.1:1/", out).Run(context.Background())
+	res, err = faultJob(c, "bursts", tcpEndpoint("ws://127.0.0.1:1/"), out).Run(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +138,7 @@ func TestRunResumesWithoutTheAgent(t *testing.T) {
 	if after := readAll(t, out); after != before {
 		t.Error("the derivation from the recordings differs from the first run's")
 	}
-	_, err = faultJob(c, "another", url, out).Run(context.Background())
+	_, err = faultJob(c, "another", ep, out).Run(t.Context())
 	if err == nil || !strings.Contains(err.Error(), "another --out folder") {
 		t.Errorf("another agent into the same folder: %v", err)
 	}
@@ -155,9 +164,13 @@ func readAll(t *testing.T, out string) string {
 // exactly those seats.
 func TestRunRecordsFailedSessions(t *testing.T) {
 	c := smallCorpus(t)
-	broken := serveAgent(t, func() (proto.Agent, error) { return &bursts{failAt: 200}, nil })
 	out := filepath.Join(t.TempDir(), "run")
-	res, err := faultJob(c, "bursts", broken, out).Run(context.Background())
+	synctest.Test(t, func(t *testing.T) { testRunRecordsFailedSessions(t, c, out) })
+}
+
+func testRunRecordsFailedSessions(t *testing.T, c *corpus.Corpus, out string) {
+	broken := serveAgent(t, func() (proto.Agent, error) { return &bursts{failAt: 200}, nil })
+	res, err := faultJob(c, "bursts", broken, out).Run(t.Context())
 	if !errors.Is(err, ErrFailedSessions) {
 		t.Fatalf("err = %v, want ErrFailedSessions", err)
 	}
@@ -179,7 +192,7 @@ func TestRunRecordsFailedSessions(t *testing.T) {
 		}
 	}
 	working := serveAgent(t, func() (proto.Agent, error) { return &bursts{}, nil })
-	res, err = faultJob(c, "bursts", working, out).Run(context.Background())
+	res, err = faultJob(c, "bursts", working, out).Run(t.Context())
 	if err != nil || res.Played != 4 {
 		t.Fatalf("rerun: %+v, %v", res, err)
 	}
@@ -196,7 +209,7 @@ func TestRunRefusedEndpointLeavesNothing(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	out := filepath.Join(t.TempDir(), "run")
-	_, err = faultJob(c, "bursts", "ws://"+addr+"/", out).Run(context.Background())
+	_, err = faultJob(c, "bursts", tcpEndpoint("ws://"+addr+"/"), out).Run(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "agent bursts") {
 		t.Fatalf("err = %v", err)
 	}
@@ -205,50 +218,49 @@ func TestRunRefusedEndpointLeavesNothing(t *testing.T) {
 	}
 }
 
-// A server killed in the middle of a session and started again on the
-// same address: the session is retried whole and the run ends as an
+// A server killed in the middle of a session and started again at the
+// same endpoint: the session is retried whole and the run ends as an
 // undisturbed one does, every burst heard.
 func TestRunRetriesASessionWhoseServerWasKilled(t *testing.T) {
 	c := smallCorpus(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
+	out := filepath.Join(t.TempDir(), "run")
+	synctest.Test(t, func(t *testing.T) { testRunRetriesASessionWhoseServerWasKilled(t, c, out) })
+}
+
+func testRunRetriesASessionWhoseServerWasKilled(t *testing.T, c *corpus.Corpus, out string) {
 	var (
 		once    sync.Once
 		killed  = make(chan struct{})
 		serving sync.WaitGroup
+		pipe    atomic.Pointer[proto.Pipe]
 	)
 	newAgent := func() (proto.Agent, error) {
 		return &killer{bursts: &bursts{}, kill: func() { once.Do(func() { close(killed) }) }}, nil
 	}
-	h, err := proto.NewHandler(proto.DuplexName, newAgent, proto.ServerOptions{Rate: faultRate})
+	h, err := proto.NewHandler(proto.DuplexName, newAgent, proto.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	restarted, err := proto.NewHandler(proto.DuplexName, newAgent, proto.ServerOptions{Rate: faultRate})
+	restarted, err := proto.NewHandler(proto.DuplexName, newAgent, proto.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	first, stop := context.WithCancel(ctx)
-	serving.Go(func() { proto.Serve(first, l, h) })
+	pipe.Store(proto.NewPipe())
+	serving.Go(func() { proto.Serve(first, pipe.Load(), h) })
 	serving.Go(func() {
 		<-killed
 		stop()
-		for { // the port is free again once the first server has closed it
-			l2, err := net.Listen("tcp", addr)
-			if err == nil {
-				proto.Serve(ctx, l2, restarted)
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		again := proto.NewPipe()
+		pipe.Store(again) // dials until now found the first pipe closed
+		proto.Serve(ctx, again, restarted)
 	})
-	out := filepath.Join(t.TempDir(), "run")
-	job := faultJob(c, "bursts", "ws://"+addr+"/", out)
+	ep := proto.Endpoint{Protocol: proto.DuplexName, URL: pipeURL, Rate: 1, Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return pipe.Load().Dial(ctx, network, addr)
+	}}
+	job := faultJob(c, "bursts", ep, out)
 	job.Options.Retries, job.Options.Backoff = 3, 100*time.Millisecond
 	res, err := job.Run(ctx)
 	if err != nil {
@@ -350,23 +362,22 @@ func (a *stuck) Hear(in, own []float32) (proto.Decision, error) {
 // error that says the agent stopped.
 func TestRunSeatOfAnAgentThatStopsAnswering(t *testing.T) {
 	c := smallCorpus(t)
+	out := filepath.Join(t.TempDir(), "run")
+	synctest.Test(t, func(t *testing.T) { testRunSeatOfAnAgentThatStopsAnswering(t, c, out) })
+}
+
+func testRunSeatOfAnAgentThatStopsAnswering(t *testing.T, c *corpus.Corpus, out string) {
 	release := make(chan struct{})
 	h, err := proto.NewHandler(proto.RealtimeName, func() (proto.Agent, error) { return &stuck{release: release}, nil },
-		proto.ServerOptions{Rate: faultRate})
+		proto.ServerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	defer close(release) // before the server closes: its handlers are blocked in the agent
-	job := faultJob(c, "stuck", "ws"+strings.TrimPrefix(srv.URL, "http"), filepath.Join(t.TempDir(), "run"))
-	job.Options.Endpoint.Protocol, job.Options.Retries = proto.RealtimeName, 0
-	// A minute of session time to open the session, 6 s of wall time at the
-	// fault rate: on a loaded machine the handshake, not the hang, would
-	// otherwise end the one try.
-	job.Options.Endpoint.HandshakeTimeout = time.Minute
+	job := faultJob(c, "stuck", servePipe(t, h, proto.RealtimeName), out)
+	t.Cleanup(func() { close(release) }) // before the server closes: its handlers are blocked in the agent
+	job.Options.Retries = 0
 	job.Split, job.Speakers = "dev", Speakers{1}
-	res, err := job.Run(context.Background())
+	res, err := job.Run(t.Context())
 	if !errors.Is(err, ErrFailedSessions) || len(res.Failed) != 1 {
 		t.Fatalf("err %v, result %+v", err, res)
 	}
@@ -397,9 +408,14 @@ func TestTheFirstFailureIsTheSessionsError(t *testing.T) {
 // the close reason leaves the credential in no error, no session.json
 // and no seated.json.
 func TestAFailedSeatKeepsNoCredential(t *testing.T) {
-	const key = "sk-probe-seated-8e2b"
 	c := smallCorpus(t)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	out := filepath.Join(t.TempDir(), "run")
+	synctest.Test(t, func(t *testing.T) { testAFailedSeatKeepsNoCredential(t, c, out) })
+}
+
+func testAFailedSeatKeepsNoCredential(t *testing.T, c *corpus.Corpus, out string) {
+	const key = "sk-probe-seated-8e2b"
+	ep := servePipe(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		conn, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
@@ -408,12 +424,10 @@ func TestAFailedSeatKeepsNoCredential(t *testing.T) {
 		conn.Read(r.Context())
 		conn.Write(r.Context(), websocket.MessageText, []byte(`{"type":"hello","protocol":"floorbench-duplex","version":1,"sample_rate":16000,"channels":1,"encoding":"pcm_s16le","frame_ms":20}`))
 		conn.Close(websocket.StatusPolicyViolation, "bad key "+key)
-	}))
-	defer srv.Close()
-	out := filepath.Join(t.TempDir(), "run")
-	job := faultJob(c, "leaky", "ws"+strings.TrimPrefix(srv.URL, "http"), out)
+	}), proto.DuplexName)
+	job := faultJob(c, "leaky", ep, out)
 	job.Options.Endpoint.Credential = key
-	_, err := job.Run(context.Background())
+	_, err := job.Run(t.Context())
 	if !errors.Is(err, ErrFailedSessions) || strings.Contains(err.Error(), key) {
 		t.Fatalf("err = %v, want ErrFailedSessions without the key", err)
 	}

@@ -1,11 +1,11 @@
-//go:build !race
-
 package temporalclient_test
 
 // The reference agent's sweeps run at four times real time, four
 // sessions at once: the agent and the harness keep time by the audio on
 // the same clock, so a faster clock changes no decision
-// (docs/agents.md#in-sweeps).
+// (docs/agents.md#in-sweeps). These sweeps go through a Temporal dev
+// server over sockets, on the wall clock, and are skipped with -short
+// (scripts/test.sh's pass under the race detector).
 const (
 	agentRate        = 4
 	agentConcurrency = 4

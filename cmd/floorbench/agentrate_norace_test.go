@@ -1,8 +1,0 @@
-//go:build !race
-
-package main
-
-// sweepAgentRate is the playback rate of the agent sweeps here: the reference
-// agent and the harness keep time by the audio on the same clock, so a
-// faster clock changes no decision (docs/agents.md#in-sweeps).
-const sweepAgentRate = 4

@@ -1,0 +1,218 @@
+package proto
+
+import (
+	"context"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// Pipe is an in-memory network between a server and clients in one
+// process: Serve on it as on a listener and set Endpoint.Dial to its Dial.
+// Each connection is a pair of in-memory byte streams that buffer what
+// one side wrote up to PipeBuffer bytes, as a socket's buffers do, so no
+// socket is opened; a test run
+// inside a testing/synctest bubble, whose fake clock then keeps every
+// session's time, plays trials in no wall time and decides the same at
+// any load.
+type Pipe struct {
+	conns  chan net.Conn
+	closed chan struct{}
+	once   sync.Once
+}
+
+// NewPipe makes a Pipe.
+func NewPipe() *Pipe {
+	return &Pipe{conns: make(chan net.Conn), closed: make(chan struct{})}
+}
+
+// Accept returns the server's end of the next connection dialled.
+func (p *Pipe) Accept() (net.Conn, error) {
+	select {
+	case c := <-p.conns:
+		return c, nil
+	case <-p.closed:
+		return nil, net.ErrClosed
+	}
+}
+
+// Close stops accepting; connections already open stay open.
+func (p *Pipe) Close() error {
+	p.once.Do(func() { close(p.closed) })
+	return nil
+}
+
+// Addr is the pipe's address.
+func (p *Pipe) Addr() net.Addr { return pipeAddr{} }
+
+// Dial connects to the server accepting on p; the network and address
+// are ignored.
+func (p *Pipe) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	client, server := connPair()
+	select {
+	case p.conns <- server:
+		return client, nil
+	case <-p.closed:
+		return nil, &net.OpError{Op: "dial", Net: "pipe", Err: net.ErrClosed}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// pipeAddr is a Pipe's address.
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
+
+// PipeBuffer is how many bytes a Pipe connection holds that its reader
+// has not read; a writer past it waits, as on a full socket.
+const PipeBuffer = 256 << 10
+
+// connPair makes the two ends of one Pipe connection.
+func connPair() (net.Conn, net.Conn) {
+	ab, ba := newStream(), newStream()
+	return &pipeConn{in: ba, out: ab}, &pipeConn{in: ab, out: ba}
+}
+
+// stream is one direction of a Pipe connection. Its waits are on a
+// sync.Cond, which a testing/synctest bubble counts as durably blocked,
+// so the bubble's clock moves on while a side waits for the other.
+type stream struct {
+	mu            sync.Mutex
+	changed       *sync.Cond
+	buf           []byte
+	writerClosed  bool // no more data: the reader gets io.EOF
+	readerClosed  bool // nobody reads: the writer gets io.ErrClosedPipe
+	readDeadline  deadline
+	writeDeadline deadline
+}
+
+// deadline is one side's deadline and the timer that wakes its waits.
+type deadline struct {
+	at    time.Time
+	timer *time.Timer
+}
+
+func newStream() *stream {
+	s := &stream{}
+	s.changed = sync.NewCond(&s.mu)
+	return s
+}
+
+// set moves d to at; waits on s see the change and, once at passes, time
+// out.
+func (s *stream) set(d *deadline, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.timer != nil {
+		d.timer.Stop()
+		d.timer = nil
+	}
+	d.at = at
+	if !at.IsZero() {
+		d.timer = time.AfterFunc(time.Until(at), func() {
+			s.mu.Lock()
+			s.changed.Broadcast()
+			s.mu.Unlock()
+		})
+	}
+	s.changed.Broadcast()
+}
+
+// passed says whether d has passed; s.mu is held.
+func (d *deadline) passed() bool { return !d.at.IsZero() && !time.Now().Before(d.at) }
+
+func (s *stream) read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		switch {
+		case s.readerClosed:
+			return 0, net.ErrClosed
+		case len(s.buf) > 0:
+			n := copy(p, s.buf)
+			s.buf = s.buf[n:]
+			s.changed.Broadcast()
+			return n, nil
+		case s.writerClosed:
+			return 0, io.EOF
+		case s.readDeadline.passed():
+			return 0, os.ErrDeadlineExceeded
+		}
+		s.changed.Wait()
+	}
+}
+
+func (s *stream) write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for n < len(p) {
+		switch {
+		case s.writerClosed:
+			return n, net.ErrClosed
+		case s.readerClosed:
+			return n, io.ErrClosedPipe
+		case s.writeDeadline.passed():
+			return n, os.ErrDeadlineExceeded
+		case len(s.buf) < PipeBuffer:
+			k := min(len(p)-n, PipeBuffer-len(s.buf))
+			s.buf = append(s.buf, p[n:n+k]...)
+			n += k
+			s.changed.Broadcast()
+			continue
+		}
+		s.changed.Wait()
+	}
+	return n, nil
+}
+
+// closeReader and closeWriter end one side of s.
+func (s *stream) closeReader() {
+	s.mu.Lock()
+	s.readerClosed = true
+	s.changed.Broadcast()
+	s.mu.Unlock()
+}
+
+func (s *stream) closeWriter() {
+	s.mu.Lock()
+	s.writerClosed = true
+	s.changed.Broadcast()
+	s.mu.Unlock()
+}
+
+// pipeConn is one end of a Pipe connection.
+type pipeConn struct {
+	in, out *stream
+}
+
+func (c *pipeConn) Read(p []byte) (int, error)  { return c.in.read(p) }
+func (c *pipeConn) Write(p []byte) (int, error) { return c.out.write(p) }
+
+func (c *pipeConn) Close() error {
+	c.in.closeReader()
+	c.out.closeWriter()
+	return nil
+}
+
+func (c *pipeConn) LocalAddr() net.Addr  { return pipeAddr{} }
+func (c *pipeConn) RemoteAddr() net.Addr { return pipeAddr{} }
+
+func (c *pipeConn) SetDeadline(t time.Time) error {
+	c.SetReadDeadline(t)
+	return c.SetWriteDeadline(t)
+}
+
+func (c *pipeConn) SetReadDeadline(t time.Time) error {
+	c.in.set(&c.in.readDeadline, t)
+	return nil
+}
+
+func (c *pipeConn) SetWriteDeadline(t time.Time) error {
+	c.out.set(&c.out.writeDeadline, t)
+	return nil
+}
