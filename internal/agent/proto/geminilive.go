@@ -226,10 +226,10 @@ func geminiHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *webso
 // session's reader touches it. A model turn's audio is one playback item,
 // resampled from 24 to 16 kHz.
 type geminiClient struct {
-	turn      int              // model turns begun
-	talking   bool             // a model turn is under way (no turnComplete yet)
-	out       *audio.Resampler // the turn's audio to 16 kHz; nil once flushed
-	cut       bool             // the turn was interrupted: its later audio is dropped
+	turn    int              // model turns begun
+	talking bool             // a model turn is under way (no turnComplete yet)
+	out     *audio.Resampler // the turn's audio to 16 kHz; nil once flushed
+	cut     bool             // the turn was interrupted: its later audio is dropped
 }
 
 func (*geminiClient) continuous() bool { return false }
