@@ -36,6 +36,13 @@ type Agent struct {
 	// holding the credential; AuthHeader the header it is sent in.
 	CredentialEnv string `yaml:"credential_env,omitempty" json:"credential_env,omitempty"`
 	AuthHeader    string `yaml:"auth_header,omitempty" json:"auth_header,omitempty"`
+	// AuthQuery, when set, sends the credential as this URL query
+	// parameter instead (gemini-live: key).
+	AuthQuery string `yaml:"auth_query,omitempty" json:"auth_query,omitempty"`
+	// CAFile names a PEM file of CA certificates, on the machine that
+	// runs the sessions (a worker), trusted for a wss:// endpoint beside
+	// the system's roots.
+	CAFile string `yaml:"ca_file,omitempty" json:"ca_file,omitempty"`
 	// Rate is the playback rate: 1 is real time (the default); faster
 	// only for agents that keep time by the audio they hear.
 	Rate float64 `yaml:"rate,omitempty" json:"rate"`
@@ -97,7 +104,7 @@ func (a Agent) Identity() AgentIdentity {
 // ProtoEndpoint is how a harness reaches a, without its credential (a worker
 // adds it from CredentialEnv).
 func (a Agent) ProtoEndpoint() proto.Endpoint {
-	return proto.Endpoint{Protocol: a.Protocol, URL: a.Endpoint, AuthHeader: a.AuthHeader, Rate: a.rate(),
+	return proto.Endpoint{Protocol: a.Protocol, URL: a.Endpoint, AuthHeader: a.AuthHeader, AuthQuery: a.AuthQuery, CAFile: a.CAFile, Rate: a.rate(),
 		Realtime: proto.RealtimeOptions{Model: a.Model, Voice: a.Voice, Instructions: a.Instructions,
 			TurnDetection: a.TurnDetection, API: a.RealtimeAPI}}
 }
@@ -235,7 +242,7 @@ func (a Agent) check() error {
 	if a.Protocol != proto.RealtimeName {
 		for _, f := range []struct{ name, value string }{{"voice", a.Voice}, {"instructions", a.Instructions},
 			{"turn_detection", a.TurnDetection}, {"realtime_api", a.RealtimeAPI}} {
-			if f.value != "" {
+			if f.value != "" && (a.Protocol != proto.GeminiLiveName || f.name == "turn_detection" || f.name == "realtime_api") {
 				return fieldError(f.name, "only the realtime protocol takes it, not %s", a.Protocol)
 			}
 		}
@@ -269,6 +276,15 @@ func (a Agent) check() error {
 	if a.AuthHeader != "" && !headerName.Match(a.AuthHeader) {
 		return fieldError("auth_header", "%q is not an HTTP header name", a.AuthHeader)
 	}
+	if a.AuthQuery != "" && !queryName.Match(a.AuthQuery) {
+		return fieldError("auth_query", "%q is not a query parameter name (letters, digits, _, . and -)", a.AuthQuery)
+	}
+	if len(a.CAFile) > maxSetting {
+		return fieldError("ca_file", "%d bytes (at most %d)", len(a.CAFile), maxSetting)
+	}
+	if a.AuthQuery != "" && a.AuthHeader != "" {
+		return fieldError("auth_query", "and auth_header both set: the credential goes in one of them")
+	}
 	if a.Seated != nil && a.Scenarios == (AgentScenarios{}) {
 		return nil // seated only: no trials
 	}
@@ -281,6 +297,7 @@ func (a Agent) check() error {
 var (
 	envName    = names.MustForm(`^[A-Za-z_][A-Za-z0-9_]*$`, 128)
 	headerName = names.MustForm(`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`, 128)
+	queryName  = names.MustForm(`^[A-Za-z0-9_.-]+$`, 128)
 )
 
 // checkEndpoint accepts a ws:// or wss:// URL with a host and without

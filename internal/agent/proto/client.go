@@ -389,10 +389,17 @@ func (s *session) channelFrame(x []float32) error {
 
 // connect opens the WebSocket within the handshake timeout.
 func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
+	client := &http.Client{CheckRedirect: NoRedirect}
+	if ep.CAFile != "" {
+		t, err := caTransport(ep.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ep.where(), err)
+		}
+		client.Transport = t
+	}
 	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra),
-		HTTPClient: &http.Client{CheckRedirect: NoRedirect}})
+	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra), HTTPClient: client})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
 	}

@@ -105,6 +105,9 @@ type Endpoint struct {
 	// credential: errors name the endpoint without its query, and every
 	// string from the agent is scrubbed of it.
 	AuthQuery string
+	// CAFile names a PEM file of CA certificates trusted for a wss://
+	// endpoint beside the system's roots ("": the system's alone).
+	CAFile string
 	// Rate is the playback rate (0 means 1): see Clock.
 	Rate float64
 	// HandshakeTimeout bounds, in session time, each step of opening the
