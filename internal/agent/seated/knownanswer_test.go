@@ -201,7 +201,7 @@ func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 			}
 			exact := protocol == proto.DuplexName || len(lags) == 0 || lags[len(lags)-1] <= realtimeLagBound+1e-9
 			if !exact {
-				msg := fmt.Sprintf("over realtime a reply was heard %.0f ms after its decision (+Inf: after the session): the test machine did not keep real time, so the seated counts are logged, not compared", 1000*lags[len(lags)-1])
+				msg := fmt.Sprintf("over %s a reply was heard %.0f ms after its decision (+Inf: after the session): the test machine did not keep real time, so the seated counts are logged, not compared", protocol, 1000*lags[len(lags)-1])
 				if strictTiming() {
 					t.Error(msg)
 				} else {
