@@ -239,3 +239,49 @@ func TestTheGeminiLiveServerRefusesWhatItCannotServe(t *testing.T) {
 		})
 	}
 }
+
+// Whatever a Live API peer sends, parsing it as either side's message,
+// checking a setup and reading an audio MIME type never panics; a setup
+// that passes asks for audio and leaves turns to the server, and a MIME
+// type read as 16 kHz names that rate or none.
+func FuzzParseGeminiLive(f *testing.F) {
+	for _, seed := range []string{
+		`{"setupComplete":{}}`,
+		`{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":"AAABAA=="}}]}}}`,
+		`{"serverContent":{"interrupted":true}}`, `{"serverContent":{"turnComplete":true}}`, `{"goAway":{"timeLeft":"10s"}}`,
+		`{"setup":{"model":"models/m","generationConfig":{"responseModalities":["AUDIO"]},"realtimeInputConfig":{"automaticActivityDetection":{"disabled":true}}}}`,
+		`{"realtimeInput":{"audio":{"mimeType":"audio/pcm;rate=16000","data":"AAA="}}}`, `{"realtimeInput":{"mediaChunks":[{"mimeType":"audio/pcm"}]}}`,
+		`{"serverContent":{"modelTurn":7}}`, `[]`, `null`, "\x00",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var sm glServerMessage
+		if parseGemini(data, &sm) == nil && sm.ServerContent != nil && sm.ServerContent.ModelTurn != nil {
+			for _, p := range sm.ServerContent.ModelTurn.Parts {
+				if p.InlineData != nil {
+					pcmRate(p.InlineData.MimeType, geminiOutRate)
+				}
+			}
+		}
+		var cm glClientMessage
+		if parseGemini(data, &cm) != nil {
+			return
+		}
+		if cm.Setup != nil && checkGeminiSetup(*cm.Setup) == nil {
+			if r := cm.Setup.RealtimeInputConfig; r != nil && r.AutomaticActivityDetection != nil && r.AutomaticActivityDetection.Disabled {
+				t.Fatal("a setup that disables activity detection passed")
+			}
+			if g := cm.Setup.GenerationConfig; g != nil && slices.ContainsFunc(g.ResponseModalities, func(m string) bool { return !strings.EqualFold(m, "AUDIO") }) {
+				t.Fatalf("response modalities %q passed", g.ResponseModalities)
+			}
+		}
+		if in := cm.RealtimeInput; in != nil {
+			for _, b := range append(in.MediaChunks, glBlob{MimeType: geminiInputMime}) {
+				if rate, err := pcmRate(b.MimeType, 0); err == nil && rate == SampleRate && !strings.Contains(b.MimeType, "16000") {
+					t.Fatalf("%q read as 16 kHz", b.MimeType)
+				}
+			}
+		}
+	})
+}
