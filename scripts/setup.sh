@@ -23,6 +23,8 @@
 #   helm     the Helm CLI
 #   kubeconform  offline manifest validation against kubeschemas
 #   staticcheck  the static analyser scripts/test.sh runs after go vet
+#   openai-sdk  Node.js and the official OpenAI SDK (npm openai and ws,
+#            pinned with their sha512 in scripts/openai-sdk/package-lock.json)
 #   test     every component the test suite needs
 #
 # Tools are cached in $FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools),
@@ -216,6 +218,24 @@ setup_kubeconform() { go_tool kubeconform github.com/yannh/kubeconform/cmd/kubec
 # and a check that appears on its own must not turn CI red.
 setup_staticcheck() { go_tool staticcheck honnef.co/go/tools/cmd/staticcheck v0.8.2; }
 
+# The official OpenAI SDK, which a test connects to the reference agent over
+# wss:// (docs/agents.md#tls): npm ci installs exactly the lock file's
+# versions, checking each package's sha512, and runs no install script.
+setup_openai_sdk() {
+	local dir="$TOOLS/openai-sdk-7.60.0" src
+	src=$(cd "$(dirname "$0")/openai-sdk" && pwd)
+	if [ -f "$dir/node_modules/openai/package.json" ] && cmp -s "$src/package-lock.json" "$dir/package-lock.json"; then
+		return 0
+	fi
+	command -v node >/dev/null && command -v npm >/dev/null || apt_install nodejs npm
+	log "npm ci openai (scripts/openai-sdk)"
+	local tmp
+	tmp=$(mktemp -d "$TOOLS/.openai-sdk.XXXXXX")
+	cp "$src/package.json" "$src/package-lock.json" "$tmp/"
+	(cd "$tmp" && npm ci --ignore-scripts --no-audit --no-fund --silent)
+	rm -rf "$dir" && mv "$tmp" "$dir"
+}
+
 components=("$@")
 [ ${#components[@]} -eq 0 ] && components=(test)
 for c in "${components[@]}"; do
@@ -233,7 +253,8 @@ for c in "${components[@]}"; do
 	helm) setup_helm ;;
 	kubeconform) setup_kubeconform ;;
 	staticcheck) setup_staticcheck ;;
-	test) setup_base; setup_speech; setup_browser; setup_latex; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas; setup_staticcheck ;;
+	openai-sdk) setup_openai_sdk ;;
+	test) setup_base; setup_speech; setup_browser; setup_latex; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas; setup_staticcheck; setup_openai_sdk ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac
 done

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log"
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -50,16 +52,17 @@ type agentServeOptions struct {
 	rate                   float64
 	maxSessions            int
 	lead, handshake, idle  time.Duration
+	tlsCert, tlsKey        string
 }
 
 func newAgentServeCommand() *cobra.Command {
 	o := agentServeOptions{policy: refagent.AlwaysYield}
 	def := refagent.DefaultDetector()
 	cmd := &cobra.Command{
-		Use:   "serve --protocol duplex|realtime [--addr 127.0.0.1:8765] [--policy always-yield|never-yield|detector]",
+		Use:   "serve --protocol duplex|realtime|gemini-live [--addr 127.0.0.1:8765] [--policy always-yield|never-yield|detector]",
 		Short: "Run the reference agent over a real protocol until interrupted",
 		Long: `Serve runs floorbench's reference agent (docs/agents.md#reference-agent): a
-WebSocket server speaking --protocol (duplex or realtime, docs/agents.md#protocols)
+WebSocket server speaking --protocol (duplex, realtime or gemini-live, docs/agents.md#protocols)
 that talks with espeak-ng and takes its floor decisions from what it hears.
 
 always-yield enters after the other side's speech and a short silence and
@@ -71,13 +74,14 @@ while it talks stops it. --speak-at-commit says a short utterance at every
 EOT commit instead.
 
 --rate is the playback rate its clients run at (tests run faster than real
-time; real evaluations at 1). It serves until Ctrl-C or SIGTERM, then ends
+time; real evaluations at 1). --tls-cert and --tls-key serve wss:// instead
+of ws://, for clients such as official SDKs that connect over TLS only. It serves until Ctrl-C or SIGTERM, then ends
 every session.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAgentServe(cmd, o) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.protocol, "protocol", "", "agent protocol: duplex or realtime")
+	f.StringVar(&o.protocol, "protocol", "", "agent protocol: "+strings.Join(proto.Protocols(), ", "))
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8765", "address to listen on (host:port)")
 	f.StringVar(&o.policy, "policy", o.policy, "floor policy: always-yield, never-yield or detector")
 	f.StringVar(&o.system, "system", "", "detector policy: built-in system by family name (see floorbench systems)")
@@ -88,9 +92,12 @@ every session.`,
 	f.BoolVar(&o.speakAtCommit, "speak-at-commit", false, "detector policy: say a short utterance at every EOT commit")
 	f.Float64Var(&o.rate, "rate", 1, "playback rate of the clients (session time per wall second)")
 	f.IntVar(&o.maxSessions, "max-sessions", proto.DefaultMaxSessions, "sessions served at once; more are refused")
-	f.DurationVar(&o.lead, "realtime-lead", proto.DefaultRealtimeLead, "realtime: how far ahead of playback audio is sent")
+	f.DurationVar(&o.lead, "realtime-lead", proto.DefaultRealtimeLead, "realtime, gemini-live: how far ahead of playback audio is sent")
 	f.DurationVar(&o.handshake, "handshake-timeout", proto.DefaultHandshakeTimeout, "wait for a client's first message (session time)")
 	f.DurationVar(&o.idle, "idle-timeout", 30*time.Second, "wait for a client's next message (session time)")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "serve wss:// with this PEM certificate chain (with --tls-key)")
+	f.StringVar(&o.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	cmd.MarkFlagsRequiredTogether("tls-cert", "tls-key")
 	_ = cmd.RegisterFlagCompletionFunc("protocol", cobra.FixedCompletions(proto.Protocols(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("policy", cobra.FixedCompletions(refagent.Policies, cobra.ShellCompDirectiveNoFileComp))
 	cmd.MarkFlagsMutuallyExclusive("system", "system-spec")
@@ -103,6 +110,14 @@ func runAgentServe(cmd *cobra.Command, o agentServeOptions) error {
 	if err != nil {
 		return err
 	}
+	scheme := "ws"
+	var tlsConfig *tls.Config
+	if o.tlsCert != "" {
+		if tlsConfig, err = proto.ServerTLS(o.tlsCert, o.tlsKey); err != nil {
+			return fmt.Errorf("--tls-cert, --tls-key: %w", err)
+		}
+		scheme = "wss"
+	}
 	tts, err := refagent.EspeakTTS()
 	if err != nil {
 		return err
@@ -112,6 +127,9 @@ func runAgentServe(cmd *cobra.Command, o agentServeOptions) error {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	defer l.Close()
+	if tlsConfig != nil {
+		l = tls.NewListener(l, tlsConfig)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ref, err := refagent.New(ctx, cfg, tts)
@@ -123,7 +141,7 @@ func runAgentServe(cmd *cobra.Command, o agentServeOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s speaks %s at ws://%s/ (rate %v); Ctrl-C stops it\n", ref.Name(), o.protocol, l.Addr(), o.rate)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s speaks %s at %s://%s/ (rate %v); Ctrl-C stops it\n", ref.Name(), o.protocol, scheme, l.Addr(), o.rate)
 	if err := proto.Serve(ctx, l, h); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
@@ -176,13 +194,15 @@ func agentEndpointFlags(fs *pflag.FlagSet, nameUsage string, name, model, keyEnv
 	fs.StringVar(name, "agent", "", nameUsage)
 	fs.StringVar(&ep.Protocol, "protocol", "", "agent protocol: "+fmt.Sprint(proto.Protocols()))
 	fs.StringVar(&ep.URL, "endpoint", "", "the agent's WebSocket URL (ws:// or wss://)")
-	fs.StringVar(model, "model", "", "realtime: the model to ask for")
-	fs.StringVar(&ep.Realtime.Voice, "voice", "", "realtime: the agent's voice")
-	fs.StringVar(&ep.Realtime.Instructions, "instructions", "", "realtime: the agent's instructions")
+	fs.StringVar(model, "model", "", "realtime, gemini-live: the model to ask for")
+	fs.StringVar(&ep.Realtime.Voice, "voice", "", "realtime, gemini-live: the agent's voice")
+	fs.StringVar(&ep.Realtime.Instructions, "instructions", "", "realtime, gemini-live: the agent's instructions")
 	fs.StringVar(&ep.Realtime.TurnDetection, "turn-detection", "", "realtime: server_vad (default), semantic_vad or none")
 	fs.StringVar(&ep.Realtime.API, "realtime-api", "", "realtime: session.update shape, beta (default) or ga")
 	fs.StringVar(keyEnv, "credential-env", "", "environment variable holding the agent's credential (never printed)")
-	fs.StringVar(&ep.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer)")
+	fs.StringVar(&ep.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer; gemini-live x-goog-api-key)")
+	fs.StringVar(&ep.CAFile, "ca-file", "", "PEM file of CA certificates trusted for a wss:// endpoint, beside the system's")
+	fs.StringVar(&ep.AuthQuery, "auth-query", "", "URL query parameter the credential goes in instead of a header (gemini-live: key)")
 	fs.Float64Var(&ep.Rate, "rate", 1, "playback rate: 1 is real time; faster only for agents that keep time by the audio they hear")
 }
 

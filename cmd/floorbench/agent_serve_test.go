@@ -38,7 +38,7 @@ func TestAgentServeAnswersOverEachProtocolUntilStopped(t *testing.T) {
 			if err != nil || !strings.Contains(line, "speaks "+protocol+" at ws://"+addr+"/") {
 				t.Fatalf("first line %q (%v), stderr %s", line, err, stderr.String())
 			}
-			if responses := talkToAgent(t, protocol, "ws://"+addr+"/"); responses == 0 {
+			if responses := talkToAgent(t, proto.Endpoint{Protocol: protocol, URL: "ws://" + addr + "/", Rate: 10}); responses == 0 {
 				t.Errorf("the agent never answered")
 			}
 			cmd.Process.Signal(syscall.SIGTERM)
@@ -54,11 +54,11 @@ func TestAgentServeAnswersOverEachProtocolUntilStopped(t *testing.T) {
 
 // talkToAgent plays a second of loud noise, then silence, at ten times
 // real time, and counts the responses the agent starts.
-func talkToAgent(t *testing.T, protocol, url string) int {
+func talkToAgent(t *testing.T, ep proto.Endpoint) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := proto.Dial(ctx, proto.Endpoint{Protocol: protocol, URL: url, Rate: 10})
+	s, err := proto.Dial(ctx, ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestAgentServeRefusesBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--protocol", "nope"}, `--protocol: unknown agent protocol "nope" (known: duplex, realtime)`},
+		{[]string{"--protocol", "nope"}, `--protocol: unknown agent protocol "nope" (known: duplex, gemini-live, realtime)`},
 		{[]string{"--protocol", "duplex", "--policy", "polite"}, `--policy: unknown agent policy "polite"`},
 		{[]string{"--protocol", "duplex", "--policy", "detector"}, "--policy detector needs --system or --system-spec"},
 		{[]string{"--protocol", "duplex", "--system", "rms"}, "are for --policy detector, not always-yield"},

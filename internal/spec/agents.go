@@ -36,6 +36,13 @@ type Agent struct {
 	// holding the credential; AuthHeader the header it is sent in.
 	CredentialEnv string `yaml:"credential_env,omitempty" json:"credential_env,omitempty"`
 	AuthHeader    string `yaml:"auth_header,omitempty" json:"auth_header,omitempty"`
+	// AuthQuery, when set, sends the credential as this URL query
+	// parameter instead (gemini-live: key).
+	AuthQuery string `yaml:"auth_query,omitempty" json:"auth_query,omitempty"`
+	// CAFile names a PEM file of CA certificates, on the machine that
+	// runs the sessions (a worker), trusted for a wss:// endpoint beside
+	// the system's roots.
+	CAFile string `yaml:"ca_file,omitempty" json:"ca_file,omitempty"`
 	// Rate is the playback rate: 1 is real time (the default); faster
 	// only for agents that keep time by the audio they hear.
 	Rate float64 `yaml:"rate,omitempty" json:"rate"`
@@ -97,7 +104,7 @@ func (a Agent) Identity() AgentIdentity {
 // ProtoEndpoint is how a harness reaches a, without its credential (a worker
 // adds it from CredentialEnv).
 func (a Agent) ProtoEndpoint() proto.Endpoint {
-	return proto.Endpoint{Protocol: a.Protocol, URL: a.Endpoint, AuthHeader: a.AuthHeader, Rate: a.rate(),
+	return proto.Endpoint{Protocol: a.Protocol, URL: a.Endpoint, AuthHeader: a.AuthHeader, AuthQuery: a.AuthQuery, CAFile: a.CAFile, Rate: a.rate(),
 		Realtime: proto.RealtimeOptions{Model: a.Model, Voice: a.Voice, Instructions: a.Instructions,
 			TurnDetection: a.TurnDetection, API: a.RealtimeAPI}}
 }

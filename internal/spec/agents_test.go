@@ -53,6 +53,23 @@ func TestAgentsParseAndNormalise(t *testing.T) {
 	}
 }
 
+// A gemini-live agent takes a model, a voice and instructions, and its
+// credential in a query parameter; they reach the endpoint a harness dials.
+func TestGeminiLiveAgentParses(t *testing.T) {
+	t.Parallel()
+	const in = "agents:\n  - name: gl\n    protocol: gemini-live\n    endpoint: wss://generativelanguage.googleapis.com/ws/x\n" +
+		"    model: gemini-live-2.5-flash\n    voice: Puck\n    instructions: Be brief.\n    credential_env: GEMINI_API_KEY\n" +
+		"    auth_query: key\n    scenarios: {preset: tiny-agent, seed: 1}\n"
+	s, err := Parse("g.yaml", []byte(in), limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := s.Agents[0].ProtoEndpoint()
+	if ep.Protocol != "gemini-live" || ep.AuthQuery != "key" || ep.Realtime.Model != "gemini-live-2.5-flash" || ep.Realtime.Voice != "Puck" || ep.Realtime.Instructions != "Be brief." {
+		t.Errorf("endpoint %+v", ep)
+	}
+}
+
 // An agent's identity covers what can change what it does in a trial and
 // nothing else: not its name, its concurrency or its credential.
 func TestAgentIdentity(t *testing.T) {
@@ -96,16 +113,19 @@ func TestAgentErrorsNameTheField(t *testing.T) {
 	t.Parallel()
 	const head = "agents:\n  - name: bot\n    scenarios: {preset: tiny-agent}\n"
 	cases := map[string]string{
-		"    protocol: sip\n    endpoint: ws://h/":                             `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, realtime)`,
-		"    protocol: duplex":                                                 `agents[0] (bot).endpoint: missing (want a ws:// or wss:// URL)`,
-		"    protocol: duplex\n    endpoint: http://h/x?key=secret":            `agents[0] (bot).endpoint: "http://h/x": want a ws:// or wss:// URL`,
-		"    protocol: duplex\n    endpoint: ws://user:pw@h/":                  `agents[0] (bot).endpoint: "ws://h/": has user information; give the credential with credential_env instead`,
-		"    protocol: duplex\n    endpoint: ws://h/\n    voice: alloy":        `agents[0] (bot).voice: only the realtime protocol takes it, not duplex`,
-		"    protocol: realtime\n    endpoint: ws://h/\n    turn_detection: x": `agents[0] (bot).turn_detection: realtime turn_detection "x": want server_vad, semantic_vad or none`,
-		"    protocol: duplex\n    endpoint: ws://h/\n    rate: 100":           `agents[0] (bot).rate: playback rate 100: must be above 0 and at most 50`,
-		"    protocol: duplex\n    endpoint: ws://h/\n    concurrency: -1":     `agents[0] (bot).concurrency: -1 (want 1 to 256; 0 is 4)`,
-		"    protocol: duplex\n    endpoint: ws://h/\n    repeats: 1000":       `agents[0] (bot).repeats: 1000 (want 1 to 100; 0 is 3)`,
-		"    protocol: duplex\n    endpoint: ws://h/\n    credential_env: A-B": `agents[0] (bot).credential_env: "A-B" is not an environment variable name (letters, digits and _, not starting with a digit)`,
+		"    protocol: sip\n    endpoint: ws://h/":                                                      `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, realtime)`,
+		"    protocol: duplex":                                                                          `agents[0] (bot).endpoint: missing (want a ws:// or wss:// URL)`,
+		"    protocol: duplex\n    endpoint: http://h/x?key=secret":                                     `agents[0] (bot).endpoint: "http://h/x": want a ws:// or wss:// URL`,
+		"    protocol: duplex\n    endpoint: ws://user:pw@h/":                                           `agents[0] (bot).endpoint: "ws://h/": has user information; give the credential with credential_env instead`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    voice: alloy":                                 `agents[0] (bot).voice: only the realtime protocol takes it, not duplex`,
+		"    protocol: realtime\n    endpoint: ws://h/\n    turn_detection: x":                          `agents[0] (bot).turn_detection: realtime turn_detection "x": want server_vad, semantic_vad or none`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    rate: 100":                                    `agents[0] (bot).rate: playback rate 100: must be above 0 and at most 50`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    concurrency: -1":                              `agents[0] (bot).concurrency: -1 (want 1 to 256; 0 is 4)`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    repeats: 1000":                                `agents[0] (bot).repeats: 1000 (want 1 to 100; 0 is 3)`,
+		"    protocol: duplex\n    endpoint: ws://h/\n    credential_env: A-B":                          `agents[0] (bot).credential_env: "A-B" is not an environment variable name (letters, digits and _, not starting with a digit)`,
+		"    protocol: gemini-live\n    endpoint: ws://h/\n    turn_detection: none":                    `agents[0] (bot).turn_detection: only the realtime protocol takes it, not gemini-live`,
+		"    protocol: gemini-live\n    endpoint: ws://h/\n    auth_query: 'k y'":                       `agents[0] (bot).auth_query: "k y" is not a query parameter name (letters, digits, _, . and -)`,
+		"    protocol: gemini-live\n    endpoint: ws://h/\n    auth_query: key\n    auth_header: X-Key": `agents[0] (bot).auth_query: and auth_header both set: the credential goes in one of them`,
 	}
 	for body, want := range cases {
 		if _, err := Parse("s.yaml", []byte(head+body), limits.Default()); err == nil || err.Error() != "s.yaml: "+want {

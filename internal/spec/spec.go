@@ -372,7 +372,7 @@ func (s *Sweep) withoutRunSettings() Sweep {
 	c.Queues, c.Concurrency = Queues{}, 0
 	c.Agents = slices.Clone(s.Agents)
 	for i := range c.Agents {
-		c.Agents[i].Concurrency, c.Agents[i].CredentialEnv, c.Agents[i].AuthHeader = 0, "", ""
+		c.Agents[i].Concurrency, c.Agents[i].CredentialEnv, c.Agents[i].AuthHeader, c.Agents[i].AuthQuery, c.Agents[i].CAFile = 0, "", "", "", ""
 	}
 	return c
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -153,13 +154,18 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 }
 
 // TestPoliciesGiveTheirKnownAnswers plays tiny-agent to never-yield and
-// always-yield over both protocols: never-yield goes on over every
+// always-yield over every protocol: never-yield goes on over every
 // stimulus (STOP recall 0, FPR 0), always-yield stops at both, and the
-// two protocols give the same decisions.
+// protocols give the same decisions as duplex. Over gemini-live, whose
+// input is duplex's 16 kHz PCM16, every latency is also within one frame
+// (20 ms) of duplex's: the agent decides on the same frames, and a reply
+// or a stop is heard when it arrives instead of in the agent's own slot.
+// The trials play on a synctest bubble's clock, so no load delays an
+// arrival.
 func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 	for _, policy := range []string{refagent.NeverYield, refagent.AlwaysYield} {
 		var first map[string]agent.Trial
-		for _, protocol := range []string{"duplex", "realtime"} {
+		for _, protocol := range []string{proto.DuplexName, proto.RealtimeName, proto.GeminiLiveName} {
 			trials := runPolicy(t, policy, protocol)
 			for id, tr := range trials {
 				if tr.Condition == agent.StartAfterEOT && !tr.Decision.Acted {
@@ -176,6 +182,12 @@ func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 			for id, tr := range trials {
 				if tr.Decision.Acted != first[id].Decision.Acted {
 					t.Errorf("%s: %s: acted=%v over %s, %v over duplex", policy, id, tr.Decision.Acted, protocol, first[id].Decision.Acted)
+				}
+				d := tr.Decision.Latency - first[id].Decision.Latency
+				t.Logf("%s over %s: %s: latency %.0f ms, %+.0f ms from duplex", policy, protocol, id, 1000*tr.Decision.Latency, 1000*d)
+				if protocol == proto.GeminiLiveName && tr.Decision.Acted && math.Abs(d) > proto.FrameDuration.Seconds()+1e-9 {
+					t.Errorf("%s: %s: latency %.0f ms over %s, %.0f ms over duplex: more than a frame apart",
+						policy, id, 1000*tr.Decision.Latency, protocol, 1000*first[id].Decision.Latency)
 				}
 			}
 		}

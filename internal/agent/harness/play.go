@@ -297,7 +297,7 @@ func eventOf(e *proto.Event, at float64) agent.ProviderEvent {
 	case proto.BargeIn:
 		kind = agent.EventInterrupted
 	case proto.ResponseDone:
-		if e.Status == "cancelled" || e.Status == "incomplete" {
+		if e.Status == "cancelled" || e.Status == "incomplete" || e.Status == "interrupted" {
 			kind = agent.EventInterrupted
 		}
 	}

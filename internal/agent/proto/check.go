@@ -25,9 +25,11 @@ func (ep Endpoint) Check() error {
 	}
 	rt := ep.Realtime
 	if ep.Protocol != RealtimeName {
+		// gemini-live takes a voice and instructions too (its setup's
+		// speech config and system instruction), not the rest.
 		for _, f := range []struct{ name, value string }{{"voice", rt.Voice}, {"instructions", rt.Instructions},
 			{"turn_detection", rt.TurnDetection}, {"realtime_api", rt.API}} {
-			if f.value != "" {
+			if f.value != "" && (ep.Protocol != GeminiLiveName || f.name == "turn_detection" || f.name == "realtime_api") {
 				return settingError(f.name, fmt.Errorf("only the realtime protocol takes it, not %s", ep.Protocol))
 			}
 		}
@@ -57,13 +59,25 @@ func (ep Endpoint) Check() error {
 	if ep.AuthHeader != "" && !headerName.Match(ep.AuthHeader) {
 		return settingError("auth_header", fmt.Errorf("%q is not an HTTP header name", ep.AuthHeader))
 	}
+	if ep.AuthQuery != "" && !queryName.Match(ep.AuthQuery) {
+		return settingError("auth_query", fmt.Errorf("%q is not a query parameter name (letters, digits, _, . and -)", ep.AuthQuery))
+	}
+	if ep.AuthQuery != "" && ep.AuthHeader != "" {
+		return settingError("auth_query", fmt.Errorf("and auth_header both set: the credential goes in one of them"))
+	}
+	if len(ep.CAFile) > limits.MaxAgentSetting {
+		return settingError("ca_file", fmt.Errorf("%d bytes (at most %d)", len(ep.CAFile), limits.MaxAgentSetting))
+	}
 	if ep.HandshakeTimeout < 0 || ep.IdleTimeout < 0 {
 		return settingError("timeouts", fmt.Errorf("handshake %v, idle %v (want 0 or more)", ep.HandshakeTimeout, ep.IdleTimeout))
 	}
 	return nil
 }
 
-var headerName = names.MustForm(`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`, 128)
+var (
+	headerName = names.MustForm(`^[A-Za-z0-9!#$%&'*+.^_|~-]+$`, 128)
+	queryName  = names.MustForm(`^[A-Za-z0-9_.-]+$`, 128)
+)
 
 // SettingError is an endpoint setting Check refuses: its name in a spec,
 // and why.

@@ -389,13 +389,25 @@ func (s *session) channelFrame(x []float32) error {
 
 // connect opens the WebSocket within the handshake timeout.
 func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
+	client := &http.Client{CheckRedirect: NoRedirect}
+	if ep.CAFile != "" {
+		t, err := caTransport(ep.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ep.where(), err)
+		}
+		client.Transport = t
+	}
 	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
 	defer cancel()
-	client := &http.Client{CheckRedirect: NoRedirect}
 	if ep.Dial != nil {
 		// No keep-alive: an idle connection left in the pool would
 		// outlive the session (and a synctest bubble).
-		client.Transport = &http.Transport{DialContext: ep.Dial, DisableKeepAlives: true}
+		t, ok := client.Transport.(*http.Transport)
+		if !ok {
+			t = &http.Transport{}
+		}
+		t.DialContext, t.DisableKeepAlives = ep.Dial, true
+		client.Transport = t
 	}
 	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra), HTTPClient: client})
 	if err != nil {

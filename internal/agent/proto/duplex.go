@@ -26,7 +26,10 @@ const (
 	duplexReadLimit = 64 << 10
 )
 
-func init() { protocols[DuplexName] = dialDuplex }
+func init() {
+	protocols[DuplexName] = dialDuplex
+	servers[DuplexName] = serveDuplex
+}
 
 // duplexMessage is any text message of the duplex protocol; Type says which
 // fields it uses.

@@ -11,8 +11,8 @@ import (
 // Agent.Hear, joined, in order. input is whole frames (a multiple of
 // FrameSamples samples).
 //
-// duplex carries PCM16, so the agent hears every sample quantised to 16
-// bits (audio.PCM16). realtime sends realtimePriming samples of silence
+// duplex and gemini-live carry 16 kHz PCM16, so the agent hears every
+// sample quantised to 16 bits (audio.PCM16). realtime sends realtimePriming samples of silence
 // ahead of the input, resamples each frame to 24 kHz as it is sent,
 // carries PCM16, and resamples back to 16 kHz on the server: the server
 // completes its frame k from frame k's append, and its frames are the
@@ -26,7 +26,7 @@ func HeardInput(protocol string, input []float32) ([]float32, error) {
 	if len(input)%FrameSamples != 0 {
 		return nil, fmt.Errorf("input of %d samples is not whole 20 ms frames", len(input))
 	}
-	if protocol == DuplexName {
+	if protocol == DuplexName || protocol == GeminiLiveName {
 		return quantise(input), nil
 	}
 	up, down := newRealtimeInput(), audio.NewResampler(realtimeRate, SampleRate)

@@ -172,10 +172,10 @@ func responseHeard(lead time.Duration) func(*recording) bool {
 
 // leadOf is how far ahead a test server of protocol sends audio.
 func leadOf(protocol string) time.Duration {
-	if protocol == RealtimeName {
-		return testLead
+	if protocol == DuplexName {
+		return 0
 	}
-	return 0
+	return testLead
 }
 
 // level makes frames: value v for frames in [from, to), silence elsewhere.

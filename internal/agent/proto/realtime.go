@@ -17,7 +17,10 @@ const RealtimeName = "realtime"
 // realtimeReadLimit bounds one event: a delta of a few seconds of audio.
 const realtimeReadLimit = 8 << 20
 
-func init() { protocols[RealtimeName] = dialRealtime }
+func init() {
+	protocols[RealtimeName] = dialRealtime
+	servers[RealtimeName] = serveRealtime
+}
 
 // RealtimeOptions are the session settings a realtime client sends.
 type RealtimeOptions struct {

@@ -46,7 +46,7 @@ func (ep Endpoint) header(extra http.Header) http.Header {
 	for k, v := range extra {
 		h[k] = v
 	}
-	if ep.Credential == "" {
+	if ep.Credential == "" || ep.AuthQuery != "" {
 		return h
 	}
 	if ep.AuthHeader == "" {
@@ -55,6 +55,22 @@ func (ep Endpoint) header(extra http.Header) http.Header {
 		h.Set(ep.AuthHeader, string(ep.Credential))
 	}
 	return h
+}
+
+// credentialURL is the endpoint's URL with the credential added as the
+// query parameter AuthQuery names (the URL as it is when it names none).
+func (ep Endpoint) credentialURL() (string, error) {
+	if ep.AuthQuery == "" || ep.Credential == "" {
+		return ep.URL, nil
+	}
+	u, err := url.Parse(ep.URL)
+	if err != nil {
+		return "", fmt.Errorf("agent endpoint URL %s does not parse", redactURL(ep.URL))
+	}
+	q := u.Query()
+	q.Set(ep.AuthQuery, string(ep.Credential))
+	u.RawQuery = q.Encode()
+	return u.String(), nil
 }
 
 // where names the endpoint in errors and logs: the protocol and the URL

@@ -72,6 +72,10 @@ const defaultServerIdle = 30 * time.Second
 // server holds no credential of its clients.
 var fromClient = Endpoint{}.scrub
 
+// servers are the server sides of the protocols, each registered by its
+// file beside its dialer.
+var servers = map[string]func(*serverConn) error{}
+
 // NewAgent makes the brain of one connection.
 type NewAgent func() (Agent, error)
 
@@ -97,11 +101,7 @@ func NewHandler(protocol string, newAgent NewAgent, opt ServerOptions) (*Handler
 	if opt.RealtimeLead == 0 {
 		opt.RealtimeLead = DefaultRealtimeLead
 	}
-	serve := serveDuplex
-	if protocol == RealtimeName {
-		serve = serveRealtime
-	}
-	return &Handler{serve: serve, newAgent: newAgent, opt: opt, clock: clock, slots: make(chan struct{}, opt.MaxSessions)}, nil
+	return &Handler{serve: servers[protocol], newAgent: newAgent, opt: opt, clock: clock, slots: make(chan struct{}, opt.MaxSessions)}, nil
 }
 
 // Handler accepts WebSocket connections up to its slots and runs one

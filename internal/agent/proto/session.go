@@ -101,6 +101,14 @@ type Endpoint struct {
 	// "Bearer " before it when AuthHeader is empty). It is never printed.
 	Credential Secret
 	AuthHeader string
+	// AuthQuery, when set, is the URL query parameter the credential goes
+	// in instead of a header (gemini-live: key). The URL then holds the
+	// credential: errors name the endpoint without its query, and every
+	// string from the agent is scrubbed of it.
+	AuthQuery string
+	// CAFile names a PEM file of CA certificates trusted for a wss://
+	// endpoint beside the system's roots ("": the system's alone).
+	CAFile string
 	// Rate is the playback rate (0 means 1): see Clock.
 	Rate float64
 	// HandshakeTimeout bounds, in session time, each step of opening the
@@ -172,6 +180,9 @@ func Dial(ctx context.Context, ep Endpoint) (Session, error) {
 		ep.IdleTimeout = DefaultIdleTimeout
 	}
 	ep.Limits = ep.Limits.OrDefault()
+	if ep.URL, err = ep.credentialURL(); err != nil {
+		return nil, err
+	}
 	return protocols[ep.Protocol](ctx, ep, clock)
 }
 

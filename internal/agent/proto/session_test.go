@@ -36,7 +36,7 @@ func TestAnUtteranceIsHeardWhole(t *testing.T) {
 }
 
 // An agent that stops when talked over is heard up to its stop and no
-// further, over both protocols; over realtime the client itself drops the
+// further, over every protocol; over realtime and gemini-live the client itself drops the
 // audio it holds ahead and tells the agent how much was heard, so what is
 // recorded is what a listener heard (the response itself completed: all
 // its audio had been sent). Both protocols see the same
@@ -54,6 +54,18 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 				heard := count(rec.heard, 0.25)
 				if heard == 0 || heard >= len(utt) {
 					t.Fatalf("heard %d samples of a %d-sample utterance cut by a stop", heard, len(utt))
+				}
+				if protocol == GeminiLiveName {
+					// The Live API announces no speech start, only that the
+					// model was interrupted; the client stops playback then.
+					b := rec.event(t, BargeIn)
+					if d := int(b.PlayedMs)*SampleRate/1000 - heard; d < -SampleRate/1000 || d > SampleRate/1000 {
+						t.Errorf("the client reported %d ms played but %d samples were heard", b.PlayedMs, heard)
+					}
+					if e := rec.event(t, ResponseDone); e.Status != "interrupted" {
+						t.Errorf("response_done status %q, want interrupted", e.Status)
+					}
+					return
 				}
 				started := rec.event(t, SpeechStarted)
 				if started.AgentMs != 21*20 {
