@@ -22,7 +22,8 @@ go vet ./...
 # of a testing/synctest bubble over proto.Pipe, so the detector's slowdown
 # changes how long they take and nothing they decide, and the OpenAI
 # client, whose callers share it between goroutines (openai), corpus
-# generation's parallel reads and writes (generate, corpus), and the small
+# generation's parallel reads and writes (generate, corpus), the
+# backends' cache (backend), and the small
 # packages whose tests take seconds under the detector.
 # internal/temporalclient runs -short
 # under the detector: its sweeps through a Temporal dev server play agents
@@ -36,7 +37,7 @@ go vet ./...
 race=(./activities ./internal/inprocess ./internal/devserver ./workflows ./internal/store ./internal/detect ./internal/score
 	./internal/agent ./internal/agent/proto ./internal/viewer
 	./internal/agent/harness ./internal/agent/seated ./internal/agent/refagent ./internal/openai
-	./internal/generate ./internal/corpus ./internal/childenv ./internal/compare ./internal/config ./internal/evaluate
+	./internal/generate ./internal/corpus ./internal/backend ./internal/childenv ./internal/compare ./internal/config ./internal/evaluate
 	./internal/figure ./internal/jsonio ./internal/keys ./internal/limits ./internal/names ./internal/redact
 	./internal/report ./internal/spec ./internal/version ./internal/webhook)
 log=$(mktemp)
