@@ -21,20 +21,25 @@ go vet ./...
 # reference agent (agent/refagent), whose sessions play on the fake clock
 # of a testing/synctest bubble over proto.Pipe, so the detector's slowdown
 # changes how long they take and nothing they decide, and the OpenAI
-# client, whose callers share it between goroutines (openai).
+# client, whose callers share it between goroutines (openai), corpus
+# generation's parallel reads and writes (generate, corpus), the
+# backends' cache (backend), and the small
+# packages whose tests take seconds under the detector.
 # internal/temporalclient runs -short
 # under the detector: its sweeps through a Temporal dev server play agents
 # over sockets on the wall clock and, slowed 5-10 times, outlast the
 # 40-minute package timeout (they run in the plain pass below, with the
 # rest of the package). The rest does not fit CI's 45 minutes under the
-# detector: the signal-processing packages slow down 8-14 times, corpus
-# generation (internal/corpus, internal/generate) and the backends'
-# conversions about as much, and the command-line tests run the binary in
-# child processes the detector does not see (docs/operations.md#what-ci-runs
-# has the measurements).
+# detector, or was not measured to: the signal-processing packages slow
+# down 8-14 times, and the command-line tests run the binary in child
+# processes the detector does not see (docs/operations.md#what-ci-runs
+# lists each package left out and what it costs).
 race=(./activities ./internal/inprocess ./internal/devserver ./workflows ./internal/store ./internal/detect ./internal/score
 	./internal/agent ./internal/agent/proto ./internal/viewer
-	./internal/agent/harness ./internal/agent/seated ./internal/agent/refagent ./internal/openai)
+	./internal/agent/harness ./internal/agent/seated ./internal/agent/refagent ./internal/openai
+	./internal/generate ./internal/corpus ./internal/backend ./internal/childenv ./internal/compare ./internal/config ./internal/evaluate
+	./internal/figure ./internal/jsonio ./internal/keys ./internal/limits ./internal/names ./internal/redact
+	./internal/report ./internal/spec ./internal/version ./internal/webhook)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 go test -count=1 -race -short -timeout 40m ./internal/temporalclient >"$log" 2>&1 &
