@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -30,7 +32,7 @@ type quickstartResult struct {
 func newQuickstartCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quickstart [-f] [SPEC]",
-		Short: "Run the whole job on this machine: generate, detect, evaluate, bundle",
+		Short: fullOnly["quickstart"],
 		Long: `Quickstart starts a Temporal dev server (the pinned binary from
 scripts/setup.sh; never a download) and an in-process worker, generates the
 tiny MPTB corpus, runs the rms, webrtcvad and silero detectors (the papers'
