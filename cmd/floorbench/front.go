@@ -50,14 +50,13 @@ func handedToFull(name, short string) *cobra.Command {
 // executable's folder on the same arguments and environment to run the
 // command name; it returns only when that fails.
 func execFull(name string) error {
-	self, err := os.Executable()
+	full, err := besideSelf(fullBinary)
 	if err != nil {
 		return fmt.Errorf("find %s: %w", fullBinary, err)
 	}
-	dir := filepath.Dir(self)
-	full := filepath.Join(dir, fullBinary)
 	err = syscall.Exec(full, append([]string{full}, os.Args[1:]...), os.Environ())
 	if os.IsNotExist(err) {
+		dir := filepath.Dir(full)
 		return fmt.Errorf("%s needs %s beside floorbench in %s (scripts/build.sh %s builds both)", name, fullBinary, dir, dir)
 	}
 	return fmt.Errorf("run %s: %w", full, err)
@@ -67,13 +66,21 @@ func execFull(name string) error {
 // the code when no revision is stamped (version.Code), or this
 // executable where it is missing.
 func fullPath() (string, error) {
+	full, err := besideSelf(fullBinary)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(full); err != nil {
+		return os.Executable()
+	}
+	return full, nil
+}
+
+// besideSelf is the path of name in this executable's folder.
+func besideSelf(name string) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", err
 	}
-	full := filepath.Join(filepath.Dir(self), fullBinary)
-	if _, err := os.Stat(full); err != nil {
-		return self, nil
-	}
-	return full, nil
+	return filepath.Join(filepath.Dir(self), name), nil
 }
