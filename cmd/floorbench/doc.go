@@ -19,9 +19,9 @@
 //
 // The default build is floorbench-full, every command. Built with
 // -tags floorbench_light (scripts/build.sh builds both) it is the front:
-// the files that link Temporal, Kubernetes, S3's services or plotting
-// carry the constraint !floorbench_light and are left out, and front.go
-// lists their commands (fullOnly) and hands them to floorbench-full, so
-// that the scoring commands start in milliseconds
+// the files of the commands that use Temporal, Kubernetes, the store or
+// figures carry the constraint !floorbench_light and are left out, and
+// front.go lists their commands (fullOnly) and hands them to
+// floorbench-full, so that the scoring commands start in milliseconds
 // (docs/performance.md#start-time).
 package main
