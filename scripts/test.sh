@@ -9,6 +9,10 @@ FLOORBENCH_TOOLS=$(scripts/setup.sh test)
 export FLOORBENCH_TOOLS FLOORBENCH_REQUIRE_TOOLS=1
 go vet ./...
 "$FLOORBENCH_TOOLS/bin/staticcheck" ./...
+# The floorbench front (scripts/build.sh) is cmd/floorbench built with this
+# tag: its own file and what it leaves out are checked too.
+go vet -tags floorbench_light ./cmd/floorbench
+"$FLOORBENCH_TOOLS/bin/staticcheck" -tags floorbench_light ./cmd/floorbench
 
 # The packages whose own code shares memory between goroutines run under
 # the race detector, each with tests that drive it: the in-process

@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -21,7 +23,7 @@ func init() { subcommands = append(subcommands, newBundleCommand) }
 func newBundleCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bundle",
-		Short: "List, show, fetch and compare result bundles in the store",
+		Short: fullOnly["bundle"],
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newBundleLsCommand(), newBundleShowCommand(), newBundleGetCommand(), newBundleFiguresCommand(), newBundleDiffCommand())

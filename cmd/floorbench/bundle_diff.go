@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (

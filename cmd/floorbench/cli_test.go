@@ -22,8 +22,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// binary is the floorbench command built once for the tests that check
-// exit codes and what reaches stdout and stderr.
+// binary is the floorbench command built once, as scripts/build.sh
+// builds it (the front, floorbench-full beside it), for the tests that
+// check exit codes and what reaches stdout and stderr.
 var binary string
 
 // maxrss runs a command and reports its own peak RSS (testdata/maxrss): a
@@ -41,9 +42,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	tempRoot = dir
-	if binary, err = testenv.Build("."); err != nil {
+	bin, err := testenv.BuildWith("../../scripts/build.sh")
+	if err != nil {
 		panic(err)
 	}
+	binary = filepath.Join(bin, "floorbench")
 	if maxrss, err = testenv.Build("./testdata/maxrss"); err != nil {
 		panic(err)
 	}

@@ -31,25 +31,6 @@ func storeFlags(cmd *cobra.Command) func() (config.Config, error) {
 	}
 }
 
-// configFlags adds storeFlags and the Temporal connection flags, for the
-// commands that contact Temporal (submit, status, watch, worker,
-// quickstart).
-func configFlags(cmd *cobra.Command) func() (config.Config, error) {
-	read := storeFlags(cmd)
-	f := cmd.Flags()
-	address := f.String("temporal-address", "", "Temporal frontend host:port (env FLOORBENCH_TEMPORAL_ADDRESS)")
-	namespace := f.String("namespace", "", "Temporal namespace (env FLOORBENCH_TEMPORAL_NAMESPACE)")
-	return func() (config.Config, error) {
-		c, err := read()
-		if err != nil {
-			return c, err
-		}
-		setFlag(cmd, "temporal-address", address, &c.TemporalAddress)
-		setFlag(cmd, "namespace", namespace, &c.Namespace)
-		return c, nil
-	}
-}
-
 // setFlag copies a string flag's value into dst when it was given.
 func setFlag(cmd *cobra.Command, flag string, value, dst *string) {
 	if cmd.Flags().Changed(flag) {

@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -33,7 +35,7 @@ func newDevCommand() *cobra.Command {
 	var output, dir, address string
 	cmd := &cobra.Command{
 		Use:   "dev [--temporal-address 127.0.0.1:7233] [--dir DIR]",
-		Short: "Run a Temporal dev server and a worker on this machine for submit, status and watch",
+		Short: fullOnly["dev"],
 		Long: `Dev starts the pinned Temporal dev server (scripts/setup.sh temporal; its
 database kept in --dir, so sweeps survive a restart) and one in-process
 worker on every queue, over the configured store, and runs until

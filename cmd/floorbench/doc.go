@@ -14,4 +14,14 @@
 // text, examples and output formats; a command file stays under about 300
 // lines, and the shared flag, service and output helpers (flags.go,
 // services.go, output.go, result.go) keep the files themselves short.
+//
+// # Two builds
+//
+// The default build is floorbench-full, every command. Built with
+// -tags floorbench_light (scripts/build.sh builds both) it is the front:
+// the files of the commands that use Temporal, Kubernetes, the store or
+// figures carry the constraint !floorbench_light and are left out, and
+// front.go lists their commands (fullOnly) and hands them to
+// floorbench-full, so that the scoring commands start in milliseconds
+// (docs/performance.md#start-time).
 package main

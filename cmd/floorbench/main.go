@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	"github.com/spf13/cobra"
 )
 
 func main() {
@@ -35,29 +33,6 @@ type exitError struct {
 
 func (e exitError) Error() string { return e.err.Error() }
 func (e exitError) Unwrap() error { return e.err }
-
-// withExitCode makes every error of cmd (its arguments, flags and run)
-// exit with code, except errors that carry their own exit status.
-func withExitCode(cmd *cobra.Command, code int) *cobra.Command {
-	wrap := func(err error) error {
-		var e exitError
-		if err == nil || errors.As(err, &e) {
-			return err
-		}
-		return exitError{code, err}
-	}
-	if args := cmd.Args; args != nil {
-		cmd.Args = func(c *cobra.Command, a []string) error { return wrap(args(c, a)) }
-	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return wrap(err) })
-	if run := cmd.RunE; run != nil {
-		cmd.RunE = func(c *cobra.Command, a []string) error { return wrap(run(c, a)) }
-	}
-	if pre := cmd.PreRunE; pre != nil {
-		cmd.PreRunE = func(c *cobra.Command, a []string) error { return wrap(pre(c, a)) }
-	}
-	return cmd
-}
 
 // oneLine keeps an error on one line, whatever it quotes (a path or an id
 // with a newline in it, a server's multi-line message): line breaks are

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -20,10 +21,13 @@ import (
 // carry their transcripts (1.9 MB of annotations), 50 Hz probability
 // tracks at four decimals (20 MB). It reports each process's peak RSS and
 // its input's size. The Python reference's figures on inputs of this size
-// are in the README beside these.
+// are in the README beside these. "start" is `floorbench --version`, a
+// process that reads nothing. FLOORBENCH_BIN measures another build's
+// floorbench (the one before a change) on the same inputs.
 //
 //	go test -run '^$' -bench ProcessTurnBenchDev -count 3 ./cmd/floorbench/
 func BenchmarkProcessTurnBenchDev(b *testing.B) {
+	binary := cmp.Or(os.Getenv("FLOORBENCH_BIN"), binary)
 	dir := b.TempDir()
 	ann, probs, preds := filepath.Join(dir, "annotations.json"), filepath.Join(dir, "probs-eot.json"), filepath.Join(dir, "predictions.json")
 	turnEnds := writeDevSizedInputs(b, ann, probs, preds)
@@ -40,6 +44,7 @@ func BenchmarkProcessTurnBenchDev(b *testing.B) {
 		inputs []string
 		args   []string
 	}{
+		{"start", nil, []string{"--version"}},
 		{"gold-turnbench", []string{ann}, []string{"gold", "turnbench", "--annotations", ann, "-o", "json"}},
 		{"score", []string{gold, preds}, []string{"score", "--gold", gold, "--predictions", preds, "-o", "json"}},
 		{"sweep-50Hz", []string{gold, probs}, []string{"sweep", "--gold", gold, "--probs", probs, "-o", "json"}},

@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -30,15 +32,17 @@ type quickstartResult struct {
 func newQuickstartCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "quickstart [-f] [SPEC]",
-		Short: "Run the whole job on this machine: generate, detect, evaluate, bundle",
+		Short: fullOnly["quickstart"],
 		Long: `Quickstart starts a Temporal dev server (the pinned binary from
 scripts/setup.sh; never a download) and an in-process worker, generates the
 tiny MPTB corpus, runs the rms, webrtcvad and silero detectors (the papers'
 instantaneous gates) and rms-endpointer and silero-endpointer (silence
 timeouts on the same voice activity), evaluates them
 (dev operating points, frozen test thresholds, bootstrap intervals), writes a
-bundle to the store, prints the leaderboard and the bundle's location, and
-stops everything it started. --temporal-address uses an existing Temporal;
+bundle to the store, prints each leaderboard with its reading in plain
+words (which systems fire within the test budget, which are in budget only
+by never firing, and how many false alarms the test split allows) and the
+bundle's location, and stops everything it started. --temporal-address uses an existing Temporal;
 --s3-endpoint puts everything in S3/MinIO instead of the local store.
 -f runs another sweep spec the same way (for example one with ingested
 TurnBench and AMI corpora: the sim-to-real table is printed too); the spec
@@ -85,6 +89,9 @@ may also be given as the argument.`,
 			t.Title = fmt.Sprintf("%s on %s (test, frozen dev thresholds)", t.Title, lb.Corpus)
 			if err := t.Text(out); err != nil {
 				return err
+			}
+			for _, line := range lb.Reading(res.Protocol.FPBudgetTest) {
+				fmt.Fprintln(out, line)
 			}
 			fmt.Fprintln(out)
 		}

@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -16,7 +18,7 @@ func init() { subcommands = append(subcommands, newScheduleCommand) }
 func newScheduleCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "schedule",
-		Short: "Nightly regressions: sweeps on a Temporal schedule, each judged against a baseline",
+		Short: fullOnly["schedule"],
 		Long: `A schedule runs a sweep spec on Temporal's Schedules API (a cron expression
 or an interval), compares each run's bundle with the baseline (the
 schedule's previous successful run, or a pinned bundle) with paired

@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -25,7 +27,7 @@ func newServeCommand() *cobra.Command {
 	var addr string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve a read-only web viewer of the bundles in the store",
+		Short: fullOnly["serve"],
 		Long: `Serve lists the bundles of the configured store (local or S3) and shows
 each one's leaderboards, sim-to-real table, operating points and figures,
 an event browser with each event's timeline and audio, and a diff of two

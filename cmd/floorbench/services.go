@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -91,5 +93,24 @@ func (s *services) Both() (store.Store, temporalclient.Client, error) {
 func (s *services) close() {
 	if s.cl != nil {
 		s.cl.Close()
+	}
+}
+
+// configFlags adds storeFlags and the Temporal connection flags, for the
+// commands that contact Temporal (submit, status, watch, worker,
+// quickstart).
+func configFlags(cmd *cobra.Command) func() (config.Config, error) {
+	read := storeFlags(cmd)
+	f := cmd.Flags()
+	address := f.String("temporal-address", "", "Temporal frontend host:port (env FLOORBENCH_TEMPORAL_ADDRESS)")
+	namespace := f.String("namespace", "", "Temporal namespace (env FLOORBENCH_TEMPORAL_NAMESPACE)")
+	return func() (config.Config, error) {
+		c, err := read()
+		if err != nil {
+			return c, err
+		}
+		setFlag(cmd, "temporal-address", address, &c.TemporalAddress)
+		setFlag(cmd, "namespace", namespace, &c.Namespace)
+		return c, nil
 	}
 }

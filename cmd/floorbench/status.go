@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -43,7 +45,7 @@ func checkWorkflowID(id string) error {
 }
 
 func newStatusCommand() *cobra.Command {
-	return sweepCommand("status WORKFLOW_ID", "Show a sweep's phase and progress",
+	return sweepCommand("status WORKFLOW_ID", fullOnly["status"],
 		func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error {
 			st, err := temporalclient.GetStatus(cmd.Context(), cl, id)
 			if err != nil {
@@ -54,7 +56,7 @@ func newStatusCommand() *cobra.Command {
 }
 
 func newWatchCommand() *cobra.Command {
-	return sweepCommand("watch WORKFLOW_ID", "Follow a sweep with a progress bar until it ends; print its bundle id",
+	return sweepCommand("watch WORKFLOW_ID", fullOnly["watch"],
 		func(cmd *cobra.Command, cl temporalclient.Client, id, output string) error {
 			st, err := watchWithBar(cmd, cl, id)
 			if err != nil {

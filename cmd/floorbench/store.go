@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -16,7 +18,7 @@ func init() { subcommands = append(subcommands, newStoreCommand) }
 func newStoreCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
-		Short: "Inspect the store",
+		Short: fullOnly["store"],
 		Args:  cobra.NoArgs,
 	}
 	cmd.AddCommand(newStoreVerifyCommand(), newStoreInitCommand())

@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -26,7 +28,7 @@ func newSubmitCommand() *cobra.Command {
 	var wait, dryRun, inProcess bool
 	cmd := &cobra.Command{
 		Use:   "submit [-f] spec.yaml [--wait | --dry-run | --in-process]",
-		Short: "Submit a sweep; the same spec always maps to the same run",
+		Short: fullOnly["submit"],
 		Long: `Submit validates the sweep spec and its systems and corpora, then starts the
 sweep workflow with an id derived from the normalised spec: submitting the
 same spec again attaches to the existing run (or returns its bundle).

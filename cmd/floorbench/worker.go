@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -31,7 +33,7 @@ func newWorkerCommand() *cobra.Command {
 	var healthAddr string
 	cmd := &cobra.Command{
 		Use:   "worker [--queues cpu,synth,gpu | --queues cpu=NAME,...]",
-		Short: "Run a Temporal worker for floorbench's task queues until interrupted",
+		Short: fullOnly["worker"],
 		Long: `A worker polls the floorbench-cpu, floorbench-synth and floorbench-gpu task
 queues, or those --queues names, and runs their activities; the one polling
 the cpu queue also runs the workflows. It reads inputs and writes audio,

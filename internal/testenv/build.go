@@ -21,13 +21,8 @@ func Build(pkg string, flags ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	key := sha256.Sum256([]byte(abs + "\x00" + strings.Join(flags, "\x00")))
-	root, err := os.UserCacheDir()
+	dir, err := cacheDir(abs, flags)
 	if err != nil {
-		root = os.TempDir()
-	}
-	dir := filepath.Join(root, "floorbench", "test-bin", hex.EncodeToString(key[:8]))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, filepath.Base(abs))
@@ -38,4 +33,36 @@ func Build(pkg string, flags ...string) (string, error) {
 		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
 	}
 	return out, nil
+}
+
+// BuildWith runs a build script (a path relative to the working
+// directory) with an output folder as its argument and returns the
+// folder: scripts/build.sh builds floorbench and floorbench-full there,
+// as users build them. The folder stays in the user's cache like
+// Build's.
+func BuildWith(script string) (string, error) {
+	abs, err := filepath.Abs(script)
+	if err != nil {
+		return "", err
+	}
+	dir, err := cacheDir(abs, nil)
+	if err != nil {
+		return "", err
+	}
+	if msg, err := exec.Command(abs, dir).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s: %v\n%s", script, err, msg)
+	}
+	return dir, nil
+}
+
+// cacheDir is the folder in the user's cache that holds what is built
+// from path with flags.
+func cacheDir(path string, flags []string) (string, error) {
+	key := sha256.Sum256([]byte(path + "\x00" + strings.Join(flags, "\x00")))
+	root, err := os.UserCacheDir()
+	if err != nil {
+		root = os.TempDir()
+	}
+	dir := filepath.Join(root, "floorbench", "test-bin", hex.EncodeToString(key[:8]))
+	return dir, os.MkdirAll(dir, 0o755)
 }

@@ -18,6 +18,13 @@ import (
 //	go build -ldflags "-X github.com/floorbench/floorbench/internal/version.Revision=$(git describe --always --dirty)"
 var Revision string
 
+// Executable is the file whose build names the code when nothing above
+// is stamped (Code's last resort): this process's executable, unless a
+// program that hands part of its work to another build of the same code
+// names that build instead, so that both report one version (the
+// floorbench front names floorbench-full).
+var Executable = os.Executable
+
 // Code is what manifests record as the code version, in this order: the
 // stamped Revision; the module version of a released build; the VCS
 // revision `go build` embeds in a checkout ("-dirty" with uncommitted
@@ -75,7 +82,7 @@ func fromBuildInfo(bi *debug.BuildInfo) string {
 // the running binary's Go build ID; without one, "exe-" and those of the
 // SHA-256 of the binary; "exe-unknown" when it cannot be read.
 func executableID() string {
-	path, err := os.Executable()
+	path, err := Executable()
 	if err != nil {
 		return "exe-unknown"
 	}
