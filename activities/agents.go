@@ -92,7 +92,7 @@ func (a *Activities) PrepareScenarios(ctx context.Context, in PrepareScenariosIn
 	sc := in.Agent.Scenarios
 	hash := ScenarioSetHash(sc.Preset, sc.Seed)
 	prefix := keys.ScenarioSetPrefix(hash)
-	done, err := store.Exists(ctx, a.Store, prefix+"/"+agent.SetName)
+	done, err := store.Exists(ctx, a.Store, keys.File(prefix, agent.SetName))
 	if err != nil {
 		return ScenarioSetPlan{}, err
 	}
@@ -142,18 +142,18 @@ func (a *Activities) generateScenarios(ctx context.Context, sc spec.AgentScenari
 	}
 	for _, s := range set.Scenarios {
 		for _, name := range s.FileNames() {
-			if err := putFile(ctx, a.Store, prefix+"/"+s.ID+"/"+name, filepath.Join(out, s.ID, name)); err != nil {
+			if err := putFile(ctx, a.Store, keys.MemberFile(prefix, s.ID, name), filepath.Join(out, s.ID, name)); err != nil {
 				return err
 			}
 		}
 		heartbeat(ctx, "storing scenarios")
 	}
-	return putFile(ctx, a.Store, prefix+"/"+agent.SetName, filepath.Join(out, agent.SetName))
+	return putFile(ctx, a.Store, keys.File(prefix, agent.SetName), filepath.Join(out, agent.SetName))
 }
 
 // readSet reads and checks a stored set's manifest.
 func (a *Activities) readSet(ctx context.Context, prefix string) (*agent.Set, error) {
-	key := prefix + "/" + agent.SetName
+	key := keys.File(prefix, agent.SetName)
 	data, err := store.GetBytes(ctx, a.Store, key)
 	if err != nil {
 		return nil, err

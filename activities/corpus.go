@@ -94,7 +94,7 @@ func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (
 	for _, c := range preset.Conversations {
 		p.Conversations = append(p.Conversations, c.ID)
 	}
-	p.Ready, err = store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName)
+	p.Ready, err = store.Exists(ctx, a.Store, keys.File(p.Prefix, corpus.ManifestName))
 	return p, err
 }
 
@@ -154,7 +154,7 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 		return err
 	}
 	for _, name := range corpus.FileNames(entry.Speakers) {
-		if err := putFile(ctx, a.Store, in.Prefix+"/"+in.Conversation+"/"+name, filepath.Join(dir, in.Conversation, name)); err != nil {
+		if err := putFile(ctx, a.Store, keys.MemberFile(in.Prefix, in.Conversation, name), filepath.Join(dir, in.Conversation, name)); err != nil {
 			return err
 		}
 	}
@@ -174,7 +174,7 @@ type FinalizeInput struct {
 // order, after every conversation is stored.
 func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err error) {
 	defer permanent(&err)
-	key := in.Plan.Prefix + "/" + corpus.ManifestName
+	key := keys.File(in.Plan.Prefix, corpus.ManifestName)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return err
 	}
@@ -224,7 +224,7 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 	c := &corpus.Corpus{Dir: in.Dir, Manifest: m}
 	hash := keys.Hash(raw)
 	p := planOf(in.Name, keys.Corpus(hash), hash, c.Manifest)
-	if done, err := store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName); err != nil || done {
+	if done, err := store.Exists(ctx, a.Store, keys.File(p.Prefix, corpus.ManifestName)); err != nil || done {
 		return p, err
 	}
 	stop := keepAlive(ctx, "verifying")
@@ -236,7 +236,7 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 	for i, conv := range c.Manifest.Conversations {
 		heartbeat(ctx, i)
 		for _, name := range corpus.FilesOf(c.Manifest.Kind, conv) {
-			key := p.Prefix + "/" + conv.ID + "/" + name
+			key := keys.MemberFile(p.Prefix, conv.ID, name)
 			if ok, err := store.Exists(ctx, a.Store, key); err != nil || ok {
 				if err != nil {
 					return p, err
@@ -248,7 +248,7 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 			}
 		}
 	}
-	return p, a.Store.Put(ctx, p.Prefix+"/"+corpus.ManifestName, bytes.NewReader(raw))
+	return p, a.Store.Put(ctx, keys.File(p.Prefix, corpus.ManifestName), bytes.NewReader(raw))
 }
 
 // upload stores one file of a local corpus under key, checking its sha256
@@ -298,7 +298,7 @@ type PlanStoredInput struct {
 func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ CorpusPlan, err error) {
 	defer permanent(&err)
 	prefix := strings.TrimSuffix(in.Prefix, "/")
-	raw, err := store.GetBytes(ctx, a.Store, prefix+"/"+corpus.ManifestName)
+	raw, err := store.GetBytes(ctx, a.Store, keys.File(prefix, corpus.ManifestName))
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}

@@ -156,7 +156,7 @@ func objectSHA256(ctx context.Context, st store.Store, key string) (string, erro
 // verifyStoredCorpus checks the corpus stored under root (corpora/<hash>),
 // the objects under prefix only.
 func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string, r *StoreCheck, lim limits.Limits) error {
-	key := root + "/" + corpus.ManifestName
+	key := keys.File(root, corpus.ManifestName)
 	raw, err := store.GetBytes(ctx, st, key)
 	if errors.Is(err, store.ErrNotFound) {
 		r.Unfinished = append(r.Unfinished, root)
@@ -176,7 +176,7 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 			return err
 		}
 	}
-	entries, err := st.List(ctx, root+"/entries/")
+	entries, err := st.List(ctx, keys.Entries(root))
 	if err != nil {
 		return err
 	}
@@ -189,7 +189,7 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 	}
 	for _, conv := range m.Conversations {
 		for _, name := range corpus.FilesOf(m.Kind, conv) {
-			key := root + "/" + conv.ID + "/" + name
+			key := keys.MemberFile(root, conv.ID, name)
 			if !strings.HasPrefix(key, prefix) {
 				continue
 			}

@@ -30,3 +30,20 @@ func TestAgentKeysFollowTheStoreLayout(t *testing.T) {
 		}
 	}
 }
+
+// Below a prefix a file is named after a slash and a member's files sit
+// in a folder named by its id, the layout every reader of a corpus or a
+// scenario set follows.
+func TestKeysBelowAPrefix(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{File("corpora/c1", "corpus.json"), "corpora/c1/corpus.json"},
+		{Member("scenarios/s0", "t1"), "scenarios/s0/t1"},
+		{MemberFile("corpora/c1", "tiny-01", "speaker_1.wav"), "corpora/c1/tiny-01/speaker_1.wav"},
+		{Entries("corpora/c1"), "corpora/c1/entries/"},
+		{Entry("corpora/c1", "tiny-01"), "corpora/c1/entries/tiny-01.json"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%q, want %q", c.got, c.want)
+		}
+	}
+}

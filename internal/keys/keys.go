@@ -147,7 +147,7 @@ func Corpus(hash string) string { return Corpora + hash }
 
 // Entry is the manifest entry of a generated conversation under a corpus
 // prefix: the mark that the conversation is complete.
-func Entry(prefix, conv string) string { return prefix + "/entries/" + conv + ".json" }
+func Entry(prefix, conv string) string { return Entries(prefix) + conv + ".json" }
 
 // Track is a system's probability file on one conversation and task
 // ("eot" or "int").

@@ -140,7 +140,7 @@ func previewCorpus(ctx context.Context, st store.Store, src sweep.CorpusSource, 
 			return activities.CorpusPlan{}, c, nil, err
 		}
 		c.Hash = keys.Hash(raw)
-		c.Stored, err = store.Exists(ctx, st, keys.Corpus(c.Hash)+"/"+corpus.ManifestName)
+		c.Stored, err = store.Exists(ctx, st, keys.File(keys.Corpus(c.Hash), corpus.ManifestName))
 		if err != nil {
 			return activities.CorpusPlan{}, c, nil, err
 		}
@@ -173,7 +173,7 @@ func previewCorpus(ctx context.Context, st store.Store, src sweep.CorpusSource, 
 // storedManifest is the corpus manifest under prefix, or nil when the
 // store has none.
 func storedManifest(ctx context.Context, st store.Store, prefix string) ([]byte, error) {
-	key := prefix + "/" + corpus.ManifestName
+	key := keys.File(prefix, corpus.ManifestName)
 	ok, err := store.Exists(ctx, st, key)
 	if err != nil || !ok {
 		return nil, err

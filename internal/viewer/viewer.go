@@ -220,7 +220,7 @@ func (s *Server) findCorpus(ctx context.Context, hash, s3Prefix string) (*stored
 		candidates = append(candidates, keys.Corpus(hash))
 	}
 	for _, prefix := range candidates {
-		key := prefix + "/" + corpus.ManifestName
+		key := keys.File(prefix, corpus.ManifestName)
 		if store.CheckKey(key) != nil {
 			continue
 		}
