@@ -9,7 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
-	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -184,12 +184,12 @@ func (a *Activities) scenario(ctx context.Context, prefix string, ref ScenarioRe
 
 // credential is the secret named by the agent's credential_env: from the
 // worker's Credentials, else its environment. No variable, no credential.
-func (a *Activities) credential(name string) (proto.Secret, error) {
+func (a *Activities) credential(name string) (credential.Secret, error) {
 	if name == "" {
 		return "", nil
 	}
 	if a.Credentials != nil {
 		return a.Credentials(name)
 	}
-	return proto.CredentialFromEnv(name)
+	return credential.FromEnv(name)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -175,7 +176,9 @@ func TestAgentActivitiesRefuseBadInput(t *testing.T) {
 	_, err = (&Activities{Store: local, Limits: strict}).ScoreAgent(ctx, in)
 	assertBadInput(t, "a bootstrap over the worker's limit", err, "bootstrap: 1000 is over the limit of 100")
 
-	a.Credentials = func(name string) (proto.Secret, error) { return "", errors.New("variable " + name + " is not set") }
+	a.Credentials = func(name string) (credential.Secret, error) {
+		return "", errors.New("variable " + name + " is not set")
+	}
 	if _, err := a.credential("AGENT_KEY"); err == nil || !strings.Contains(err.Error(), "AGENT_KEY") {
 		t.Errorf("a credential not set: %v", err)
 	}

@@ -35,7 +35,7 @@ var tiers = []tier{
 		"internal/keys", "internal/dialogue", "internal/jsonio", "internal/audio", "internal/store",
 		"internal/cluster", "internal/floor", "internal/testenv", "internal/cluster/clustertest",
 		"internal/figure", "internal/agent/proto", "internal/redact", "internal/webhook", "internal/openai",
-		"internal/names", "internal/features", "internal/features/reference",
+		"internal/names", "internal/features", "internal/features/reference", "internal/credential",
 	}},
 	{"domain", false, []string{
 		"internal/corpus", "internal/synth", "internal/score", "internal/detect",

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/detect"
 )
 
@@ -192,7 +193,7 @@ func setCredential(ep *proto.Endpoint, keyEnv string) error {
 	if keyEnv == "" {
 		return nil
 	}
-	secret, err := proto.CredentialFromEnv(keyEnv)
+	secret, err := credential.FromEnv(keyEnv)
 	if err != nil {
 		return err
 	}

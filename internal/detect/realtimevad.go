@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
@@ -134,9 +135,9 @@ type realtimeRequest struct {
 
 func openRealtimeVAD(s *System, rt Runtime) (Detector, error) {
 	v := s.values
-	var cred proto.Secret
+	var cred credential.Secret
 	if name := v.string("credential_env"); name != "" {
-		c, err := proto.CredentialFromEnv(name)
+		c, err := credential.FromEnv(name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", RealtimeVADFamily, err)
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/credential"
 )
 
 // wire is what a protocol's client adds to the session every protocol
@@ -392,7 +394,7 @@ func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]
 	ctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
 	defer cancel()
 	conn, _, err := websocket.Dial(ctx, ep.URL, &websocket.DialOptions{HTTPHeader: ep.header(extra),
-		HTTPClient: &http.Client{CheckRedirect: NoRedirect}})
+		HTTPClient: &http.Client{CheckRedirect: credential.NoRedirect}})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.where(), handshakeError(ctx, ep, "connecting", err))
 	}

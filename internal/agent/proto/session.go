@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
@@ -98,7 +99,7 @@ type Endpoint struct {
 	URL      string // ws:// or wss://
 	// Credential is sent in the AuthHeader header ("Authorization" with
 	// "Bearer " before it when AuthHeader is empty). It is never printed.
-	Credential Secret
+	Credential credential.Secret
 	AuthHeader string
 	// Rate is the playback rate (0 means 1): see Clock.
 	Rate float64
