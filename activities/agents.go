@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
 	"github.com/floorbench/floorbench/internal/credential"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -60,7 +61,7 @@ func ScenarioHash(sc *agent.Scenario) string {
 	if err != nil {
 		panic(fmt.Sprintf("activities: scenario %s does not encode: %v", sc.ID, err))
 	}
-	return keys.Hash(data)
+	return digest.Identity(data)
 }
 
 // PrepareScenariosInput asks for an agent's scenario set and its trials.

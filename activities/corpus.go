@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
@@ -222,7 +223,7 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
 	c := &corpus.Corpus{Dir: in.Dir, Manifest: m}
-	hash := keys.Hash(raw)
+	hash := digest.Identity(raw)
 	p := planOf(in.Name, keys.Corpus(hash), hash, c.Manifest)
 	if done, err := store.Exists(ctx, a.Store, keys.File(p.Prefix, corpus.ManifestName)); err != nil || done {
 		return p, err
@@ -306,5 +307,5 @@ func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ Corp
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %s/%s: %v", in.Name, prefix, corpus.ManifestName, err)
 	}
-	return planOf(in.Name, prefix, keys.Hash(raw), m), nil
+	return planOf(in.Name, prefix, digest.Identity(raw), m), nil
 }

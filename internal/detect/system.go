@@ -17,7 +17,6 @@ import (
 
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -360,14 +359,14 @@ func (s *System) modelSum(rt Runtime) (string, error) {
 	return s.modelSHA256(m.Path, rt.Limits)
 }
 
-// Hash identifies the system: the identity hash (keys.Hash) of its
+// Hash identifies the system: the identity hash (digest.Identity) of its
 // normalised spec.
 func (s *System) Hash(rt Runtime) (string, error) {
 	data, err := s.Normalised(rt)
 	if err != nil {
 		return "", err
 	}
-	return keys.Hash(data), nil
+	return digest.Identity(data), nil
 }
 
 // inputSHA256 opens a probability file (limits.Open's rule, at most lim's

@@ -1,12 +1,16 @@
 package keys
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/floorbench/floorbench/internal/digest"
+)
 
 // Agent evaluations follow the store layout, and a scenario set is named
 // by preset, seed and both versions, each of which changes the name.
 func TestAgentKeysFollowTheStoreLayout(t *testing.T) {
 	identity := struct{ V int }{3}
-	idHash := Hash([]byte(`{"V":3}`))
+	idHash := digest.Identity([]byte(`{"V":3}`))
 	for _, c := range []struct{ got, want string }{
 		{ScenarioSetPrefix("s0"), "scenarios/s0"},
 		{Agent(identity), idHash},
@@ -20,7 +24,7 @@ func TestAgentKeysFollowTheStoreLayout(t *testing.T) {
 		}
 	}
 	base := ScenarioSet("mptb-agent", 1, 1, 4)
-	if base != Hash([]byte("agent-scenarios\x00mptb-agent\x001\x001\x004")) {
+	if base != digest.Identity([]byte("agent-scenarios\x00mptb-agent\x001\x001\x004")) {
 		t.Errorf("ScenarioSet %s is not the hash of its identity", base)
 	}
 	for _, other := range []string{ScenarioSet("tiny-agent", 1, 1, 4), ScenarioSet("mptb-agent", 2, 1, 4),
