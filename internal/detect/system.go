@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -126,7 +125,7 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		}
 		s.model = *spec.Model
 	}
-	if s.model.SHA256 != "" && !isSHA256(s.model.SHA256) {
+	if s.model.SHA256 != "" && !digest.IsSHA256(s.model.SHA256) {
 		return nil, errors.New("model.sha256: want 64 lowercase hex digits")
 	}
 	switch {
@@ -378,10 +377,6 @@ func inputSHA256(path string, lim limits.Limits) (string, error) {
 	}
 	defer f.Close()
 	return digest.SHA256(f, path)
-}
-
-func isSHA256(s string) bool {
-	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // LocalFiles are the files of the submitting machine a system reads, by

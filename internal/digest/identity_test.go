@@ -3,6 +3,7 @@ package digest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"testing"
 )
 
@@ -18,5 +19,15 @@ func TestIdentityIsTheTruncatedSHA256(t *testing.T) {
 	}
 	if _, err := IdentityJSON(func() {}); err == nil {
 		t.Error("a value JSON cannot encode has an identity")
+	}
+}
+
+// A SHA-256 is exactly 64 lowercase hexadecimal digits.
+func TestIsSHA256(t *testing.T) {
+	ok := strings.Repeat("0a", 32)
+	for s, want := range map[string]bool{ok: true, ok[1:]: false, ok + "0": false, strings.ToUpper(ok): false, strings.Repeat("g", 64): false} {
+		if IsSHA256(s) != want {
+			t.Errorf("IsSHA256(%q) = %v", s, !want)
+		}
 	}
 }
