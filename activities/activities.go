@@ -12,7 +12,7 @@
 // package in sweep), and Admission, how many activities one process runs
 // at once and against what memory budget.
 //
-// Size: about 3,400 lines, one file per group of activities. Temporal
+// One file per group of activities. Temporal
 // registers the methods of one *Activities value with the worker, and every
 // activity shares its store, runtime, limits, memory budget and
 // credentials, so they stay one package; the work itself is done by the
@@ -32,8 +32,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/backend"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/detect"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
@@ -64,7 +64,7 @@ type Activities struct {
 	// Credentials finds an agent's credential by the name its spec gives
 	// (credential_env); nil reads the environment. Errors name the
 	// variable, never a value.
-	Credentials func(name string) (proto.Secret, error)
+	Credentials func(name string) (credential.Secret, error)
 	// ScheduleRoot is the one folder of this machine whose files
 	// scheduled runs may read ("": none; docs/operations.md#nightly-schedules).
 	ScheduleRoot string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 )
@@ -100,7 +101,7 @@ func (a *Activities) RecordFailedTrial(ctx context.Context, in FailedTrialInput)
 // playedAlready reports whether key holds a recording of a trial that
 // was played (a failed one is played again).
 func (a *Activities) playedAlready(ctx context.Context, key string) (bool, error) {
-	rk := key + "/" + agent.RecordingName
+	rk := keys.File(key, agent.RecordingName)
 	data, err := store.GetBytes(ctx, a.Store, rk)
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
@@ -119,14 +120,14 @@ func (a *Activities) playedAlready(ctx context.Context, key string) (bool, error
 // the set's manifest, and reads them.
 func (a *Activities) scenarioAudio(ctx context.Context, prefix string, sc *agent.Scenario, dir string) (agent.ScenarioAudio, error) {
 	for _, name := range sc.FileNames() {
-		key := prefix + "/" + sc.ID + "/" + name
+		key := keys.MemberFile(prefix, sc.ID, name)
 		if err := a.fetchVerified(ctx, key, sc.Files[name], maxScenarioFile, filepath.Join(dir, sc.ID, name)); err != nil {
 			return agent.ScenarioAudio{}, err
 		}
 	}
 	audio, err := agent.LoadAudio(dir, sc)
 	if err != nil {
-		return audio, corrupt(prefix+"/"+sc.ID, err)
+		return audio, corrupt(keys.File(prefix, sc.ID), err)
 	}
 	return audio, nil
 }
@@ -145,18 +146,18 @@ func (a *Activities) storeRecording(ctx context.Context, key string, rec *agent.
 	folder := filepath.Join(dir, name)
 	for _, f := range []string{agent.InputName, agent.OutputName} {
 		if _, ok := rec.Files[f]; ok {
-			if err := putFile(ctx, a.Store, key+"/"+f, filepath.Join(folder, f)); err != nil {
+			if err := putFile(ctx, a.Store, keys.File(key, f), filepath.Join(folder, f)); err != nil {
 				return err
 			}
 		}
 	}
-	return putFile(ctx, a.Store, key+"/"+agent.RecordingName, filepath.Join(folder, agent.RecordingName))
+	return putFile(ctx, a.Store, keys.File(key, agent.RecordingName), filepath.Join(folder, agent.RecordingName))
 }
 
 // readRecording reads a stored trial: its recording and, when it has
 // audio, the agent's output, checked against the recording.
 func (a *Activities) readRecording(ctx context.Context, key, dir string) (*agent.Recording, []float32, error) {
-	rk := key + "/" + agent.RecordingName
+	rk := keys.File(key, agent.RecordingName)
 	data, err := store.GetBytes(ctx, a.Store, rk)
 	if err != nil {
 		return nil, nil, err
@@ -168,7 +169,7 @@ func (a *Activities) readRecording(ctx context.Context, key, dir string) (*agent
 	if !r.HasAudio() {
 		return r, nil, nil
 	}
-	ok := key + "/" + agent.OutputName
+	ok := keys.File(key, agent.OutputName)
 	if err := a.fetchVerified(ctx, ok, r.Files[agent.OutputName], int64(r.Samples)*2+1024, filepath.Join(dir, agent.OutputName)); err != nil {
 		return nil, nil, err
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
-	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -55,7 +56,7 @@ func ScenarioHash(sc *agent.Scenario) string {
 	if err != nil {
 		panic(fmt.Sprintf("activities: scenario %s does not encode: %v", sc.ID, err))
 	}
-	return keys.Hash(data)
+	return digest.Identity(data)
 }
 
 // PrepareScenariosInput asks for an agent's scenario set and its trials.
@@ -87,7 +88,7 @@ func (a *Activities) PrepareScenarios(ctx context.Context, in PrepareScenariosIn
 	sc := in.Agent.Scenarios
 	hash := ScenarioSetHash(sc.Preset, sc.Seed)
 	prefix := keys.ScenarioSetPrefix(hash)
-	done, err := store.Exists(ctx, a.Store, prefix+"/"+agent.SetName)
+	done, err := store.Exists(ctx, a.Store, keys.File(prefix, agent.SetName))
 	if err != nil {
 		return ScenarioSetPlan{}, err
 	}
@@ -137,18 +138,18 @@ func (a *Activities) generateScenarios(ctx context.Context, sc spec.AgentScenari
 	}
 	for _, s := range set.Scenarios {
 		for _, name := range s.FileNames() {
-			if err := putFile(ctx, a.Store, prefix+"/"+s.ID+"/"+name, filepath.Join(out, s.ID, name)); err != nil {
+			if err := putFile(ctx, a.Store, keys.MemberFile(prefix, s.ID, name), filepath.Join(out, s.ID, name)); err != nil {
 				return err
 			}
 		}
 		heartbeat(ctx, "storing scenarios")
 	}
-	return putFile(ctx, a.Store, prefix+"/"+agent.SetName, filepath.Join(out, agent.SetName))
+	return putFile(ctx, a.Store, keys.File(prefix, agent.SetName), filepath.Join(out, agent.SetName))
 }
 
 // readSet reads and checks a stored set's manifest.
 func (a *Activities) readSet(ctx context.Context, prefix string) (*agent.Set, error) {
-	key := prefix + "/" + agent.SetName
+	key := keys.File(prefix, agent.SetName)
 	data, err := store.GetBytes(ctx, a.Store, key)
 	if err != nil {
 		return nil, err
@@ -179,12 +180,12 @@ func (a *Activities) scenario(ctx context.Context, prefix string, ref ScenarioRe
 
 // credential is the secret named by the agent's credential_env: from the
 // worker's Credentials, else its environment. No variable, no credential.
-func (a *Activities) credential(name string) (proto.Secret, error) {
+func (a *Activities) credential(name string) (credential.Secret, error) {
 	if name == "" {
 		return "", nil
 	}
 	if a.Credentials != nil {
 		return a.Credentials(name)
 	}
-	return proto.CredentialFromEnv(name)
+	return credential.FromEnv(name)
 }

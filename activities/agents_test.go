@@ -13,6 +13,8 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/credential"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -90,7 +92,7 @@ func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
 	if len(plan.Scenarios) != 8 || plan.Estimate <= 0 {
 		t.Fatalf("plan of tiny-agent: %d scenarios, estimate %v", len(plan.Scenarios), plan.Estimate)
 	}
-	if puts := rec.take(); len(puts) == 0 || puts[len(puts)-1] != plan.Prefix+"/"+agent.SetName {
+	if puts := rec.take(); len(puts) == 0 || puts[len(puts)-1] != keys.File(plan.Prefix, agent.SetName) {
 		t.Fatalf("the set's manifest is not stored last: %v", puts)
 	}
 	if again, err := a.PrepareScenarios(ctx, PrepareScenariosInput{Agent: ag}); err != nil || !slices.Equal(again.Scenarios, plan.Scenarios) {
@@ -105,7 +107,7 @@ func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
 	if err != nil || !out.Played || out.Key != TrialKey(ag, plan.Scenarios[0].Hash, 0) {
 		t.Fatalf("first play: %+v, %v", out, err)
 	}
-	if puts := rec.take(); len(puts) != 3 || puts[2] != out.Key+"/"+agent.RecordingName {
+	if puts := rec.take(); len(puts) != 3 || puts[2] != keys.File(out.Key, agent.RecordingName) {
 		t.Errorf("a trial stores input, output and its recording last: %v", puts)
 	}
 	if again, err := a.PlayAgentTrial(ctx, played); err != nil || again.Played {
@@ -116,7 +118,7 @@ func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
 	if err != nil || !failed.Failed {
 		t.Fatalf("record failed: %+v, %v", failed, err)
 	}
-	if puts := rec.take(); len(puts) != 1 || puts[0] != failed.Key+"/"+agent.RecordingName {
+	if puts := rec.take(); len(puts) != 1 || puts[0] != keys.File(failed.Key, agent.RecordingName) {
 		t.Errorf("a failed trial stores its recording alone: %v", puts)
 	}
 
@@ -152,7 +154,7 @@ func TestAgentActivitiesRefuseBadInput(t *testing.T) {
 	ag := tinyAgent(t, "a", "ws://127.0.0.1:1/")
 	prefix := "scenarios/x"
 	set := `{"schema_version": 1}`
-	if err := store.PutBytes(ctx, local, prefix+"/"+agent.SetName, []byte(set)); err != nil {
+	if err := store.PutBytes(ctx, local, keys.File(prefix, agent.SetName), []byte(set)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := a.PlayAgentTrial(ctx, AgentTrialInput{Agent: ag, Set: "scenarios/missing", Scenario: ScenarioRef{ID: "s", Hash: "h"}})
@@ -160,7 +162,7 @@ func TestAgentActivitiesRefuseBadInput(t *testing.T) {
 		t.Errorf("a set not stored: %v", err)
 	}
 	_, err = a.RecordFailedTrial(ctx, FailedTrialInput{Trial: AgentTrialInput{Agent: ag, Set: prefix, Scenario: ScenarioRef{ID: "s", Hash: "h"}}})
-	if err == nil || !strings.Contains(err.Error(), prefix+"/"+agent.SetName) {
+	if err == nil || !strings.Contains(err.Error(), keys.File(prefix, agent.SetName)) {
 		t.Errorf("a set that does not parse: %v", err)
 	}
 
@@ -174,7 +176,9 @@ func TestAgentActivitiesRefuseBadInput(t *testing.T) {
 	_, err = (&Activities{Store: local, Limits: strict}).ScoreAgent(ctx, in)
 	assertBadInput(t, "a bootstrap over the worker's limit", err, "bootstrap: 1000 is over the limit of 100")
 
-	a.Credentials = func(name string) (proto.Secret, error) { return "", errors.New("variable " + name + " is not set") }
+	a.Credentials = func(name string) (credential.Secret, error) {
+		return "", errors.New("variable " + name + " is not set")
+	}
 	if _, err := a.credential("AGENT_KEY"); err == nil || !strings.Contains(err.Error(), "AGENT_KEY") {
 		t.Errorf("a credential not set: %v", err)
 	}

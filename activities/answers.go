@@ -3,7 +3,9 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -12,14 +14,22 @@ import (
 // retried or resumed Infer sends no channel twice.
 type storedAnswers struct{ store store.Store }
 
-func (s storedAnswers) Get(ctx context.Context, key string) ([]byte, bool, error) {
+func (s storedAnswers) Get(ctx context.Context, request string) ([]byte, bool, error) {
+	key := keys.ProviderAnswer(request)
 	data, err := store.GetBytes(ctx, s.store, key)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, false, nil
 	}
-	return data, err == nil, err
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", key, err)
+	}
+	return data, true, nil
 }
 
-func (s storedAnswers) Put(ctx context.Context, key string, data []byte) error {
-	return store.PutBytes(ctx, s.store, key, data)
+func (s storedAnswers) Put(ctx context.Context, request string, data []byte) error {
+	key := keys.ProviderAnswer(request)
+	if err := store.PutBytes(ctx, s.store, key, data); err != nil {
+		return fmt.Errorf("%s: %w", key, err)
+	}
+	return nil
 }

@@ -58,7 +58,7 @@ func (a *Activities) Audit(ctx context.Context, in AuditInput) (_ string, err er
 		return "", err
 	}
 	defer cleanup()
-	if err := a.download(ctx, in.Corpus.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
+	if err := a.download(ctx, keys.File(in.Corpus.Prefix, corpus.ManifestName), filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return "", err
 	}
 	c, err := corpus.Open(dir, a.limits())

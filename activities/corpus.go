@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/generate"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
@@ -94,7 +95,7 @@ func (a *Activities) PlanGenerated(ctx context.Context, in PlanGeneratedInput) (
 	for _, c := range preset.Conversations {
 		p.Conversations = append(p.Conversations, c.ID)
 	}
-	p.Ready, err = store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName)
+	p.Ready, err = store.Exists(ctx, a.Store, keys.File(p.Prefix, corpus.ManifestName))
 	return p, err
 }
 
@@ -154,7 +155,7 @@ func (a *Activities) GenerateConversation(ctx context.Context, in GenerateInput)
 		return err
 	}
 	for _, name := range corpus.FileNames(entry.Speakers) {
-		if err := putFile(ctx, a.Store, in.Prefix+"/"+in.Conversation+"/"+name, filepath.Join(dir, in.Conversation, name)); err != nil {
+		if err := putFile(ctx, a.Store, keys.MemberFile(in.Prefix, in.Conversation, name), filepath.Join(dir, in.Conversation, name)); err != nil {
 			return err
 		}
 	}
@@ -174,7 +175,7 @@ type FinalizeInput struct {
 // order, after every conversation is stored.
 func (a *Activities) FinalizeCorpus(ctx context.Context, in FinalizeInput) (err error) {
 	defer permanent(&err)
-	key := in.Plan.Prefix + "/" + corpus.ManifestName
+	key := keys.File(in.Plan.Prefix, corpus.ManifestName)
 	if done, err := store.Exists(ctx, a.Store, key); err != nil || done {
 		return err
 	}
@@ -222,9 +223,9 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
 	c := &corpus.Corpus{Dir: in.Dir, Manifest: m}
-	hash := keys.Hash(raw)
+	hash := digest.Identity(raw)
 	p := planOf(in.Name, keys.Corpus(hash), hash, c.Manifest)
-	if done, err := store.Exists(ctx, a.Store, p.Prefix+"/"+corpus.ManifestName); err != nil || done {
+	if done, err := store.Exists(ctx, a.Store, keys.File(p.Prefix, corpus.ManifestName)); err != nil || done {
 		return p, err
 	}
 	stop := keepAlive(ctx, "verifying")
@@ -236,7 +237,7 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 	for i, conv := range c.Manifest.Conversations {
 		heartbeat(ctx, i)
 		for _, name := range corpus.FilesOf(c.Manifest.Kind, conv) {
-			key := p.Prefix + "/" + conv.ID + "/" + name
+			key := keys.MemberFile(p.Prefix, conv.ID, name)
 			if ok, err := store.Exists(ctx, a.Store, key); err != nil || ok {
 				if err != nil {
 					return p, err
@@ -248,7 +249,7 @@ func (a *Activities) IngestLocal(ctx context.Context, in IngestInput) (_ CorpusP
 			}
 		}
 	}
-	return p, a.Store.Put(ctx, p.Prefix+"/"+corpus.ManifestName, bytes.NewReader(raw))
+	return p, a.Store.Put(ctx, keys.File(p.Prefix, corpus.ManifestName), bytes.NewReader(raw))
 }
 
 // upload stores one file of a local corpus under key, checking its sha256
@@ -298,7 +299,7 @@ type PlanStoredInput struct {
 func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ CorpusPlan, err error) {
 	defer permanent(&err)
 	prefix := strings.TrimSuffix(in.Prefix, "/")
-	raw, err := store.GetBytes(ctx, a.Store, prefix+"/"+corpus.ManifestName)
+	raw, err := store.GetBytes(ctx, a.Store, keys.File(prefix, corpus.ManifestName))
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %v", in.Name, err)
 	}
@@ -306,5 +307,5 @@ func (a *Activities) PlanStored(ctx context.Context, in PlanStoredInput) (_ Corp
 	if err != nil {
 		return CorpusPlan{}, badInput("corpus %s: %s/%s: %v", in.Name, prefix, corpus.ManifestName, err)
 	}
-	return planOf(in.Name, prefix, keys.Hash(raw), m), nil
+	return planOf(in.Name, prefix, digest.Identity(raw), m), nil
 }

@@ -156,7 +156,7 @@ func (a *Activities) LoadCorpus(ctx context.Context, plan CorpusPlan) (_ *evalua
 		return nil, err
 	}
 	defer cleanup()
-	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
+	if err := a.download(ctx, keys.File(plan.Prefix, corpus.ManifestName), filepath.Join(dir, corpus.ManifestName)); err != nil {
 		return nil, err
 	}
 	c, err := corpus.Open(dir, a.limits())

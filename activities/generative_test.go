@@ -59,7 +59,7 @@ func TestGenerateThroughBackends(t *testing.T) {
 	if err := a.FinalizeCorpus(ctx, FinalizeInput{Plan: p}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := corpus.ParseManifest([]byte(stored(t, local, p.Prefix+"/"+corpus.ManifestName)), limits.Default())
+	m, err := corpus.ParseManifest([]byte(stored(t, local, keys.File(p.Prefix, corpus.ManifestName))), limits.Default())
 	if err != nil || len(m.Backends) != 2 || m.Backends[0].Model != "test-chat" {
 		t.Fatalf("manifest backends %+v, %v", m, err)
 	}

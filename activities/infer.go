@@ -171,7 +171,7 @@ func (a *Activities) materialise(ctx context.Context, plan CorpusPlan, c *corpus
 // the manifest records: an object that differs (or is larger than the
 // manifest allows) fails at once, naming its key.
 func (a *Activities) fetchFile(ctx context.Context, plan CorpusPlan, c *corpus.Corpus, conv corpus.Conversation, name string) error {
-	return a.fetchVerified(ctx, plan.Prefix+"/"+conv.ID+"/"+name, conv.Files[name], corpus.MaxFileSize(conv, name), filepath.Join(c.Dir, conv.ID, name))
+	return a.fetchVerified(ctx, keys.MemberFile(plan.Prefix, conv.ID, name), conv.Files[name], corpus.MaxFileSize(conv, name), filepath.Join(c.Dir, conv.ID, name))
 }
 
 // fetchVerified copies a stored object to path, checking as it streams

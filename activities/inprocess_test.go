@@ -128,7 +128,7 @@ func TestIngestLocalManifestLastAndResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	manifest := plan.Prefix + "/" + corpus.ManifestName
+	manifest := keys.File(plan.Prefix, corpus.ManifestName)
 	puts := rec.take()
 	if len(puts) != 7 || puts[len(puts)-1] != manifest {
 		t.Fatalf("puts %q, want six files then %s", puts, manifest)
@@ -144,13 +144,13 @@ func TestIngestLocalManifestLastAndResumes(t *testing.T) {
 		t.Errorf("a stored corpus was uploaded again: %q", puts)
 	}
 
-	channel := plan.Prefix + "/" + plan.Conversations[1] + "/" + corpus.ChannelName(1)
+	channel := keys.MemberFile(plan.Prefix, plan.Conversations[1], corpus.ChannelName(1))
 	for _, key := range []string{manifest, channel} {
 		if err := os.Remove(filepath.Join(local.Root(), filepath.FromSlash(key))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	kept := plan.Prefix + "/" + plan.Conversations[0] + "/" + corpus.ChannelName(1)
+	kept := keys.MemberFile(plan.Prefix, plan.Conversations[0], corpus.ChannelName(1))
 	before := stored(t, local, kept)
 	if _, err := a.IngestLocal(ctx, IngestInput{Name: "c", Dir: smallCorpus(t)}); err != nil {
 		t.Fatal(err)
@@ -216,7 +216,7 @@ func TestPlanGenerated(t *testing.T) {
 	if GeneratedCorpusHash("tiny", 2, backend.Config{}) == p.Hash || keys.GeneratedCorpus("tiny", 1, 0, nil) == p.Hash {
 		t.Error("another seed or generator version has the same hash")
 	}
-	if err := store.PutBytes(ctx, local, p.Prefix+"/"+corpus.ManifestName, []byte("{}")); err != nil {
+	if err := store.PutBytes(ctx, local, keys.File(p.Prefix, corpus.ManifestName), []byte("{}")); err != nil {
 		t.Fatal(err)
 	}
 	if p, err := a.PlanGenerated(ctx, PlanGeneratedInput{Name: "t", Preset: "tiny", Seed: 1}); err != nil || !p.Ready {
@@ -274,7 +274,7 @@ func TestFinalizeCorpus(t *testing.T) {
 	if err := a.FinalizeCorpus(ctx, FinalizeInput{Plan: plan}); err != nil {
 		t.Fatal(err)
 	}
-	key := prefix + "/" + corpus.ManifestName
+	key := keys.File(prefix, corpus.ManifestName)
 	m, err := corpus.ParseManifest([]byte(stored(t, local, key)), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -300,7 +300,7 @@ func TestFinalizeCorpus(t *testing.T) {
 	}
 	err = a.FinalizeCorpus(ctx, FinalizeInput{Plan: plan})
 	assertUndecodable(t, err, keys.Entry(plan.Prefix, ids[0]))
-	if ok, _ := store.Exists(ctx, local, plan.Prefix+"/"+corpus.ManifestName); ok {
+	if ok, _ := store.Exists(ctx, local, keys.File(plan.Prefix, corpus.ManifestName)); ok {
 		t.Error("a manifest was stored for an incomplete corpus")
 	}
 }

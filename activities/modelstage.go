@@ -109,7 +109,7 @@ func (a *Activities) openSystemOn(ctx context.Context, ref sweep.SystemRef, plan
 		cleanup()
 		return nil, nil, nil, err
 	}
-	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, filepath.Join(dir, corpus.ManifestName)); err != nil {
+	if err := a.download(ctx, keys.File(plan.Prefix, corpus.ManifestName), filepath.Join(dir, corpus.ManifestName)); err != nil {
 		cleanup()
 		return nil, nil, nil, err
 	}

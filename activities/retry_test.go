@@ -121,7 +121,7 @@ func TestGenerateConversationStoresEntryLast(t *testing.T) {
 		t.Fatalf("entry %+v for puts %q", e, puts)
 	}
 	for name, sum := range e.Files {
-		if got := sha256Hex([]byte(stored(t, local, plan.Prefix+"/"+id+"/"+name))); got != sum {
+		if got := sha256Hex([]byte(stored(t, local, keys.MemberFile(plan.Prefix, id, name)))); got != sum {
 			t.Errorf("%s: stored sha256 %s, the entry says %s", name, got, sum)
 		}
 	}
@@ -149,7 +149,7 @@ func TestGenerateConversationStoresEntryLast(t *testing.T) {
 	if len(gold.Conversations) != 1 || gold.Conversations[0].ID != id || len(gold.Conversations[0].Task(floor.TaskEOT).Positives) == 0 {
 		t.Errorf("gold of the generated conversation: %+v", gold)
 	}
-	if ok, err := store.Exists(ctx, local, plan.Prefix+"/"+corpus.ManifestName); err != nil || !ok {
+	if ok, err := store.Exists(ctx, local, keys.File(plan.Prefix, corpus.ManifestName)); err != nil || !ok {
 		t.Errorf("manifest stored: %v, %v", ok, err)
 	}
 }

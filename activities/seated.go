@@ -99,7 +99,7 @@ func (a *Activities) openStoredCorpus(ctx context.Context, plan CorpusPlan) (*co
 		return nil, "", nil, err
 	}
 	path := filepath.Join(dir, "corpus", corpus.ManifestName)
-	if err := a.download(ctx, plan.Prefix+"/"+corpus.ManifestName, path); err != nil {
+	if err := a.download(ctx, keys.File(plan.Prefix, corpus.ManifestName), path); err != nil {
 		cleanup()
 		return nil, "", nil, err
 	}
@@ -224,7 +224,7 @@ func (a *Activities) seatedAlready(ctx context.Context, key string) (bool, error
 
 // readSeat reads and checks a stored seat's session.json.
 func (a *Activities) readSeat(ctx context.Context, key string) (*seated.Recording, error) {
-	rk := key + "/" + seated.RecordingName
+	rk := keys.File(key, seated.RecordingName)
 	data, err := store.GetBytes(ctx, a.Store, rk)
 	if err != nil {
 		return nil, err
@@ -250,9 +250,9 @@ func (a *Activities) storeSeat(ctx context.Context, key string, s seated.Seat, r
 	}
 	folder := filepath.Join(dir, s.Name())
 	if heard != nil {
-		if err := putFile(ctx, a.Store, key+"/"+seated.OutputName, filepath.Join(folder, seated.OutputName)); err != nil {
+		if err := putFile(ctx, a.Store, keys.File(key, seated.OutputName), filepath.Join(folder, seated.OutputName)); err != nil {
 			return err
 		}
 	}
-	return putFile(ctx, a.Store, key+"/"+seated.RecordingName, filepath.Join(folder, seated.RecordingName))
+	return putFile(ctx, a.Store, keys.File(key, seated.RecordingName), filepath.Join(folder, seated.RecordingName))
 }

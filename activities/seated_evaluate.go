@@ -120,10 +120,10 @@ func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput)
 // fetchSeat copies a stored seat's session.json and output.wav (checked
 // against the recording r read from it) into dir.
 func (a *Activities) fetchSeat(ctx context.Context, key string, r *seated.Recording, dir string) error {
-	if err := a.download(ctx, key+"/"+seated.RecordingName, filepath.Join(dir, seated.RecordingName)); err != nil {
+	if err := a.download(ctx, keys.File(key, seated.RecordingName), filepath.Join(dir, seated.RecordingName)); err != nil {
 		return err
 	}
-	ok := key + "/" + seated.OutputName
+	ok := keys.File(key, seated.OutputName)
 	if err := a.fetchVerified(ctx, ok, r.Files[seated.OutputName], int64(r.Samples)*2+1024, filepath.Join(dir, seated.OutputName)); err != nil {
 		return err
 	}

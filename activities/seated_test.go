@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/evaluate"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -66,7 +67,7 @@ func TestSeatedAgentPlaysEachSeatOnceAndEvaluates(t *testing.T) {
 	if err != nil || !out.Played || out.Key != SeatKey(ag, plan.Hash, "audit-00", 1) {
 		t.Fatalf("first seat: %+v, %v", out, err)
 	}
-	if puts := rec.take(); len(puts) != 2 || puts[1] != out.Key+"/"+seated.RecordingName {
+	if puts := rec.take(); len(puts) != 2 || puts[1] != keys.File(out.Key, seated.RecordingName) {
 		t.Errorf("a seat stores what was heard, then its session last: %v", puts)
 	}
 	if again, err := a.PlaySeat(ctx, first); err != nil || again.Played {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
@@ -156,7 +157,7 @@ func objectSHA256(ctx context.Context, st store.Store, key string) (string, erro
 // verifyStoredCorpus checks the corpus stored under root (corpora/<hash>),
 // the objects under prefix only.
 func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string, r *StoreCheck, lim limits.Limits) error {
-	key := root + "/" + corpus.ManifestName
+	key := keys.File(root, corpus.ManifestName)
 	raw, err := store.GetBytes(ctx, st, key)
 	if errors.Is(err, store.ErrNotFound) {
 		r.Unfinished = append(r.Unfinished, root)
@@ -176,7 +177,7 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 			return err
 		}
 	}
-	entries, err := st.List(ctx, root+"/entries/")
+	entries, err := st.List(ctx, keys.Entries(root))
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 	}
 	for _, conv := range m.Conversations {
 		for _, name := range corpus.FilesOf(m.Kind, conv) {
-			key := root + "/" + conv.ID + "/" + name
+			key := keys.MemberFile(root, conv.ID, name)
 			if !strings.HasPrefix(key, prefix) {
 				continue
 			}
@@ -213,10 +214,10 @@ func verifyStoredCorpus(ctx context.Context, st store.Store, root, prefix string
 func verifyManifest(ctx context.Context, st store.Store, root, key string, raw []byte, m *corpus.Manifest, r *StoreCheck) error {
 	if hash := strings.TrimPrefix(root, keys.Corpora); !manifestHasHash(hash, raw, m) {
 		r.Objects++
-		r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("content hash %s, not the %s its key names", keys.Hash(raw), hash)})
+		r.Problems = append(r.Problems, StoreProblem{key, fmt.Sprintf("content hash %s, not the %s its key names", digest.Identity(raw), hash)})
 		return nil
 	}
-	if keys.Hash(raw) == strings.TrimPrefix(root, keys.Corpora) {
+	if digest.Identity(raw) == strings.TrimPrefix(root, keys.Corpora) {
 		r.Objects++ // named by its content: the key says it all
 		return nil
 	}
@@ -249,7 +250,7 @@ func verifyObject(ctx context.Context, st store.Store, key string, conv corpus.C
 // an ingested corpus is named by its manifest's hash, a generated one by
 // its preset, seed and the version of the generator that made it.
 func manifestHasHash(hash string, raw []byte, m *corpus.Manifest) bool {
-	if keys.Hash(raw) == hash {
+	if digest.Identity(raw) == hash {
 		return true
 	}
 	if m.Kind != corpus.KindMPTB || m.Preset == "" {

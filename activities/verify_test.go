@@ -144,8 +144,8 @@ func TestCorruptStoredObjectIsCaught(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	labels := plan.Prefix + "/" + plan.Conversations[0] + "/" + corpus.EventsName
-	channel := plan.Prefix + "/" + plan.Conversations[1] + "/" + corpus.ChannelName(2)
+	labels := keys.MemberFile(plan.Prefix, plan.Conversations[0], corpus.EventsName)
+	channel := keys.MemberFile(plan.Prefix, plan.Conversations[1], corpus.ChannelName(2))
 	for _, key := range []string{labels, channel} {
 		flipByte(t, filepath.Join(s.Root(), filepath.FromSlash(key)))
 	}
@@ -163,7 +163,7 @@ func TestCorruptStoredObjectIsCaught(t *testing.T) {
 		!strings.HasPrefix(r.Problems[1].Problem, "sha256 ") {
 		t.Fatalf("VerifyStore: %+v, %v", r, err)
 	}
-	r, err = VerifyStore(ctx, s, plan.Prefix+"/"+plan.Conversations[1]+"/", limits.Default())
+	r, err = VerifyStore(ctx, s, keys.Member(plan.Prefix, plan.Conversations[1])+"/", limits.Default())
 	if err != nil || r.Objects != 3 || len(r.Problems) != 1 || r.Problems[0].Key != channel {
 		t.Fatalf("VerifyStore of one conversation: %+v, %v", r, err)
 	}
@@ -185,7 +185,7 @@ func TestVerifyStoreChecksTheManifestKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := plan.Prefix + "/" + corpus.ManifestName
+	key := keys.File(plan.Prefix, corpus.ManifestName)
 	path := filepath.Join(s.Root(), filepath.FromSlash(key))
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -235,7 +235,7 @@ func TestVerifiedUploadAndReadOnS3(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := plan.Prefix + "/" + conv.ID + "/" + name
+	key := keys.MemberFile(plan.Prefix, conv.ID, name)
 	data, err := store.GetBytes(ctx, s, key)
 	if err != nil {
 		t.Fatal(err)
@@ -297,10 +297,10 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			put(root+"/"+conv.ID+"/"+name, data)
+			put(keys.MemberFile(root, conv.ID, name), data)
 		}
 	}
-	put(root+"/"+corpus.ManifestName, raw)
+	put(keys.File(root, corpus.ManifestName), raw)
 	track := keys.Track("sys", "corp", "c1", "eot")
 	evaluation := "evaluations/sys/corp/e.json"
 	results := keys.Bundle("b1", "results.json")
@@ -324,10 +324,10 @@ func TestVerifyStoreChecksEveryObjectByItsRecordedHash(t *testing.T) {
 	// One character of the manifest, then a channel and its hash in the
 	// manifest and the entry: both agree with each other, not with what
 	// was stored.
-	manifest := root + "/" + corpus.ManifestName
+	manifest := keys.File(root, corpus.ManifestName)
 	edited := strings.Replace(string(raw), `"seed": 7`, `"seed": 7 `, 1)
 	conv := m.Conversations[0]
-	channel := root + "/" + conv.ID + "/" + corpus.ChannelName(1)
+	channel := keys.MemberFile(root, conv.ID, corpus.ChannelName(1))
 	wav, err := os.ReadFile(path(channel))
 	if err != nil {
 		t.Fatal(err)

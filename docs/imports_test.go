@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -17,9 +18,10 @@ import (
 const module = "github.com/floorbench/floorbench"
 
 // A tier is one layer of docs/architecture.md#packages. A package may import
-// packages of its own tier and of the tiers below it, never above. In a
-// tier of independent packages (Peers false) a package imports no other
-// package of its tier, except the pairs peerImports allows.
+// packages of the tiers below its own, never above. In a tier of
+// independent packages (Peers false) a package imports no other package of
+// its tier, except the pairs peerImports declares; in the tiers above the
+// contract (Peers true) a package may import its tier's packages.
 type tier struct {
 	Name     string
 	Peers    bool // packages of the tier may import each other
@@ -28,24 +30,55 @@ type tier struct {
 
 // tiers lists every package of the module from the bottom up. A package
 // that is in no tier fails the test: a new package takes its place here
-// and in docs/architecture.md#packages.
+// and in docs/architecture.md#packages, in the lowest tier above
+// everything it imports, among the packages it is like.
 var tiers = []tier{
-	{"leaf", true, []string{
+	// Packages that import no package of the module.
+	{"leaf", false, []string{
 		"internal/limits", "internal/version", "internal/childenv", "internal/swbd", "internal/digest",
-		"internal/keys", "internal/dialogue", "internal/jsonio", "internal/audio", "internal/store",
-		"internal/cluster", "internal/floor", "internal/testenv", "internal/cluster/clustertest",
-		"internal/figure", "internal/agent/proto", "internal/redact", "internal/webhook", "internal/openai",
-		"internal/names", "internal/features", "internal/features/reference",
+		"internal/names", "internal/credential", "internal/figure", "internal/cluster",
+		"internal/features", "internal/features/reference",
 	}},
+	// The first tools over the leaves: masking, the store and its keys,
+	// audio, conversation ids.
+	{"base", false, []string{
+		"internal/redact", "internal/store", "internal/keys", "internal/audio", "internal/dialogue",
+	}},
+	// Formats and clients every domain may use: strict JSON, test tools,
+	// HTTP clients (chat and speech, webhooks) and the agent protocols.
+	{"support", false, []string{
+		"internal/jsonio", "internal/testenv", "internal/cluster/clustertest", "internal/webhook",
+		"internal/openai", "internal/agent/proto",
+	}},
+	// The floor events and the gold every domain package speaks.
+	{"events", false, []string{"internal/floor"}},
 	{"domain", false, []string{
 		"internal/corpus", "internal/synth", "internal/score", "internal/detect",
 	}},
-	{"composition", true, []string{
-		"internal/generate", "internal/backend", "internal/backend/backendfixture", "internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture",
-		"internal/ingest/ami", "internal/detect/fromcorpus", "internal/report", "internal/audit",
-		"internal/audit/auditfixture", "internal/evaluate", "internal/bundle", "internal/bundle/bundlefixture", "internal/compare", "internal/spec", "internal/viewer", "internal/nightly",
-		"internal/agent", "internal/agent/refagent", "internal/agent/harness", "internal/agent/seated",
-		"internal/config",
+	// What makes corpora: the generator's driver and backends, the ingest
+	// of outside corpora.
+	{"corpora", false, []string{
+		"internal/backend", "internal/backend/backendfixture", "internal/generate",
+		"internal/ingest/turnbench", "internal/ingest/turnbench/tbfixture", "internal/ingest/ami",
+	}},
+	// What measures a system on a corpus: its input, the audit, the
+	// evaluation and the tables.
+	{"measurement", false, []string{
+		"internal/detect/fromcorpus", "internal/report", "internal/audit", "internal/audit/auditfixture",
+		"internal/evaluate",
+	}},
+	// Voice agents: scenarios and scores, the harness, seated sessions,
+	// the reference agent.
+	{"agents", false, []string{
+		"internal/agent", "internal/agent/harness", "internal/agent/seated", "internal/agent/refagent",
+	}},
+	// What a user writes: sweep specs and the configuration.
+	{"specs", false, []string{"internal/spec", "internal/config"}},
+	// What a sweep leaves and how it is read: bundles, comparisons,
+	// schedules' records, the viewer.
+	{"results", false, []string{
+		"internal/bundle", "internal/bundle/bundlefixture", "internal/compare", "internal/nightly",
+		"internal/viewer",
 	}},
 	{"contract", true, []string{
 		"internal/sweep", "internal/sweep/sweepfixture",
@@ -62,9 +95,23 @@ var tiers = []tier{
 }
 
 // peerImports are the imports allowed between packages of a tier of
-// independent packages: the detectors write score tracks of the protocol.
+// independent packages, each a step of what the tier composes: the
+// detectors write score tracks of the protocol, the generator drives its
+// backends, an evaluation holds the audit and the tables, the harness and
+// the seated sessions play the agent's scenarios, the configuration opens
+// specs, and a bundle's readers compare and record bundles.
 var peerImports = map[string][]string{
-	"internal/detect": {"internal/score"},
+	"internal/cluster/clustertest": {"internal/testenv"},
+	"internal/detect":              {"internal/score"},
+	"internal/generate":            {"internal/backend"},
+	"internal/audit":               {"internal/detect/fromcorpus", "internal/report"},
+	"internal/evaluate":            {"internal/audit", "internal/report"},
+	"internal/agent/harness":       {"internal/agent"},
+	"internal/agent/seated":        {"internal/agent", "internal/agent/harness"},
+	"internal/config":              {"internal/spec"},
+	"internal/compare":             {"internal/bundle"},
+	"internal/nightly":             {"internal/bundle", "internal/compare"},
+	"internal/viewer":              {"internal/bundle", "internal/compare", "internal/nightly"},
 }
 
 // layering returns the imports of graph (package -> its imports, both
@@ -181,7 +228,11 @@ func TestLayeringReportsEachKindOfBadImport(t *testing.T) {
 		{"internal/bundle", "activities", "(tier orchestration, above it)"},
 		{"internal/sweep", "workflows", "(tier orchestration, above it)"},
 		{"workflows", "internal/inprocess", "(tier client, above it)"},
-		{"internal/corpus", "internal/ingest/ami", "(tier composition, above it)"},
+		{"internal/corpus", "internal/ingest/ami", "(tier corpora, above it)"},
+		{"internal/limits", "internal/digest", "packages of tier leaf are independent of each other"},
+		{"internal/keys", "internal/store", "packages of tier base are independent of each other"},
+		{"internal/bundle", "internal/viewer", "packages of tier results are independent of each other"},
+		{"internal/agent", "internal/agent/seated", "packages of tier agents are independent of each other"},
 		{"activities", "cmd/floorbench", "(tier programs, above it)"},
 		{"internal/corpus", "internal/elsewhere", "which is in no tier"},
 		{"internal/elsewhere", "internal/limits", "in no tier"},
@@ -212,4 +263,67 @@ func TestArchitectureNamesEveryPackage(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The packages table of docs/architecture.md says what go list says: each
+// row's tier is the package's tier above, and its imports column names
+// exactly the floorbench packages it imports (without "internal/"; a note
+// in parentheses after a name says why, and "none" is no import).
+func TestArchitectureTableMatchesGoList(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root, "docs", "architecture.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := packageRows(string(data))
+	graph := moduleGraph(t)
+	for _, tr := range tiers {
+		for _, p := range tr.Packages {
+			row, ok := rows[p]
+			if !ok {
+				continue // TestArchitectureNamesEveryPackage reports it
+			}
+			if row.tier != tr.Name {
+				t.Errorf("docs/architecture.md#packages puts %s in tier %s; it is in %s", p, row.tier, tr.Name)
+			}
+			if p == "cmd/floorbench" {
+				continue // imports anything below
+			}
+			var want []string
+			for _, imp := range graph[p] {
+				want = append(want, strings.TrimPrefix(imp, "internal/"))
+			}
+			slices.Sort(want)
+			if got := slices.Sorted(slices.Values(row.imports)); !slices.Equal(got, want) {
+				t.Errorf("docs/architecture.md#packages says %s imports %q; go list says %q", p, got, want)
+			}
+		}
+	}
+}
+
+// packageRow is a row of the packages table: its tier and the packages its
+// imports column names.
+type packageRow struct {
+	tier    string
+	imports []string
+}
+
+// packageRows reads the packages table of docs/architecture.md by package.
+func packageRows(doc string) map[string]packageRow {
+	notes := regexp.MustCompile(`\([^)]*\)`)
+	name := regexp.MustCompile("`([^`]+)`")
+	rows := map[string]packageRow{}
+	_, table, _ := strings.Cut(doc, "| package | tier | job | imports (floorbench packages) |")
+	for _, line := range strings.Split(table, "\n")[2:] {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 4 {
+			break
+		}
+		pkg := strings.Trim(cells[0], "`")
+		row := packageRow{tier: cells[1]}
+		for _, m := range name.FindAllStringSubmatch(notes.ReplaceAllString(cells[3], ""), -1) {
+			row.imports = append(row.imports, m[1])
+		}
+		rows[pkg] = row
+	}
+	return rows
 }

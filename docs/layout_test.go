@@ -99,3 +99,87 @@ func spellsLayout(s string) bool {
 	}
 	return false
 }
+
+// TestKeysAreBuiltByKeys fails on a string concatenated with a "/" (a
+// literal that holds one) in a file outside internal/keys that reads or
+// writes the store (imports internal/store or internal/keys): below a
+// prefix, keys are built with keys.File, keys.MemberFile and the like, so
+// the layout has one owner. Files that do not touch the store join other
+// things with "/" (workflow ids, URLs, labels); internal/store's own
+// configured root is not a key of the layout.
+func TestKeysAreBuiltByKeys(t *testing.T) {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel == layoutOwner || rel == "internal/store" || d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && rel != ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
+			return nil
+		}
+		for _, c := range slashConcatenations(t, path) {
+			t.Errorf("%s:%s: a key built outside %s (use keys.File, keys.MemberFile or a function of its own there)", rel, c, layoutOwner)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// slashConcatenations are the "+" expressions of a Go file that touches
+// the store with an operand that is a string literal holding "/"; none
+// when the file imports neither internal/store nor internal/keys.
+func slashConcatenations(t *testing.T, path string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	touches := false
+	for _, imp := range f.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		touches = touches || p == module+"/internal/store" || p == module+"/"+layoutOwner
+	}
+	if !touches {
+		return nil
+	}
+	var out []string
+	inner := map[ast.Expr]bool{} // the "+" inside a chain already looked at
+	ast.Inspect(f, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryExpr)
+		if !ok || b.Op != token.ADD || inner[b] {
+			return true
+		}
+		operands := concatenated(b, inner)
+		if lit, ok := operands[0].(*ast.BasicLit); ok && strings.HasPrefix(lit.Value, `"/`) {
+			return true // a URL path: no key begins with "/"
+		}
+		for _, o := range operands {
+			if lit, ok := o.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.Contains(lit.Value, "/") {
+				out = append(out, strconv.Itoa(fset.Position(b.Pos()).Line)+": "+lit.Value)
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// concatenated is the operands of a chain of "+", left to right; it marks
+// the chain's inner "+" in inner.
+func concatenated(e ast.Expr, inner map[ast.Expr]bool) []ast.Expr {
+	b, ok := e.(*ast.BinaryExpr)
+	if !ok || b.Op != token.ADD {
+		return []ast.Expr{e}
+	}
+	inner[b.X], inner[b.Y] = true, true
+	return append(concatenated(b.X, inner), concatenated(b.Y, inner)...)
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // TestReplayRecordedHistories replays histories recorded from real runs
-// (internal/orchestrate's integration tests with -record-histories, and
+// (internal/temporalclient's integration tests with -record-histories, and
 // cmd/floorbench's schedule tests with -record-nightly) against today's
 // workflows: sweeps of the generated tiny corpus with acoustic systems, of
 // an ingested TurnBench corpus without dev data scored at thresholds

@@ -18,6 +18,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/detect"
 )
 
@@ -212,7 +213,7 @@ func setCredential(ep *proto.Endpoint, keyEnv string) error {
 	if keyEnv == "" {
 		return nil
 	}
-	secret, err := proto.CredentialFromEnv(keyEnv)
+	secret, err := credential.FromEnv(keyEnv)
 	if err != nil {
 		return err
 	}

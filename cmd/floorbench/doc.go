@@ -9,10 +9,9 @@
 // bundle_diff.go, agent_seat.go), its flags and how it prints, and adds
 // itself to the root in an init function; the rules a command applies live
 // in the packages it calls (a schedule's checks in internal/nightly, a
-// bundle's reading in internal/bundle). It is over 5,000 lines because
+// bundle's reading in internal/bundle). It is the largest package because
 // floorbench has about fifty commands and subcommands, each with its help
-// text, examples and output formats; a command file stays under about 300
-// lines, and the shared flag, service and output helpers (flags.go,
+// text, examples and output formats; a command file holds one command, and the shared flag, service and output helpers (flags.go,
 // services.go, output.go, result.go) keep the files themselves short.
 //
 // # Two builds

@@ -12,6 +12,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -60,7 +61,7 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 		t.Fatalf("clean store: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 
-	key := plan.Prefix + "/" + plan.Conversations[1] + "/" + corpus.ChannelName(1)
+	key := keys.MemberFile(plan.Prefix, plan.Conversations[1], corpus.ChannelName(1))
 	flipByte(t, filepath.Join(root, filepath.FromSlash(key)))
 	stdout, stderr, code = verify()
 	if code != 1 || !strings.HasPrefix(stdout, key+": sha256 ") || strings.Count(stdout, "\n") != 1 ||
@@ -72,8 +73,8 @@ func TestStoreVerifyReportsChangedObjects(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(stdout), &r) != nil || len(r.Problems) != 1 || r.Problems[0].Key != key {
 		t.Fatalf("json: exit %d, %q", code, stdout)
 	}
-	stdout, _, code = verify(plan.Prefix + "/" + plan.Conversations[0] + "/")
-	if code != 0 || !strings.HasPrefix(stdout, plan.Prefix+"/"+plan.Conversations[0]+"/: 3 objects match (1 corpora") {
+	stdout, _, code = verify(keys.Member(plan.Prefix, plan.Conversations[0]) + "/")
+	if code != 0 || !strings.HasPrefix(stdout, keys.Member(plan.Prefix, plan.Conversations[0])+"/: 3 objects match (1 corpora") {
 		t.Fatalf("another conversation: exit %d, %q", code, stdout)
 	}
 

@@ -19,7 +19,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/devserver"
-	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -170,7 +170,7 @@ func TestSubmitDryRunOfLocalAndMissingCorpora(t *testing.T) {
 	storeDir := filepath.Join(tmp, "store")
 	flags := []string{"--config", "", "--store-dir", storeDir, "--temporal-address", "127.0.0.1:1"}
 	stdout, stderr, code := run(t, append([]string{"submit", "-f", spec, spec, "--dry-run"}, flags...)...)
-	want := regexp.MustCompile(`(?m)^corpus local \(path\) ` + keys.Hash(raw) + `: to upload, \d+ conversations$`)
+	want := regexp.MustCompile(`(?m)^corpus local \(path\) ` + digest.Identity(raw) + `: to upload, \d+ conversations$`)
 	if code != 0 || !want.MatchString(stdout) || !strings.Contains(stdout, "evaluation r on local: to compute\n") {
 		t.Fatalf("dry run: exit %d, stdout %q, stderr %q; want a line matching %s", code, stdout, stderr, want)
 	}

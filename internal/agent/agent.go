@@ -9,7 +9,7 @@
 // internal/agent/proto, the harness that plays a trial over one of them in
 // internal/agent/harness, and the reference agent in internal/agent/refagent.
 //
-// Size: about 2,900 lines, on purpose one package: the trial conditions,
+// One package on purpose: the trial conditions,
 // the scenarios built for them, the recording a trial leaves, the output
 // VAD that reads it and the decisions and scores made from it share one set
 // of definitions (conditions, windows, the recording's clock), which

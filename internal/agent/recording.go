@@ -218,7 +218,7 @@ func (r *Recording) validateFiles() error {
 	var got []string
 	for name, sum := range r.Files {
 		got = append(got, name)
-		if !isSHA256(sum) {
+		if !digest.IsSHA256(sum) {
 			return fmt.Errorf("files: %s: sha256 %q is not 64 hex digits", name, sum)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/floorbench/floorbench/internal/dialogue"
+	"github.com/floorbench/floorbench/internal/digest"
 )
 
 // StimulusKind is what a participant says into a STOP trial while the
@@ -142,7 +143,7 @@ func (s *Scenario) Validate() error {
 	got := make([]string, 0, len(s.Files))
 	for name, sum := range s.Files {
 		got = append(got, name)
-		if !isSHA256(sum) {
+		if !digest.IsSHA256(sum) {
 			return fmt.Errorf("%s: files: %s: sha256 %q is not 64 hex digits", s.ID, name, sum)
 		}
 	}
@@ -234,16 +235,4 @@ func (s *Scenario) validateStimulus() error {
 		return errors.New("stimulus text is empty")
 	}
 	return nil
-}
-
-func isSHA256(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for _, r := range s {
-		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/openai"
 	"github.com/floorbench/floorbench/internal/store"
@@ -21,7 +21,7 @@ const (
 
 // Secrets are the backends' API keys ("" sends none).
 type Secrets struct {
-	Dialogue, Voices proto.Secret
+	Dialogue, Voices credential.Secret
 }
 
 // Operations bound the work of the backends' requests; zero fields take

@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/audit"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -41,12 +42,12 @@ type Meta struct {
 	Seed        uint64          `json:"bootstrap_seed"`
 }
 
-// ID is the bundle id of meta: the identity hash (keys.HashJSON) of
+// ID is the bundle id of meta: the identity hash (digest.IdentityJSON) of
 // everything that determines the results (spec, input hashes, code
 // version, protocol, bootstrap), so the same inputs name the same bundle
 // before any work is done.
 func ID(m Meta) (string, error) {
-	id, err := keys.HashJSON(m)
+	id, err := digest.IdentityJSON(m)
 	if err != nil {
 		return "", fmt.Errorf("bundle meta of %s: %w", m.Name, err)
 	}

@@ -44,8 +44,11 @@ func Figures(res *Results) []figure.Figure {
 	return out
 }
 
+// FiguresFolder is the folder of a bundle that holds its figures.
+const FiguresFolder = "figures/"
+
 // FigureFile is where figure name is stored in a bundle.
-func FigureFile(name, format string) string { return "figures/" + name + "." + format }
+func FigureFile(name, format string) string { return FiguresFolder + name + "." + format }
 
 // RenderFigures draws every figure of res in format (svg or png).
 func RenderFigures(res *Results, format string) ([]File, error) {

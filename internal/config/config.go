@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/backend"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
@@ -55,7 +55,7 @@ type Config struct {
 
 // GenerativeSecrets are the generative backends' API keys.
 func (c Config) GenerativeSecrets() backend.Secrets {
-	return backend.Secrets{Dialogue: proto.Secret(c.DialogueAPIKey), Voices: proto.Secret(c.VoicesAPIKey)}
+	return backend.Secrets{Dialogue: credential.Secret(c.DialogueAPIKey), Voices: credential.Secret(c.VoicesAPIKey)}
 }
 
 // DefaultConfig is a Temporal dev server and a local store on this machine.

@@ -26,7 +26,7 @@
 // internal/ingest/ami through Stage, which builds a corpus beside its
 // destination and moves it into place when complete.
 //
-// Size: about 2,400 lines, on purpose one package: the native corpus
+// One package on purpose: the native corpus
 // format, read, written, checked, exported and summarised in one place, so
 // that one package owns the manifest and its limits.
 package corpus

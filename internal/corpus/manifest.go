@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/floorbench/floorbench/internal/dialogue"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
@@ -250,7 +251,7 @@ func (c *Conversation) validate(kind string) error {
 	got := make([]string, 0, len(c.Files))
 	for name, sum := range c.Files {
 		got = append(got, name)
-		if len(sum) != 64 || !isHex(sum) {
+		if !digest.IsSHA256(sum) {
 			return fmt.Errorf("%s: %s: sha256 %s is not 64 hex digits", c.ID, name, redact.Name(sum))
 		}
 	}
@@ -288,15 +289,6 @@ func (c *Conversation) validateSource(kind string) error {
 		return errors.New("an AMI conversation cannot be unlabelled")
 	}
 	return nil
-}
-
-func isHex(s string) bool {
-	for _, r := range s {
-		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // decodeStrict decodes one JSON document into v, refusing unknown fields

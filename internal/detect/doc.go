@@ -193,7 +193,7 @@
 // probs-int.json (docs/formats.md#probability-files), or the one of a
 // one-task system, only once all are complete.
 //
-// Size: about 4,750 lines, on purpose one package. Every family (rms,
+// One package on purpose. Every family (rms,
 // webrtcvad, silero, onnx, external) implements the same contract (Family,
 // ModelStage, FloorMap over one frame grid), the streaming and batched
 // paths share its row and frame code, and the ONNX Runtime session lives

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/digest"
 )
 
 // HasModelStage reports whether the system scores audio in two stages, a
@@ -42,7 +42,7 @@ type modelNormalised struct {
 	ONNX    *OnnxSpec         `json:"onnx,omitempty"`
 }
 
-// ModelHash identifies the system's model stage: the identity hash (keys.Hash) of the
+// ModelHash identifies the system's model stage: the identity hash (digest.Identity) of the
 // stage's name and version, the system's model-stage parameters, its
 // model file's SHA-256 and its onnx section. Systems with the same model
 // hash give the same model output on the same audio, whatever their floor
@@ -67,7 +67,7 @@ func (s *System) ModelHash(rt Runtime) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return keys.Hash(data), nil
+	return digest.Identity(data), nil
 }
 
 // Model is a system's model stage, opened: what all conversations share

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
-	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/credential"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -134,9 +135,9 @@ type realtimeRequest struct {
 
 func openRealtimeVAD(s *System, rt Runtime) (Detector, error) {
 	v := s.values
-	var cred proto.Secret
+	var cred credential.Secret
 	if name := v.string("credential_env"); name != "" {
-		c, err := proto.CredentialFromEnv(name)
+		c, err := credential.FromEnv(name)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", RealtimeVADFamily, err)
 		}
@@ -261,16 +262,16 @@ func (d *realtimeVAD) answer(ctx context.Context, x []float32) (realtimeAnswer, 
 	req := d.request
 	req.AudioSHA256 = samplesSHA256(x)
 	body, _ := json.Marshal(req) // strings and numbers
-	key := keys.ProviderAnswer(body)
+	request := digest.Identity(body)
 	if d.answers != nil {
-		data, ok, err := d.answers.Get(ctx, key)
+		data, ok, err := d.answers.Get(ctx, request)
 		if err != nil {
-			return realtimeAnswer{}, fmt.Errorf("read stored answer %s: %w", key, err)
+			return realtimeAnswer{}, fmt.Errorf("read stored answer: %w", err)
 		}
 		if ok {
 			a, err := parseAnswer(data, frames)
 			if err != nil {
-				return realtimeAnswer{}, fmt.Errorf("stored answer %s: %w", key, err)
+				return realtimeAnswer{}, fmt.Errorf("stored answer to request %s: %w", request, err)
 			}
 			return a, nil
 		}
@@ -281,8 +282,8 @@ func (d *realtimeVAD) answer(ctx context.Context, x []float32) (realtimeAnswer, 
 	}
 	if d.answers != nil {
 		data, _ := json.Marshal(a) // kinds and numbers
-		if err := d.answers.Put(ctx, key, data); err != nil {
-			return realtimeAnswer{}, fmt.Errorf("store answer %s: %w", key, err)
+		if err := d.answers.Put(ctx, request, data); err != nil {
+			return realtimeAnswer{}, fmt.Errorf("store answer: %w", err)
 		}
 	}
 	return a, nil

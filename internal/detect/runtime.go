@@ -61,16 +61,16 @@ type Runtime struct {
 	Answers AnswerCache
 }
 
-// AnswerCache keeps outside endpoints' answers by store key
-// (keys.ProviderAnswer): the key covers everything that decides the
-// answer, so a stored one is reused as it is. It is used by several
-// goroutines at once (the channels of a conversation).
+// AnswerCache keeps outside endpoints' answers by request: the identity
+// hash (digest.Identity) of everything that decides the answer (the
+// endpoint, its settings and the SHA-256 of the audio sent), so a stored
+// one is reused as it is. It is used by several goroutines at once (the
+// channels of a conversation); an error names where the answer is kept.
 type AnswerCache interface {
-	// Get returns the answer stored under key; ok is false when there is
-	// none.
-	Get(ctx context.Context, key string) (data []byte, ok bool, err error)
-	// Put stores an answer under key.
-	Put(ctx context.Context, key string, data []byte) error
+	// Get returns the answer to request; ok is false when there is none.
+	Get(ctx context.Context, request string) (data []byte, ok bool, err error)
+	// Put keeps the answer to request.
+	Put(ctx context.Context, request string, data []byte) error
 }
 
 // DefaultBatchRows are the rows per session call on each device when

@@ -11,13 +11,11 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -127,7 +125,7 @@ func ParseSystem(data []byte, dir string) (*System, error) {
 		}
 		s.model = *spec.Model
 	}
-	if s.model.SHA256 != "" && !isSHA256(s.model.SHA256) {
+	if s.model.SHA256 != "" && !digest.IsSHA256(s.model.SHA256) {
 		return nil, errors.New("model.sha256: want 64 lowercase hex digits")
 	}
 	switch {
@@ -360,14 +358,14 @@ func (s *System) modelSum(rt Runtime) (string, error) {
 	return s.modelSHA256(m.Path, rt.Limits)
 }
 
-// Hash identifies the system: the identity hash (keys.Hash) of its
+// Hash identifies the system: the identity hash (digest.Identity) of its
 // normalised spec.
 func (s *System) Hash(rt Runtime) (string, error) {
 	data, err := s.Normalised(rt)
 	if err != nil {
 		return "", err
 	}
-	return keys.Hash(data), nil
+	return digest.Identity(data), nil
 }
 
 // inputSHA256 opens a probability file (limits.Open's rule, at most lim's
@@ -379,10 +377,6 @@ func inputSHA256(path string, lim limits.Limits) (string, error) {
 	}
 	defer f.Close()
 	return digest.SHA256(f, path)
-}
-
-func isSHA256(s string) bool {
-	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }
 
 // LocalFiles are the files of the submitting machine a system reads, by

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // FileSHA256 is the hex sha256 of a file floorbench wrote itself, read as
@@ -30,4 +31,11 @@ func SHA256(r io.Reader, path string) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// IsSHA256 reports whether s is a SHA-256 as floorbench writes one: 64
+// lowercase hexadecimal digits. Every manifest, recording and system spec
+// that records a sha256 is checked by it.
+func IsSHA256(s string) bool {
+	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
 }

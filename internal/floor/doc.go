@@ -54,7 +54,7 @@
 // after a gap has floor_before 0, an interrupter's turn its own speaker,
 // an interrupted turn's floor_after the interrupter.
 //
-// Size: about 2,100 lines, on purpose one package: the floor events and the
+// One package on purpose: the floor events and the
 // gold of all three sources (MPTB event logs, TurnBench annotations, AMI
 // words and dialogue acts) build the same GoldSet under the same
 // validation.

@@ -1,6 +1,10 @@
 package keys
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/floorbench/floorbench/internal/digest"
+)
 
 // The prefixes of agent evaluations (docs/architecture.md#store-layout).
 const (
@@ -15,7 +19,7 @@ const (
 // bytes, the preset, the seed, the scenario writer's version and the
 // generator's, and not the binary's revision.
 func ScenarioSet(preset string, seed uint64, writer, generator int) string {
-	return Hash(fmt.Appendf(nil, "agent-scenarios\x00%s\x00%d\x00%d\x00%d", preset, seed, writer, generator))
+	return digest.Identity(fmt.Appendf(nil, "agent-scenarios\x00%s\x00%d\x00%d\x00%d", preset, seed, writer, generator))
 }
 
 // ScenarioSetPrefix is the prefix of the scenario set with the given hash.

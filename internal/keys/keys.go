@@ -6,12 +6,11 @@
 package keys
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/digest"
 )
 
 // The top-level prefixes of the store.
@@ -64,25 +63,6 @@ func Named(key string) (sha string, ok bool) {
 	return "", false
 }
 
-// Hash is the identity hash, the one truncation of SHA-256 every identity
-// uses (stored outputs, corpora, systems, model stages, sweeps, bundles):
-// the first 16 bytes of the SHA-256 of data, in hex. A corpus's hash is
-// that of its corpus.json, which holds the sha256 of every file. Files are
-// named by their full SHA-256 instead (internal/digest).
-func Hash(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:16])
-}
-
-// HashJSON is Hash of v encoded as JSON.
-func HashJSON(v any) (string, error) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	return Hash(data), nil
-}
-
 // IsBundleID reports whether s has the form of a bundle id: a Hash, or
 // the 24 hex digits of a bundle stored before bundle ids were Hashes
 // (docs/architecture.md#identities-and-versions), which stay readable.
@@ -99,26 +79,26 @@ func GeneratedCorpus(preset string, seed uint64, generator int, backends any) st
 	if backends != nil {
 		recipe = append(append(recipe, 0), hashJSON(backends)...)
 	}
-	return Hash(recipe)
+	return digest.Identity(recipe)
 }
 
 // ChatAnswer is where the answer to a chat request is cached: under the
 // hash of the request's body (model, messages, sampling parameters).
 func ChatAnswer(request []byte) string {
-	return Generative + "chat/" + Hash(request) + ".json"
+	return Generative + "chat/" + digest.Identity(request) + ".json"
 }
 
 // Speech is where the audio of a speech request is cached: under the
 // hash of the request's body (model, text, voice, format).
 func Speech(request []byte) string {
-	return Generative + "speech/" + Hash(request)
+	return Generative + "speech/" + digest.Identity(request)
 }
 
 // ProviderAnswer is where an endpoint's answer to one request is cached:
-// under the hash of the request's identity (the endpoint, its settings
-// and the SHA-256 of the audio sent).
-func ProviderAnswer(request []byte) string {
-	return ProviderAnswers + Hash(request) + ".json"
+// under the request's identity hash (detect.AnswerCache: the endpoint,
+// its settings and the SHA-256 of the audio sent).
+func ProviderAnswer(request string) string {
+	return ProviderAnswers + request + ".json"
 }
 
 // IsGenerative reports whether key is a cached generative output, the
@@ -147,7 +127,7 @@ func Corpus(hash string) string { return Corpora + hash }
 
 // Entry is the manifest entry of a generated conversation under a corpus
 // prefix: the mark that the conversation is complete.
-func Entry(prefix, conv string) string { return prefix + "/entries/" + conv + ".json" }
+func Entry(prefix, conv string) string { return Entries(prefix) + conv + ".json" }
 
 // Track is a system's probability file on one conversation and task
 // ("eot" or "int").
@@ -232,7 +212,7 @@ func ScheduleOf(key string) (schedule string, ok bool) {
 // hashJSON is Hash of v encoded as JSON. The identities hashed are plain
 // structs of numbers and strings, which always encode.
 func hashJSON(v any) string {
-	h, err := HashJSON(v)
+	h, err := digest.IdentityJSON(v)
 	if err != nil {
 		panic(fmt.Sprintf("keys: identity %T does not encode: %v", v, err))
 	}

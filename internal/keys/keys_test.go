@@ -1,18 +1,18 @@
 package keys
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"testing"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/digest"
 )
 
 // The keys follow the store layout of docs/architecture.md#store-layout,
-// and the hashes that name outputs are the first 16 bytes of a SHA-256.
+// and the hashes that name outputs are identity hashes (digest.Identity).
 func TestKeysFollowTheStoreLayout(t *testing.T) {
 	type task string
 	identity := struct{ V int }{3}
-	idHash := Hash([]byte(`{"V":3}`))
+	idHash := digest.Identity([]byte(`{"V":3}`))
 	for _, c := range []struct{ got, want string }{
 		{Corpus("c0"), "corpora/c0"},
 		{Entry(Corpus("c0"), "tiny-00"), "corpora/c0/entries/tiny-00.json"},
@@ -28,17 +28,13 @@ func TestKeysFollowTheStoreLayout(t *testing.T) {
 			t.Errorf("%q, want %q", c.got, c.want)
 		}
 	}
-	sum := sha256.Sum256([]byte("corpus.json bytes"))
-	if got, want := Hash([]byte("corpus.json bytes")), hex.EncodeToString(sum[:16]); got != want {
-		t.Errorf("Hash %s, want %s", got, want)
-	}
 }
 
 // A generated corpus is named by preset, seed and generator version, each
 // of which changes the name.
 func TestGeneratedCorpusHashCoversPresetSeedAndGenerator(t *testing.T) {
 	base := GeneratedCorpus("mptb", 1, 4, nil)
-	if base != Hash([]byte("mptb-generate\x00mptb\x001\x004")) {
+	if base != digest.Identity([]byte("mptb-generate\x00mptb\x001\x004")) {
 		t.Errorf("GeneratedCorpus %s is not the hash of its identity", base)
 	}
 	for _, other := range []string{GeneratedCorpus("tiny", 1, 4, nil), GeneratedCorpus("mptb", 2, 4, nil), GeneratedCorpus("mptb", 1, 5, nil)} {
@@ -52,15 +48,15 @@ func TestGeneratedCorpusHashCoversPresetSeedAndGenerator(t *testing.T) {
 // made with generative backends is named apart from the offline one.
 func TestGenerativeKeys(t *testing.T) {
 	chat, speech := ChatAnswer([]byte(`{"model":"m"}`)), Speech([]byte(`{"model":"m"}`))
-	if chat != "generative/chat/"+Hash([]byte(`{"model":"m"}`))+".json" || speech != "generative/speech/"+Hash([]byte(`{"model":"m"}`)) {
+	if chat != "generative/chat/"+digest.Identity([]byte(`{"model":"m"}`))+".json" || speech != "generative/speech/"+digest.Identity([]byte(`{"model":"m"}`)) {
 		t.Fatalf("keys %s, %s", chat, speech)
 	}
 	if ChatAnswer([]byte(`{"model":"n"}`)) == chat {
 		t.Fatal("another request, the same key")
 	}
-	for key, want := range map[string]bool{chat: true, speech: true, "generative/chat/" + Hash(nil): false,
-		"generative/speech/" + Hash(nil) + ".json": false, "corpora/x/corpus.json": false, "generative/chat/../../x.json": false,
-		"generative/other/" + Hash(nil): false} {
+	for key, want := range map[string]bool{chat: true, speech: true, "generative/chat/" + digest.Identity(nil): false,
+		"generative/speech/" + digest.Identity(nil) + ".json": false, "corpora/x/corpus.json": false, "generative/chat/../../x.json": false,
+		"generative/other/" + digest.Identity(nil): false} {
 		if IsGenerative(key) != want {
 			t.Errorf("IsGenerative(%q) = %v", key, !want)
 		}

@@ -10,7 +10,6 @@ package names
 import (
 	"fmt"
 	"regexp"
-	"strings"
 )
 
 // Form is what a name may look like: it matches Pattern and has at most
@@ -40,9 +39,3 @@ func (f Form) Match(s string) bool { return len(s) <= f.max && f.re.MatchString(
 // a letter or digit, then letters, digits, '_', '.' and '-', at most max
 // bytes.
 func Plain(max int) Form { return MustForm(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`, max) }
-
-// IsSHA256 reports whether s is a SHA-256 written as 64 lowercase
-// hexadecimal digits.
-func IsSHA256(s string) bool {
-	return len(s) == 64 && strings.Trim(s, "0123456789abcdef") == ""
-}

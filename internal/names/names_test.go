@@ -46,14 +46,3 @@ func BenchmarkPlainForm(b *testing.B) {
 		Plain(161)
 	}
 }
-
-// A SHA-256 is exactly 64 lowercase hexadecimal digits.
-func TestIsSHA256(t *testing.T) {
-	t.Parallel()
-	ok := strings.Repeat("0a", 32)
-	for s, want := range map[string]bool{ok: true, ok[1:]: false, ok + "0": false, strings.ToUpper(ok): false, strings.Repeat("g", 64): false} {
-		if IsSHA256(s) != want {
-			t.Errorf("IsSHA256(%q) = %v", s, !want)
-		}
-	}
-}

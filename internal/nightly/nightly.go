@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -91,7 +92,7 @@ func RunKeys(ctx context.Context, st store.Store, schedule string) ([]string, er
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(stored, func(k string) bool { return !strings.HasSuffix(k, "/"+RunFile) }), nil
+	return slices.DeleteFunc(stored, func(k string) bool { return path.Base(k) != RunFile }), nil
 }
 
 // Runs reads the run records of a schedule, oldest first.

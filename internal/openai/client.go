@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
 )
@@ -69,7 +69,7 @@ func (o Options) withDefaults() Options {
 // Client sends requests to one endpoint.
 type Client struct {
 	endpoint string
-	key      proto.Secret
+	key      credential.Secret
 	opts     Options
 	http     *http.Client
 	slots    chan struct{}
@@ -79,7 +79,7 @@ type Client struct {
 
 // New returns a client of the API at endpoint (an http or https URL such
 // as http://127.0.0.1:8000/v1), sending key when it is not empty.
-func New(endpoint string, key proto.Secret, o Options) (*Client, error) {
+func New(endpoint string, key credential.Secret, o Options) (*Client, error) {
 	if err := CheckEndpoint(endpoint); err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func New(endpoint string, key proto.Secret, o Options) (*Client, error) {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = o.Concurrency
 	return &Client{endpoint: strings.TrimSuffix(endpoint, "/"), key: key, opts: o,
-		http: &http.Client{Transport: t, CheckRedirect: proto.NoRedirect}, slots: make(chan struct{}, o.Concurrency)}, nil
+		http: &http.Client{Transport: t, CheckRedirect: credential.NoRedirect}, slots: make(chan struct{}, o.Concurrency)}, nil
 }
 
 // CheckEndpoint accepts an http or https URL with a host and no query or

@@ -10,7 +10,7 @@
 // gives every attempt a deadline (Options.Timeout) and retries transport
 // failures, 408, 429 and 5xx answers with doubling back-off
 // (Options.Attempts, Options.Backoff; a Retry-After of up to a minute is
-// honoured). Other answers fail at once. The API key is a proto.Secret:
+// honoured). Other answers fail at once. The API key is a credential.Secret:
 // it is sent in the Authorization header and never printed, and errors
 // name the endpoint without its user, query or fragment.
 package openai

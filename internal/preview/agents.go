@@ -50,7 +50,7 @@ func previewAgent(ctx context.Context, st store.Store, a spec.Agent) (AgentPrevi
 		return p, err
 	}
 	p.Scenarios, p.Trials = len(preset.Designs), len(preset.Designs)*a.Repeats
-	key := keys.ScenarioSetPrefix(activities.ScenarioSetHash(a.Scenarios.Preset, a.Scenarios.Seed)) + "/" + agent.SetName
+	key := keys.File(keys.ScenarioSetPrefix(activities.ScenarioSetHash(a.Scenarios.Preset, a.Scenarios.Seed)), agent.SetName)
 	data, err := store.GetBytes(ctx, st, key)
 	if errors.Is(err, store.ErrNotFound) {
 		p.EstimateS = activities.EstimateTrials(a, agent.PlannedSet(preset)).Seconds()
@@ -81,7 +81,7 @@ func previewAgent(ctx context.Context, st store.Store, a spec.Agent) (AgentPrevi
 
 // recordedTrial reports whether the trial under key is stored played.
 func recordedTrial(ctx context.Context, st store.Store, key string) (bool, error) {
-	data, err := store.GetBytes(ctx, st, key+"/"+agent.RecordingName)
+	data, err := store.GetBytes(ctx, st, keys.File(key, agent.RecordingName))
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/store"
@@ -139,8 +140,8 @@ func previewCorpus(ctx context.Context, st store.Store, src sweep.CorpusSource, 
 		if _, raw, err = corpus.ReadManifestRaw(src.Dir, lim); err != nil {
 			return activities.CorpusPlan{}, c, nil, err
 		}
-		c.Hash = keys.Hash(raw)
-		c.Stored, err = store.Exists(ctx, st, keys.Corpus(c.Hash)+"/"+corpus.ManifestName)
+		c.Hash = digest.Identity(raw)
+		c.Stored, err = store.Exists(ctx, st, keys.File(keys.Corpus(c.Hash), corpus.ManifestName))
 		if err != nil {
 			return activities.CorpusPlan{}, c, nil, err
 		}
@@ -153,7 +154,7 @@ func previewCorpus(ctx context.Context, st store.Store, src sweep.CorpusSource, 
 		if raw == nil {
 			return activities.CorpusPlan{}, c, nil, fmt.Errorf("%s/%s is not in the store", prefix, corpus.ManifestName)
 		}
-		c.Hash, c.Stored = keys.Hash(raw), true
+		c.Hash, c.Stored = digest.Identity(raw), true
 	}
 	m, err := corpus.ParseManifest(raw, lim)
 	if err != nil {
@@ -173,7 +174,7 @@ func previewCorpus(ctx context.Context, st store.Store, src sweep.CorpusSource, 
 // storedManifest is the corpus manifest under prefix, or nil when the
 // store has none.
 func storedManifest(ctx context.Context, st store.Store, prefix string) ([]byte, error) {
-	key := prefix + "/" + corpus.ManifestName
+	key := keys.File(prefix, corpus.ManifestName)
 	ok, err := store.Exists(ctx, st, key)
 	if err != nil || !ok {
 		return nil, err

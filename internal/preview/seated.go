@@ -10,6 +10,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/seated"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -106,7 +107,7 @@ func corpusSeats(c spec.Corpus, m *corpus.Manifest, a spec.Agent) ([]seated.Seat
 
 // recordedSeat reports whether the seat under key is stored played.
 func recordedSeat(ctx context.Context, st store.Store, key string) (bool, error) {
-	data, err := store.GetBytes(ctx, st, key+"/"+seated.RecordingName)
+	data, err := store.GetBytes(ctx, st, keys.File(key, seated.RecordingName))
 	if errors.Is(err, store.ErrNotFound) {
 		return false, nil
 	}

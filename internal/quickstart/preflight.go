@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/floorbench/floorbench/internal/agent/harness"
-	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/spec"
 )
 
@@ -14,7 +14,7 @@ import (
 // before anything starts. Where the sweep runs elsewhere (submit) the
 // workers may reach endpoints this machine cannot, so only the
 // quickstart, which runs here, preflights.
-func PreflightAgents(ctx context.Context, s *spec.Sweep, credentials func(name string) (proto.Secret, error)) error {
+func PreflightAgents(ctx context.Context, s *spec.Sweep, credentials func(name string) (credential.Secret, error)) error {
 	for i, a := range s.Agents {
 		ep := a.ProtoEndpoint()
 		if a.CredentialEnv != "" {

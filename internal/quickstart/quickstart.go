@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/floorbench/floorbench/activities"
@@ -127,7 +128,8 @@ func Run(ctx context.Context, o Options, log io.Writer) (*bundle.Results, string
 		st = s.Unwrap()
 	}
 	if l, ok := st.(*store.Local); ok {
-		where = l.Root() + "/" + keys.Bundle(status.BundleID, "")
+		// The folder of the bundle on this machine, as a path a shell takes.
+		where = filepath.Join(l.Root(), filepath.FromSlash(keys.Bundle(status.BundleID, ""))) + string(filepath.Separator)
 	}
 	return res, where, nil
 }

@@ -12,7 +12,7 @@
 // inside positive windows. Nothing here reads files other than the formats
 // of docs/formats.md, and nothing imports Temporal, Kubernetes or the store.
 //
-// Size: about 2,700 lines, on purpose one package: it is the protocol,
+// One package on purpose: it is the protocol,
 // TurnBench's matching, sweep, operating point and bootstrap with
 // floorbench's windows and breakdowns, and every part is checked against
 // the reference to the count; split, the protocol constants and the

@@ -18,7 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/floorbench/floorbench/internal/backend"
-	"github.com/floorbench/floorbench/internal/keys"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/names"
 	"github.com/floorbench/floorbench/internal/redact"
@@ -377,13 +377,13 @@ func (s *Sweep) withoutRunSettings() Sweep {
 	return c
 }
 
-// Hash is the identity hash (keys.Hash) of Canonical.
+// Hash is the identity hash (digest.Identity) of Canonical.
 func (s *Sweep) Hash() (string, error) {
 	b, err := s.Canonical()
 	if err != nil {
 		return "", err
 	}
-	return keys.Hash(b), nil
+	return digest.Identity(b), nil
 }
 
 // WorkflowID is the Temporal workflow id of the run of s.

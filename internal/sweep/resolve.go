@@ -7,8 +7,8 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/detect"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
-	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/version"
 )
@@ -32,7 +32,7 @@ func Resolve(s *spec.Sweep, rt detect.Runtime) (Input, error) {
 			if err != nil {
 				return in, fmt.Errorf("corpora[%d] (%s): %w", i, c.Name, err)
 			}
-			c.Hash = keys.Hash(raw)
+			c.Hash = digest.Identity(raw)
 			src.Dir, src.Hash = dir, c.Hash
 		case c.S3 != "":
 			src.Prefix = c.S3

@@ -64,7 +64,7 @@
 // draws from two: StageFloor and, for the reactions OverlapShares govern,
 // StageOverlap.
 //
-// Size: about 3,000 lines, on purpose one package. It is the generator's
+// One package on purpose. It is the generator's
 // one job, a conversation from a plan to audio: the script and lexicon, the
 // floor plan and reactions, the voices and their three engines (espeak-ng,
 // flite, festival) and the assembly, all under one GeneratorVersion; a

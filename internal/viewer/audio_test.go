@@ -24,7 +24,7 @@ func TestTheMixIsTheSumOfTheChannelsInEveryRange(t *testing.T) {
 	conv := e.Tasks[0].Events[0].Conversation
 	var channels [][]float32
 	for k := 1; ; k++ {
-		data, err := store.GetBytes(context.Background(), f.store, keys.Corpus(e.CorpusHash)+"/"+conv+fmt.Sprintf("/speaker_%d.wav", k))
+		data, err := store.GetBytes(context.Background(), f.store, keys.MemberFile(keys.Corpus(e.CorpusHash), conv, fmt.Sprintf("speaker_%d.wav", k)))
 		if err != nil {
 			break
 		}

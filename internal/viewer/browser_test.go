@@ -122,7 +122,7 @@ func TestViewerInChromium(t *testing.T) {
 		}
 	}
 	conv := e.Tasks[0].Events[i].Conversation
-	wav, err := store.GetBytes(context.Background(), f.store, keys.Corpus(e.CorpusHash)+"/"+conv+"/speaker_1.wav")
+	wav, err := store.GetBytes(context.Background(), f.store, keys.MemberFile(keys.Corpus(e.CorpusHash), conv, "speaker_1.wav"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -132,7 +132,7 @@ func (ev *scoredEvent) speakers() int {
 // channelKey is speaker k's channel of conversation conv of the corpus
 // stored under prefix.
 func channelKey(prefix, conv string, k int) string {
-	return prefix + "/" + conv + "/" + corpus.ChannelName(k)
+	return keys.MemberFile(prefix, conv, corpus.ChannelName(k))
 }
 
 // timelineSVG draws the event's timeline now: the bundle's gold items and

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/evaluate"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/store"
 )
 
@@ -24,7 +25,7 @@ func (s *Server) corpusGold(ctx context.Context, ev *scoredEvent) (_ []evaluate.
 		return nil, false
 	}
 	name := corpus.LabelsName(sc.manifest.Kind)
-	key := sc.prefix + "/" + conv.ID + "/" + name
+	key := keys.MemberFile(sc.prefix, conv.ID, name)
 	if store.CheckKey(key) != nil {
 		return nil, false
 	}

@@ -127,7 +127,7 @@ func (s *Server) figure(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, "No such figure.")
 		return
 	}
-	data, err := store.GetBytes(r.Context(), s.store, keys.Bundle(id, "figures/"+name))
+	data, err := store.GetBytes(r.Context(), s.store, keys.Bundle(id, bundle.FiguresFolder+name))
 	if err != nil {
 		s.failErr(w, r, s.missing(err, "Bundle %s has no figure %s.", id, name))
 		return

@@ -18,6 +18,7 @@ import (
 	"github.com/floorbench/floorbench/internal/ingest/turnbench"
 	"github.com/floorbench/floorbench/internal/ingest/turnbench/tbfixture"
 	"github.com/floorbench/floorbench/internal/inprocess"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -80,7 +81,7 @@ func turnBenchBundle(t *testing.T) (store.Store, string) {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		return store.PutBytes(ctx, st, ingestedPrefix+"/"+filepath.ToSlash(rel), data)
+		return store.PutBytes(ctx, st, keys.File(ingestedPrefix, filepath.ToSlash(rel)), data)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
+	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/report"
@@ -220,7 +221,7 @@ func (s *Server) findCorpus(ctx context.Context, hash, s3Prefix string) (*stored
 		candidates = append(candidates, keys.Corpus(hash))
 	}
 	for _, prefix := range candidates {
-		key := prefix + "/" + corpus.ManifestName
+		key := keys.File(prefix, corpus.ManifestName)
 		if store.CheckKey(key) != nil {
 			continue
 		}
@@ -231,7 +232,7 @@ func (s *Server) findCorpus(ctx context.Context, hash, s3Prefix string) (*stored
 		if err != nil {
 			return nil, err
 		}
-		if keys.Hash(data) != hash {
+		if digest.Identity(data) != hash {
 			continue
 		}
 		m, err := corpus.ParseManifest(data, s.limits)

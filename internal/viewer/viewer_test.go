@@ -141,7 +141,7 @@ func TestPagesOfARealBundle(t *testing.T) {
 	conv := e.Tasks[0].Events[0].Conversation
 	audio := "/bundles/" + f.cur + "/audio?" + url.Values{"corpus": {e.Corpus}, "conv": {conv}}.Encode()
 	resp, part := get(t, srv, audio+"&channel=1", "Range", "bytes=0-99")
-	wav, _ := store.GetBytes(context.Background(), f.store, keys.Corpus(e.CorpusHash)+"/"+conv+"/speaker_1.wav")
+	wav, _ := store.GetBytes(context.Background(), f.store, keys.MemberFile(keys.Corpus(e.CorpusHash), conv, "speaker_1.wav"))
 	if resp.StatusCode != http.StatusPartialContent || part != string(wav[:100]) || resp.Header.Get("Content-Type") != "audio/wav" {
 		t.Errorf("a range of channel 1: %d, %q", resp.StatusCode, resp.Header.Get("Content-Range"))
 	}

@@ -21,7 +21,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/redact"
 )
 
@@ -206,5 +206,5 @@ func (p Policy) client() *http.Client {
 		return p.CheckAddress(ap.Addr())
 	}}
 	transport := &http.Transport{DialContext: dialer.DialContext, Proxy: nil, TLSHandshakeTimeout: Timeout}
-	return &http.Client{Transport: transport, CheckRedirect: proto.NoRedirect}
+	return &http.Client{Transport: transport, CheckRedirect: credential.NoRedirect}
 }

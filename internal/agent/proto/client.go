@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/floorbench/floorbench/internal/credential"
 )
 
 // wire is what a protocol's client adds to the session every protocol
@@ -389,7 +391,7 @@ func (s *session) channelFrame(x []float32) error {
 
 // connect opens the WebSocket within the handshake timeout.
 func connect(ctx context.Context, ep Endpoint, clock *Clock, extra map[string][]string) (*websocket.Conn, error) {
-	client := &http.Client{CheckRedirect: NoRedirect}
+	client := &http.Client{CheckRedirect: credential.NoRedirect}
 	if ep.CAFile != "" {
 		t, err := caTransport(ep.CAFile)
 		if err != nil {

@@ -56,12 +56,12 @@
 //
 // # Credentials
 //
-// An Endpoint's Credential is a Secret: it goes into a header of the
+// An Endpoint's Credential is a credential.Secret: it goes into a header of the
 // WebSocket handshake and never into an error, a log or JSON. Errors name
 // an endpoint by its URL without query or user. Every string an agent
 // sends passes Endpoint.scrub (redact.Peer) where it comes in: the
 // credential masked in its obvious encodings, control characters
-// removed, cut short. The handshake follows no redirect (NoRedirect),
+// removed, cut short. The handshake follows no redirect (credential.NoRedirect),
 // which would carry the credential to another origin.
 //
 // # Bounds
@@ -71,7 +71,7 @@
 // channel ahead of its input, events per session and per second. Past a
 // bound the session fails with an error naming it and its value.
 //
-// Size: about 2,200 lines, on purpose one package: both protocols (duplex,
+// One package on purpose: both protocols (duplex,
 // realtime), each with its client and its server, share the session clock,
 // the frame format, the playback model and the secret handling; the client
 // and the server of a protocol are tested against each other.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
@@ -99,7 +100,7 @@ type Endpoint struct {
 	URL      string // ws:// or wss://
 	// Credential is sent in the AuthHeader header ("Authorization" with
 	// "Bearer " before it when AuthHeader is empty). It is never printed.
-	Credential Secret
+	Credential credential.Secret
 	AuthHeader string
 	// AuthQuery, when set, is the URL query parameter the credential goes
 	// in instead of a header (gemini-live: key). The URL then holds the

@@ -76,7 +76,7 @@ func (r *Recording) Validate() error {
 		return fmt.Errorf("speakers %d (want 2 to 16)", r.Speakers)
 	case r.Seat < 1 || r.Seat > r.Speakers:
 		return fmt.Errorf("seat %d (want 1 to speakers %d)", r.Seat, r.Speakers)
-	case !names.IsSHA256(r.CorpusSHA256):
+	case !digest.IsSHA256(r.CorpusSHA256):
 		return fmt.Errorf("corpus_sha256 %q: want 64 lower-case hex digits", r.CorpusSHA256)
 	case !nameRule.Match(r.Agent):
 		return fmt.Errorf("agent %q: want letters, digits, _, . and -", r.Agent)
@@ -121,7 +121,7 @@ func (r *Recording) validateFiles() error {
 	if r.Error != "" && len(r.Files) == 0 {
 		return nil
 	}
-	if len(r.Files) != 1 || !names.IsSHA256(r.Files[OutputName]) {
+	if len(r.Files) != 1 || !digest.IsSHA256(r.Files[OutputName]) {
 		return fmt.Errorf("files: want exactly %s with its sha256 (64 lower-case hex digits), or none in a session with an error", OutputName)
 	}
 	return nil
