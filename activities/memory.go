@@ -67,6 +67,16 @@ const (
 	// WAV (int16 buffer), resampled where needed and framed by the
 	// detector.
 	inferBytesPerSample = 16
+	// modelBytesPerChannel: what a running conversation of a model stage
+	// holds per speaker channel, read a block at a time
+	// (detect.Conversation.Open): the WAV decoder's buffers, the
+	// resampler's, the chunk of the timeline its rows read next and their
+	// framers' windows (docs/performance.md#streaming-model-stages).
+	modelBytesPerChannel = 1 << 20
+	// modelOutputBytesPerSecond: a channel's model output as the stage
+	// holds it until the conversation ends: up to three outputs (voice
+	// activity, EOT, INT) as float32 at up to 100 values a second.
+	modelOutputBytesPerSecond = 3 * 100 * 4
 	// evalBytesPerFrame: a track frame as float64 in the probability file
 	// being decoded, in its track and in the sweep's sorted edges.
 	evalBytesPerFrame = 48
@@ -78,6 +88,12 @@ const (
 // inferCost is the memory a conversation's detection holds.
 func inferCost(conv corpus.Conversation) int64 {
 	return int64(conv.Samples) * int64(conv.Speakers) * inferBytesPerSample
+}
+
+// modelCost is the memory a running conversation of a model stage holds:
+// a window of each channel and its output so far, not its channels whole.
+func modelCost(conv corpus.Conversation) int64 {
+	return int64(conv.Speakers) * (modelBytesPerChannel + int64(conv.Duration*modelOutputBytesPerSecond))
 }
 
 // evaluateCost is the memory an evaluation's tracks hold: both tasks,

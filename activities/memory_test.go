@@ -60,6 +60,11 @@ func TestMemoryCosts(t *testing.T) {
 	if got := inferCost(corpus.Conversation{Samples: 180 * 16000, Speakers: 4}); got != 180*16000*4*16 {
 		t.Errorf("inferCost %d", got)
 	}
+	// In a model stage it holds a window of each channel and its output
+	// so far: about 5 MB.
+	if got := modelCost(corpus.Conversation{Duration: 180, Samples: 180 * 16000, Speakers: 4}); got != 4*(1<<20+180*1200) {
+		t.Errorf("modelCost %d", got)
+	}
 	g := &floor.GoldSet{Conversations: []floor.ConversationGold{{ID: "a", Duration: 60,
 		EOT: floor.TaskGold{Positives: []floor.Anchor{{Speaker: 2, Time: 5}}}}}}
 	if got := evaluateCost(g, nil); got != 60*100*2*2*48 {

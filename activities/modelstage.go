@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,12 @@ func (a *Activities) RunModel(ctx context.Context, in ModelInput) (res ModelResu
 		if _, ok := err.(*temporal.ApplicationError); ok {
 			return res, err // bad input or a corrupt object, as the feed said
 		}
-		return res, fmt.Errorf("model of system %s: %w", in.System.Name, err)
+		err = fmt.Errorf("model of system %s: %w", in.System.Name, err)
+		if app := (*temporal.ApplicationError)(nil); errors.As(err, &app) {
+			// A channel's file, read as the model runs, is bad input.
+			return res, temporal.NewNonRetryableApplicationError(err.Error(), app.Type(), err)
+		}
+		return res, err
 	}
 	return ModelResult{Ran: f.ran}, nil
 }
@@ -122,7 +128,8 @@ func (a *Activities) openSystemOn(ctx context.Context, ref sweep.SystemRef, plan
 }
 
 // modelFeed hands RunModel's conversations to the model one at a time,
-// each admitted against the worker's memory budget while it runs: with
+// each admitted against the worker's memory budget while it runs, by
+// what it holds there (modelCost): with
 // others running it does not wait for memory they hold (detect.ErrBusy).
 type modelFeed struct {
 	ctx    context.Context
@@ -140,7 +147,7 @@ func (f *modelFeed) next(ctx context.Context, busy bool) (*detect.Conversation, 
 		return nil, nil
 	}
 	id := f.todo[f.given].ID
-	cost := inferCost(f.todo[f.given])
+	cost := modelCost(f.todo[f.given])
 	release, ok := f.a.Memory.tryAdmit(cost)
 	if !ok && busy {
 		return nil, detect.ErrBusy
@@ -161,17 +168,38 @@ func (f *modelFeed) next(ctx context.Context, busy bool) (*detect.Conversation, 
 	return conv, nil
 }
 
-// load reads one conversation's channels from the store.
+// load copies one conversation's channels from the store to the scratch
+// folder, where the model reads them a block at a time as its rows need
+// them (fromcorpus.Stream): a running conversation holds a window of
+// each channel, not the whole.
 func (f *modelFeed) load(ctx context.Context, id string) (*detect.Conversation, error) {
 	entry, err := f.a.materialise(ctx, f.in.Corpus, f.corpus, id)
 	if err != nil {
 		return nil, err
 	}
-	conv, err := fromcorpus.Conversation(f.corpus, entry)
-	if err != nil {
-		return nil, badInput("%v", err)
+	conv := fromcorpus.Stream(f.corpus, entry)
+	open := conv.Open
+	conv.Open = func(k int) (detect.ChannelReader, error) {
+		r, err := open(k)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		return badInputReader{r}, nil
 	}
 	return conv, nil
+}
+
+// badInputReader is a channel of a stored corpus whose reading fails as
+// bad input, as reading it whole did: its bytes matched the manifest's
+// sum, so reading again fails again.
+type badInputReader struct{ detect.ChannelReader }
+
+func (r badInputReader) Read(p []float32) (int, error) {
+	n, err := r.ChannelReader.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = badInput("%v", err)
+	}
+	return n, err
 }
 
 // done stores a conversation's output and lets go of its audio.

@@ -1,8 +1,10 @@
 package corpus
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/audio"
@@ -99,10 +101,64 @@ func (c *Corpus) channel16k(conv Conversation, k int) ([]float32, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d := len(x) - conv.Samples; d < -1 || d > 1 {
-		return nil, fmt.Errorf("%s has %d samples at 16 kHz, the manifest says %d", filepath.Join(c.Dir, conv.ID, ChannelName(k)), len(x), conv.Samples)
+	if err := checkLength(filepath.Join(c.Dir, conv.ID, ChannelName(k)), len(x), conv); err != nil {
+		return nil, err
 	}
 	return x, nil
+}
+
+// ChannelReader reads one speaker's channel at 16 kHz a block at a time
+// (OpenChannel16k); Close closes its file.
+type ChannelReader struct {
+	r    *audio.MonoReader
+	f    *os.File
+	path string
+}
+
+// Read fills p with the next samples, or as many as are left, and
+// returns io.EOF once none are. Errors name the file.
+func (r *ChannelReader) Read(p []float32) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		err = fmt.Errorf("%s: %w", r.path, err)
+	}
+	return n, err
+}
+
+// Close closes the channel's file.
+func (r *ChannelReader) Close() error { return r.f.Close() }
+
+// OpenChannel16k opens speaker k's channel (k from 1) of conv to read at
+// 16 kHz a block at a time: the samples, joined, are channel16k's, bit
+// for bit, checked against the manifest's length by the same rule before
+// any is read; a file that holds fewer samples than its header declares
+// fails where the reading meets its end.
+func (c *Corpus) OpenChannel16k(conv Conversation, k int) (*ChannelReader, error) {
+	f, err := c.OpenFile(conv, ChannelName(k))
+	if err != nil {
+		return nil, fmt.Errorf("conversation %s: %w", redact.Name(conv.ID), err)
+	}
+	path := filepath.Join(c.Dir, conv.ID, ChannelName(k))
+	r, err := audio.NewMonoReader(f, audio.Rate)
+	if err != nil {
+		err = fmt.Errorf("%s: %w", path, err)
+	} else {
+		err = checkLength(path, r.Len(), conv)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("conversation %s: %w", redact.Name(conv.ID), err)
+	}
+	return &ChannelReader{r: r, f: f, path: path}, nil
+}
+
+// checkLength holds a channel of n samples at 16 kHz to the manifest's
+// length, give or take the one sample resampling may add or drop.
+func checkLength(path string, n int, conv Conversation) error {
+	if d := n - conv.Samples; d < -1 || d > 1 {
+		return fmt.Errorf("%s has %d samples at 16 kHz, the manifest says %d", path, n, conv.Samples)
+	}
+	return nil
 }
 
 // readLabelsFile reads a conversation's labels file whole (it is bounded

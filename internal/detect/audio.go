@@ -123,21 +123,27 @@ func runModel(ctx context.Context, m model, c *Conversation) (*ModelOutput, erro
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	run, err := m.start(len(c.Channels))
+	run, err := m.start(c.speakers())
 	if err != nil {
 		return nil, fmt.Errorf("conversation %q: %w", c.ID, err)
 	}
 	defer run.close()
-	out := newModelOutput(m.outputs(), len(c.Channels), c.Duration)
-	timeline := c.timeline()
-	chunk := make([][]float32, len(timeline))
-	for at := 0; at < c.heardSamples(); at += fileChunk {
+	timeline, err := readTimeline(c)
+	if err != nil {
+		return nil, err
+	}
+	defer timeline.close()
+	out := newModelOutput(m.outputs(), c.speakers(), c.Duration)
+	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		end := min(at+fileChunk, c.heardSamples())
-		for k, ch := range timeline {
-			chunk[k] = ch[at:end]
+		chunk, err := timeline.next()
+		if err != nil {
+			return nil, err
+		}
+		if chunk == nil {
+			break
 		}
 		if err := run.push(chunk, out.Values); err != nil {
 			return nil, err

@@ -73,12 +73,11 @@ type batchRun struct {
 	steps int
 }
 
-// lane is one conversation in the batch: its timeline, how much of it
-// its rows have heard, and its output so far.
+// lane is one conversation in the batch: its timeline, read a chunk at a
+// time as its rows need it, and its output so far.
 type lane struct {
 	c        *Conversation
-	timeline [][]float32
-	heard    int
+	timeline *timelineReader
 	group    *rowGroup
 	out      *ModelOutput
 	// first is the lane's first row in the batch: -1 until it is laid
@@ -137,7 +136,7 @@ func (b *batchRun) admit(ctx context.Context) error {
 			b.waiting = c
 		}
 		c := b.waiting
-		if len(b.lanes) > 0 && b.used()+len(c.Channels) > b.rows {
+		if len(b.lanes) > 0 && b.used()+c.speakers() > b.rows {
 			return nil
 		}
 		b.waiting = nil
@@ -151,12 +150,23 @@ func (b *batchRun) admit(ctx context.Context) error {
 // join starts a conversation's lane; a conversation too short for one
 // step is done at once.
 func (b *batchRun) join(c *Conversation) error {
-	if b.model.layout().channels == 2 && len(c.Channels) < 2 {
-		return fmt.Errorf("conversation %q: layout %s needs at least 2 speakers, got %d", c.ID, LayoutSpeakerVsRest, len(c.Channels))
+	if b.model.layout().channels == 2 && c.speakers() < 2 {
+		return fmt.Errorf("conversation %q: layout %s needs at least 2 speakers, got %d", c.ID, LayoutSpeakerVsRest, c.speakers())
 	}
-	l := &lane{c: c, timeline: c.timeline(), group: newRowGroup(b.model.layout(), len(c.Channels)),
-		out: newModelOutput(b.model.outputs(), len(c.Channels), c.Duration), first: -1}
-	if !l.ready() {
+	timeline, err := readTimeline(c)
+	if err != nil {
+		return err
+	}
+	l := &lane{c: c, timeline: timeline, group: newRowGroup(b.model.layout(), c.speakers()),
+		out: newModelOutput(b.model.outputs(), c.speakers(), c.Duration), first: -1}
+	ready, err := l.ready()
+	if err != nil || !ready {
+		timeline.close()
+	}
+	switch {
+	case err != nil:
+		return err
+	case !ready:
 		l.out.pad()
 		return b.feed.Done(c, l.out)
 	}
@@ -221,30 +231,29 @@ func (b *batchRun) step() error {
 // ready reads the lane's timeline until its rows have their next window,
 // and reports whether they have: a lane whose timeline is read to the end
 // without one is complete.
-func (l *lane) ready() bool {
+func (l *lane) ready() (bool, error) {
 	for !l.group.ready() {
-		if l.heard == len(l.timeline[0]) {
-			return false
-		}
-		end := min(l.heard+fileChunk, len(l.timeline[0]))
-		chunk := make([][]float32, len(l.timeline))
-		for k, ch := range l.timeline {
-			chunk[k] = ch[l.heard:end]
+		chunk, err := l.timeline.next()
+		if err != nil || chunk == nil {
+			return false, err
 		}
 		l.group.add(chunk)
-		l.heard = end
 	}
-	return true
+	return true, nil
 }
 
 // retire hands on the outputs of the lanes that are complete, padded to
 // their length (ModelOutput.pad), and takes them out of the batch; the
 // next layout drops their rows.
 func (b *batchRun) retire() error {
-	running := b.lanes[:0]
+	running := make([]*lane, 0, len(b.lanes)) // b.lanes stays whole for close if a read fails
 	var done []*lane
 	for _, l := range b.lanes {
-		if l.ready() {
+		ready, err := l.ready()
+		if err != nil {
+			return err
+		}
+		if ready {
 			running = append(running, l)
 			continue
 		}
@@ -253,6 +262,7 @@ func (b *batchRun) retire() error {
 	b.lanes = running
 	for _, l := range done {
 		b.moved = true
+		l.timeline.close()
 		l.out.pad()
 		if err := b.feed.Done(l.c, l.out); err != nil {
 			return err
@@ -262,6 +272,9 @@ func (b *batchRun) retire() error {
 }
 
 func (b *batchRun) close() {
+	for _, l := range b.lanes {
+		l.timeline.close()
+	}
 	if b.stepper != nil {
 		b.stepper.close()
 	}

@@ -3,7 +3,9 @@ package detect
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
+	"sync/atomic"
 	"testing"
 )
 
@@ -24,14 +26,46 @@ func batchConversations(t *testing.T) []*Conversation {
 		mk("four", 9.7, a, b, b, a),
 		mk("two-reversed", 12.5, b, a),
 		mk("three", c.Duration, a, a, b),
+		mk("two-padded", c.Duration+1.3, b, a),
 	}
+}
+
+// streamed is c with its channels read a piece at a time (Conversation.Open)
+// rather than held; open counts the readers not yet closed.
+func streamed(c *Conversation, open *atomic.Int64) *Conversation {
+	return &Conversation{ID: c.ID, SampleRate: c.SampleRate, Duration: c.Duration, Speakers: len(c.Channels),
+		Open: func(k int) (ChannelReader, error) {
+			open.Add(1)
+			return &sliceReader{x: c.Channels[k], open: open}, nil
+		}}
+}
+
+// sliceReader reads a channel held in memory.
+type sliceReader struct {
+	x    []float32
+	open *atomic.Int64
+}
+
+func (r *sliceReader) Read(p []float32) (int, error) {
+	if len(r.x) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.x)
+	r.x = r.x[n:]
+	return n, nil
+}
+
+func (r *sliceReader) Close() error {
+	r.open.Add(-1)
+	return nil
 }
 
 // RunAll gives every conversation the output Run gives it, bit for bit,
 // whatever the batch's rows: conversations share a batch, leave it as they
 // end (their rows retired, the others' state kept) and newcomers take their
 // place; one with more speakers than the rows runs alone. A feed that is
-// busy now and then changes nothing either. So do steps that give several
+// busy now and then changes nothing either, nor channels read a piece at
+// a time (Conversation.Open), whose readers are all closed. So do steps that give several
 // values (VAP, Turn-1-Mini), models that fix their batch at 1 and keep
 // queues (MaAI), and models at 24 kHz.
 func TestRunAllGivesEachConversationItsOwnRun(t *testing.T) {
@@ -50,6 +84,11 @@ func TestRunAllGivesEachConversationItsOwnRun(t *testing.T) {
 		{"onnx-24k", contractSystem(endpointer24kSpec, endpointer24kModel), false},
 	}
 	convs := batchConversations(t)
+	var open atomic.Int64
+	var streams []*Conversation
+	for _, c := range convs {
+		streams = append(streams, streamed(c, &open))
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.system(t)
@@ -80,6 +119,28 @@ func TestRunAllGivesEachConversationItsOwnRun(t *testing.T) {
 				if len(got) != len(want) {
 					t.Errorf("%d rows: %d outputs, want %d", run.rows, len(got), len(want))
 				}
+				// Channels read a piece at a time give the same outputs.
+				got = runAll(t, openModel(t, s, rt), streams, run.busy, tc.twoSpeakers)
+				for id, w := range want {
+					if err := sameOutput(w, got[id]); err != nil {
+						t.Errorf("%d rows, busy feed %v: conversation %s streamed: %v", run.rows, run.busy, id, err)
+					}
+				}
+				if n := open.Load(); n != 0 {
+					t.Errorf("%d rows: %d channel readers left open", run.rows, n)
+				}
+			}
+			for _, c := range streams {
+				if tc.twoSpeakers && c.speakers() < 2 {
+					continue
+				}
+				out, err := m.Run(context.Background(), c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameOutput(want[c.ID], out); err != nil {
+					t.Errorf("Run, conversation %s streamed: %v", c.ID, err)
+				}
 			}
 		})
 	}
@@ -108,7 +169,7 @@ func runAll(t *testing.T, m *Model, convs []*Conversation, busy, twoSpeakers boo
 			if busy && running && calls%2 == 0 {
 				return nil, ErrBusy
 			}
-			for next < len(convs) && twoSpeakers && len(convs[next].Channels) < 2 {
+			for next < len(convs) && twoSpeakers && convs[next].speakers() < 2 {
 				next++
 			}
 			if next == len(convs) {

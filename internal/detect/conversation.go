@@ -18,21 +18,43 @@ type Conversation struct {
 	// speaker. Samples past it are ignored; missing samples before it are
 	// silence.
 	Duration float64
-	// Channels[k] is speaker k+1's channel, samples in [-1, 1].
+	// Channels[k] is speaker k+1's channel, samples in [-1, 1]; nil where
+	// Open gives them.
 	Channels [][]float32
+	// Speakers and Open stand for Channels where it is nil: Open(k) opens
+	// speaker k+1's channel to read in order, so that a model stage holds
+	// a window of each channel, not the whole (fromcorpus.Stream).
+	Speakers int
+	Open     func(k int) (ChannelReader, error)
+}
+
+// ChannelReader reads one channel's samples in order: Read fills p, or
+// as much of it as is left, and returns io.EOF once nothing is. Its
+// errors, and Open's, name the conversation and the channel's file.
+type ChannelReader interface {
+	Read(p []float32) (int, error)
+	Close() error
 }
 
 func (c *Conversation) check() error {
 	if c.SampleRate != SampleRate {
 		return fmt.Errorf("conversation %q: audio at %d Hz; detectors read %d Hz (resample when reading)", c.ID, c.SampleRate, SampleRate)
 	}
-	if len(c.Channels) == 0 {
+	if c.speakers() == 0 {
 		return fmt.Errorf("conversation %q: no speaker channels", c.ID)
 	}
 	if !(c.Duration >= 0) || math.IsInf(c.Duration, 0) {
 		return fmt.Errorf("conversation %q: duration must be finite and >= 0, got %v", c.ID, c.Duration)
 	}
 	return nil
+}
+
+// speakers is the number of speaker channels.
+func (c *Conversation) speakers() int {
+	if c.Channels == nil && c.Open != nil {
+		return c.Speakers
+	}
+	return len(c.Channels)
 }
 
 // heardSamples is the number of samples of the conversation's timeline.

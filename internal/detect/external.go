@@ -75,8 +75,8 @@ func (d *externalDetector) Detect(_ context.Context, c *Conversation) (*Scores, 
 		if !ok {
 			return nil, fmt.Errorf("external: conversation %q is not in %s", c.ID, name)
 		}
-		if len(tracks) != len(c.Channels) {
-			return nil, fmt.Errorf("external: conversation %q has %d speakers, %s has %d tracks", c.ID, len(c.Channels), name, len(tracks))
+		if len(tracks) != c.speakers() {
+			return nil, fmt.Errorf("external: conversation %q has %d speakers, %s has %d tracks", c.ID, c.speakers(), name, len(tracks))
 		}
 		out := make([][]float64, len(tracks))
 		for k, tr := range tracks {

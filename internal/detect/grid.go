@@ -124,7 +124,7 @@ func activityOnGrid(ctx context.Context, m model, c *Conversation, fps float64) 
 	if err != nil {
 		return nil, err
 	}
-	grid, _ := newTracks(len(c.Channels), frameCount(c.Duration, fps))
+	grid, _ := newTracks(c.speakers(), frameCount(c.Duration, fps))
 	place(out, fps, func(i int, values [][]float64) {
 		for k, a := range values[0] {
 			grid[k][i] = a

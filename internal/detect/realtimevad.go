@@ -178,7 +178,10 @@ func (d *realtimeVAD) Detect(ctx context.Context, c *Conversation) (*Scores, err
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	channels := c.timeline()
+	channels, err := wholeTimeline(c)
+	if err != nil {
+		return nil, err
+	}
 	answers := make([]realtimeAnswer, len(channels))
 	errs := make([]error, len(channels))
 	failed := -1

@@ -36,3 +36,12 @@ func Conversation(c *corpus.Corpus, conv corpus.Conversation) (*detect.Conversat
 	}
 	return &detect.Conversation{ID: conv.ID, SampleRate: detect.SampleRate, Duration: conv.Duration, Channels: channels}, nil
 }
+
+// Stream is Conversation with channels read a block at a time as a
+// detector reads them (corpus.Corpus.OpenChannel16k), so that a model
+// stage holds a window of each channel, not the whole: the samples are
+// Conversation's, bit for bit.
+func Stream(c *corpus.Corpus, conv corpus.Conversation) *detect.Conversation {
+	open := func(k int) (detect.ChannelReader, error) { return c.OpenChannel16k(conv, k+1) }
+	return &detect.Conversation{ID: conv.ID, SampleRate: detect.SampleRate, Duration: conv.Duration, Speakers: conv.Speakers, Open: open}
+}
