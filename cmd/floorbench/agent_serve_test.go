@@ -22,22 +22,7 @@ func TestAgentServeAnswersOverEachProtocolUntilStopped(t *testing.T) {
 	testenv.Program(t, "espeak-ng", "speech")
 	for _, protocol := range proto.Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			addr := testenv.Addr(testenv.FreePort(t))
-			cmd := exec.Command(binary, "agent", "serve", "--protocol", protocol, "--addr", addr, "--rate", "10")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			stdout, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer cmd.Process.Kill()
-			line, err := bufio.NewReader(stdout).ReadString('\n')
-			if err != nil || !strings.Contains(line, "speaks "+protocol+" at ws://"+addr+"/") {
-				t.Fatalf("first line %q (%v), stderr %s", line, err, stderr.String())
-			}
+			cmd, addr, stderr := startAgentServe(t, protocol, "ws")
 			if responses := talkToAgent(t, proto.Endpoint{Protocol: protocol, URL: "ws://" + addr + "/", Rate: 10}); responses == 0 {
 				t.Errorf("the agent never answered")
 			}
@@ -50,6 +35,32 @@ func TestAgentServeAnswersOverEachProtocolUntilStopped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startAgentServe starts `agent serve --protocol protocol` on a free
+// loopback port at ten times real time, with args after, and waits for
+// its first line, which must give its scheme:// URL; the process is
+// killed when the test ends. It returns the command, its address and
+// its stderr.
+func startAgentServe(t *testing.T, protocol, scheme string, args ...string) (*exec.Cmd, string, *bytes.Buffer) {
+	t.Helper()
+	addr := testenv.Addr(testenv.FreePort(t))
+	cmd := exec.Command(binary, append([]string{"agent", "serve", "--protocol", protocol, "--addr", addr, "--rate", "10"}, args...)...)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, "speaks "+protocol+" at "+scheme+"://"+addr+"/") {
+		t.Fatalf("first line %q (%v), stderr %s", line, err, stderr.String())
+	}
+	return cmd, addr, stderr
 }
 
 // talkToAgent plays a second of loud noise, then silence, at ten times

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -27,23 +24,7 @@ import (
 func TestAgentServeOverTLS(t *testing.T) {
 	testenv.Program(t, "espeak-ng", "speech")
 	files := testenv.NewTLSFiles(t)
-	addr := testenv.Addr(testenv.FreePort(t))
-	cmd := exec.Command(binary, "agent", "serve", "--protocol", "realtime", "--addr", addr, "--rate", "10",
-		"--tls-cert", files.Cert, "--tls-key", files.Key)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.Contains(line, "speaks realtime at wss://"+addr+"/") {
-		t.Fatalf("first line %q (%v), stderr %s", line, err, stderr.String())
-	}
+	cmd, addr, stderr := startAgentServe(t, proto.RealtimeName, "wss", "--tls-cert", files.Cert, "--tls-key", files.Key)
 	url := "wss://" + addr + "/"
 	if responses := talkToAgent(t, proto.Endpoint{Protocol: proto.RealtimeName, URL: url, Rate: 10, CAFile: files.CA}); responses == 0 {
 		t.Errorf("the agent never answered over wss://")
