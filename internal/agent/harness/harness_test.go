@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -60,7 +59,7 @@ func tinyAgentSet(t *testing.T) (string, *agent.Set) {
 }
 
 // pipeURL is the URL of the agents these tests serve over a proto.Pipe.
-const pipeURL = "ws://agent.test/"
+const pipeURL = proto.PipeURL
 
 // servePipe serves h over an in-memory pipe and returns the endpoint of
 // protocol that dials it, at real time. Inside a testing/synctest bubble
@@ -68,12 +67,9 @@ const pipeURL = "ws://agent.test/"
 // latencies at any load, in no wall time.
 func servePipe(t *testing.T, h http.Handler, protocol string) proto.Endpoint {
 	t.Helper()
-	p := proto.NewPipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
-	go srv.Serve(p)
-	t.Cleanup(func() { cancel(); srv.Close() })
-	return proto.Endpoint{Protocol: protocol, URL: pipeURL, Dial: p.Dial}
+	ep, stop := proto.ServePipe(h, protocol)
+	t.Cleanup(stop)
+	return ep
 }
 
 // serveReference starts the reference agent with policy over protocol and

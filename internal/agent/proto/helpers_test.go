@@ -51,7 +51,7 @@ func servePipe(t *testing.T, protocol string, newAgent NewAgent) Endpoint {
 	served := make(chan struct{})
 	go func() { Serve(ctx, p, h); close(served) }()
 	t.Cleanup(func() { cancel(); <-served })
-	return Endpoint{Protocol: protocol, URL: "ws://agent.test/", Rate: testRate, Dial: p.Dial}
+	return Endpoint{Protocol: protocol, URL: PipeURL, Rate: testRate, Dial: p.Dial}
 }
 
 // dialPipe opens a session at ep, its opening bounded by a minute.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -21,6 +22,21 @@ type Pipe struct {
 	conns  chan net.Conn
 	closed chan struct{}
 	once   sync.Once
+}
+
+// PipeURL is the URL of an agent served on a Pipe by ServePipe; no
+// name is looked up, Endpoint.Dial reaches the Pipe.
+const PipeURL = "ws://agent.test/"
+
+// ServePipe serves h on a new Pipe and returns the endpoint of protocol
+// that dials it (PipeURL, at real time) and stop, which ends the server
+// and every connection's context.
+func ServePipe(h http.Handler, protocol string) (ep Endpoint, stop func()) {
+	p := NewPipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
+	go srv.Serve(p)
+	return Endpoint{Protocol: protocol, URL: PipeURL, Dial: p.Dial}, func() { cancel(); srv.Close() }
 }
 
 // NewPipe makes a Pipe.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"math"
-	"net"
-	"net/http"
 	"slices"
 	"sync"
 	"testing"
@@ -55,12 +53,9 @@ func serve(t *testing.T, ref *Reference, protocol string) proto.Endpoint {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := proto.NewPipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
-	go srv.Serve(p)
-	t.Cleanup(func() { cancel(); srv.Close() })
-	return proto.Endpoint{Protocol: protocol, URL: "ws://agent.test/", Dial: p.Dial}
+	ep, stop := proto.ServePipe(h, protocol)
+	t.Cleanup(stop)
+	return ep
 }
 
 // trial is what one session sent and received.

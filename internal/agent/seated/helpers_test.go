@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -155,16 +154,14 @@ func serveReference(t *testing.T, cfg refagent.Config, protocol string) (proto.E
 }
 
 // pipeURL is the URL of the agents these tests serve over a proto.Pipe.
-const pipeURL = "ws://agent.test/"
+const pipeURL = proto.PipeURL
 
 // servePipe serves h over an in-memory pipe until the test ends and
 // returns the endpoint of protocol that dials it.
 func servePipe(t *testing.T, h http.Handler, protocol string) proto.Endpoint {
 	t.Helper()
-	p := proto.NewPipe()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
-	go srv.Serve(p)
-	t.Cleanup(func() { cancel(); srv.Close() })
-	return proto.Endpoint{Protocol: protocol, URL: pipeURL, Dial: p.Dial, Rate: 1}
+	ep, stop := proto.ServePipe(h, protocol)
+	t.Cleanup(stop)
+	ep.Rate = 1
+	return ep
 }
