@@ -51,19 +51,7 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 	if dyadic && c.SpeakerCount != 0 && c.SpeakerCount != 2 {
 		return fmt.Errorf("speakers: %d in TurnBench gold, which has speakers 1 and 2 only", c.SpeakerCount)
 	}
-	lists := []struct {
-		key     string
-		anchors []Anchor
-		spans   []Span
-	}{
-		{"eot_positive_events", c.EOT.Positives, nil},
-		{"eot_negative_spans", nil, c.EOT.Negatives},
-		{"int_positive_events", c.INT.Positives, nil},
-		{"int_negative_spans", nil, c.INT.Negatives},
-		{"eot_excluded", nil, c.EOT.Excluded},
-		{"int_excluded", nil, c.INT.Excluded},
-	}
-	for _, l := range lists {
+	for _, l := range c.fields() {
 		for j, a := range l.anchors {
 			err := c.checkSpeaker(a.Speaker, dyadic)
 			if err == nil && (a.Time < 0 || a.Time > c.Duration+tauPre) {
@@ -95,15 +83,7 @@ func (c *ConversationGold) validate(tauPre float64, dyadic bool) error {
 // field, the span's index, its speaker and both times.
 func (g *GoldSet) RefuseReversed() error {
 	for _, c := range g.Conversations {
-		for _, l := range []struct {
-			key   string
-			spans []Span
-		}{
-			{"eot_negative_spans", c.EOT.Negatives},
-			{"int_negative_spans", c.INT.Negatives},
-			{"eot_excluded", c.EOT.Excluded},
-			{"int_excluded", c.INT.Excluded},
-		} {
+		for _, l := range c.fields() {
 			for j, s := range l.spans {
 				if s.End <= s.Start {
 					return fmt.Errorf("conversation %s: %s[%d] speaker %d: end %v is not after start %v (--strict-gold refuses a span without a length)", redact.Name(c.ID), l.key, j, s.Speaker, s.End, s.Start)
@@ -112,6 +92,27 @@ func (g *GoldSet) RefuseReversed() error {
 		}
 	}
 	return nil
+}
+
+// goldField is one list of a conversation's gold under its key in the
+// gold file: anchors or spans, the other nil.
+type goldField struct {
+	key     string
+	anchors []Anchor
+	spans   []Span
+}
+
+// fields lists the conversation's gold in the file's order, the one list
+// Validate and RefuseReversed walk.
+func (c *ConversationGold) fields() []goldField {
+	return []goldField{
+		{"eot_positive_events", c.EOT.Positives, nil},
+		{"eot_negative_spans", nil, c.EOT.Negatives},
+		{"int_positive_events", c.INT.Positives, nil},
+		{"int_negative_spans", nil, c.INT.Negatives},
+		{"eot_excluded", nil, c.EOT.Excluded},
+		{"int_excluded", nil, c.INT.Excluded},
+	}
 }
 
 // checkSpan refuses a span that cannot be true (see Validate).
