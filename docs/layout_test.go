@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,7 +31,26 @@ const layoutOwner = "internal/keys"
 // reader looks up. Tests are left out: they spell the layout as a user
 // reading the store sees it, to check it from outside.
 func TestStoreLayoutHasOneOwner(t *testing.T) {
-	var found []string
+	for _, f := range goSources(t, layoutOwner) {
+		for _, lit := range layoutLiterals(f) {
+			t.Errorf("%s: %s: a store key or bundle file name outside %s (build it with its functions)", f.rel, lit, layoutOwner)
+		}
+	}
+}
+
+// goSource is one non-test Go file of the repository, parsed.
+type goSource struct {
+	rel  string // slash-separated, from the repository root
+	fset *token.FileSet
+	file *ast.File
+}
+
+// goSources parses the repository's non-test Go files outside testdata,
+// hidden folders and the folders skip names (slash paths from the root):
+// the one walk the layout tests share.
+func goSources(t *testing.T, skip ...string) []goSource {
+	t.Helper()
+	var out []goSource
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -38,7 +58,7 @@ func TestStoreLayoutHasOneOwner(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if rel == layoutOwner || d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && rel != ".") {
+			if slices.Contains(skip, rel) || d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && rel != ".") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -46,30 +66,25 @@ func TestStoreLayoutHasOneOwner(t *testing.T) {
 		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
 			return nil
 		}
-		for _, lit := range layoutLiterals(t, path) {
-			found = append(found, rel+": "+lit)
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
 		}
+		out = append(out, goSource{rel, fset, f})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range found {
-		t.Errorf("%s: a store key or bundle file name outside %s (build it with its functions)", f, layoutOwner)
-	}
+	return out
 }
 
 // layoutLiterals are the string literals of a Go file that spell the
 // store layout.
-func layoutLiterals(t *testing.T, path string) []string {
-	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
+func layoutLiterals(src goSource) []string {
 	var out []string
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(src.file, func(n ast.Node) bool {
 		lit, ok := n.(*ast.BasicLit)
 		if !ok || lit.Kind != token.STRING {
 			return true
@@ -79,7 +94,7 @@ func layoutLiterals(t *testing.T, path string) []string {
 			return true
 		}
 		if spellsLayout(s) {
-			out = append(out, strconv.Itoa(fset.Position(lit.Pos()).Line)+": "+lit.Value)
+			out = append(out, strconv.Itoa(src.fset.Position(lit.Pos()).Line)+": "+lit.Value)
 		}
 		return true
 	})
@@ -108,43 +123,19 @@ func spellsLayout(s string) bool {
 // things with "/" (workflow ids, URLs, labels); internal/store's own
 // configured root is not a key of the layout.
 func TestKeysAreBuiltByKeys(t *testing.T) {
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, f := range goSources(t, layoutOwner, "internal/store") {
+		for _, c := range slashConcatenations(f) {
+			t.Errorf("%s:%s: a key built outside %s (use keys.File, keys.MemberFile or a function of its own there)", f.rel, c, layoutOwner)
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == layoutOwner || rel == "internal/store" || d.Name() == "testdata" || (strings.HasPrefix(d.Name(), ".") && rel != ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(rel, ".go") || strings.HasSuffix(rel, "_test.go") {
-			return nil
-		}
-		for _, c := range slashConcatenations(t, path) {
-			t.Errorf("%s:%s: a key built outside %s (use keys.File, keys.MemberFile or a function of its own there)", rel, c, layoutOwner)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
 // slashConcatenations are the "+" expressions of a Go file that touches
 // the store with an operand that is a string literal holding "/"; none
 // when the file imports neither internal/store nor internal/keys.
-func slashConcatenations(t *testing.T, path string) []string {
-	t.Helper()
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
+func slashConcatenations(src goSource) []string {
 	touches := false
-	for _, imp := range f.Imports {
+	for _, imp := range src.file.Imports {
 		p, _ := strconv.Unquote(imp.Path.Value)
 		touches = touches || p == module+"/internal/store" || p == module+"/"+layoutOwner
 	}
@@ -153,7 +144,7 @@ func slashConcatenations(t *testing.T, path string) []string {
 	}
 	var out []string
 	inner := map[ast.Expr]bool{} // the "+" inside a chain already looked at
-	ast.Inspect(f, func(n ast.Node) bool {
+	ast.Inspect(src.file, func(n ast.Node) bool {
 		b, ok := n.(*ast.BinaryExpr)
 		if !ok || b.Op != token.ADD || inner[b] {
 			return true
@@ -164,7 +155,7 @@ func slashConcatenations(t *testing.T, path string) []string {
 		}
 		for _, o := range operands {
 			if lit, ok := o.(*ast.BasicLit); ok && lit.Kind == token.STRING && strings.Contains(lit.Value, "/") {
-				out = append(out, strconv.Itoa(fset.Position(b.Pos()).Line)+": "+lit.Value)
+				out = append(out, strconv.Itoa(src.fset.Position(b.Pos()).Line)+": "+lit.Value)
 				break
 			}
 		}
