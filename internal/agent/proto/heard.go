@@ -18,10 +18,12 @@ import (
 // completes its frame k from frame k's append, and its frames are the
 // input's four samples (0.25 ms) late, the last four samples unheard. An
 // offline run over HeardInput sees, bit for bit, what a live agent
-// decided on. moshi encodes each frame into one Opus packet whose
-// decoding, with no pre-skip, the server hears: libopus gives the same
-// bits for the same frames, so HeardInput encodes and decodes them as the
-// session does (the input 2.5 ms late, and lossy).
+// decided on. moshi encodes each frame into one Opus packet and the
+// server hears their decoding with the pre-skip (the encoder's 2.5 ms of
+// lookahead) dropped, lossy but on time: frame k once packet k+1 has
+// come, so the last frame sent is not heard. libopus gives the same bits
+// for the same frames, so HeardInput encodes and decodes them as the
+// session does.
 func HeardInput(protocol string, input []float32) ([]float32, error) {
 	if err := CheckProtocol(protocol); err != nil {
 		return nil, err
@@ -75,5 +77,7 @@ func moshiHeard(input []float32) ([]float32, error) {
 		}
 		heard = append(heard, x...)
 	}
-	return heard, nil
+	skip := opusLookahead48k * SampleRate / 48000
+	heard = heard[min(skip, len(heard)):]
+	return heard[:len(heard)/FrameSamples*FrameSamples], nil
 }

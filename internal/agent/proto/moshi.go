@@ -142,10 +142,9 @@ func dialMoshi(ctx context.Context, ep Endpoint, clock *Clock) (Session, error) 
 	if ep.AuthHeader == "" && ep.AuthQuery == "" {
 		ep.AuthHeader = moshiKeyHeader
 	}
-	// The client's stream declares no pre-skip: the server hears each
-	// 20 ms frame from its own packet, the encoder's 2.5 ms of lookahead
-	// late, instead of a frame late (docs/agents.md#moshi).
-	in, err := newOpusStreamWriter(moshiSerial, SampleRate, 0)
+	// The client's stream declares the encoder's lookahead as its
+	// pre-skip: a server that drops it hears the input sample for sample.
+	in, err := newOpusStreamWriter(moshiSerial, SampleRate, opusLookahead48k)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ep.where(), err)
 	}

@@ -21,9 +21,14 @@ func serveMoshi(c *serverConn) error {
 	if err != nil {
 		return moshiRefuse(c, websocket.StatusInternalError, err.Error())
 	}
-	// The agent's stream declares the encoder's lookahead as its
-	// pre-skip, so its frame k is heard in slot k+1 to the sample.
-	out, err := newOpusStreamWriter(moshiSerial, SampleRate, opusLookahead48k)
+	// The server hears input frame k once packet k+1 has brought the
+	// 2.5 ms of lookahead that complete it, so its answer to the last
+	// input frame comes only with the next. Its own stream declares no
+	// pre-skip: its frame k decodes from its own packet and is heard in
+	// slot k+1, 2.5 ms late, where a declared pre-skip would hold every
+	// frame back for the next packet and the last for an input frame that
+	// never comes (docs/agents.md#moshi).
+	out, err := newOpusStreamWriter(moshiSerial, SampleRate, 0)
 	if err != nil {
 		return moshiRefuse(c, websocket.StatusInternalError, err.Error())
 	}
