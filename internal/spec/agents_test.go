@@ -113,7 +113,7 @@ func TestAgentErrorsNameTheField(t *testing.T) {
 	t.Parallel()
 	const head = "agents:\n  - name: bot\n    scenarios: {preset: tiny-agent}\n"
 	cases := map[string]string{
-		"    protocol: sip\n    endpoint: ws://h/":                                                      `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, realtime)`,
+		"    protocol: sip\n    endpoint: ws://h/":                                                      `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, moshi, realtime)`,
 		"    protocol: duplex":                                                                          `agents[0] (bot).endpoint: missing (want a ws:// or wss:// URL)`,
 		"    protocol: duplex\n    endpoint: http://h/x?key=secret":                                     `agents[0] (bot).endpoint: "http://h/x": want a ws:// or wss:// URL`,
 		"    protocol: duplex\n    endpoint: ws://user:pw@h/":                                           `agents[0] (bot).endpoint: "ws://h/": has user information; give the credential with credential_env instead`,

@@ -11,6 +11,9 @@ import (
 // The Opus codec is libopus through its Go binding (cgo). The front
 // binary (-tags floorbench_light) links neither: opus_light.go.
 
+// opusMissing is nil: this binary links libopus.
+var opusMissing error
+
 // opusBitrate is what floorbench's encoders spend: 48 kbit/s, where Opus
 // keeps speech near transparent at 16 kHz, so that what an agent decides
 // over moshi is what it decides over PCM (docs/agents.md#moshi).

@@ -4,10 +4,10 @@ package proto
 
 import "errors"
 
-// errNoOpus is what the front binary says of moshi audio: it links no
-// libopus, to start without it (docs/performance.md#start-time).
-var errNoOpus = errors.New("the moshi protocol's Opus audio needs floorbench-full (this front binary links no libopus)")
+// opusMissing is what the front binary says of the moshi protocol: it
+// links no libopus, to start without it (docs/performance.md#start-time).
+var opusMissing = errors.New("the moshi protocol needs floorbench-full: this front binary links no libopus (Opus audio)")
 
-func newOpusEncoder(int) (opusEncoder, error) { return nil, errNoOpus }
+func newOpusEncoder(int) (opusEncoder, error) { return nil, opusMissing }
 
-func newOpusDecoder(int) (opusDecoder, error) { return nil, errNoOpus }
+func newOpusDecoder(int) (opusDecoder, error) { return nil, opusMissing }
