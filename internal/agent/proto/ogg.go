@@ -7,8 +7,8 @@ import (
 )
 
 // Ogg pages (RFC 3533) carrying one Opus stream (RFC 7845), as the moshi
-// protocol's audio messages do: the pager below writes one packet per
-// page and reads pages cut anywhere across messages, with packets laced
+// protocol's audio messages do: the pager below writes whole packets on
+// a page and reads pages cut anywhere across messages, with packets laced
 // across pages.
 const (
 	oggHeaderLen = 27
@@ -58,24 +58,28 @@ type oggWriter struct {
 	seq    uint32
 }
 
-// page is one page holding packet whole, at granule position granule
+// page is one page holding packets whole, at granule position granule
 // (RFC 7845 §4: the 48 kHz samples decoded up to the end of the page,
-// pre-skip included); flags are oggBOS or oggEOS or 0. packet is at most
-// 255·255-1 bytes (an Opus packet or header is far smaller).
-func (w *oggWriter) page(packet []byte, granule int64, flags byte) []byte {
-	segs := len(packet)/255 + 1
-	p := make([]byte, oggHeaderLen+segs, oggHeaderLen+segs+len(packet))
+// pre-skip included); flags are oggBOS or oggEOS or 0. The packets need
+// at most 255 lacing values together (an Opus packet or header needs a
+// few).
+func (w *oggWriter) page(granule int64, flags byte, packets ...[]byte) []byte {
+	var lacing, body []byte
+	for _, p := range packets {
+		for range len(p) / 255 {
+			lacing = append(lacing, 255)
+		}
+		lacing = append(lacing, byte(len(p)%255))
+		body = append(body, p...)
+	}
+	p := make([]byte, oggHeaderLen, oggHeaderLen+len(lacing)+len(body))
 	copy(p, oggCapture)
 	p[5] = flags
 	binary.LittleEndian.PutUint64(p[6:], uint64(granule))
 	binary.LittleEndian.PutUint32(p[14:], w.serial)
 	binary.LittleEndian.PutUint32(p[18:], w.seq)
-	p[26] = byte(segs)
-	for i := range segs - 1 {
-		p[oggHeaderLen+i] = 255
-	}
-	p[oggHeaderLen+segs-1] = byte(len(packet) % 255)
-	p = append(p, packet...)
+	p[26] = byte(len(lacing))
+	p = append(append(p, lacing...), body...)
 	binary.LittleEndian.PutUint32(p[22:], oggChecksum(p))
 	w.seq++
 	return p

@@ -64,7 +64,7 @@ func (w *opusStreamWriter) headers() []byte {
 	// output gain 0, channel mapping family 0 (mono or stereo, no table)
 	tags := binary.LittleEndian.AppendUint32(append([]byte(nil), opusTagsMagic...), uint32(len(opusVendor)))
 	tags = binary.LittleEndian.AppendUint32(append(tags, opusVendor...), 0)
-	return append(w.ogg.page(head, 0, oggBOS), w.ogg.page(tags, 0, 0)...)
+	return append(w.ogg.page(0, oggBOS, head), w.ogg.page(0, 0, tags)...)
 }
 
 // page encodes frame into one packet on one page.
@@ -77,7 +77,7 @@ func (w *opusStreamWriter) page(frame []float32) ([]byte, error) {
 		w.granule = int64(w.preSkip)
 	}
 	w.granule += int64(len(frame) * 48000 / w.rate)
-	return w.ogg.page(packet, w.granule, 0), nil
+	return w.ogg.page(w.granule, 0, packet), nil
 }
 
 // opusStreamReader reads an Ogg Opus stream of mono audio, decoded at
