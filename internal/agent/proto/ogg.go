@@ -11,10 +11,10 @@ import (
 // a page and reads pages cut anywhere across messages, with packets laced
 // across pages.
 const (
+	// oggHeaderLen is a page's header before its lacing values: a page is
+	// at most this, 255 lacing values and 255 segments of 255 bytes, so
+	// the reader holds at most that of a page it has not seen whole.
 	oggHeaderLen = 27
-	// oggMaxPage is the largest page: its header, 255 lacing values and
-	// 255 segments of 255 bytes.
-	oggMaxPage = oggHeaderLen + 255 + 255*255
 	// oggMaxPacket bounds a packet laced across pages: an Opus packet is at
 	// most 120 ms of audio, well under a kilobyte per 20 ms at any bit rate
 	// Moshi uses, and OpusTags holds a vendor string and a few comments.
