@@ -28,7 +28,7 @@ const (
 var oggCapture = []byte("OggS")
 
 // oggCRC is the table of the Ogg checksum: CRC-32 with polynomial
-// 0x04c11db7, not reflected, initial value 0, no final xor (RFC 3533 §6).
+// 0x04c11db7, not reflected, initial value 0, no final xor (RFC 3533 section 6).
 var oggCRC = func() (t [256]uint32) {
 	for i := range t {
 		r := uint32(i) << 24
@@ -59,7 +59,7 @@ type oggWriter struct {
 }
 
 // page is one page holding packets whole, at granule position granule
-// (RFC 7845 §4: the 48 kHz samples decoded up to the end of the page,
+// (RFC 7845 section 4: the 48 kHz samples decoded up to the end of the page,
 // pre-skip included); flags are oggBOS or oggEOS or 0. The packets need
 // at most 255 lacing values together (an Opus packet or header needs a
 // few).

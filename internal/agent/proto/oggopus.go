@@ -81,7 +81,7 @@ func (w *opusStreamWriter) page(frame []float32) ([]byte, error) {
 }
 
 // opusStreamReader reads an Ogg Opus stream of mono audio, decoded at
-// rate with its pre-skip dropped (RFC 7845 §4.2).
+// rate with its pre-skip dropped (RFC 7845 section 4.2).
 type opusStreamReader struct {
 	ogg     oggReader
 	dec     opusDecoder
@@ -131,7 +131,7 @@ func (r *opusStreamReader) read(data []byte) ([]float32, error) {
 	return out, nil
 }
 
-// head reads OpusHead (RFC 7845 §5.1): version 0.x, one channel, mapping
+// head reads OpusHead (RFC 7845 section 5.1): version 0.x, one channel, mapping
 // family 0; its pre-skip is dropped from the decoded audio.
 func (r *opusStreamReader) head(p []byte) error {
 	switch {
