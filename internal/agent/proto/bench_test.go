@@ -56,7 +56,7 @@ func BenchmarkMoshiFrame(b *testing.B) {
 	}
 	x := tone(SampleRate, SampleRate)
 	for i := range x {
-		x[i] *= float32(1 + i%7) / 4 // not a pure tone
+		x[i] *= float32(1+i%7) / 4 // not a pure tone
 	}
 	k := 0
 	for b.Loop() {
