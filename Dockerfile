@@ -15,6 +15,9 @@ ARG DEBIAN=bookworm
 # dlopen and the WebRTC VAD is C.
 FROM golang:${GO_VERSION}-${DEBIAN} AS build
 WORKDIR /src
+# libopus and libopusfile (the moshi protocol's Opus audio, cgo).
+COPY scripts/setup.sh /tmp/setup.sh
+RUN /tmp/setup.sh opus && rm -rf /var/lib/apt/lists/*
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
@@ -36,8 +39,8 @@ FROM debian:${DEBIAN}-slim
 ENV FLOORBENCH_TOOLS=/opt/floorbench/tools
 COPY scripts/setup.sh /tmp/setup.sh
 # The speech component installs espeak-ng, flite, festival with three
-# festvox voices and sox from Debian.
-RUN /tmp/setup.sh speech && rm -rf /tmp/setup.sh /var/lib/apt/lists/*
+# festvox voices and sox from Debian; opus the libraries the binary links.
+RUN /tmp/setup.sh speech opus && rm -rf /tmp/setup.sh /var/lib/apt/lists/*
 COPY --from=models /opt/floorbench/tools /opt/floorbench/tools
 COPY --from=build /out/floorbench /usr/local/bin/floorbench
 # The chart runs the workers as this user with a read-only root file system

@@ -10,5 +10,7 @@ out=$(realpath -m "${1:-$root/bin}")
 shift || true
 cd "$root"
 mkdir -p "$out"
+# floorbench-full links libopus (the moshi protocol): its headers first.
+scripts/setup.sh opus >/dev/null
 go build -buildvcs=auto "$@" -o "$out/floorbench-full" ./cmd/floorbench
 go build -buildvcs=auto -tags floorbench_light "$@" -o "$out/floorbench" ./cmd/floorbench

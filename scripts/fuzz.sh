@@ -26,6 +26,7 @@ required=(
 	internal/jsonio:FuzzFloats                # the fast path of probability tracks
 	internal/agent/proto:FuzzParseDuplex        # duplex hello and events
 	internal/agent/proto:FuzzParseRealtime      # realtime events and sessions
+	internal/agent/proto:FuzzParseMoshi         # moshi messages and their Ogg Opus audio
 	internal/agent/proto:FuzzPCM16RoundTrip     # audio frames of both protocols
 	internal/openai:FuzzParseChatResponse       # a chat endpoint's completion
 	internal/synth:FuzzParseScriptAnswer        # a chat model's script

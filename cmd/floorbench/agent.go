@@ -60,10 +60,10 @@ func newAgentServeCommand() *cobra.Command {
 	o := agentServeOptions{policy: refagent.AlwaysYield}
 	def := refagent.DefaultDetector()
 	cmd := &cobra.Command{
-		Use:   "serve --protocol duplex|realtime|gemini-live [--addr 127.0.0.1:8765] [--policy always-yield|never-yield|detector]",
+		Use:   "serve --protocol duplex|realtime|gemini-live|moshi [--addr 127.0.0.1:8765] [--policy always-yield|never-yield|detector]",
 		Short: "Run the reference agent over a real protocol until interrupted",
 		Long: `Serve runs floorbench's reference agent (docs/agents.md#reference-agent): a
-WebSocket server speaking --protocol (duplex, realtime or gemini-live, docs/agents.md#protocols)
+WebSocket server speaking --protocol (duplex, realtime, gemini-live or moshi, docs/agents.md#protocols)
 that talks with espeak-ng and takes its floor decisions from what it hears.
 
 always-yield enters after the other side's speech and a short silence and
@@ -201,9 +201,9 @@ func agentEndpointFlags(fs *pflag.FlagSet, nameUsage string, name, model, keyEnv
 	fs.StringVar(&ep.Realtime.TurnDetection, "turn-detection", "", "realtime: server_vad (default), semantic_vad or none")
 	fs.StringVar(&ep.Realtime.API, "realtime-api", "", "realtime: session.update shape, beta (default) or ga")
 	fs.StringVar(keyEnv, "credential-env", "", "environment variable holding the agent's credential (never printed)")
-	fs.StringVar(&ep.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer; gemini-live x-goog-api-key)")
+	fs.StringVar(&ep.AuthHeader, "auth-header", "", "header the credential goes in (default Authorization: Bearer; gemini-live x-goog-api-key; moshi kyutai-api-key)")
 	fs.StringVar(&ep.CAFile, "ca-file", "", "PEM file of CA certificates trusted for a wss:// endpoint, beside the system's")
-	fs.StringVar(&ep.AuthQuery, "auth-query", "", "URL query parameter the credential goes in instead of a header (gemini-live: key)")
+	fs.StringVar(&ep.AuthQuery, "auth-query", "", "URL query parameter the credential goes in instead of a header (gemini-live: key; moshi: auth_id)")
 	fs.Float64Var(&ep.Rate, "rate", 1, "playback rate: 1 is real time; faster only for agents that keep time by the audio they hear")
 }
 

@@ -75,15 +75,24 @@ func talkToAgent(t *testing.T, ep proto.Endpoint) int {
 	}
 	responses := make(chan int, 1)
 	go func() {
-		n := 0
+		n, talking := 0, false
 		for {
 			o, err := s.Recv(ctx)
 			if err != nil {
 				responses <- n
 				return
 			}
-			if o.Event != nil && o.Event.Kind == proto.ResponseStarted {
+			// moshi has no response events: its answer is loud audio
+			// after quiet.
+			switch {
+			case o.Event != nil && o.Event.Kind == proto.ResponseStarted:
 				n++
+			case ep.Protocol == proto.MoshiName && o.Event == nil:
+				loud := peakOf(o.Audio) > 0.05
+				if loud && !talking {
+					n++
+				}
+				talking = loud
 			}
 		}
 	}()
@@ -102,6 +111,15 @@ func talkToAgent(t *testing.T, ep proto.Endpoint) int {
 	return <-responses
 }
 
+// peakOf is the largest magnitude in x.
+func peakOf(x []float32) float32 {
+	var p float32
+	for _, v := range x {
+		p = max(p, v, -v)
+	}
+	return p
+}
+
 // Bad flags are one line before anything starts, with nothing on stdout.
 func TestAgentServeRefusesBadFlags(t *testing.T) {
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
@@ -113,7 +131,7 @@ func TestAgentServeRefusesBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--protocol", "nope"}, `--protocol: unknown agent protocol "nope" (known: duplex, gemini-live, realtime)`},
+		{[]string{"--protocol", "nope"}, `--protocol: unknown agent protocol "nope" (known: duplex, gemini-live, moshi, realtime)`},
 		{[]string{"--protocol", "duplex", "--policy", "polite"}, `--policy: unknown agent policy "polite"`},
 		{[]string{"--protocol", "duplex", "--policy", "detector"}, "--policy detector needs --system or --system-spec"},
 		{[]string{"--protocol", "duplex", "--system", "rms"}, "are for --policy detector, not always-yield"},

@@ -94,7 +94,7 @@ func TestAgentSpecBadInput(t *testing.T) {
 		want       string
 	}{
 		{"unknown protocol", strings.Replace(agentSweepSpec(refused, ""), "protocol: duplex", "protocol: sip", 1),
-			[][]string{{"quickstart", "-f"}, {"submit", "--dry-run"}}, `agents[0] (never-yield).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, realtime)`},
+			[][]string{{"quickstart", "-f"}, {"submit", "--dry-run"}}, `agents[0] (never-yield).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, moshi, realtime)`},
 		{"missing credential", agentSweepSpec(refused, "    credential_env: FLOORBENCH_TEST_NO_SUCH_KEY\n"),
 			[][]string{{"quickstart", "-f"}, {"submit", "--dry-run"}}, "agents[0] (never-yield).credential_env: environment variable FLOORBENCH_TEST_NO_SUCH_KEY is not set"},
 		{"refusing endpoint", agentSweepSpec(refused, ""), [][]string{{"quickstart", "-f"}}, "agents[0] (never-yield): "},

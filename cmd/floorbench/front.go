@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/version"
 )
 
@@ -22,6 +23,28 @@ func init() {
 	for name, short := range fullOnly {
 		subcommands = append(subcommands, func() *cobra.Command { return handedToFull(name, short) })
 	}
+}
+
+// The moshi protocol's Opus codec is linked in floorbench-full alone
+// (proto.CheckProtocol refuses it here): a command line that names it
+// (`agent serve --protocol moshi`, `agent run`, `agent seat`) runs there.
+// A spec naming it is refused with an error that says so.
+func init() {
+	if namesMoshi(os.Args[1:]) {
+		err := execFull("--protocol " + proto.MoshiName)
+		fmt.Fprintln(os.Stderr, "floorbench:", oneLine(err.Error()))
+		os.Exit(1)
+	}
+}
+
+// namesMoshi reports whether args give --protocol moshi.
+func namesMoshi(args []string) bool {
+	for i, a := range args {
+		if a == "--protocol="+proto.MoshiName || (a == "--protocol" && i+1 < len(args) && args[i+1] == proto.MoshiName) {
+			return true
+		}
+	}
+	return false
 }
 
 // handedToFull is a command of floorbench-full as the front lists it:

@@ -37,7 +37,7 @@ type Agent struct {
 	CredentialEnv string `yaml:"credential_env,omitempty" json:"credential_env,omitempty"`
 	AuthHeader    string `yaml:"auth_header,omitempty" json:"auth_header,omitempty"`
 	// AuthQuery, when set, sends the credential as this URL query
-	// parameter instead (gemini-live: key).
+	// parameter instead (gemini-live: key; moshi-server: auth_id).
 	AuthQuery string `yaml:"auth_query,omitempty" json:"auth_query,omitempty"`
 	// CAFile names a PEM file of CA certificates, on the machine that
 	// runs the sessions (a worker), trusted for a wss:// endpoint beside

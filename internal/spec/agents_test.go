@@ -70,6 +70,26 @@ func TestGeminiLiveAgentParses(t *testing.T) {
 	}
 }
 
+// A moshi agent takes its credential in moshi-server's auth_id query
+// parameter, and no model, voice or instructions (Moshi's server has no
+// session settings).
+func TestMoshiAgentParses(t *testing.T) {
+	t.Parallel()
+	const in = "agents:\n  - name: m\n    protocol: moshi\n    endpoint: wss://moshi.example/api/chat\n" +
+		"    credential_env: MOSHI_KEY\n    auth_query: auth_id\n    scenarios: {preset: tiny-agent, seed: 1}\n"
+	s, err := Parse("m.yaml", []byte(in), limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ep := s.Agents[0].ProtoEndpoint(); ep.Protocol != "moshi" || ep.AuthQuery != "auth_id" {
+		t.Errorf("endpoint %+v", ep)
+	}
+	_, err = Parse("m.yaml", []byte(strings.Replace(in, "    auth_query", "    voice: v\n    auth_query", 1)), limits.Default())
+	if want := "agents[0] (m).voice: only the realtime protocol takes it, not moshi"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a moshi agent with a voice: %v, want %q", err, want)
+	}
+}
+
 // An agent's identity covers what can change what it does in a trial and
 // nothing else: not its name, its concurrency or its credential.
 func TestAgentIdentity(t *testing.T) {
@@ -113,7 +133,7 @@ func TestAgentErrorsNameTheField(t *testing.T) {
 	t.Parallel()
 	const head = "agents:\n  - name: bot\n    scenarios: {preset: tiny-agent}\n"
 	cases := map[string]string{
-		"    protocol: sip\n    endpoint: ws://h/":                                                      `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, realtime)`,
+		"    protocol: sip\n    endpoint: ws://h/":                                                      `agents[0] (bot).protocol: unknown agent protocol "sip" (known: duplex, gemini-live, moshi, realtime)`,
 		"    protocol: duplex":                                                                          `agents[0] (bot).endpoint: missing (want a ws:// or wss:// URL)`,
 		"    protocol: duplex\n    endpoint: http://h/x?key=secret":                                     `agents[0] (bot).endpoint: "http://h/x": want a ws:// or wss:// URL`,
 		"    protocol: duplex\n    endpoint: ws://user:pw@h/":                                           `agents[0] (bot).endpoint: "ws://h/": has user information; give the credential with credential_env instead`,

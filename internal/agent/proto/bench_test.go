@@ -37,3 +37,36 @@ func BenchmarkRealtimeAppend(b *testing.B) {
 		c.encode(frame)
 	}
 }
+
+// BenchmarkMoshiFrame is what one 20 ms frame costs each side of a moshi
+// session, both ways: Opus-encode a frame of speech-like audio on a page,
+// read the page and decode it. A session at rate r must do it twice
+// (input and the agent's audio) in under 20/r ms.
+func BenchmarkMoshiFrame(b *testing.B) {
+	w, err := newOpusStreamWriter(1, SampleRate, opusLookahead48k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r, err := newOpusStreamReader(SampleRate)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.read(w.headers()); err != nil {
+		b.Fatal(err)
+	}
+	x := tone(SampleRate, SampleRate)
+	for i := range x {
+		x[i] *= float32(1+i%7) / 4 // not a pure tone
+	}
+	k := 0
+	for b.Loop() {
+		page, err := w.page(x[k : k+FrameSamples])
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.read(page); err != nil {
+			b.Fatal(err)
+		}
+		k = (k + FrameSamples) % len(x)
+	}
+}

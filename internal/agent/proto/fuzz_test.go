@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 )
@@ -91,6 +92,54 @@ func FuzzPCM16RoundTrip(f *testing.F) {
 		}
 		if back := encodePCM16(x); string(back) != string(data) {
 			t.Fatalf("%x came back as %x", data, back)
+		}
+	})
+}
+
+// Whatever bytes a moshi peer sends, parsing the message and reading its
+// audio as an Ogg Opus stream gives a message, samples or one error,
+// never a panic: a message that parses is of a kind the protocol
+// defines, and its text is UTF-8; the stream decodes to whole samples in
+// range, no more than 120 ms per packet.
+func FuzzParseMoshi(f *testing.F) {
+	w, err := newOpusStreamWriter(1, SampleRate, opusLookahead48k)
+	if err != nil {
+		f.Fatal(err)
+	}
+	page, err := w.page(make([]float32, FrameSamples))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range [][]byte{{0}, make([]byte, 9), {0, 0, 0}, append([]byte{1}, w.headers()...), append([]byte{1}, page...),
+		[]byte("\x02 hello"), []byte("\x03\x01"), []byte("\x04{\"a\":1}"), []byte("\x05overloaded"), {6}, []byte("\x07\x05hi"), {42}, {2, 0xff}, nil} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := parseMoshi(websocket.MessageBinary, data)
+		if err != nil {
+			return
+		}
+		if len(data) > 0 && (m.kind > moshiCodes || (m.kind == moshiText || m.kind == moshiError) && !utf8.Valid(m.payload)) {
+			t.Fatalf("kind %d with %d bytes parsed", m.kind, len(m.payload))
+		}
+		if m.kind != moshiAudio {
+			return
+		}
+		r, err := newOpusStreamReader(SampleRate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := r.read(m.payload)
+		if err != nil {
+			return
+		}
+		if len(x) > (r.packets+1)*SampleRate*120/1000 {
+			t.Fatalf("%d packets decoded to %d samples", r.packets, len(x))
+		}
+		for _, v := range x {
+			if math.IsNaN(float64(v)) || v < -2 || v > 2 {
+				t.Fatalf("sample %v", v)
+			}
 		}
 	})
 }

@@ -18,7 +18,12 @@ import (
 // completes its frame k from frame k's append, and its frames are the
 // input's four samples (0.25 ms) late, the last four samples unheard. An
 // offline run over HeardInput sees, bit for bit, what a live agent
-// decided on.
+// decided on. moshi encodes each frame into one Opus packet and the
+// server hears their decoding with the pre-skip (the encoder's 2.5 ms of
+// lookahead) dropped, lossy but on time: frame k once packet k+1 has
+// come, so the last frame sent is not heard. libopus gives the same bits
+// for the same frames, so HeardInput encodes and decodes them as the
+// session does.
 func HeardInput(protocol string, input []float32) ([]float32, error) {
 	if err := CheckProtocol(protocol); err != nil {
 		return nil, err
@@ -26,8 +31,11 @@ func HeardInput(protocol string, input []float32) ([]float32, error) {
 	if len(input)%FrameSamples != 0 {
 		return nil, fmt.Errorf("input of %d samples is not whole 20 ms frames", len(input))
 	}
-	if protocol == DuplexName || protocol == GeminiLiveName {
+	switch protocol {
+	case DuplexName, GeminiLiveName:
 		return quantise(input), nil
+	case MoshiName:
+		return moshiHeard(input)
 	}
 	up, down := newRealtimeInput(), audio.NewResampler(realtimeRate, SampleRate)
 	var heard []float32
@@ -44,4 +52,32 @@ func quantise(x []float32) []float32 {
 		out[i] = float32(audio.PCM16(v)) / 32768
 	}
 	return out
+}
+
+// moshiHeard is input through a moshi client's encoder and a server's
+// decoder.
+func moshiHeard(input []float32) ([]float32, error) {
+	enc, err := newOpusEncoder(SampleRate)
+	if err != nil {
+		return nil, err
+	}
+	dec, err := newOpusDecoder(SampleRate)
+	if err != nil {
+		return nil, err
+	}
+	heard := make([]float32, 0, len(input))
+	for k := 0; k < len(input); k += FrameSamples {
+		p, err := enc.encode(input[k : k+FrameSamples])
+		if err != nil {
+			return nil, err
+		}
+		x, err := dec.decode(p)
+		if err != nil {
+			return nil, err
+		}
+		heard = append(heard, x...)
+	}
+	skip := opusLookahead48k * SampleRate / 48000
+	heard = heard[min(skip, len(heard)):]
+	return heard[:len(heard)/FrameSamples*FrameSamples], nil
 }

@@ -49,6 +49,10 @@ func TestHeardInputIsWhatTheAgentHears(t *testing.T) {
 					t.Fatal(err)
 				}
 				wantFrames := frames
+				if protocol == MoshiName {
+					// The last frame waits for the lookahead the next packet brings.
+					wantFrames--
+				}
 				if len(want) != wantFrames*FrameSamples {
 					t.Fatalf("HeardInput gives %d samples, want %d frames", len(want), wantFrames)
 				}

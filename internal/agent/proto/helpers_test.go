@@ -201,6 +201,17 @@ func constant(v float32, n int) []float32 {
 	return x
 }
 
+// skipLossy skips a test of exact samples and response events over
+// moshi: Opus is lossy, removes DC (the tests' constant "speech") and the
+// protocol has no response events. moshi_test.go tests the same with a
+// tone and tolerances argued from the codec.
+func skipLossy(t *testing.T, protocol string) {
+	t.Helper()
+	if protocol == MoshiName {
+		t.Skip("moshi is lossy and has no response events: moshi_test.go")
+	}
+}
+
 // count is how many samples of x are within 0.01 of v.
 func count(x []float32, v float32) int {
 	n := 0
@@ -254,4 +265,13 @@ func mustListen() net.Listener {
 		panic(err)
 	}
 	return l
+}
+
+// peak is the largest magnitude in x.
+func peak(x []float32) float32 {
+	var p float32
+	for _, v := range x {
+		p = max(p, v, -v)
+	}
+	return p
 }

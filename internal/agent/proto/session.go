@@ -156,10 +156,14 @@ func Protocols() []string {
 	return names
 }
 
-// CheckProtocol reports a protocol name Dial does not know.
+// CheckProtocol reports a protocol name Dial does not know, or one this
+// binary cannot speak (moshi in the front binary, which links no Opus).
 func CheckProtocol(name string) error {
 	if _, ok := protocols[name]; !ok {
 		return fmt.Errorf("unknown agent protocol %q (known: %s)", name, strings.Join(Protocols(), ", "))
+	}
+	if name == MoshiName && opusMissing != nil {
+		return opusMissing
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 func TestAnUtteranceIsHeardWhole(t *testing.T) {
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
+			skipLossy(t, protocol)
 			synctest.Test(t, func(t *testing.T) {
 				utt := constant(0.25, 7*FrameSamples+100)
 				agent := &scripted{sayAt: 5, utt: utt}
@@ -45,6 +46,7 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 	stops := map[string]Event{}
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
+			skipLossy(t, protocol)
 			synctest.Test(t, func(t *testing.T) {
 				utt := constant(0.25, 10*SampleRate)
 				ep := servePipe(t, protocol, func() (Agent, error) {

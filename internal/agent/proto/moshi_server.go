@@ -1,0 +1,130 @@
+package proto
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/coder/websocket"
+)
+
+// serveMoshi is the server side of the moshi protocol as Moshi's servers
+// speak it (docs/agents.md#moshi): start the agent, send the handshake
+// (protocol and model version 0 as u32s) and the audio stream's header
+// pages, then hear the client's Ogg Opus audio in 20 ms frames and answer
+// every frame with 20 ms of the agent's audio, silence included, one Opus
+// packet per page. The client's other kinds are ignored as the reference
+// servers ignore them; what is malformed gets an error message (kind 5)
+// and the connection is closed.
+func serveMoshi(c *serverConn) error {
+	c.conn.SetReadLimit(moshiReadLimit)
+	in, err := newOpusStreamReader(SampleRate)
+	if err != nil {
+		return moshiRefuse(c, websocket.StatusInternalError, err.Error())
+	}
+	// The server hears input frame k once packet k+1 has brought the
+	// 2.5 ms of lookahead that complete it, so its answer to the last
+	// input frame comes only with the next. Its own stream declares no
+	// pre-skip: its frame k decodes from its own packet and is heard in
+	// slot k+1, 2.5 ms late, where a declared pre-skip would hold every
+	// frame back for the next packet and the last for an input frame that
+	// never comes (docs/agents.md#moshi).
+	out, err := newOpusStreamWriter(moshiSerial, SampleRate, 0)
+	if err != nil {
+		return moshiRefuse(c, websocket.StatusInternalError, err.Error())
+	}
+	if err := c.start(); err != nil {
+		return moshiRefuse(c, websocket.StatusInternalError, err.Error())
+	}
+	handshake := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 0), 0)
+	s := &moshiServer{c: c, in: in, out: out}
+	if err := s.send(encodeMoshi(moshiHandshake, handshake)); err != nil {
+		return err
+	}
+	if err := s.send(encodeMoshi(moshiAudio, out.headers())); err != nil {
+		return err
+	}
+	for {
+		typ, data, err := c.read(c.opt.IdleTimeout)
+		if err != nil {
+			return endOfSession(err)
+		}
+		if err := s.handle(typ, data); err != nil {
+			return err
+		}
+	}
+}
+
+// moshiServer is the state of one moshi connection.
+type moshiServer struct {
+	c       *serverConn
+	in      *opusStreamReader
+	out     *opusStreamWriter
+	pending []float32 // decoded input short of a whole frame
+	talk    talk
+	own     []float32 // the frame being said during the next input frame
+}
+
+// handle takes one message of the client.
+func (s *moshiServer) handle(typ websocket.MessageType, data []byte) error {
+	m, err := parseMoshi(typ, data)
+	if err != nil {
+		return moshiRefuse(s.c, websocket.StatusUnsupportedData, err.Error())
+	}
+	if m.kind != moshiAudio {
+		return nil
+	}
+	x, err := s.in.read(m.payload)
+	if err != nil {
+		return moshiRefuse(s.c, websocket.StatusUnsupportedData, err.Error())
+	}
+	s.pending = append(s.pending, x...)
+	for len(s.pending) >= FrameSamples {
+		frame := append([]float32(nil), s.pending[:FrameSamples]...)
+		s.pending = s.pending[FrameSamples:]
+		if err := s.step(frame); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// step gives the agent one input frame, does what it decides and sends
+// the frame it says next.
+func (s *moshiServer) step(in []float32) error {
+	d, err := s.c.agent.Hear(in, s.own)
+	if err != nil {
+		return moshiRefuse(s.c, websocket.StatusInternalError, err.Error())
+	}
+	s.c.frames++
+	switch {
+	case d.Stop && s.talk.utt != nil:
+		s.talk.utt = nil
+	case d.Say != nil && !d.Stop && s.talk.utt == nil:
+		s.talk = talk{utt: d.Say}
+	}
+	s.own = s.talk.next()
+	frame := s.own
+	if frame == nil {
+		frame = make([]float32, FrameSamples)
+	}
+	page, err := s.out.page(frame)
+	if err != nil {
+		return moshiRefuse(s.c, websocket.StatusInternalError, err.Error())
+	}
+	return s.send(encodeMoshi(moshiAudio, page))
+}
+
+func (s *moshiServer) send(m message) error {
+	if err := s.c.write(m); err != nil {
+		return endOfSession(err)
+	}
+	return nil
+}
+
+// moshiRefuse sends reason as an error message, closes the connection
+// with code and returns the reason for the server's log.
+func moshiRefuse(c *serverConn, code websocket.StatusCode, reason string) error {
+	c.write(encodeMoshi(moshiError, []byte(reason)))
+	c.closeWith(code, closeReason(reason))
+	return fmt.Errorf("%s", reason)
+}
