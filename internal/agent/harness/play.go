@@ -16,7 +16,10 @@ import (
 // TrialVersion is the version of how a trial is played and recorded
 // (Play, the protocol clients, the recording): bump it with any change
 // that changes a recording, so that a sweep plays its stored trials again.
-const TrialVersion = 3
+//
+// 4: the client plays the agent's audio, and a barge-in cuts it, from the
+// start of the 20 ms slot it arrived in, not from its arrival.
+const TrialVersion = 4
 
 // Options say how trials are played and named.
 type Options struct {
