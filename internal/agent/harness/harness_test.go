@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,7 +114,9 @@ func runPolicy(t *testing.T, policy, protocol string) map[string]agent.Trial {
 }
 
 // runConfig plays the set to the reference agent with cfg and decides
-// every trial, two at once on the fake clock of a synctest bubble.
+// every trial, two at once on the fake clock of a synctest bubble. Every
+// recording must keep the provider's own names of its events, and none
+// may hold an error event: the reference agent is a well-behaved peer.
 func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[string]agent.Trial {
 	t.Helper()
 	dir, s := tinyAgentSet(t)
@@ -143,6 +146,7 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 	if t.Failed() {
 		t.FailNow()
 	}
+	checkEventNames(t, out, protocol)
 	trials, err := agent.ReadTrials(out, agent.DefaultScoreParams(), limits.Default())
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +159,40 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 		byID[tr.ScenarioID] = tr
 	}
 	return byID
+}
+
+// wireNames are the names each protocol's server gives the events a
+// session reports, as they are on the wire; "" is an event the client
+// made itself (realtime's barge-in).
+var wireNames = map[string][]string{
+	proto.DuplexName: {"speech_started", "speech_stopped", "response_started", "response_done"},
+	proto.RealtimeName: {"input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "response.created", "response.done",
+		""},
+	proto.GeminiLiveName: {"serverContent.modelTurn", "serverContent.interrupted", "serverContent.turnComplete"},
+}
+
+// checkEventNames reads every recording in out and fails on an error
+// event or an event whose name is not one of protocol's wire names.
+func checkEventNames(t *testing.T, out, protocol string) {
+	t.Helper()
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		r, err := agent.ReadRecording(filepath.Join(out, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range r.Events {
+			if ev.Kind == "error" {
+				t.Errorf("%s over %s: an error event at %.3f s: %s: %s", r.ScenarioID, protocol, ev.Time, ev.Code, ev.Message)
+			}
+			if !slices.Contains(wireNames[protocol], ev.Name) {
+				t.Errorf("%s over %s: a %s event named %q, not one of the provider's names %q", r.ScenarioID, protocol, ev.Kind, ev.Name, wireNames[protocol])
+			}
+		}
+	}
 }
 
 // TestPoliciesGiveTheirKnownAnswers plays tiny-agent to never-yield and

@@ -285,19 +285,19 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 	}
 	switch e.Type {
 	case "input_audio_buffer.speech_started":
-		if err := s.event(Event{Kind: SpeechStarted, AgentMs: msOrNone(e.AudioStartMs)}); err != nil {
+		if err := s.event(Event{Kind: SpeechStarted, Name: e.Type, AgentMs: msOrNone(e.AudioStartMs)}); err != nil {
 			return err
 		}
 		return c.bargeIn(s)
 	case "input_audio_buffer.speech_stopped":
-		return s.event(Event{Kind: SpeechStopped, AgentMs: msOrNone(e.AudioEndMs)})
+		return s.event(Event{Kind: SpeechStopped, Name: e.Type, AgentMs: msOrNone(e.AudioEndMs)})
 	case "input_audio_buffer.cleared":
-		return s.event(Event{Kind: InputCleared, AgentMs: -1})
+		return s.event(Event{Kind: InputCleared, Name: e.Type, AgentMs: -1})
 	case "response.created":
 		if e.Response != nil {
 			c.response = e.Response.ID
 		}
-		return s.event(Event{Kind: ResponseStarted, AgentMs: -1})
+		return s.event(Event{Kind: ResponseStarted, Name: e.Type, AgentMs: -1})
 	case "response.audio.delta", "response.output_audio.delta":
 		return c.delta(s, e)
 	case "response.audio.done", "response.output_audio.done":
@@ -313,9 +313,9 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 			status = s.ep.scrub(e.Response.Status)
 		}
 		c.response = ""
-		return s.event(Event{Kind: ResponseDone, AgentMs: -1, Status: status})
+		return s.event(Event{Kind: ResponseDone, Name: e.Type, AgentMs: -1, Status: status})
 	case "error":
-		ev := Event{Kind: ProviderError, AgentMs: -1}
+		ev := Event{Kind: ProviderError, Name: e.Type, AgentMs: -1}
 		if e.Error != nil {
 			ev.Code, ev.Message = s.ep.scrub(e.Error.Code), s.ep.scrub(e.Error.Message)
 		}

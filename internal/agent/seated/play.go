@@ -19,7 +19,10 @@ import (
 // stored seats again.
 //
 // 4: the client plays the agent's audio, and a barge-in cuts it, from the
-// start of the 20 ms slot it arrived in, not from its arrival.
+// start of the 20 ms slot it arrived in, not from its arrival; events keep
+// the provider's wire names and an error's code and message (recording
+// schema 2); a realtime barge-in sends no response.cancel the endpoint's
+// turn detection makes needless.
 const SeatVersion = 4
 
 // Play sends input (whole frames) to the agent over sess, each frame at
