@@ -165,3 +165,74 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 		})
 	}
 }
+
+// A realtime client barging in sends response.cancel only to an endpoint
+// that does not cancel the response itself: one whose session.updated
+// says its turn detection's interrupt_response is false. Under server_vad
+// as OpenAI's endpoint runs it (interrupt_response absent or true) the
+// endpoint has cancelled already, and a cancel would only earn an error.
+func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) {
+	for _, c := range []struct {
+		turnDetection string
+		wantCancel    bool
+	}{
+		{`{"type":"server_vad"}`, false},
+		{`{"type":"server_vad","interrupt_response":true}`, false},
+		{`{"type":"server_vad","interrupt_response":false}`, true},
+	} {
+		t.Run(c.turnDetection, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				asked := make(chan []string, 1)
+				fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					conn, err := websocket.Accept(w, r, nil)
+					if err != nil {
+						return
+					}
+					defer conn.CloseNow()
+					ctx := r.Context()
+					say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
+					say(`{"type":"session.created","session":{}}`)
+					if _, _, err := conn.Read(ctx); err != nil {
+						return
+					}
+					say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + c.turnDetection + `}}`)
+					say(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`)
+					say(`{"type":"response.audio.delta","response_id":"resp_1","item_id":"item_1","delta":"` + encodeAudio(constant(0.25, realtimeRate)) + `"}`)
+					say(`{"type":"input_audio_buffer.speech_started","audio_start_ms":0}`)
+					var types []string
+					for {
+						_, data, err := conn.Read(ctx)
+						if err != nil {
+							return
+						}
+						var e rtEvent
+						json.Unmarshal(data, &e)
+						types = append(types, e.Type)
+						if e.Type == "conversation.item.truncate" {
+							asked <- types
+							conn.Close(websocket.StatusNormalClosure, "")
+							return
+						}
+					}
+				})
+				ep, stop := ServePipe(fake, RealtimeName)
+				defer stop()
+				sess := dialPipe(t, ep)
+				defer sess.Close()
+				for {
+					o, err := sess.Recv(t.Context())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if o.Event != nil && o.Event.Kind == BargeIn {
+						break
+					}
+				}
+				types := <-asked
+				if got := slices.Contains(types, "response.cancel"); got != c.wantCancel {
+					t.Errorf("the client sent %v after speech_started; response.cancel wanted: %v", types, c.wantCancel)
+				}
+			})
+		})
+	}
+}
