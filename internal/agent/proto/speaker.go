@@ -21,7 +21,7 @@ import (
 // moves nothing that is scored. Placed at its arrival instead, a stop
 // that came 2 ms into its slot left 2 ms of speech there, and the
 // scorer's 10 ms VAD frame rounded the stop up by 10 ms
-// (docs/agents.md#playback). A slot is rendered only once it is over, so
+// (docs/agents.md#protocols). A slot is rendered only once it is over, so
 // its start is never in what was already heard.
 type speaker struct {
 	mu       sync.Mutex
