@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +21,10 @@ import (
 // (Endpoint.CAFile, --ca-file) and hears the agent answer, and the
 // official OpenAI SDK (npm openai, scripts/setup.sh openai-sdk), trusting
 // it through NODE_EXTRA_CA_CERTS, completes a realtime session: its
-// events are the GA ones, with audio, and no error.
+// events are the GA ones, with audio, and no error; session.created is
+// GA-shaped, session.updated echoes the voice and instructions sent, and
+// the response's output item and content part are announced before its
+// audio and done, in the reference's order, before response.done.
 func TestAgentServeOverTLS(t *testing.T) {
 	testenv.Program(t, "espeak-ng", "speech")
 	files := testenv.NewTLSFiles(t)
@@ -49,9 +53,14 @@ func TestAgentServeOverTLS(t *testing.T) {
 			t.Fatalf("the SDK's session: %v: %s", err, why)
 		}
 		var got struct {
-			Status     string   `json:"status"`
-			AudioBytes int      `json:"audio_bytes"`
-			Types      []string `json:"types"`
+			Status      string   `json:"status"`
+			AudioBytes  int      `json:"audio_bytes"`
+			Types       []string `json:"types"`
+			CreatedType string   `json:"created_type"`
+			Updated     struct {
+				Voice        string `json:"voice"`
+				Instructions string `json:"instructions"`
+			} `json:"updated"`
 		}
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("the SDK script printed %q: %v", out, err)
@@ -59,10 +68,20 @@ func TestAgentServeOverTLS(t *testing.T) {
 		if got.Status != "completed" || got.AudioBytes == 0 || slices.Contains(got.Types, "error") {
 			t.Errorf("the SDK's session: status %q, %d bytes of audio, events %v", got.Status, got.AudioBytes, got.Types)
 		}
-		for _, want := range []string{"session.created", "session.updated", "response.created", "response.output_audio.delta", "response.done"} {
-			if !slices.Contains(got.Types, want) {
-				t.Errorf("the SDK saw no %s: %v", want, got.Types)
+		if got.CreatedType != "realtime" || got.Updated.Voice != "alloy" || got.Updated.Instructions != "Answer briefly." {
+			t.Errorf("session.created of type %q, session.updated echoing %+v; want realtime, voice alloy and the instructions sent", got.CreatedType, got.Updated)
+		}
+		// The response's events in order, its deltas as one.
+		var order []string
+		for _, typ := range got.Types {
+			if strings.HasPrefix(typ, "response.") && (len(order) == 0 || order[len(order)-1] != typ) {
+				order = append(order, typ)
 			}
+		}
+		want := []string{"response.created", "response.output_item.added", "response.content_part.added", "response.output_audio.delta",
+			"response.output_audio.done", "response.content_part.done", "response.output_item.done", "response.done"}
+		if !slices.Equal(order, want) {
+			t.Errorf("the SDK saw the response's events (deltas as one)\n%v\nwant\n%v", order, want)
 		}
 	})
 	cmd.Process.Signal(syscall.SIGTERM)

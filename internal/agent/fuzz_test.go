@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 const sha = "0000000000000000000000000000000000000000000000000000000000000000"
@@ -24,10 +25,19 @@ const setSeed = `{"schema_version":1,"preset":"tiny-agent","seed":7,"code_versio
 "samples":160000,"duration_s":10,"mix_gain":0.8,"cue_s":4.5,"resume_s":5.4,"valid_until_s":9,"prompt":"Omar, the sail tore.",
 "files":{"mix.wav":"` + sha + `","speaker_2.wav":"` + sha + `"}}]}`
 
-const recordingSeed = `{"schema_version":1,"scenario_id":"s1","condition":"stop-on-interruption","speakers":3,"repeat":2,
+const recordingSeed = `{"schema_version":2,"scenario_id":"s1","condition":"stop-on-interruption","speakers":3,"repeat":2,
 "agent":"ref-never-yield","protocol":"realtime","model":"gpt-x","cue_s":4.5,"valid_until_s":10,
 "stimulus":{"kind":"interruption","speaker":3,"delay_s":1.2,"samples":32000,"agent_onset_s":5.3,"start_s":6.5},
-"samples":192000,"duration_s":12,"events":[{"kind":"speech_started","time_s":6.8,"name":"input_audio_buffer.speech_started"},{"kind":"interrupted","time_s":6.9}],
+"samples":192000,"duration_s":12,"events":[{"kind":"speech_started","time_s":6.8,"name":"input_audio_buffer.speech_started"},{"kind":"interrupted","time_s":6.9},
+{"kind":"error","time_s":7,"name":"error","code":"response_cancel_not_active","message":"no response"}],
+"files":{"input.wav":"` + sha + `","output.wav":"` + sha + `"}}`
+
+// recordingSeedV1 is a recording of schema version 1, whose event names
+// were floorbench's: still read.
+const recordingSeedV1 = `{"schema_version":1,"scenario_id":"s1","condition":"stop-on-interruption","speakers":3,"repeat":2,
+"agent":"ref-never-yield","protocol":"realtime","cue_s":4.5,"valid_until_s":10,
+"stimulus":{"kind":"interruption","speaker":3,"delay_s":1.2,"samples":32000,"agent_onset_s":5.3,"start_s":6.5},
+"samples":192000,"duration_s":12,"events":[{"kind":"speech_started","time_s":6.8,"name":"speech_started"},{"kind":"interrupted","time_s":6.9,"name":"barge_in"}],
 "files":{"input.wav":"` + sha + `","output.wav":"` + sha + `"}}`
 
 // Every bad field is one error naming the scenario, the field and the value.
@@ -82,6 +92,8 @@ func TestParseRecordingErrorsNameFieldAndValue(t *testing.T) {
 		"event order":        {`"time_s":6.9`, `"time_s":6.7`, "events[1]: time_s 6.7 before the event before it (6.8)"},
 		"event outside":      {`"time_s":6.9`, `"time_s":13`, "events[1]: time_s 13 outside the trial"},
 		"event kind":         {`"kind":"interrupted"`, `"kind":"Barge In"`, `events[1]: kind "Barge In"`},
+		"event message":      {`"message":"no response"`, `"message":"` + strings.Repeat("x", redact.MaxPeerRunes+1) + `"`, "events[2]: message is not UTF-8 of at most 200 characters"},
+		"schema version":     {`"schema_version":2`, `"schema_version":3`, "schema_version 3 (this floorbench reads 1 to 2)"},
 		"duration":           {`"duration_s":12`, `"duration_s":13`, "duration_s 13 does not match 192000 samples"},
 		"missing output":     {`,"output.wav":"` + sha + `"`, ``, "files [input.wav] (want exactly [input.wav output.wav]"},
 		"stimulus on START":  {`"stop-on-interruption"`, `"start-after-eot"`, "a start-after-eot trial has a stimulus"},
@@ -91,6 +103,9 @@ func TestParseRecordingErrorsNameFieldAndValue(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", name, err, c.want)
 		}
+	}
+	if r, err := ParseRecording([]byte(recordingSeedV1)); err != nil || r.Events[1].Name != "barge_in" {
+		t.Errorf("a recording of schema version 1: %v", err)
 	}
 	// A failed trial may have no audio; one without an error may not.
 	failed := strings.Replace(recordingSeed, `"files":{"input.wav":"`+sha+`","output.wav":"`+sha+`"}`, `"error":"connection refused","files":{}`, 1)
@@ -112,10 +127,10 @@ func TestReadersNameTheFile(t *testing.T) {
 	if _, err := ReadSet(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, SetName)+": scenario 0: s1: mix_gain 0") {
 		t.Errorf("bad set: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, RecordingName), []byte(`{"schema_version":2}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, RecordingName), []byte(`{"schema_version":3}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadRecording(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, RecordingName)+": schema_version 2") {
+	if _, err := ReadRecording(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, RecordingName)+": schema_version 3") {
 		t.Errorf("bad recording: %v", err)
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/names"
+	"github.com/floorbench/floorbench/internal/redact"
 )
 
 // The provider event kinds a protocol adapter maps its provider's events
@@ -34,18 +36,44 @@ const (
 )
 
 // ProviderEvent is one event the agent's side reported, on the trial
-// clock.
+// clock: floorbench's kind beside what the provider sent.
 type ProviderEvent struct {
 	Kind string  `json:"kind"`
 	Time float64 `json:"time_s"`
-	// Name is the provider's own name for it, when it has one
-	// ("input_audio_buffer.speech_started").
+	// Name is the provider's own name for it, the type its message had
+	// on the wire ("input_audio_buffer.speech_started", "response.done");
+	// absent for what the client did itself (a barge-in). Recordings of
+	// schema version 1 hold floorbench's event name there instead.
 	Name string `json:"name,omitempty"`
+	// Code and Message are a provider error's (kind error), scrubbed of
+	// the endpoint's credential and cut to redact.MaxPeerRunes runes.
+	Code    string `json:"code,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 var eventKind = names.MustForm(`^[a-z0-9_.]+$`, 64)
 
 func validEventKind(k string) bool { return eventKind.Match(k) }
+
+// maxEventNameBytes bounds a provider's event name in a recording.
+const maxEventNameBytes = 200
+
+// Check checks an event's kind and the bounds of its provider's strings:
+// what the client took from the agent is held to what its scrub keeps.
+func (e ProviderEvent) Check() error {
+	if !validEventKind(e.Kind) {
+		return fmt.Errorf("kind %q (want lower-case letters, digits, _ and .)", e.Kind)
+	}
+	if len(e.Name) > maxEventNameBytes {
+		return fmt.Errorf("name is %d bytes long (at most %d)", len(e.Name), maxEventNameBytes)
+	}
+	for _, f := range []struct{ field, value string }{{"code", e.Code}, {"message", e.Message}} {
+		if !utf8.ValidString(f.value) || utf8.RuneCountInString(f.value) > redact.MaxPeerRunes {
+			return fmt.Errorf("%s is not UTF-8 of at most %d characters", f.field, redact.MaxPeerRunes)
+		}
+	}
+	return nil
+}
 
 // PlayedStimulus is what the harness did with a STOP scenario's stimulus.
 type PlayedStimulus struct {
@@ -95,8 +123,15 @@ const (
 	OutputName    = "output.wav"
 )
 
-// RecordingSchemaVersion is the version of recording.json this code reads.
-const RecordingSchemaVersion = 1
+// RecordingSchemaVersion is the version of recording.json this code
+// writes. 2: an event's name is the provider's wire type, and an error
+// event keeps its code and message. Version 1, whose events named
+// floorbench's kinds, is still read: its fields mean what they meant.
+const RecordingSchemaVersion = 2
+
+// oldestRecordingSchema is the oldest version of recording.json this code
+// reads.
+const oldestRecordingSchema = 1
 
 // MaxRecordingBytes bounds a recording's JSON file, recording.json and a
 // seated session.json, as it is written and as it is read: events are a
@@ -116,8 +151,8 @@ func TrialName(agent, scenario string, repeat int) string {
 
 // Validate checks every field the scorer relies on.
 func (r *Recording) Validate() error {
-	if r.SchemaVersion != RecordingSchemaVersion {
-		return fmt.Errorf("schema_version %d (this floorbench reads %d)", r.SchemaVersion, RecordingSchemaVersion)
+	if r.SchemaVersion < oldestRecordingSchema || r.SchemaVersion > RecordingSchemaVersion {
+		return fmt.Errorf("schema_version %d (this floorbench reads %d to %d)", r.SchemaVersion, oldestRecordingSchema, RecordingSchemaVersion)
 	}
 	if !dialogue.ValidID(r.ScenarioID) {
 		return fmt.Errorf("scenario_id %q: want lower-case letters, digits, - and _", r.ScenarioID)
@@ -169,17 +204,14 @@ func (r *Recording) validateTimes() error {
 		return fmt.Errorf("resume_s %g on a %s trial (only holds resume)", r.Resume, r.Condition)
 	}
 	for i, e := range r.Events {
-		if !validEventKind(e.Kind) {
-			return fmt.Errorf("events[%d]: kind %q (want lower-case letters, digits, _ and .)", i, e.Kind)
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("events[%d]: %w", i, err)
 		}
 		if !(e.Time >= 0 && e.Time <= r.Duration) {
 			return fmt.Errorf("events[%d]: time_s %g outside the trial (0 to %g s)", i, e.Time, r.Duration)
 		}
 		if i > 0 && e.Time < r.Events[i-1].Time {
 			return fmt.Errorf("events[%d]: time_s %g before the event before it (%g)", i, e.Time, r.Events[i-1].Time)
-		}
-		if len(e.Name) > 200 {
-			return fmt.Errorf("events[%d]: name is %d bytes long (at most 200)", i, len(e.Name))
 		}
 	}
 	return nil

@@ -16,7 +16,13 @@ import (
 // TrialVersion is the version of how a trial is played and recorded
 // (Play, the protocol clients, the recording): bump it with any change
 // that changes a recording, so that a sweep plays its stored trials again.
-const TrialVersion = 3
+//
+// 4: the client plays the agent's audio, and a barge-in cuts it, from the
+// start of the 20 ms slot it arrived in, not from its arrival; events keep
+// the provider's wire names and an error's code and message (recording
+// schema 2); a realtime barge-in sends no response.cancel the endpoint's
+// turn detection makes needless.
+const TrialVersion = 4
 
 // Options say how trials are played and named.
 type Options struct {
@@ -290,7 +296,8 @@ func (l *listener) hear(frame []float32) {
 }
 
 // eventOf maps a session's event to the recording's kinds
-// (docs/agents.md#recordings).
+// (docs/agents.md#recordings), keeping the provider's name for it and an
+// error's code and message as the session scrubbed them.
 func eventOf(e *proto.Event, at float64) agent.ProviderEvent {
 	kind := string(e.Kind)
 	switch e.Kind {
@@ -301,5 +308,5 @@ func eventOf(e *proto.Event, at float64) agent.ProviderEvent {
 			kind = agent.EventInterrupted
 		}
 	}
-	return agent.ProviderEvent{Kind: kind, Time: at, Name: string(e.Kind)}
+	return agent.ProviderEvent{Kind: kind, Time: at, Name: e.Name, Code: e.Code, Message: e.Message}
 }

@@ -170,7 +170,7 @@ func (*duplexClient) receive(s *session, typ websocket.MessageType, data []byte)
 // duplexEvent is the session event a text message reports, its strings
 // scrubbed; other types are ignored, so that the protocol can grow.
 func duplexEvent(m duplexMessage, scrub func(string) string) (Event, bool) {
-	e := Event{Kind: EventKind(m.Type), AgentMs: -1}
+	e := Event{Kind: EventKind(m.Type), Name: m.Type, AgentMs: -1}
 	if m.TMs != nil {
 		e.AgentMs = *m.TMs
 	}

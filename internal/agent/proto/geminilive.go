@@ -245,7 +245,7 @@ func (c *geminiClient) receive(s *session, _ websocket.MessageType, data []byte)
 		return err
 	}
 	if m.GoAway != nil {
-		if err := s.event(Event{Kind: "go_away", AgentMs: -1, Message: s.ep.scrub(m.GoAway.TimeLeft)}); err != nil {
+		if err := s.event(Event{Kind: "go_away", Name: "goAway", AgentMs: -1, Message: s.ep.scrub(m.GoAway.TimeLeft)}); err != nil {
 			return err
 		}
 	}
@@ -274,7 +274,7 @@ func (c *geminiClient) receive(s *session, _ websocket.MessageType, data []byte)
 			status = "interrupted"
 		}
 		c.talking, c.cut = false, false
-		return s.event(Event{Kind: ResponseDone, AgentMs: -1, Status: status})
+		return s.event(Event{Kind: ResponseDone, Name: "serverContent.turnComplete", AgentMs: -1, Status: status})
 	}
 	return nil
 }
@@ -298,7 +298,7 @@ func (c *geminiClient) modelTurn(s *session, t *glContent) error {
 			c.talking, c.cut = true, false
 			c.turn++
 			c.out = audio.NewResampler(geminiOutRate, SampleRate)
-			if err := s.event(Event{Kind: ResponseStarted, AgentMs: -1}); err != nil {
+			if err := s.event(Event{Kind: ResponseStarted, Name: "serverContent.modelTurn", AgentMs: -1}); err != nil {
 				return err
 			}
 		}
@@ -321,7 +321,7 @@ func (c *geminiClient) interrupted(s *session) error {
 	if !cut {
 		return nil
 	}
-	return s.event(Event{Kind: BargeIn, AgentMs: -1, PlayedMs: heard * 1000 / SampleRate})
+	return s.event(Event{Kind: BargeIn, Name: "serverContent.interrupted", AgentMs: -1, PlayedMs: heard * 1000 / SampleRate})
 }
 
 // flush queues the tail of the turn's resampled audio: the model is done

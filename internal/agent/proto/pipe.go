@@ -19,9 +19,13 @@ import (
 // session's time, plays trials in no wall time and decides the same at
 // any load.
 type Pipe struct {
-	conns  chan net.Conn
-	closed chan struct{}
-	once   sync.Once
+	// Latency delays every byte written on a connection, either way, by
+	// this much before its reader gets it, as a network does; set it
+	// before the first Dial (0: none).
+	Latency time.Duration
+	conns   chan net.Conn
+	closed  chan struct{}
+	once    sync.Once
 }
 
 // PipeURL is the URL of an agent served on a Pipe by ServePipe; no
@@ -32,7 +36,11 @@ const PipeURL = "ws://agent.test/"
 // that dials it (PipeURL, at real time) and stop, which ends the server
 // and every connection's context.
 func ServePipe(h http.Handler, protocol string) (ep Endpoint, stop func()) {
-	p := NewPipe()
+	return NewPipe().Serve(h, protocol)
+}
+
+// Serve serves h on p as ServePipe does on a new Pipe.
+func (p *Pipe) Serve(h http.Handler, protocol string) (ep Endpoint, stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	srv := &http.Server{Handler: h, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go srv.Serve(p)
@@ -66,7 +74,7 @@ func (p *Pipe) Addr() net.Addr { return pipeAddr{} }
 // Dial connects to the server accepting on p; the network and address
 // are ignored.
 func (p *Pipe) Dial(ctx context.Context, _, _ string) (net.Conn, error) {
-	client, server := connPair()
+	client, server := connPair(p.Latency)
 	select {
 	case p.conns <- server:
 		return client, nil
@@ -87,9 +95,10 @@ func (pipeAddr) String() string  { return "pipe" }
 // has not read; a writer past it waits, as on a full socket.
 const PipeBuffer = 256 << 10
 
-// connPair makes the two ends of one Pipe connection.
-func connPair() (net.Conn, net.Conn) {
-	ab, ba := newStream(), newStream()
+// connPair makes the two ends of one Pipe connection, each way delayed
+// by latency.
+func connPair(latency time.Duration) (net.Conn, net.Conn) {
+	ab, ba := newStream(latency), newStream(latency)
 	return &pipeConn{in: ba, out: ab}, &pipeConn{in: ab, out: ba}
 }
 
@@ -97,9 +106,13 @@ func connPair() (net.Conn, net.Conn) {
 // sync.Cond, which a testing/synctest bubble counts as durably blocked,
 // so the bubble's clock moves on while a side waits for the other.
 type stream struct {
-	mu            sync.Mutex
-	changed       *sync.Cond
-	buf           []byte
+	mu      sync.Mutex
+	changed *sync.Cond
+	buf     []byte
+	// latency delays what is written; sent holds, for the bytes of buf
+	// in order, when each write's bytes reach the reader.
+	latency       time.Duration
+	sent          []arrival
 	writerClosed  bool // no more data: the reader gets io.EOF
 	readerClosed  bool // nobody reads: the writer gets io.ErrClosedPipe
 	readDeadline  deadline
@@ -112,10 +125,57 @@ type deadline struct {
 	timer *time.Timer
 }
 
-func newStream() *stream {
-	s := &stream{}
+// arrival is the bytes of one write and when they reach the reader.
+type arrival struct {
+	n  int
+	at time.Time
+}
+
+func newStream(latency time.Duration) *stream {
+	s := &stream{latency: latency}
 	s.changed = sync.NewCond(&s.mu)
 	return s
+}
+
+// arrived is how many bytes of buf have reached the reader; s.mu is held.
+func (s *stream) arrived() int {
+	if s.latency == 0 {
+		return len(s.buf)
+	}
+	n, now := 0, time.Now()
+	for _, a := range s.sent {
+		if a.at.After(now) {
+			break
+		}
+		n += a.n
+	}
+	return n
+}
+
+// consumed drops n read bytes from the front of sent; s.mu is held.
+func (s *stream) consumed(n int) {
+	for n > 0 && len(s.sent) > 0 {
+		k := min(n, s.sent[0].n)
+		s.sent[0].n -= k
+		n -= k
+		if s.sent[0].n == 0 {
+			s.sent = s.sent[1:]
+		}
+	}
+}
+
+// delay notes that k bytes were just written; a timer wakes the reader
+// when they arrive. s.mu is held.
+func (s *stream) delay(k int) {
+	if s.latency == 0 {
+		return
+	}
+	s.sent = append(s.sent, arrival{n: k, at: time.Now().Add(s.latency)})
+	time.AfterFunc(s.latency, func() {
+		s.mu.Lock()
+		s.changed.Broadcast()
+		s.mu.Unlock()
+	})
 }
 
 // set moves d to at; waits on s see the change and, once at passes, time
@@ -148,12 +208,13 @@ func (s *stream) read(p []byte) (int, error) {
 		switch {
 		case s.readerClosed:
 			return 0, net.ErrClosed
-		case len(s.buf) > 0:
-			n := copy(p, s.buf)
+		case s.arrived() > 0:
+			n := copy(p, s.buf[:s.arrived()])
 			s.buf = s.buf[n:]
+			s.consumed(n)
 			s.changed.Broadcast()
 			return n, nil
-		case s.writerClosed:
+		case s.writerClosed && len(s.buf) == 0:
 			return 0, io.EOF
 		case s.readDeadline.passed():
 			return 0, os.ErrDeadlineExceeded
@@ -177,6 +238,7 @@ func (s *stream) write(p []byte) (int, error) {
 		case len(s.buf) < PipeBuffer:
 			k := min(len(p)-n, PipeBuffer-len(s.buf))
 			s.buf = append(s.buf, p[n:n+k]...)
+			s.delay(k)
 			n += k
 			s.changed.Broadcast()
 			continue

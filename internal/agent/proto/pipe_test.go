@@ -66,3 +66,41 @@ func TestPipeBuffersAndKeepsDeadlines(t *testing.T) {
 		server.Close()
 	})
 }
+
+// A Pipe with a Latency delivers each write that much later on the
+// bubble's clock, in order, either way.
+func TestPipeDelaysByItsLatency(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := NewPipe()
+		p.Latency = 3 * time.Millisecond
+		accepted := make(chan io.ReadWriteCloser, 1)
+		go func() {
+			c, err := p.Accept()
+			if err != nil {
+				t.Error(err)
+			}
+			accepted <- c
+		}()
+		client, err := p.Dial(context.Background(), "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		server := <-accepted
+		for _, pair := range []struct{ from, to io.ReadWriteCloser }{{client, server}, {server, client}} {
+			start := time.Now()
+			pair.from.Write([]byte("ab"))
+			time.Sleep(time.Millisecond)
+			pair.from.Write([]byte("c"))
+			got := make([]byte, 3)
+			if n, err := pair.to.Read(got); n != 2 || err != nil || string(got[:n]) != "ab" || time.Since(start) != 3*time.Millisecond {
+				t.Errorf("first read: %q, %v after %v; want \"ab\" after 3ms", got[:n], err, time.Since(start))
+			}
+			if n, err := pair.to.Read(got); n != 1 || err != nil || got[0] != 'c' || time.Since(start) != 4*time.Millisecond {
+				t.Errorf("second read: %q, %v after %v; want \"c\" after 4ms", got[:n], err, time.Since(start))
+			}
+		}
+		client.Close()
+		server.Close()
+		p.Close()
+	})
+}

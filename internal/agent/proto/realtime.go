@@ -53,9 +53,20 @@ type RealtimeVAD struct {
 }
 
 // rtTurnDetection is a turn_detection object: its type and parameters.
+// InterruptResponse, which floorbench's client never sets, is read from
+// session.updated: absent or true, the endpoint cancels a response itself
+// when its turn detection hears the user start.
 type rtTurnDetection struct {
 	Type string `json:"type"`
 	RealtimeVAD
+	InterruptResponse *bool `json:"interrupt_response,omitempty"`
+}
+
+// interrupts reports whether the turn detection cancels a response in
+// progress itself on speech_started, as server_vad and semantic_vad do
+// unless interrupt_response is false.
+func (td rtTurnDetection) interrupts() bool {
+	return td.Type != "none" && (td.InterruptResponse == nil || *td.InterruptResponse)
 }
 
 // CheckRealtimeOptions reports a turn detection or API it does not know.
@@ -131,11 +142,12 @@ func dialRealtime(ctx context.Context, ep Endpoint, clock *Clock) (Session, erro
 		return nil, err
 	}
 	conn.SetReadLimit(realtimeReadLimit)
-	if err := realtimeHandshake(ctx, ep, clock, conn); err != nil {
+	interrupts, err := realtimeHandshake(ctx, ep, clock, conn)
+	if err != nil {
 		conn.CloseNow()
 		return nil, fmt.Errorf("%s: %w", ep.where(), err)
 	}
-	c := &realtimeClient{in: newRealtimeInput(), out: map[string]*audio.Resampler{}, cut: map[string]bool{}}
+	c := &realtimeClient{in: newRealtimeInput(), out: map[string]*audio.Resampler{}, cut: map[string]bool{}, serverCancels: interrupts}
 	return realtimeClientSession{startSession(ep, conn, clock, c, 0)}, nil
 }
 
@@ -157,24 +169,35 @@ func (s realtimeClientSession) ClearInput(ctx context.Context) error {
 	return s.write(ctx, encodeRealtime(rtEvent{Type: "input_audio_buffer.clear"}))
 }
 
-func realtimeHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.Conn) error {
+// realtimeHandshake opens the session; it reports whether the endpoint's
+// turn detection cancels a response itself when it hears the user start
+// (session.updated's, else the one asked for).
+func realtimeHandshake(ctx context.Context, ep Endpoint, clock *Clock, conn *websocket.Conn) (interrupts bool, err error) {
 	if _, err := awaitEvent(ctx, ep, clock, conn, "session.created"); err != nil {
-		return err
+		return false, err
 	}
-	update := encodeRealtime(ep.Realtime.sessionUpdate())
+	asked := ep.Realtime.sessionUpdate()
+	update := encodeRealtime(asked)
 	wctx, cancel := clock.WithTimeout(ctx, ep.HandshakeTimeout)
 	defer cancel()
 	if err := conn.Write(wctx, update.typ, update.data); err != nil {
-		return handshakeError(wctx, ep, "sending session.update", err)
+		return false, handshakeError(wctx, ep, "sending session.update", err)
 	}
 	e, err := awaitEvent(ctx, ep, clock, conn, "session.updated")
 	if err != nil {
-		return err
+		return false, err
 	}
 	if e.Session == nil {
-		return fmt.Errorf("%w: session.updated has no session", ErrProtocol)
+		return false, fmt.Errorf("%w: session.updated has no session", ErrProtocol)
 	}
-	return e.Session.formats(ep.scrub)
+	if err := e.Session.formats(ep.scrub); err != nil {
+		return false, err
+	}
+	td, err := e.Session.turnDetection()
+	if err != nil || td.Type == "" {
+		td, _ = asked.Session.turnDetection()
+	}
+	return td.interrupts(), nil
 }
 
 // awaitEvent reads events until one of type want, within the handshake
@@ -240,6 +263,12 @@ type realtimeClient struct {
 	out      map[string]*audio.Resampler // per output item, 24 kHz to 16 kHz
 	cut      map[string]bool             // items cut by a barge-in before they were done: later audio is dropped
 	response string                      // the response in progress, "" when none
+	// serverCancels: the endpoint's turn detection cancels the response
+	// in progress itself on speech_started (server_vad and semantic_vad
+	// unless interrupt_response is false), so a barge-in sends no
+	// response.cancel, which would find none and be answered with an
+	// error.
+	serverCancels bool
 }
 
 func (*realtimeClient) continuous() bool { return false }
@@ -256,19 +285,19 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 	}
 	switch e.Type {
 	case "input_audio_buffer.speech_started":
-		if err := s.event(Event{Kind: SpeechStarted, AgentMs: msOrNone(e.AudioStartMs)}); err != nil {
+		if err := s.event(Event{Kind: SpeechStarted, Name: e.Type, AgentMs: msOrNone(e.AudioStartMs)}); err != nil {
 			return err
 		}
 		return c.bargeIn(s)
 	case "input_audio_buffer.speech_stopped":
-		return s.event(Event{Kind: SpeechStopped, AgentMs: msOrNone(e.AudioEndMs)})
+		return s.event(Event{Kind: SpeechStopped, Name: e.Type, AgentMs: msOrNone(e.AudioEndMs)})
 	case "input_audio_buffer.cleared":
-		return s.event(Event{Kind: InputCleared, AgentMs: -1})
+		return s.event(Event{Kind: InputCleared, Name: e.Type, AgentMs: -1})
 	case "response.created":
 		if e.Response != nil {
 			c.response = e.Response.ID
 		}
-		return s.event(Event{Kind: ResponseStarted, AgentMs: -1})
+		return s.event(Event{Kind: ResponseStarted, Name: e.Type, AgentMs: -1})
 	case "response.audio.delta", "response.output_audio.delta":
 		return c.delta(s, e)
 	case "response.audio.done", "response.output_audio.done":
@@ -284,9 +313,9 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 			status = s.ep.scrub(e.Response.Status)
 		}
 		c.response = ""
-		return s.event(Event{Kind: ResponseDone, AgentMs: -1, Status: status})
+		return s.event(Event{Kind: ResponseDone, Name: e.Type, AgentMs: -1, Status: status})
 	case "error":
-		ev := Event{Kind: ProviderError, AgentMs: -1}
+		ev := Event{Kind: ProviderError, Name: e.Type, AgentMs: -1}
 		if e.Error != nil {
 			ev.Code, ev.Message = s.ep.scrub(e.Error.Code), s.ep.scrub(e.Error.Message)
 		}
@@ -314,8 +343,9 @@ func (c *realtimeClient) delta(s *session, e rtEvent) error {
 
 // bargeIn does what a realtime client does when the user starts talking
 // while the agent's audio plays: stop playback at once, cancel the
-// response if it is still running, and truncate the item to what was
-// heard, so the agent knows what the listener heard.
+// response if it is still running and the endpoint does not cancel it
+// itself, and truncate the item to what was heard, so the agent knows
+// what the listener heard.
 func (c *realtimeClient) bargeIn(s *session) error {
 	item, heard, cut := s.spk.bargeIn()
 	if !cut {
@@ -333,7 +363,7 @@ func (c *realtimeClient) bargeIn(s *session) error {
 	}
 	ctx, cancel := s.clock.WithTimeout(s.ctx, s.ep.HandshakeTimeout)
 	defer cancel()
-	if c.response != "" {
+	if c.response != "" && !c.serverCancels {
 		if err := s.write(ctx, encodeRealtime(rtEvent{Type: "response.cancel", ResponseID: c.response})); err != nil {
 			return err
 		}

@@ -35,13 +35,34 @@ type rtEvent struct {
 	AudioStartMs *int64      `json:"audio_start_ms,omitempty"`
 	AudioEndMs   *int64      `json:"audio_end_ms,omitempty"`
 	Response     *rtResponse `json:"response,omitempty"`
+	Item         *rtItem     `json:"item,omitempty"`
+	Part         *rtPart     `json:"part,omitempty"`
 	Error        *rtError    `json:"error,omitempty"`
+}
+
+// rtItem is a conversation item: here an assistant message, the item a
+// response's audio belongs to.
+type rtItem struct {
+	ID      string   `json:"id,omitempty"`
+	Object  string   `json:"object,omitempty"`
+	Type    string   `json:"type,omitempty"`
+	Status  string   `json:"status,omitempty"`
+	Role    string   `json:"role,omitempty"`
+	Content []rtPart `json:"content"`
+}
+
+// rtPart is a content part of an item: audio, with its transcript (empty:
+// the reference agent says no words it knows).
+type rtPart struct {
+	Type       string `json:"type"`
+	Transcript string `json:"transcript"`
 }
 
 // rtSession is a session configuration in the beta shape (flat audio
 // formats) or the GA shape (type "realtime", formats under audio).
 type rtSession struct {
 	Type              string          `json:"type,omitempty"`
+	Object            string          `json:"object,omitempty"`
 	ID                string          `json:"id,omitempty"`
 	Model             string          `json:"model,omitempty"`
 	Modalities        []string        `json:"modalities,omitempty"`
@@ -75,6 +96,7 @@ type rtResponse struct {
 	Object        string           `json:"object,omitempty"`
 	Status        string           `json:"status,omitempty"`
 	StatusDetails *rtStatusDetails `json:"status_details,omitempty"`
+	Output        []rtItem         `json:"output,omitempty"`
 }
 
 type rtStatusDetails struct {
@@ -155,6 +177,14 @@ func (s *rtSession) formats(scrub func(string) string) error {
 		}
 	}
 	return nil
+}
+
+// voice is the voice the session names, in either shape ("" if none).
+func (s *rtSession) voice() string {
+	if s.Audio != nil && s.Audio.Output != nil && s.Audio.Output.Voice != "" {
+		return s.Audio.Output.Voice
+	}
+	return s.Voice
 }
 
 // ga reports whether the session is in the GA shape.

@@ -1,7 +1,9 @@
 package proto
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -18,16 +20,21 @@ import (
 const DefaultRealtimeLead = 500 * time.Millisecond
 
 // serveRealtime is the server side of the realtime protocol, the subset
-// docs/agents.md#realtime lists: session.created first, then input audio
-// in any piece sizes, cut into 20 ms frames for the agent; its decisions
-// go out as speech_started/stopped, response.created, audio deltas sent
-// ServerOptions.RealtimeLead ahead, response.audio.done and response.done. A malformed
-// event gets an error event, then the connection is closed; a well-formed
+// docs/agents.md#realtime lists, with events shaped as the OpenAI Realtime
+// API reference shapes them: session.created first, in the GA shape unless
+// the client asked for the beta API (the OpenAI-Beta: realtime=v1 header),
+// then input audio in any piece sizes, cut into 20 ms frames for the
+// agent; its decisions go out as speech_started/stopped and responses
+// (response.created, the output item and its audio content part
+// announced, audio deltas sent ServerOptions.RealtimeLead ahead, each
+// ...done in order, response.done with its status). A malformed event
+// gets an error event, then the connection is closed; a well-formed
 // request it cannot do gets an error event and the session goes on.
 func serveRealtime(c *serverConn) error {
 	c.conn.SetReadLimit(realtimeReadLimit)
-	s := &realtimeServer{c: c, in: audio.NewResampler(realtimeRate, SampleRate), lead: int(c.opt.RealtimeLead / FrameDuration)}
-	if err := s.send(rtEvent{Type: "session.created", Session: s.session(false)}); err != nil {
+	s := &realtimeServer{c: c, in: audio.NewResampler(realtimeRate, SampleRate), lead: int(c.opt.RealtimeLead / FrameDuration),
+		ga: !betaRequested(c.request), voice: realtimeDefaultVoice, model: c.request.URL.Query().Get("model")}
+	if err := s.send(rtEvent{Type: "session.created", Session: s.session()}); err != nil {
 		return endOfSession(err)
 	}
 	if err := c.start(); err != nil {
@@ -50,15 +57,35 @@ func serveRealtime(c *serverConn) error {
 	}
 }
 
+// realtimeDefaultVoice is the voice a session has until the client sets
+// one (the API's default).
+const realtimeDefaultVoice = "alloy"
+
+// betaRequested reports whether the client's handshake asks for the beta
+// API, as OpenAI's endpoint reads it: OpenAI-Beta: realtime=v1.
+func betaRequested(r *http.Request) bool {
+	for _, v := range r.Header.Values("OpenAI-Beta") {
+		for _, part := range strings.Split(v, ",") {
+			if strings.TrimSpace(part) == "realtime=v1" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // realtimeServer is the state of one realtime connection.
 type realtimeServer struct {
 	c       *serverConn
-	ga      bool             // the client spoke the GA shape: answer in it
+	ga      bool             // answer in the GA shape (else beta)
 	in      *audio.Resampler // the client's 24 kHz audio to 16 kHz
 	pending []float32        // 16 kHz input not yet a whole frame
 	talk    talk
 	own     []float32 // the frame being said during the next input frame
 	events  int       // server events sent
+	// The session as configured: what session.updated echoes.
+	model, voice, instructions string
+	vad                        RealtimeVAD // the turn detection's parameters the client set
 	// The response in progress: its number, the resampler of its audio
 	// to 24 kHz, how many frames of it and how many 24 kHz samples were
 	// sent, whether response.done went out.
@@ -94,6 +121,10 @@ func (s *realtimeServer) handle(e rtEvent) error {
 		}
 		return nil
 	case "response.cancel":
+		if !s.active() {
+			// As OpenAI answers a cancel that finds nothing to cancel.
+			return s.sendError("response_cancel_not_active", "Cancellation failed: no response is in progress.")
+		}
 		return s.cancel("client_cancelled")
 	case "conversation.item.truncate":
 		return s.truncate(e)
@@ -108,7 +139,9 @@ func (s *realtimeServer) handle(e rtEvent) error {
 }
 
 // update applies session.update: the formats must be PCM16 at 24 kHz and
-// turn detection the server's.
+// turn detection the server's; the voice, the instructions and the turn
+// detection's parameters given are kept and echoed to the client as it
+// sent them.
 func (s *realtimeServer) update(e rtEvent) error {
 	if e.Session == nil {
 		return s.refuse("invalid_event", "session.update has no session")
@@ -123,21 +156,39 @@ func (s *realtimeServer) update(e rtEvent) error {
 	if td.Type != "" && td.Type != realtimeVAD {
 		return s.refuse("unsupported_turn_detection", fmt.Sprintf("turn_detection %q: the reference agent takes its own turns (server_vad)", fromClient(td.Type)))
 	}
-	s.listenOnly = td.CreateResponse != nil && !*td.CreateResponse
-	s.ga = e.Session.ga()
-	return s.send(rtEvent{Type: "session.updated", Session: s.session(s.ga)})
+	if !td.interrupts() {
+		return s.refuse("unsupported_turn_detection", "turn_detection interrupt_response false: the reference agent stops its response itself when it yields")
+	}
+	if td.Type != "" {
+		s.vad = td.RealtimeVAD
+	}
+	s.listenOnly = s.vad.CreateResponse != nil && !*s.vad.CreateResponse
+	if e.Session.Type != "" || e.Session.Audio != nil {
+		s.ga = e.Session.ga()
+	} else if e.Session.InputAudioFormat != "" || e.Session.OutputAudioFormat != "" || e.Session.Modalities != nil {
+		s.ga = false
+	}
+	if v := e.Session.voice(); v != "" {
+		s.voice = v
+	}
+	if e.Session.Instructions != "" {
+		s.instructions = e.Session.Instructions
+	}
+	return s.send(rtEvent{Type: "session.updated", Session: s.session()})
 }
 
-// session is the effective session configuration, in the client's shape.
-func (s *realtimeServer) session(ga bool) *rtSession {
-	vad := []byte(`{"type":"server_vad"}`)
-	if ga {
+// session is the effective session configuration, in the connection's
+// shape.
+func (s *realtimeServer) session() *rtSession {
+	vad, _ := json.Marshal(rtTurnDetection{Type: realtimeVAD, RealtimeVAD: s.vad, InterruptResponse: ptr(true)})
+	if s.ga {
 		pcm := &rtFormat{Type: realtimeGAType, Rate: realtimeRate}
-		return &rtSession{Type: realtimeSession, ID: "sess_1", OutputModalities: []string{"audio"},
-			Audio: &rtAudio{Input: &rtAudioSide{Format: pcm, TurnDetection: vad}, Output: &rtAudioSide{Format: pcm}}}
+		return &rtSession{Type: realtimeSession, Object: "realtime.session", ID: "sess_1", Model: s.model,
+			OutputModalities: []string{"audio"}, Instructions: s.instructions,
+			Audio: &rtAudio{Input: &rtAudioSide{Format: pcm, TurnDetection: vad}, Output: &rtAudioSide{Format: pcm, Voice: s.voice}}}
 	}
-	return &rtSession{ID: "sess_1", Modalities: []string{"audio", "text"}, InputAudioFormat: realtimeBeta,
-		OutputAudioFormat: realtimeBeta, TurnDetection: vad}
+	return &rtSession{Object: "realtime.session", ID: "sess_1", Model: s.model, Modalities: []string{"audio", "text"},
+		Instructions: s.instructions, Voice: s.voice, InputAudioFormat: realtimeBeta, OutputAudioFormat: realtimeBeta, TurnDetection: vad}
 }
 
 // step gives the agent one input frame and does what it decides.
@@ -173,13 +224,47 @@ func (s *realtimeServer) step(in []float32) error {
 	return nil
 }
 
-// begin starts a response that says utt.
+// begin starts a response that says utt and announces its output item
+// and the item's audio content part, as the reference orders them:
+// response.created, response.output_item.added, the conversation's item
+// (conversation.item.added in the GA API, .created in the beta), then
+// response.content_part.added, before any audio.
 func (s *realtimeServer) begin(utt []float32) error {
 	s.talk = talk{utt: utt}
 	s.resp++
 	s.out = audio.NewResampler(SampleRate, realtimeRate)
 	s.sentFrame, s.sent24, s.done = 0, 0, false
-	return s.send(rtEvent{Type: "response.created", Response: &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: "in_progress"}})
+	item := s.item("in_progress")
+	itemEvent := "conversation.item.created"
+	if s.ga {
+		itemEvent = "conversation.item.added"
+	}
+	for _, e := range []rtEvent{
+		{Type: "response.created", Response: &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: "in_progress", Output: []rtItem{}}},
+		{Type: "response.output_item.added", ResponseID: s.responseID(), OutputIndex: ptr(0), Item: item},
+		{Type: itemEvent, Item: item},
+		{Type: "response.content_part.added", ResponseID: s.responseID(), ItemID: item.ID, OutputIndex: ptr(0), ContentIndex: ptr(0),
+			Part: &rtPart{Type: "audio"}},
+	} {
+		if err := s.send(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// item is the response's output item, an assistant message with status;
+// once the response is over it holds its audio content part.
+func (s *realtimeServer) item(status string) *rtItem {
+	it := &rtItem{ID: s.outputItem(s.resp), Object: "realtime.item", Type: "message", Status: status, Role: "assistant", Content: []rtPart{}}
+	if status != "in_progress" {
+		kind := "audio"
+		if s.ga {
+			kind = "output_audio"
+		}
+		it.Content = []rtPart{{Type: kind}}
+	}
+	return it
 }
 
 // deltaFrames is the most audio one delta carries: 100 ms.
@@ -189,7 +274,7 @@ const deltaFrames = 5
 // been said, in deltas of at most deltaFrames frames, then, once all of
 // it is sent, response.done.
 func (s *realtimeServer) topUp() error {
-	if s.resp == 0 || s.done {
+	if !s.active() {
 		return nil
 	}
 	total := s.talk.frames()
@@ -214,27 +299,49 @@ func (s *realtimeServer) topUp() error {
 	return s.finish("completed", "")
 }
 
-// cancel ends the response in progress, if any; a cancel with none is a
-// no-op (the client may cancel what the server has just cancelled).
+// active reports whether a response is in progress.
+func (s *realtimeServer) active() bool { return s.resp > 0 && !s.done }
+
+// cancel ends the response in progress, if any: the agent stopped
+// talking (turn_detected) or the client asked (client_cancelled).
 func (s *realtimeServer) cancel(reason string) error {
 	s.talk.utt = nil
-	if s.resp == 0 || s.done {
+	if !s.active() {
 		return nil
 	}
 	return s.finish("cancelled", reason)
 }
 
-// finish sends response.audio.done and response.done.
+// finish ends the response: its audio, content part, output item (and in
+// the GA API the conversation's item) done in that order, then
+// response.done with the status; a cancelled response's item is
+// incomplete.
 func (s *realtimeServer) finish(status, reason string) error {
 	s.done = true
-	if err := s.send(s.audioEvent("done", "")); err != nil {
-		return err
+	itemStatus := "completed"
+	if status != "completed" {
+		itemStatus = "incomplete"
 	}
-	r := &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: status}
+	item := s.item(itemStatus)
+	events := []rtEvent{
+		s.audioEvent("done", ""),
+		{Type: "response.content_part.done", ResponseID: s.responseID(), ItemID: item.ID, OutputIndex: ptr(0), ContentIndex: ptr(0),
+			Part: &rtPart{Type: "audio"}},
+		{Type: "response.output_item.done", ResponseID: s.responseID(), OutputIndex: ptr(0), Item: item},
+	}
+	if s.ga {
+		events = append(events, rtEvent{Type: "conversation.item.done", Item: item})
+	}
+	r := &rtResponse{ID: s.responseID(), Object: "realtime.response", Status: status, Output: []rtItem{*item}}
 	if reason != "" {
 		r.StatusDetails = &rtStatusDetails{Type: status, Reason: reason}
 	}
-	return s.send(rtEvent{Type: "response.done", Response: r})
+	for _, e := range append(events, rtEvent{Type: "response.done", Response: r}) {
+		if err := s.send(e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // audioEvent is a delta or done event of the response's audio, named as

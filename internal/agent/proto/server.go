@@ -132,7 +132,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // Accept has answered the request
 	}
 	defer conn.CloseNow()
-	c := &serverConn{conn: conn, ctx: r.Context(), opt: h.opt, clock: h.clock, newAgent: h.newAgent}
+	c := &serverConn{conn: conn, ctx: r.Context(), opt: h.opt, clock: h.clock, newAgent: h.newAgent, request: r}
 	h.logf("%s: session opened", r.RemoteAddr)
 	err = h.serve(c)
 	if c.agent != nil {
@@ -185,6 +185,9 @@ type serverConn struct {
 	newAgent NewAgent
 	agent    Agent
 	frames   int64 // input frames heard
+	// request is the client's handshake: a protocol may read its header
+	// and query (realtime: the API shape, the model).
+	request *http.Request
 }
 
 // read reads the client's next message within timeout (session time).

@@ -81,6 +81,10 @@ const (
 // Event is a provider event.
 type Event struct {
 	Kind EventKind `json:"kind"`
+	// Name is the provider's name for what it sent, its message's type
+	// on the wire ("input_audio_buffer.speech_started"); "" for what the
+	// client did itself (BargeIn over realtime).
+	Name string `json:"name,omitempty"`
 	// AgentMs is the agent's own time stamp, in milliseconds of input
 	// audio, or -1 where the event carries none.
 	AgentMs int64 `json:"agent_ms"`

@@ -91,6 +91,7 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 						}
 					}
 				}
+				started.Name = "" // each protocol names it its own way
 				stops[protocol] = started
 			})
 		})

@@ -8,11 +8,21 @@ import (
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
-// speaker is a client's playback buffer on the session clock: audio is
-// queued as it arrives and heard in order, each piece from its arrival or
-// from the end of the piece before, whichever is later; a barge-in drops
-// what has not been heard yet. Every sample index is on the session's
-// 16 kHz timeline (sample i at i/16000 s).
+// speaker is a client's playback buffer on the session clock, played in
+// 20 ms slots: audio is queued as it arrives and heard in order, each
+// piece from the start of the slot it arrived in or from the end of the
+// piece before, whichever is later; a barge-in drops what has not been
+// heard from the start of the slot it arrived in. Every sample index is
+// on the session's 16 kHz timeline (sample i at i/16000 s).
+//
+// Slots, not arrival times: the agent's answer to input frame n, sent at
+// the end of its slot, is heard from slot n+1 over every protocol, as a
+// duplex agent's frame n is, so a transport delay shorter than a frame
+// moves nothing that is scored. Placed at its arrival instead, a stop
+// that came 2 ms into its slot left 2 ms of speech there, and the
+// scorer's 10 ms VAD frame rounded the stop up by 10 ms
+// (docs/agents.md#protocols). A slot is rendered only once it is over, so
+// its start is never in what was already heard.
 type speaker struct {
 	mu       sync.Mutex
 	clock    *Clock
@@ -39,6 +49,10 @@ func newSpeaker(clock *Clock, lim limits.Limits) *speaker {
 // sampleAt is the index of the sample playing at session time t.
 func sampleAt(t time.Duration) int64 { return int64(t) * SampleRate / int64(time.Second) }
 
+// slotAt is the index of the first sample of the 20 ms slot playing at
+// session time t.
+func slotAt(t time.Duration) int64 { return sampleAt(t) / FrameSamples * FrameSamples }
+
 // timeOf is the session time of sample i.
 func timeOf(i int64) time.Duration { return time.Duration(i * int64(time.Second) / SampleRate) }
 
@@ -52,9 +66,9 @@ func (s *speaker) enqueue(item string, x []float32) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := sampleAt(s.clock.Now())
+	now := max(slotAt(s.clock.Now()), s.heard)
 	start := max(now, s.end)
-	if err := s.lim.CheckAgentQueue(float64(start+int64(len(x))-max(now, s.heard)) / SampleRate); err != nil {
+	if err := s.lim.CheckAgentQueue(float64(start+int64(len(x))-now) / SampleRate); err != nil {
 		return fmt.Errorf("%w: %w", ErrProtocol, err)
 	}
 	s.queue = append(s.queue, piece{item: item, start: start, x: x})
@@ -91,7 +105,7 @@ func (s *speaker) render(upTo int64) []float32 {
 func (s *speaker) bargeIn() (item string, heard int64, cut bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := max(sampleAt(s.clock.Now()), s.heard)
+	now := max(slotAt(s.clock.Now()), s.heard)
 	if s.end <= now {
 		return "", 0, false
 	}

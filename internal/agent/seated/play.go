@@ -17,7 +17,13 @@ import (
 // recorded (Session, Play, the protocol clients, the recording): bump it
 // with any change that changes a recording, so that a sweep plays its
 // stored seats again.
-const SeatVersion = 3
+//
+// 4: the client plays the agent's audio, and a barge-in cuts it, from the
+// start of the 20 ms slot it arrived in, not from its arrival; events keep
+// the provider's wire names and an error's code and message (recording
+// schema 2); a realtime barge-in sends no response.cancel the endpoint's
+// turn detection makes needless.
+const SeatVersion = 4
 
 // Play sends input (whole frames) to the agent over sess, each frame at
 // its slot on the session's clock, and returns what a listener heard from

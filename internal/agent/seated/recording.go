@@ -53,23 +53,27 @@ const (
 	SessionsDir   = "sessions"
 )
 
-// RecordingSchemaVersion is the version of session.json this code reads.
-const RecordingSchemaVersion = 1
+// RecordingSchemaVersion is the version of session.json this code
+// writes. 2: an event's name is the provider's wire type, and an error
+// event keeps its code and message (agent.ProviderEvent). Version 1,
+// whose events named floorbench's kinds, is still read.
+const RecordingSchemaVersion = 2
+
+// oldestRecordingSchema is the oldest version of session.json this code
+// reads.
+const oldestRecordingSchema = 1
 
 // maxSessionSeconds bounds a session (AMI meetings run an hour); a
 // session.json is bounded by agent.MaxRecordingBytes.
 const maxSessionSeconds = 4 * 3600.0
 
-var (
-	nameRule  = names.Plain(64)
-	eventRule = names.MustForm(`^[a-z0-9_.]+$`, 64)
-)
+var nameRule = names.Plain(64)
 
 // Validate checks every field a derivation relies on.
 func (r *Recording) Validate() error {
 	switch {
-	case r.SchemaVersion != RecordingSchemaVersion:
-		return fmt.Errorf("schema_version %d (this floorbench reads %d)", r.SchemaVersion, RecordingSchemaVersion)
+	case r.SchemaVersion < oldestRecordingSchema || r.SchemaVersion > RecordingSchemaVersion:
+		return fmt.Errorf("schema_version %d (this floorbench reads %d to %d)", r.SchemaVersion, oldestRecordingSchema, RecordingSchemaVersion)
 	case !dialogue.ValidID(r.Conversation):
 		return fmt.Errorf("conversation_id %q: want lower-case letters, digits, - and _", r.Conversation)
 	case r.Speakers < 2 || r.Speakers > 16:
@@ -103,15 +107,14 @@ func (r *Recording) Validate() error {
 
 func (r *Recording) validateEvents() error {
 	for i, e := range r.Events {
+		if err := e.Check(); err != nil {
+			return fmt.Errorf("events[%d]: %w", i, err)
+		}
 		switch {
-		case !eventRule.Match(e.Kind):
-			return fmt.Errorf("events[%d]: kind %q (want lower-case letters, digits, _ and .)", i, e.Kind)
 		case !(e.Time >= 0 && e.Time <= r.Duration):
 			return fmt.Errorf("events[%d]: time_s %g outside the session (0 to %g s)", i, e.Time, r.Duration)
 		case i > 0 && e.Time < r.Events[i-1].Time:
 			return fmt.Errorf("events[%d]: time_s %g before the event before it (%g)", i, e.Time, r.Events[i-1].Time)
-		case len(e.Name) > 200:
-			return fmt.Errorf("events[%d]: name is %d bytes long (at most 200)", i, len(e.Name))
 		}
 	}
 	return nil

@@ -46,7 +46,7 @@ func TestRecordingRoundTrip(t *testing.T) {
 // Every field a derivation relies on is checked, the error naming it.
 func TestRecordingValidation(t *testing.T) {
 	cases := map[string]func(*Recording){
-		"schema_version":  func(r *Recording) { r.SchemaVersion = 2 },
+		"schema_version":  func(r *Recording) { r.SchemaVersion = 3 },
 		"conversation_id": func(r *Recording) { r.Conversation = "../x" },
 		"seat":            func(r *Recording) { r.Seat = 4 },
 		"corpus_sha256":   func(r *Recording) { r.CorpusSHA256 = "x" },
@@ -69,6 +69,11 @@ func TestRecordingValidation(t *testing.T) {
 	r.Error, r.Files = "refused", nil
 	if err := r.Validate(); err != nil {
 		t.Errorf("a failed session without audio: %v", err)
+	}
+	r = validRecording()
+	r.SchemaVersion, r.Files = 1, map[string]string{OutputName: strings.Repeat("0", 64)}
+	if err := r.Validate(); err != nil {
+		t.Errorf("a session.json of schema version 1 is still read: %v", err)
 	}
 }
 

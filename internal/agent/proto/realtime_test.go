@@ -1,0 +1,238 @@
+package proto
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// rawRealtime dials the reference agent's realtime server as a raw
+// WebSocket client over a Pipe (beta: with the OpenAI-Beta: realtime=v1
+// header), its agent scripted to say two seconds after input frame 5
+// and stop when talked over, its audio sent 200 ms ahead.
+func rawRealtime(t *testing.T, beta bool) *websocket.Conn {
+	t.Helper()
+	h, err := NewHandler(RealtimeName, func() (Agent, error) {
+		return &scripted{sayAt: 5, utt: constant(0.25, 2*SampleRate), stopOnLoud: true}, nil
+	}, ServerOptions{Rate: testRate, RealtimeLead: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep, stop := ServePipe(h, RealtimeName)
+	t.Cleanup(stop)
+	header := http.Header{}
+	if beta {
+		header.Set("OpenAI-Beta", "realtime=v1")
+	}
+	client := &http.Client{Transport: &http.Transport{DialContext: ep.Dial, DisableKeepAlives: true}}
+	c, _, err := websocket.Dial(t.Context(), ep.URL+"?model=gpt-realtime", &websocket.DialOptions{HTTPHeader: header, HTTPClient: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+// next reads the server's next event.
+func next(t *testing.T, c *websocket.Conn) rtEvent {
+	t.Helper()
+	typ, data, err := c.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := parseRealtime(typ, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func sendEvent(t *testing.T, c *websocket.Conn, e string) {
+	t.Helper()
+	if err := c.Write(t.Context(), websocket.MessageText, []byte(e)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The reference server is a realtime peer as the OpenAI reference shapes
+// one, in the GA API and in the beta a client asks for with its header:
+// session.created in the client's shape; session.updated echoing the
+// voice, instructions, formats and turn detection set; response.cancel
+// with no response running answered by an invalid_request_error
+// response_cancel_not_active, the session going on; a response's output
+// item and audio content part announced before its first delta, and
+// ended in order (audio, content part, item, response.done with its
+// status) when the agent yields.
+func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
+	for _, beta := range []bool{false, true} {
+		name, deltaName, doneName, itemAdded := "ga", "response.output_audio.delta", "response.output_audio.done", "conversation.item.added"
+		if beta {
+			name, deltaName, doneName, itemAdded = "beta", "response.audio.delta", "response.audio.done", "conversation.item.created"
+		}
+		t.Run(name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				c := rawRealtime(t, beta)
+				created := next(t, c)
+				if created.Type != "session.created" || created.Session == nil || created.Session.ga() == beta ||
+					created.Session.Object != "realtime.session" || created.Session.Model != "gpt-realtime" || created.Session.voice() != realtimeDefaultVoice {
+					t.Fatalf("first event %s with session %+v; want session.created of a %s realtime.session, model gpt-realtime, voice alloy", created.Type, created.Session, name)
+				}
+				if err := created.Session.formats(fromClient); err != nil {
+					t.Error(err)
+				}
+
+				sendEvent(t, c, `{"type":"response.cancel"}`)
+				if e := next(t, c); e.Type != "error" || e.Error == nil || e.Error.Type != "invalid_request_error" || e.Error.Code != "response_cancel_not_active" {
+					t.Fatalf("response.cancel with no response: %s %+v; want an invalid_request_error response_cancel_not_active", e.Type, e.Error)
+				}
+
+				update := RealtimeOptions{API: "ga", Voice: "verse", Instructions: "be brief", VAD: RealtimeVAD{SilenceDurationMs: ptr(300)}}
+				if beta {
+					update.API = "beta"
+				}
+				data, _ := json.Marshal(update.sessionUpdate())
+				sendEvent(t, c, string(data))
+				updated := next(t, c)
+				if updated.Type != "session.updated" || updated.Session == nil {
+					t.Fatalf("session.update answered with %s", updated.Type)
+				}
+				s := updated.Session
+				td, err := s.turnDetection()
+				if err != nil || s.ga() == beta || s.voice() != "verse" || s.Instructions != "be brief" || td.Type != realtimeVAD ||
+					td.SilenceDurationMs == nil || *td.SilenceDurationMs != 300 || !td.interrupts() {
+					t.Errorf("session.updated %+v (turn detection %+v, %v); want the %s shape with voice verse, instructions, server_vad of 300 ms silence that interrupts", *s, td, err, name)
+				}
+				if err := s.formats(fromClient); err != nil || (beta && s.InputAudioFormat != realtimeBeta) || (!beta && s.Audio.Input.Format.Type != realtimeGAType) {
+					t.Errorf("session.updated declares formats %+v %+v (%v); want PCM16 at 24 kHz stated", s.InputAudioFormat, s.Audio, err)
+				}
+
+				// Silence, then loud input while the agent talks: it yields.
+				go func() {
+					for k := range 60 {
+						v := float32(0)
+						if k >= 30 && k < 40 {
+							v = 0.5
+						}
+						x := constant(v, FrameSamples*realtimeRate/SampleRate)
+						msg, _ := json.Marshal(rtEvent{Type: "input_audio_buffer.append", Audio: encodeAudio(x)})
+						if c.Write(context.Background(), websocket.MessageText, msg) != nil {
+							return
+						}
+					}
+				}()
+				var types []string
+				var events []rtEvent
+				for {
+					e := next(t, c)
+					if e.Type != deltaName || len(types) == 0 || types[len(types)-1] != deltaName {
+						types = append(types, e.Type)
+					}
+					events = append(events, e)
+					if e.Type == "response.done" {
+						break
+					}
+				}
+				want := []string{"response.created", "response.output_item.added", itemAdded, "response.content_part.added", deltaName,
+					"input_audio_buffer.speech_started", doneName, "response.content_part.done", "response.output_item.done"}
+				if !beta {
+					want = append(want, "conversation.item.done")
+				}
+				want = append(want, "response.done")
+				if !slices.Equal(types, want) {
+					t.Errorf("a yielded response's events (deltas as one):\n%v\nwant\n%v", types, want)
+				}
+				item := ""
+				for _, e := range events {
+					switch {
+					case e.Type == "response.output_item.added" && e.Item != nil:
+						item = e.Item.ID
+					case e.Type == deltaName && (e.ItemID != item || item == "" || e.ResponseID != "resp_1"):
+						t.Fatalf("a delta of item %q, response %q; the announced item is %q of resp_1", e.ItemID, e.ResponseID, item)
+					}
+				}
+				done := events[len(events)-1].Response
+				if done == nil || done.Status != "cancelled" || done.StatusDetails == nil || done.StatusDetails.Reason != "turn_detected" ||
+					len(done.Output) != 1 || done.Output[0].ID != item || done.Output[0].Status != "incomplete" {
+					t.Errorf("response.done %+v; want cancelled (turn_detected) with its incomplete item %s", done, item)
+				}
+			})
+		})
+	}
+}
+
+// A realtime client barging in sends response.cancel only to an endpoint
+// that does not cancel the response itself: one whose session.updated
+// says its turn detection's interrupt_response is false. Under server_vad
+// as OpenAI's endpoint runs it (interrupt_response absent or true) the
+// endpoint has cancelled already, and a cancel would only earn an error.
+func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) {
+	for _, c := range []struct {
+		turnDetection string
+		wantCancel    bool
+	}{
+		{`{"type":"server_vad"}`, false},
+		{`{"type":"server_vad","interrupt_response":true}`, false},
+		{`{"type":"server_vad","interrupt_response":false}`, true},
+	} {
+		t.Run(c.turnDetection, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				asked := make(chan []string, 1)
+				fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					conn, err := websocket.Accept(w, r, nil)
+					if err != nil {
+						return
+					}
+					defer conn.CloseNow()
+					ctx := r.Context()
+					say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
+					say(`{"type":"session.created","session":{}}`)
+					if _, _, err := conn.Read(ctx); err != nil {
+						return
+					}
+					say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + c.turnDetection + `}}`)
+					say(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`)
+					say(`{"type":"response.audio.delta","response_id":"resp_1","item_id":"item_1","delta":"` + encodeAudio(constant(0.25, realtimeRate)) + `"}`)
+					say(`{"type":"input_audio_buffer.speech_started","audio_start_ms":0}`)
+					var types []string
+					for {
+						_, data, err := conn.Read(ctx)
+						if err != nil {
+							return
+						}
+						var e rtEvent
+						json.Unmarshal(data, &e)
+						types = append(types, e.Type)
+						if e.Type == "conversation.item.truncate" {
+							asked <- types
+							conn.Close(websocket.StatusNormalClosure, "")
+							return
+						}
+					}
+				})
+				ep, stop := ServePipe(fake, RealtimeName)
+				defer stop()
+				sess := dialPipe(t, ep)
+				defer sess.Close()
+				for {
+					o, err := sess.Recv(t.Context())
+					if err != nil {
+						t.Fatal(err)
+					}
+					if o.Event != nil && o.Event.Kind == BargeIn {
+						break
+					}
+				}
+				types := <-asked
+				if got := slices.Contains(types, "response.cancel"); got != c.wantCancel {
+					t.Errorf("the client sent %v after speech_started; response.cancel wanted: %v", types, c.wantCancel)
+				}
+			})
+		})
+	}
+}
