@@ -38,6 +38,7 @@ var tiers = []tier{
 		"internal/limits", "internal/version", "internal/childenv", "internal/swbd", "internal/digest",
 		"internal/names", "internal/credential", "internal/figure", "internal/cluster",
 		"internal/features", "internal/features/reference", "internal/atomicfile",
+		"internal/backoff",
 	}},
 	// The first tools over the leaves: masking, the store and its keys,
 	// audio, conversation ids.
