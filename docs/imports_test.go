@@ -37,7 +37,8 @@ var tiers = []tier{
 	{"leaf", false, []string{
 		"internal/limits", "internal/version", "internal/childenv", "internal/swbd", "internal/digest",
 		"internal/names", "internal/credential", "internal/figure", "internal/cluster",
-		"internal/features", "internal/features/reference",
+		"internal/features", "internal/features/reference", "internal/atomicfile",
+		"internal/backoff",
 	}},
 	// The first tools over the leaves: masking, the store and its keys,
 	// audio, conversation ids.

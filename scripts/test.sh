@@ -21,21 +21,17 @@ go vet -tags floorbench_light ./cmd/floorbench
 # activities' keepAlive and MemoryBudget, the stores, the ONNX runtime's
 # lock (detect), the parallel bootstrap (score), scenario writing (agent),
 # the protocol sessions (agent/proto), the viewer's cache under concurrent
-# requests, the reference agent (agent/refagent), whose sessions play on
+# requests, the reference agent and the real-time players
+# (agent/refagent, agent/harness, agent/seated), whose sessions play on
 # the fake clock of a testing/synctest bubble over proto.Pipe, so the
-# detector's slowdown changes how long they take and nothing they decide,
-# and the OpenAI
-# client, whose callers share it between goroutines (openai), corpus
-# generation's parallel reads and writes (generate, corpus), the
-# backends' cache (backend), and the small
-# packages whose tests take seconds under the detector. The real-time
-# players (agent/harness, agent/seated) play on that clock too but run in
-# the plain pass: under the detector, their many concurrent sessions'
-# goroutines crashed ThreadSanitizer's runtime itself (2026-12-06, a
-# fresh-clone run: "CHECK failed: tsan_rtl.cpp:346 exiting ||
-# thr->fast_state.epoch() == kEpochLast", its slot stealing when more
-# goroutines than its 256 slots synchronise), not a race of theirs
-# (docs/operations.md#what-ci-runs).
+# detector's slowdown changes how long they take and nothing they decide
+# (under the detector each bubble runs on one P, testenv.Synctest: the
+# workaround for golang/go#78156, the ThreadSanitizer CHECK failure that
+# ended a fresh-clone run of agent/harness), the OpenAI client, whose
+# callers share it between goroutines (openai), corpus generation's
+# parallel reads and writes (generate, corpus), the backends' cache
+# (backend), the sweep contract's workflow test (sweep), and the small
+# packages whose tests take seconds under the detector.
 # internal/temporalclient runs -short
 # under the detector: its sweeps through a Temporal dev server play agents
 # over sockets on the wall clock and, slowed 5-10 times, outlast the
@@ -47,9 +43,9 @@ go vet -tags floorbench_light ./cmd/floorbench
 # lists each package left out and what it costs).
 race=(./activities ./internal/inprocess ./internal/devserver ./workflows ./internal/store ./internal/detect ./internal/score
 	./internal/agent ./internal/agent/proto ./internal/viewer
-	./internal/agent/refagent ./internal/openai
+	./internal/agent/refagent ./internal/agent/harness ./internal/agent/seated ./internal/openai ./internal/sweep
 	./internal/generate ./internal/corpus ./internal/backend ./internal/childenv ./internal/compare ./internal/config ./internal/evaluate
-	./internal/figure ./internal/jsonio ./internal/keys ./internal/limits ./internal/names ./internal/redact
+	./internal/atomicfile ./internal/backoff ./internal/figure ./internal/jsonio ./internal/keys ./internal/limits ./internal/names ./internal/redact
 	./internal/report ./internal/spec ./internal/version ./internal/webhook)
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -32,6 +32,9 @@ func newSweepEnv() (*testsuite.TestWorkflowEnvironment, *activities.Activities) 
 func newSweepEnvLimited(l limits.Limits) (*testsuite.TestWorkflowEnvironment, *activities.Activities) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	// Not the environment's 3 s of wall time for a step: the race
+	// detector on a loaded machine outlasts it.
+	env.SetTestTimeout(10 * time.Minute)
 	env.RegisterWorkflow(CorpusWorkflow)
 	env.RegisterWorkflow(EvaluationWorkflow)
 	a := &activities.Activities{Limits: l}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
@@ -144,46 +146,31 @@ func writeScenario(dir string, b *Built) error {
 // error (which it returns) or when ctx ends. progress (may be nil) is
 // called after each success.
 func forEach(ctx context.Context, n, jobs int, progress func(done, total int), fn func(context.Context, int) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, jobs))
 	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
+		mu   sync.Mutex
+		done int
 	)
-	next := make(chan int)
-	for range max(1, jobs) {
-		wg.Go(func() {
-			for i := range next {
-				err := fn(ctx, i)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-					cancel()
-				}
-				if err == nil {
-					done++
-					if progress != nil {
-						progress(done, n)
-					}
-				}
-				mu.Unlock()
+	for i := range n {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			if err := fn(gctx, i); err != nil {
+				return err
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			if progress != nil {
+				progress(done, n)
+			}
+			return nil
 		})
 	}
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	if err := g.Wait(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
 )
@@ -156,21 +158,9 @@ func writeTextGrid(out string, conv Conversation, log *EventLog) error {
 // writeFile writes a file through a temporary name, so a failed export
 // leaves no half-written file.
 func writeFile(path string, fill func(*bufio.Writer)) error {
-	tmp := path + ".partial"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	fill(w)
-	if err := w.Flush(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, PartialPrefix, func(w io.Writer) error {
+		b := bufio.NewWriter(w)
+		fill(b)
+		return b.Flush()
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/dialogue"
 )
 
@@ -136,9 +137,5 @@ func WriteManifest(dir string, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, PartialPrefix+ManifestName)
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, ManifestName))
+	return atomicfile.WriteFile(filepath.Join(dir, ManifestName), PartialPrefix, data)
 }

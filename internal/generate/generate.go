@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/synth"
@@ -56,49 +58,37 @@ func Corpus(ctx context.Context, o Options) (*corpus.Manifest, error) {
 	m := &corpus.Manifest{SchemaVersion: corpus.SchemaVersion, Kind: corpus.KindMPTB, Preset: preset.Name, Seed: o.Seed,
 		CodeVersion: CodeVersion(), SampleRate: corpus.SampleRate, Backends: b.Config.Identity(),
 		Conversations: make([]corpus.Conversation, len(preset.Conversations))}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(1, o.Jobs))
 	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
+		mu   sync.Mutex
+		done int
 	)
-	next := make(chan int)
-	for range max(1, o.Jobs) {
-		wg.Go(func() {
-			for i := range next {
-				c, err := synth.GenerateWith(ctx, o.Seed, preset.Conversations[i], backends)
-				var e corpus.Conversation
-				if err == nil {
-					e, err = WriteConversation(o.Out, c)
-				}
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-					cancel()
-				}
-				m.Conversations[i] = e
-				done++
-				if o.Progress != nil && err == nil {
-					o.Progress(done, len(preset.Conversations))
-				}
-				mu.Unlock()
+	for i := range preset.Conversations {
+		if gctx.Err() != nil {
+			break
+		}
+		g.Go(func() error {
+			c, err := synth.GenerateWith(gctx, o.Seed, preset.Conversations[i], backends)
+			if err != nil {
+				return err
 			}
+			e, err := WriteConversation(o.Out, c)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			m.Conversations[i] = e
+			done++
+			if o.Progress != nil {
+				o.Progress(done, len(preset.Conversations))
+			}
+			return nil
 		})
 	}
-feed:
-	for i := range preset.Conversations {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/floorbench/floorbench/internal/backoff"
 	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/redact"
@@ -135,7 +136,7 @@ func (c *Client) post(ctx context.Context, path string, body []byte, limit int64
 		return nil, ctx.Err()
 	}
 	defer func() { <-c.slots }()
-	wait := c.opts.Backoff
+	waits := backoff.Doubling{First: c.opts.Backoff, Max: MaxBackoff}
 	var last error
 	for attempt := 1; ; attempt++ {
 		data, retryAfter, err := c.once(ctx, path, body, limit)
@@ -146,14 +147,11 @@ func (c *Client) post(ctx context.Context, path string, body []byte, limit int64
 		if retryAfter < 0 || attempt == c.opts.Attempts || ctx.Err() != nil {
 			break
 		}
-		pause := max(wait, retryAfter)
+		pause := max(waits.Next(), retryAfter)
 		c.notice(pause, retryAfter == c.opts.MaxRetryAfter, last)
-		select {
-		case <-time.After(pause):
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := backoff.Sleep(ctx, pause); err != nil {
+			return nil, err
 		}
-		wait = min(2*wait, MaxBackoff)
 	}
 	return nil, last
 }

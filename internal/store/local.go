@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/floorbench/floorbench/internal/atomicfile"
 )
 
 // Local stores objects as files under a root directory.
@@ -63,20 +65,18 @@ func (l *Local) Put(ctx context.Context, key string, r io.Reader) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p), ".put-*")
-	if err != nil {
+	err = atomicfile.Write(p, putPrefix, func(w io.Writer) error {
+		_, err := io.Copy(w, contextReader{ctx, r})
 		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, contextReader{ctx, r}); err != nil {
-		tmp.Close()
+	})
+	if err != nil {
 		return fmt.Errorf("put %s: %w", key, err)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), p)
+	return nil
 }
+
+// putPrefix starts the name of an object being put, which List skips.
+const putPrefix = ".put-"
 
 // Get opens the file of key.
 func (l *Local) Get(_ context.Context, key string) (io.ReadCloser, error) {
@@ -125,7 +125,7 @@ func (l *Local) List(_ context.Context, prefix string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || strings.HasPrefix(d.Name(), ".put-") {
+		if d.IsDir() || strings.HasPrefix(d.Name(), putPrefix) {
 			return nil
 		}
 		rel, _ := filepath.Rel(l.root, p)

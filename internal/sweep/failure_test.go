@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
@@ -24,6 +25,11 @@ import (
 func TestFailureMessageIsTheCauseOnce(t *testing.T) {
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	// The test environment fails a workflow that waits for its children
+	// or activities longer than 3 s of wall time (its default), which the
+	// race detector at load 40 reached once: the error was then that
+	// timeout's, not the cause.
+	env.SetTestTimeout(10 * time.Minute)
 	env.RegisterWorkflow(workflows.CorpusWorkflow)
 	var a *activities.Activities
 	env.RegisterActivity(a)

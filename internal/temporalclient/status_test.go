@@ -216,6 +216,9 @@ func TestStatusOfARunningSweep(t *testing.T) {
 	}
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestWorkflowEnvironment()
+	// Not the environment's 3 s of wall time for a step: the race
+	// detector on a loaded machine outlasts it.
+	env.SetTestTimeout(10 * time.Minute)
 	env.RegisterWorkflow(workflows.SweepWorkflow)
 	env.RegisterWorkflow(workflows.CorpusWorkflow)
 	env.RegisterWorkflow(workflows.EvaluationWorkflow)

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/floorbench/floorbench/internal/backoff"
 	"github.com/floorbench/floorbench/internal/config"
 )
 
@@ -35,7 +36,7 @@ func DialWaiting(ctx context.Context, c config.Config, b Backoff, log *slog.Logg
 	if err := c.CheckTemporalAddress(); err != nil {
 		return nil, err
 	}
-	delay := b.First
+	delays := backoff.Doubling{First: b.First, Max: b.Max}
 	for attempt := 1; ; attempt++ {
 		cl, err := Dial(ctx, c)
 		if err == nil {
@@ -48,13 +49,11 @@ func DialWaiting(ctx context.Context, c config.Config, b Backoff, log *slog.Logg
 			return nil, err
 		}
 		waiting(err)
+		delay := delays.Next()
 		log.Warn("waiting for Temporal", "address", c.TemporalAddress, "attempt", attempt, "retry_in", delay.String(), "error", err.Error())
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(delay):
+		if err := backoff.Sleep(ctx, delay); err != nil {
+			return nil, err
 		}
-		delay = min(2*delay, b.Max)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -121,7 +120,7 @@ func runConfig(t *testing.T, cfg refagent.Config, policy, protocol string) map[s
 	t.Helper()
 	dir, s := tinyAgentSet(t)
 	out := t.TempDir()
-	synctest.Test(t, func(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
 		ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
 			Endpoint: serveConfig(t, cfg, protocol)}
 		start := time.Now()
@@ -263,7 +262,7 @@ func TestRunResumesAndRecordsFailures(t *testing.T) {
 	out := t.TempDir()
 	ro := RunOptions{Options: DefaultOptions("ny", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 0}
 	ctx := context.Background()
-	synctest.Test(t, func(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
 		ro.Endpoint = serveReference(t, refagent.NeverYield, "duplex")
 		if sum, err := Run(t.Context(), dir, s, ro, out); err != nil || sum.Err() != nil {
 			t.Fatal(err, sum.Err())
@@ -378,7 +377,7 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 		{"hangs after its hello", helloThen(16000, func(ctx context.Context, _ *websocket.Conn) { <-ctx.Done() }), "agent stopped: the duplex agent at "},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				ep := misbehaving(t, c.behave)
 				ep.HandshakeTimeout = 2 * time.Second
 				ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,

@@ -17,20 +17,27 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // faultServer serves one misbehaving agent: behave runs on each accepted
 // connection.
 func faultServer(t *testing.T, behave func(ctx context.Context, c *websocket.Conn)) string {
 	t.Helper()
-	return serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return serveHandler(t, faultHandler(behave))
+}
+
+// faultHandler is the handler of a misbehaving agent: behave runs on each
+// accepted connection.
+func faultHandler(behave func(ctx context.Context, c *websocket.Conn)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		defer c.CloseNow()
 		behave(r.Context(), c)
-	}))
+	})
 }
 
 // readUntilGone reads until the client goes.
@@ -51,9 +58,16 @@ func writeJSON(ctx context.Context, c *websocket.Conn, v any) {
 // openAndReceive dials and, if that works, receives until the session
 // fails; it returns the first error, bounded by a wall-clock minute.
 func openAndReceive(protocol, url string) error {
+	return openAndReceiveAt(Endpoint{Protocol: protocol, URL: url})
+}
+
+// openAndReceiveAt is openAndReceive at ep, at the test rate with a
+// handshake timeout of 1 s.
+func openAndReceiveAt(ep Endpoint) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	s, err := Dial(ctx, Endpoint{Protocol: protocol, URL: url, Rate: testRate, HandshakeTimeout: time.Second})
+	ep.Rate, ep.HandshakeTimeout = testRate, time.Second
+	s, err := Dial(ctx, ep)
 	if err != nil {
 		return err
 	}
@@ -63,7 +77,10 @@ func openAndReceive(protocol, url string) error {
 
 // Each way an agent can misbehave gives one clear error, never a hang:
 // it closes at once, never answers, sends malformed messages, or declares
-// a sample rate the protocol does not carry.
+// a sample rate the protocol does not carry. Each agent is served on a
+// Pipe in a synctest bubble, so the handshake's 1 s is of the bubble's
+// clock, which no load can use up (on sockets and the wall clock, one run
+// in twenty at load 25 timed out before it saw the close).
 func TestAMisbehavingAgentGivesOneClearError(t *testing.T) {
 	duplexHelloThen := func(hello duplexMessage, then func(ctx context.Context, c *websocket.Conn)) func(context.Context, *websocket.Conn) {
 		return func(ctx context.Context, c *websocket.Conn) {
@@ -111,15 +128,18 @@ func TestAMisbehavingAgentGivesOneClearError(t *testing.T) {
 		{"wrong format", RealtimeName, realtimeUpdatedThen(rtSession{InputAudioFormat: "g711_ulaw"}, readUntilGone), `declares input_audio_format "g711_ulaw"`},
 	} {
 		t.Run(c.protocol+" "+c.name, func(t *testing.T) {
-			url := faultServer(t, c.behave)
-			err := openAndReceive(c.protocol, url)
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.protocol+" agent at "+url) {
-				t.Fatalf("error %v, want one naming the %s agent at %s and saying %q", err, c.protocol, url, c.want)
-			}
-			t.Log(err)
-			if strings.Count(err.Error(), " agent at ") != 1 {
-				t.Errorf("the error names the agent more than once: %v", err)
-			}
+			testenv.Synctest(t, func(t *testing.T) {
+				ep, stop := ServePipe(faultHandler(c.behave), c.protocol)
+				defer stop()
+				err := openAndReceiveAt(ep)
+				if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.protocol+" agent at "+ep.URL) {
+					t.Fatalf("error %v, want one naming the %s agent at %s and saying %q", err, c.protocol, ep.URL, c.want)
+				}
+				t.Log(err)
+				if strings.Count(err.Error(), " agent at ") != 1 {
+					t.Errorf("the error names the agent more than once: %v", err)
+				}
+			})
 		})
 	}
 }

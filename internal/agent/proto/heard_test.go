@@ -6,8 +6,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // listening is an agent that keeps what it hears and says when it has
@@ -43,7 +44,7 @@ func TestHeardInputIsWhatTheAgentHears(t *testing.T) {
 	}
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				want, err := HeardInput(protocol, input)
 				if err != nil {
 					t.Fatal(err)

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // Opus's tolerances, which every comparison below is argued from: at
@@ -245,7 +245,7 @@ func abs(n int) int { return max(n, -n) }
 // sample 6·320, 2.5 ms late (the server's stream declares no pre-skip),
 // whole, at its level.
 func TestMoshiServerIsHeardOnItsClock(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
 		utt := tone(7*FrameSamples+100, SampleRate)
 		ep := servePipe(t, MoshiName, func() (Agent, error) { return &scripted{sayAt: 5, utt: utt}, nil })
 		rec := run(t, dialPipe(t, ep), 40, level(0, 0, 0), nil)

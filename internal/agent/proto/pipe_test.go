@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // A Pipe connection buffers PipeBuffer bytes as a socket does: a writer
@@ -15,7 +17,7 @@ import (
 // bubble's clock; a closed end gives the other io.EOF on reading and
 // io.ErrClosedPipe on writing.
 func TestPipeBuffersAndKeepsDeadlines(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
 		p := NewPipe()
 		accepted := make(chan error, 1)
 		var server io.ReadWriteCloser
@@ -70,7 +72,7 @@ func TestPipeBuffersAndKeepsDeadlines(t *testing.T) {
 // A Pipe with a Latency delivers each write that much later on the
 // bubble's clock, in order, either way.
 func TestPipeDelaysByItsLatency(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
 		p := NewPipe()
 		p.Latency = 3 * time.Millisecond
 		accepted := make(chan io.ReadWriteCloser, 1)

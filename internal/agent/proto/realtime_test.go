@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // rawRealtime dials the reference agent's realtime server as a raw
@@ -76,7 +76,7 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 			name, deltaName, doneName, itemAdded = "beta", "response.audio.delta", "response.audio.done", "conversation.item.created"
 		}
 		t.Run(name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				c := rawRealtime(t, beta)
 				created := next(t, c)
 				if created.Type != "session.created" || created.Session == nil || created.Session.ga() == beta ||
@@ -181,7 +181,7 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 		{`{"type":"server_vad","interrupt_response":false}`, true},
 	} {
 		t.Run(c.turnDetection, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				asked := make(chan []string, 1)
 				fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					conn, err := websocket.Accept(w, r, nil)

@@ -3,7 +3,8 @@ package proto
 import (
 	"slices"
 	"testing"
-	"testing/synctest"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // The agent's audio is heard whole and in order over both protocols: the
@@ -13,7 +14,7 @@ func TestAnUtteranceIsHeardWhole(t *testing.T) {
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
 			skipLossy(t, protocol)
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				utt := constant(0.25, 7*FrameSamples+100)
 				agent := &scripted{sayAt: 5, utt: utt}
 				ep := servePipe(t, protocol, func() (Agent, error) { return agent, nil })
@@ -47,7 +48,7 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 	for _, protocol := range Protocols() {
 		t.Run(protocol, func(t *testing.T) {
 			skipLossy(t, protocol)
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				utt := constant(0.25, 10*SampleRate)
 				ep := servePipe(t, protocol, func() (Agent, error) {
 					return &scripted{sayAt: 5, utt: utt, stopOnLoud: true}, nil
@@ -105,7 +106,7 @@ func TestAStopIsHeardWhereTheAgentStops(t *testing.T) {
 // formats under audio, response.output_audio.* events): the utterance is
 // heard whole.
 func TestRealtimeInTheGAShape(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
 		utt := constant(0.25, 7*FrameSamples+100)
 		ep := servePipe(t, RealtimeName, func() (Agent, error) { return &scripted{sayAt: 5, utt: utt}, nil })
 		ep.Realtime = RealtimeOptions{API: "ga", Model: "m", Voice: "v", Instructions: "be brief"}

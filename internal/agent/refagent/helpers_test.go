@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -98,7 +97,7 @@ type next func(k int, tr *trial) []float32
 func drive(t *testing.T, ref *Reference, protocol string, nx next) trial {
 	t.Helper()
 	var tr trial
-	synctest.Test(t, func(t *testing.T) { tr = driveInBubble(t, serve(t, ref, protocol), nx) })
+	testenv.Synctest(t, func(t *testing.T) { tr = driveInBubble(t, serve(t, ref, protocol), nx) })
 	if t.Failed() {
 		t.FailNow()
 	}

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/floor"
@@ -182,7 +184,7 @@ func (j Job) writePredictions(ctx context.Context, split string, seats []Seat) (
 	}
 	name := PredictionsName(split)
 	path := filepath.Join(j.Out, name)
-	if err := writeAtomically(path, func(f *os.File) error { return score.WriteSubmission(f, sub) }); err != nil {
+	if err := atomicfile.Write(path, corpus.PartialPrefix, func(w io.Writer) error { return score.WriteSubmission(w, sub) }); err != nil {
 		return PredictionsFile{}, err
 	}
 	sha, err := digest.FileSHA256(path)
@@ -210,25 +212,5 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomically(path, func(f *os.File) error {
-		_, err := f.Write(append(data, '\n'))
-		return err
-	})
-}
-
-// writeAtomically writes path through a temporary file renamed into place.
-func writeAtomically(path string, write func(*os.File) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".partial-"+filepath.Base(path)+"-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.WriteFile(path, corpus.PartialPrefix, append(data, '\n'))
 }

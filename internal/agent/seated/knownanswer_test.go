@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
@@ -17,6 +16,7 @@ import (
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // testTail is the silence these tests send after each conversation: long
@@ -147,7 +147,7 @@ func TestSeatedReferenceAgentDecidesAsTheOfflineDetector(t *testing.T) {
 			out := t.TempDir()
 			var job Job
 			var log *decisionLog
-			synctest.Test(t, func(t *testing.T) {
+			testenv.Synctest(t, func(t *testing.T) {
 				var ep proto.Endpoint
 				ep, log = serveReference(t, cfg, protocol)
 				o := DefaultOptions("reference-detector", ep)

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/coder/websocket"
@@ -24,6 +23,7 @@ import (
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/score"
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // burstEvery is how often, in input frames, the burst agent speaks, up to
@@ -99,7 +99,7 @@ func wantBursts() int { return (burstUntil-100)/burstEvery + 1 }
 func TestRunResumesWithoutTheAgent(t *testing.T) {
 	c := smallCorpus(t)
 	out := filepath.Join(t.TempDir(), "run")
-	synctest.Test(t, func(t *testing.T) { testRunResumesWithoutTheAgent(t, c, out) })
+	testenv.Synctest(t, func(t *testing.T) { testRunResumesWithoutTheAgent(t, c, out) })
 }
 
 func testRunResumesWithoutTheAgent(t *testing.T, c *corpus.Corpus, out string) {
@@ -165,7 +165,7 @@ func readAll(t *testing.T, out string) string {
 func TestRunRecordsFailedSessions(t *testing.T) {
 	c := smallCorpus(t)
 	out := filepath.Join(t.TempDir(), "run")
-	synctest.Test(t, func(t *testing.T) { testRunRecordsFailedSessions(t, c, out) })
+	testenv.Synctest(t, func(t *testing.T) { testRunRecordsFailedSessions(t, c, out) })
 }
 
 func testRunRecordsFailedSessions(t *testing.T, c *corpus.Corpus, out string) {
@@ -224,7 +224,7 @@ func TestRunRefusedEndpointLeavesNothing(t *testing.T) {
 func TestRunRetriesASessionWhoseServerWasKilled(t *testing.T) {
 	c := smallCorpus(t)
 	out := filepath.Join(t.TempDir(), "run")
-	synctest.Test(t, func(t *testing.T) { testRunRetriesASessionWhoseServerWasKilled(t, c, out) })
+	testenv.Synctest(t, func(t *testing.T) { testRunRetriesASessionWhoseServerWasKilled(t, c, out) })
 }
 
 func testRunRetriesASessionWhoseServerWasKilled(t *testing.T, c *corpus.Corpus, out string) {
@@ -363,7 +363,7 @@ func (a *stuck) Hear(in, own []float32) (proto.Decision, error) {
 func TestRunSeatOfAnAgentThatStopsAnswering(t *testing.T) {
 	c := smallCorpus(t)
 	out := filepath.Join(t.TempDir(), "run")
-	synctest.Test(t, func(t *testing.T) { testRunSeatOfAnAgentThatStopsAnswering(t, c, out) })
+	testenv.Synctest(t, func(t *testing.T) { testRunSeatOfAnAgentThatStopsAnswering(t, c, out) })
 }
 
 func testRunSeatOfAnAgentThatStopsAnswering(t *testing.T, c *corpus.Corpus, out string) {
@@ -410,7 +410,7 @@ func TestTheFirstFailureIsTheSessionsError(t *testing.T) {
 func TestAFailedSeatKeepsNoCredential(t *testing.T) {
 	c := smallCorpus(t)
 	out := filepath.Join(t.TempDir(), "run")
-	synctest.Test(t, func(t *testing.T) { testAFailedSeatKeepsNoCredential(t, c, out) })
+	testenv.Synctest(t, func(t *testing.T) { testAFailedSeatKeepsNoCredential(t, c, out) })
 }
 
 func testAFailedSeatKeepsNoCredential(t *testing.T, c *corpus.Corpus, out string) {
