@@ -63,7 +63,7 @@ func TestQuickstartWithAnAgent(t *testing.T) {
 	spec := writeFile(t, tmp, "agent.yaml", agentSweepSpec(serveNeverYield(t), ""))
 	store := filepath.Join(tmp, "store")
 	stdout, stderr, code := run(t, "submit", "--dry-run", spec, "--store-dir", store)
-	if code != 0 || !strings.Contains(stdout, "agent never-yield over duplex: 8 trials (8 scenarios of tiny-agent seed 1 x 1 repeats), 0 recorded; scenario set to generate") {
+	if code != 0 || !strings.Contains(stdout, "agent never-yield over duplex: 14 trials (14 scenarios of tiny-agent seed 1 x 1 repeats), 0 recorded; scenario set to generate") {
 		t.Fatalf("dry run before: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	stdout, stderr, code = run(t, "quickstart", "-f", spec, "--store-dir", store)

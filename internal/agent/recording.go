@@ -161,7 +161,7 @@ func (r *Recording) validateTimes() error {
 	if !(r.ValidUntil > r.Cue && r.ValidUntil <= maxTrialSeconds) {
 		return fmt.Errorf("valid_until_s %g (want after cue_s %g)", r.ValidUntil, r.Cue)
 	}
-	hold := r.Condition == StartDuringHold
+	hold := r.Condition.Hold()
 	if hold && !(r.Resume > r.Cue && r.Resume < r.ValidUntil) {
 		return fmt.Errorf("resume_s %g (want between cue_s %g and valid_until_s %g)", r.Resume, r.Cue, r.ValidUntil)
 	}
@@ -196,7 +196,9 @@ func (r *Recording) validateStimulus() error {
 		return fmt.Errorf("a %s trial needs a stimulus", r.Condition)
 	case st.Kind != want:
 		return fmt.Errorf("stimulus kind %q (want %q for %s)", st.Kind, want, r.Condition)
-	case st.Speaker < 1 || st.Speaker > r.Speakers:
+	case !st.Kind.Seated() && st.Speaker != 0:
+		return fmt.Errorf("stimulus speaker %d (want 0: a %s comes from the room)", st.Speaker, st.Kind)
+	case st.Kind.Seated() && (st.Speaker < 1 || st.Speaker > r.Speakers):
 		return fmt.Errorf("stimulus speaker %d (want 1 to %d)", st.Speaker, r.Speakers)
 	case !(st.Delay > 0 && st.Delay <= maxStimulusDelay):
 		return fmt.Errorf("stimulus delay_s %g (want in (0, %g])", st.Delay, maxStimulusDelay)

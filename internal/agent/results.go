@@ -184,7 +184,9 @@ func scoreAgent(trials []Trial, p ScoreParams) AgentResult {
 		}
 	}
 	for _, c := range Conditions {
-		r.Conditions = append(r.Conditions, scoreCondition(trials, c))
+		if c.MPTB() || slices.ContainsFunc(trials, func(t Trial) bool { return t.Condition == c }) {
+			r.Conditions = append(r.Conditions, scoreCondition(trials, c))
+		}
 	}
 	r.Start = scoreAxis(trials, StartAfterEOT, StartDuringHold, p)
 	r.Stop = scoreAxis(trials, StopOnInterruption, StopOnBackchannel, p)

@@ -89,6 +89,13 @@ var families = map[Condition]family{
 	StartDuringHold:    {"hold (START−)", "entered", "held"},
 	StopOnInterruption: {"interruption (STOP+)", "yielded", "ignored"},
 	StopOnBackchannel:  {"backchannel (STOP−)", "yielded", "held"},
+	// The scenes beyond MPTB's (docs/agents.md#scenes).
+	StopOnSideTalk:            {"side talk (STOP−)", "yielded", "held"},
+	StopOnBackgroundSpeech:    {"background speech (STOP−)", "yielded", "held"},
+	StopOnVocalisation:        {"vocalisation (STOP−)", "yielded", "held"},
+	StopOnNoiseBurst:          {"noise burst (STOP−)", "yielded", "held"},
+	StartDuringFillerHold:     {"filler hold (START−)", "entered", "held"},
+	StartDuringBackgroundHold: {"background hold (START−)", "entered", "held"},
 }
 
 func trials(c AxisCounts) int { return c.TP + c.FN + c.FP + c.TN }
