@@ -79,9 +79,11 @@ type Recording struct {
 	Resume     float64         `json:"resume_s,omitempty"`
 	ValidUntil float64         `json:"valid_until_s"`
 	Stimulus   *PlayedStimulus `json:"stimulus,omitempty"`
-	Samples    int             `json:"samples"` // of input.wav and output.wav
-	Duration   float64         `json:"duration_s"`
-	Events     []ProviderEvent `json:"events"`
+	// Acoustics the trial was played under (absent: clean).
+	Acoustics *Acoustics      `json:"acoustics,omitempty"`
+	Samples   int             `json:"samples"` // of input.wav and output.wav
+	Duration  float64         `json:"duration_s"`
+	Events    []ProviderEvent `json:"events"`
 	// Error ends a trial that could not be played; its audio may be absent.
 	Error string `json:"error,omitempty"`
 	// Files maps input.wav and output.wav to their sha256.
@@ -138,6 +140,12 @@ func (r *Recording) Validate() error {
 		return fmt.Errorf("model is %d bytes long (at most 200)", len(r.Model))
 	case len(r.Error) > 4000:
 		return fmt.Errorf("error is %d bytes long (at most 4000)", len(r.Error))
+	}
+	if a := r.Acoustics; a != nil && (a.Clean() || a.Validate() != nil) {
+		if a.Clean() {
+			return errors.New("acoustics present but clean (leave it out)")
+		}
+		return a.Validate()
 	}
 	if err := r.validateTimes(); err != nil {
 		return err

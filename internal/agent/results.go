@@ -24,8 +24,10 @@ type Results struct {
 
 // AgentResult is one agent's scores over one protocol.
 type AgentResult struct {
-	Agent      string            `json:"agent"`
-	Protocol   string            `json:"protocol"`
+	Agent    string `json:"agent"`
+	Protocol string `json:"protocol"`
+	// Acoustics labels the acoustic conditions (absent: clean).
+	Acoustics  string            `json:"acoustics,omitempty"`
 	Trials     int               `json:"trials"`
 	Errors     int               `json:"errors"`
 	Start      AxisResult        `json:"start"`
@@ -124,6 +126,7 @@ type AxisCounts struct {
 type TrialResult struct {
 	Agent              string     `json:"agent"`
 	Protocol           string     `json:"protocol"`
+	Acoustics          string     `json:"acoustics,omitempty"`
 	ScenarioID         string     `json:"scenario_id"`
 	Condition          Condition  `json:"condition"`
 	Speakers           int        `json:"speakers"`
@@ -146,17 +149,19 @@ func BalancedAccuracy(recall, fpr float64) float64 { return (recall + 1 - fpr) /
 func ActionBias(recall, fpr float64) float64 { return recall + fpr - 1 }
 
 // Score aggregates decided trials into results, one AgentResult per
-// (agent, protocol), sorted; intervals resample scenarios.
+// (agent, protocol, acoustics), sorted (clean first); intervals resample
+// scenarios.
 func Score(trials []Trial, p ScoreParams) Results {
 	res := Results{SchemaVersion: ResultsSchemaVersion, Params: p, Agents: []AgentResult{}, Trials: []TrialResult{}}
 	sorted := slices.Clone(trials)
 	slices.SortFunc(sorted, func(a, b Trial) int {
-		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Protocol, b.Protocol),
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Protocol, b.Protocol), cmp.Compare(acousticsOrder(a), acousticsOrder(b)),
 			cmp.Compare(a.ScenarioID, b.ScenarioID), cmp.Compare(a.Repeat, b.Repeat))
 	})
 	for i := 0; i < len(sorted); {
 		j := i
-		for j < len(sorted) && sorted[j].Agent == sorted[i].Agent && sorted[j].Protocol == sorted[i].Protocol {
+		for j < len(sorted) && sorted[j].Agent == sorted[i].Agent && sorted[j].Protocol == sorted[i].Protocol &&
+			acousticsOrder(sorted[j]) == acousticsOrder(sorted[i]) {
 			j++
 		}
 		res.Agents = append(res.Agents, scoreAgent(sorted[i:j], p))
@@ -168,16 +173,25 @@ func Score(trials []Trial, p ScoreParams) Results {
 	return res
 }
 
+// acousticsOrder sorts clean trials before any other acoustics.
+func acousticsOrder(t Trial) string {
+	if t.Acoustics == (Acoustics{}).Label() {
+		return ""
+	}
+	return t.Acoustics
+}
+
 func trialResult(t Trial) TrialResult {
 	d := t.Decision
-	return TrialResult{Agent: t.Agent, Protocol: t.Protocol, ScenarioID: t.ScenarioID, Condition: t.Condition,
+	return TrialResult{Agent: t.Agent, Protocol: t.Protocol, Acoustics: acousticsOrder(t), ScenarioID: t.ScenarioID, Condition: t.Condition,
 		Speakers: t.Speakers, Repeat: t.Repeat, Outcome: d.Outcome, Acted: d.Acted, LatencyMS: report.Num(ms(d.Latency)),
 		Reclaimed: d.Reclaimed, BargeIn: d.BargeIn, BargeInWithoutStop: d.BargeInWithoutStop, Error: t.Error}
 }
 
 // scoreAgent scores one agent's trials, sorted by scenario and repeat.
 func scoreAgent(trials []Trial, p ScoreParams) AgentResult {
-	r := AgentResult{Agent: trials[0].Agent, Protocol: trials[0].Protocol, Trials: len(trials), BySpeakers: []SpeakersResult{}}
+	r := AgentResult{Agent: trials[0].Agent, Protocol: trials[0].Protocol, Acoustics: acousticsOrder(trials[0]), Trials: len(trials),
+		BySpeakers: []SpeakersResult{}}
 	for _, t := range trials {
 		if t.Decision.Outcome == Failed {
 			r.Errors++

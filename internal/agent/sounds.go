@@ -214,27 +214,14 @@ func radio(x []float32) sound {
 	return onePoleLowPass(onePoleLowPass(onePoleHighPass(x, 300), 3400), 3400)
 }
 
-// levelTo scales x so that its active 20 ms frames (within 20 dB of the
-// loudest) have RMS target, with its peak kept at most mixCeiling; this is
-// how loud a sound is heard, whatever its silences.
+// levelTo scales x so that its SpeechLevel is target, with its peak kept
+// at most mixCeiling.
 func levelTo(x sound, target float64) sound {
-	fr := audio.FrameRMS(x, FrameSamples)
-	top := 0.0
-	for _, v := range fr {
-		top = max(top, v)
-	}
-	var s float64
-	n := 0
-	for _, v := range fr {
-		if v > 0 && v >= top/10 {
-			s += v * v
-			n++
-		}
-	}
-	if n == 0 {
+	l := SpeechLevel(x)
+	if l == 0 {
 		return x
 	}
-	g := target / math.Sqrt(s/float64(n))
+	g := target / l
 	if pk := audio.Peak(x) * g; pk > mixCeiling {
 		g *= mixCeiling / pk
 	}

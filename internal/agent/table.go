@@ -19,7 +19,7 @@ func AgentTable(r Results) *report.Table {
 		Labels: 2,
 	}
 	for _, a := range r.Agents {
-		t.Rows = append(t.Rows, []string{a.Agent, a.Protocol,
+		t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a),
 			baWithCI(a.Start), baWithCI(a.Stop), report.Signed(float64(a.Start.ActionBias), 3), report.Signed(float64(a.Stop.ActionBias), 3),
 			latency(a.Start.LatencyMS), latency(a.Stop.LatencyMS), fmt.Sprint(a.Trials), fmt.Sprint(a.Errors)})
 	}
@@ -50,7 +50,7 @@ func FamilyTable(r Results) *report.Table {
 			if c.Condition.Stop() {
 				reclaimed = fmt.Sprint(c.Reclaimed)
 			}
-			t.Rows = append(t.Rows, []string{a.Agent, a.Protocol, f.name,
+			t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a), f.name,
 				fmt.Sprintf("%d %s", c.Acted, f.acted), fmt.Sprintf("%d %s", c.Decided-c.Acted, f.notActed),
 				report.Rate(float64(c.Rate)), fmt.Sprintf("%d/%d", c.Consistent, c.Repeated),
 				fmt.Sprint(c.NoStimulus + c.NotTalking + c.Truncated), fmt.Sprint(c.Errors),
@@ -73,12 +73,21 @@ func SpeakersTable(r Results) *report.Table {
 	}
 	for _, a := range r.Agents {
 		for _, s := range a.BySpeakers {
-			t.Rows = append(t.Rows, []string{a.Agent, a.Protocol, fmt.Sprint(s.Speakers),
+			t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a), fmt.Sprint(s.Speakers),
 				report.Rate(float64(s.Start.BalancedAccuracy)), report.Signed(float64(s.Start.ActionBias), 3), fmt.Sprint(trials(s.Start)),
 				report.Rate(float64(s.Stop.BalancedAccuracy)), report.Signed(float64(s.Stop.ActionBias), 3), fmt.Sprint(trials(s.Stop))})
 		}
 	}
 	return t
+}
+
+// protocolCell is the protocol, with the acoustic conditions when the
+// trials were not played clean.
+func protocolCell(a AgentResult) string {
+	if a.Acoustics == "" {
+		return a.Protocol
+	}
+	return a.Protocol + " (" + a.Acoustics + ")"
 }
 
 // family names a condition's trials and what acting means in them.

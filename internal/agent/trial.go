@@ -46,8 +46,10 @@ type Trial struct {
 	Condition  Condition
 	Speakers   int
 	Repeat     int
-	Error      string
-	Decision   Decision
+	// Acoustics is the label of the trial's acoustic conditions.
+	Acoustics string
+	Error     string
+	Decision  Decision
 	// Speech is what the VAD found in the agent's output.
 	Speech []Segment
 }
@@ -57,7 +59,10 @@ type Trial struct {
 // may be).
 func DecideTrial(r *Recording, output []float32, p ScoreParams) Trial {
 	t := Trial{Agent: r.Agent, Protocol: r.Protocol, ScenarioID: r.ScenarioID, Condition: r.Condition,
-		Speakers: r.Speakers, Repeat: r.Repeat, Error: r.Error}
+		Speakers: r.Speakers, Repeat: r.Repeat, Acoustics: Acoustics{}.Label(), Error: r.Error}
+	if r.Acoustics != nil {
+		t.Acoustics = r.Acoustics.Label()
+	}
 	if r.Error != "" {
 		t.Decision = Decision{Outcome: Failed, Latency: math.NaN()}
 		return t

@@ -32,6 +32,9 @@ type Options struct {
 	OnsetWait float64
 	// Tail is recorded after the last window that can decide a trial.
 	Tail float64
+	// Acoustics degrade what the agent hears: noise at a stated SNR, its
+	// own voice echoed back (docs/agents.md#acoustic-conditions).
+	Acoustics agent.Acoustics
 }
 
 // Defaults of Options' waits, in seconds.
@@ -66,8 +69,8 @@ func framesFor(t float64) int { return int(math.Ceil(t/frameSeconds - 1e-9)) }
 // The caller closes sess.
 func Play(ctx context.Context, sess proto.Session, t Trial, o Options) (*agent.Recording, []float32, []float32, error) {
 	sc := t.Scenario
-	p := newPlayback(sc, t.Audio, o)
-	l := listener{vad: o.VAD.Stream(), onset: p.onset, cue: sc.Cue}
+	p := newPlayback(sc, t.Audio, o, t.Repeat)
+	l := listener{vad: o.VAD.Stream(), onset: p.onset, cue: sc.Cue, echo: p.echo}
 	var res sendResult
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -100,10 +103,20 @@ type playback struct {
 	done       chan int
 	heardOnset float64
 	stimStart  int // frame; -1 before it is known
+	// noise and echo: the acoustic conditions (nil when not asked for).
+	noise *noiseSource
+	echo  *echoPath
 }
 
-func newPlayback(sc *agent.Scenario, a agent.ScenarioAudio, o Options) *playback {
-	return &playback{sc: sc, audio: a, o: o, onset: make(chan float64, 1), done: make(chan int, 1), heardOnset: -1, stimStart: -1}
+func newPlayback(sc *agent.Scenario, a agent.ScenarioAudio, o Options, repeat int) *playback {
+	p := &playback{sc: sc, audio: a, o: o, onset: make(chan float64, 1), done: make(chan int, 1), heardOnset: -1, stimStart: -1}
+	if ac := o.Acoustics; ac.SNR != nil {
+		p.noise = newNoiseSource(sc.ID, repeat, agent.SpeechLevel(a.Mix)*math.Pow(10, -*ac.SNR/20))
+	}
+	if ac := o.Acoustics; ac.Echo != nil {
+		p.echo = &echoPath{gain: math.Pow(10, *ac.Echo/20), delay: ac.EchoDelayMS * proto.SampleRate / 1000}
+	}
+	return p
 }
 
 // lastFrame is the number of frames the trial lasts, as far as is known
@@ -165,6 +178,12 @@ func (p *playback) frame(k int) []float32 {
 			out[i] += float32(p.sc.MixGain) * p.audio.Stimulus[off+i]
 		}
 	}
+	if p.noise != nil {
+		p.noise.add(out)
+	}
+	if p.echo != nil {
+		p.echo.add(out, from)
+	}
 	return out
 }
 
@@ -178,6 +197,9 @@ func (p *playback) recording(t Trial, res sendResult, l listener) (*agent.Record
 		Speakers: sc.Speakers, Repeat: t.Repeat, Agent: p.o.Agent, Protocol: p.o.Protocol, Model: p.o.Model,
 		Cue: sc.Cue, Resume: sc.Resume, ValidUntil: sc.ValidUntil, Samples: n,
 		Duration: float64(n) / proto.SampleRate, Events: l.events}
+	if ac := p.o.Acoustics; !ac.Clean() {
+		r.Acoustics = &ac
+	}
 	if sc.Stimulus != nil {
 		st := &agent.PlayedStimulus{Kind: sc.Stimulus.Kind, Speaker: sc.Stimulus.Speaker, Delay: sc.Stimulus.Delay, Samples: sc.Stimulus.Samples}
 		if p.heardOnset >= 0 {
@@ -217,6 +239,7 @@ type listener struct {
 	// anything it said earlier and stopped.
 	cue    float64
 	told   bool
+	echo   *echoPath // nil without echo
 	heard  []float32
 	frames int
 	events []agent.ProviderEvent
@@ -279,6 +302,9 @@ func (l *listener) take(out proto.Output) {
 
 func (l *listener) hear(frame []float32) {
 	l.heard = append(l.heard, frame...)
+	if l.echo != nil {
+		l.echo.hear(frame)
+	}
 	l.vad.Push(frame)
 	if l.told || l.vad.Heard() <= l.cue {
 		return

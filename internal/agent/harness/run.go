@@ -127,6 +127,9 @@ func (ro RunOptions) Check() error {
 	if err := ro.VAD.Validate(); err != nil {
 		return err
 	}
+	if err := ro.Acoustics.Validate(); err != nil {
+		return err
+	}
 	return ro.Windows.Validate()
 }
 
