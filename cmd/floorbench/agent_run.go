@@ -56,7 +56,7 @@ func newAgentRunCommand() *cobra.Command {
 func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	ro := &f.ro
 	ro.Protocol, ro.Endpoint.Realtime.Model = ro.Endpoint.Protocol, ro.Model
-	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, limits.DefaultSessionBackoff
+	ro.VAD, ro.Windows, ro.Backoff, ro.Recovery = f.p.VAD, f.p.Windows, limits.DefaultSessionBackoff, f.p.Measures.Recovery
 	if cmd.Flags().Changed("snr-db") {
 		ro.Acoustics.SNR = &f.snr
 	}
@@ -127,5 +127,6 @@ func (f *agentRunFlags) report(w io.Writer, sum harness.Summary, lim limits.Limi
 	}
 	return writeResult(w, f.output,
 		linesPart(fmt.Sprintf("%d trials played, %d already recorded, %d failed; recordings in %s", sum.Played, sum.Resumed, sum.Failed, f.out)),
-		tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.SpeakersTable(res)))
+		tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.MeasuresTable(res)),
+		tablePart(agent.SpeakersTable(res)))
 }

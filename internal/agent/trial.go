@@ -17,11 +17,13 @@ type ScoreParams struct {
 	// drawn from Seed.
 	Bootstrap int    `json:"bootstrap"`
 	Seed      uint64 `json:"bootstrap_seed"`
+	// Measures are the parameters of the measures beyond BA and bias.
+	Measures MeasureParams `json:"measures"`
 }
 
 // DefaultScoreParams are the published defaults.
 func DefaultScoreParams() ScoreParams {
-	return ScoreParams{VAD: DefaultVAD(), Windows: DefaultWindows(), Bootstrap: score.DefaultBootstrap}
+	return ScoreParams{VAD: DefaultVAD(), Windows: DefaultWindows(), Bootstrap: score.DefaultBootstrap, Measures: DefaultMeasureParams()}
 }
 
 // Validate checks the parameters, the bootstrap against lim.
@@ -30,6 +32,9 @@ func (p ScoreParams) Validate(lim limits.Limits) error {
 		return err
 	}
 	if err := p.Windows.Validate(); err != nil {
+		return err
+	}
+	if err := p.Measures.Validate(p.Windows); err != nil {
 		return err
 	}
 	if p.Bootstrap < 0 {
@@ -52,6 +57,8 @@ type Trial struct {
 	Decision  Decision
 	// Speech is what the VAD found in the agent's output.
 	Speech []Segment
+	// Measures are the trial's answers to the measures beyond BA.
+	Measures TrialMeasures
 }
 
 // DecideTrial decides one recording from the agent's output audio
@@ -76,6 +83,7 @@ func DecideTrial(r *Recording, output []float32, p ScoreParams) Trial {
 	default:
 		t.Decision = DecideStop(t.Speech, *r.Stimulus.Start, r.Duration, r.Events, p.Windows)
 	}
+	t.Measures = measureTrial(r, t.Speech, t.Decision, p)
 	return t
 }
 

@@ -207,6 +207,13 @@ func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 				if want := knownAnswer(policy, tr.Condition); tr.Decision.Acted != want {
 					t.Errorf("%s over %s: %s (%s): acted=%v, want %v", policy, protocol, id, tr.Condition, tr.Decision.Acted, want)
 				}
+				// always-yield stops within 200 ms and answers the
+				// interrupter once their turn has ended and been quiet
+				// for its 500 ms (a recovery).
+				if m := tr.Measures; policy == refagent.AlwaysYield && tr.Condition == agent.StopOnInterruption &&
+					(m.WithinTarget == nil || !*m.WithinTarget || m.Recovered == nil || !*m.Recovered) {
+					t.Errorf("%s over %s: %s: stop within target %v, recovered %v", policy, protocol, id, m.WithinTarget, m.Recovered)
+				}
 			}
 			if first == nil {
 				first = trials

@@ -16,7 +16,7 @@ import (
 // TrialVersion is the version of how a trial is played and recorded
 // (Play, the protocol clients, the recording): bump it with any change
 // that changes a recording, so that a sweep plays its stored trials again.
-const TrialVersion = 3
+const TrialVersion = 4
 
 // Options say how trials are played and named.
 type Options struct {
@@ -32,6 +32,9 @@ type Options struct {
 	OnsetWait float64
 	// Tail is recorded after the last window that can decide a trial.
 	Tail float64
+	// Recovery is recorded after an interruption stimulus ends, for the
+	// recovery measure (agent.MeasureParams.Recovery).
+	Recovery float64
 	// Acoustics degrade what the agent hears: noise at a stated SNR, its
 	// own voice echoed back (docs/agents.md#acoustic-conditions).
 	Acoustics agent.Acoustics
@@ -46,7 +49,7 @@ const (
 // DefaultOptions are the options with the scorer's defaults.
 func DefaultOptions(agentName, protocol, model string) Options {
 	return Options{Agent: agentName, Protocol: protocol, Model: model, VAD: agent.DefaultVAD(),
-		Windows: agent.DefaultWindows(), OnsetWait: DefaultOnsetWait, Tail: DefaultTail}
+		Windows: agent.DefaultWindows(), OnsetWait: DefaultOnsetWait, Tail: DefaultTail, Recovery: agent.DefaultMeasureParams().Recovery}
 }
 
 // Trial is one scenario with its audio, played for the Repeat-th time.
@@ -132,6 +135,9 @@ func (p *playback) lastFrame() int {
 	w := p.o.Windows
 	stimFrames := framesFor(p.sc.Stimulus.Duration())
 	after := framesFor(max(w.Yield+w.StopSilence, w.Yield+w.BargeIn) + p.o.Tail)
+	if p.sc.Stimulus.Kind == agent.Interruption {
+		after = max(after, stimFrames+framesFor(p.o.Recovery))
+	}
 	return max(tape, p.stimStart+max(stimFrames, after))
 }
 
