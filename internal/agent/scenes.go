@@ -149,8 +149,11 @@ func radioClip(ctx context.Context, seed uint64, id string, spec synth.Conversat
 		if err != nil {
 			return nil, nil, err
 		}
+		if len(texts) > 0 {
+			n += seconds(speechGap)
+		}
 		texts, clips = append(texts, text), append(clips, r.Acts[0].Clips[0])
-		n += len(r.Acts[0].Clips[0]) + seconds(speechGap)
+		n += len(r.Acts[0].Clips[0])
 	}
 	return texts, radio(join(clips, speechGap)), nil
 }
@@ -170,7 +173,7 @@ func withBackground(ctx context.Context, seed uint64, d Design, spec synth.Conve
 		return err
 	}
 	if len(clip) < n {
-		return fmt.Errorf("%s: %d radio sentences last %.2f s, less than the %.2f s to cover", d.ID, radioSentences,
+		return fmt.Errorf("%s: %d radio sentences last %.2f s, less than the %.2f s to cover", d.ID, len(texts),
 			float64(len(clip))/SampleRate, float64(n)/SampleRate)
 	}
 	clip = fade(levelTo(clip[:n], meanLevel(cast, s.Participants)*audio.FromDB(backgroundLevelDB)))
