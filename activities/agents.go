@@ -36,11 +36,11 @@ func HarnessOptions(a spec.Agent) harness.Options {
 // option of the harness that changes a recording.
 func playHash(o harness.Options) string {
 	return keys.Agent(struct {
-		Version         int
-		VAD             agent.VAD
-		Windows         agent.Windows
-		OnsetWait, Tail float64
-	}{harness.TrialVersion, o.VAD, o.Windows, o.OnsetWait, o.Tail})
+		Version                   int
+		VAD                       agent.VAD
+		Windows                   agent.Windows
+		OnsetWait, Tail, Recovery float64
+	}{harness.TrialVersion, o.VAD, o.Windows, o.OnsetWait, o.Tail, o.Recovery})
 }
 
 // TrialKey is the prefix of the recording of agent a's repeat-th play of

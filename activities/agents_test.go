@@ -89,7 +89,7 @@ func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Scenarios) != 8 || plan.Estimate <= 0 {
+	if len(plan.Scenarios) != 14 || plan.Estimate <= 0 {
 		t.Fatalf("plan of tiny-agent: %d scenarios, estimate %v", len(plan.Scenarios), plan.Estimate)
 	}
 	if puts := rec.take(); len(puts) == 0 || puts[len(puts)-1] != keys.File(plan.Prefix, agent.SetName) {

@@ -16,7 +16,9 @@ func init() { agentSubcommands = append(agentSubcommands, newAgentRunCommand) }
 // agentRunFlags are the flags of `agent run`.
 type agentRunFlags struct {
 	scenarios, out, output, keyEnv string
-	dryRun                         bool
+	dryRun, withEcho               bool
+	snr, echo                      float64
+	echoDelay                      int
 	ro                             harness.RunOptions
 	p                              agent.ScoreParams
 }
@@ -38,6 +40,10 @@ func newAgentRunCommand() *cobra.Command {
 	fs.IntVar(&ro.Concurrency, "concurrency", limits.DefaultAgentSessions, "sessions open at once (the endpoint's limit)")
 	fs.IntVar(&ro.Retries, "retries", limits.DefaultSessionRetries, "retries of a failed session before the trial is recorded as failed")
 	fs.Float64Var(&ro.OnsetWait, "onset-wait", harness.DefaultOnsetWait, "STOP: seconds after the prompt to wait for the agent to start")
+	fs.Float64Var(&f.snr, "snr-db", 0, "add pink noise this many dB under the tape's speech level (unset: none)")
+	fs.Float64Var(&f.echo, "echo-db", agent.DefaultEchoDB, "echo the agent's own voice into its input at this gain, as a speakerphone (with --echo)")
+	fs.IntVar(&f.echoDelay, "echo-delay-ms", agent.DefaultEchoDelayMS, "delay of the echo (with --echo)")
+	fs.BoolVar(&f.withEcho, "echo", false, "echo the agent's own voice into its input (--echo-db, --echo-delay-ms)")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "say how many trials and how long they take, and play nothing")
 	scoreParamFlags(fs, &f.p)
 	outputFlag(cmd, &f.output, resultFormats)
@@ -50,7 +56,13 @@ func newAgentRunCommand() *cobra.Command {
 func (f *agentRunFlags) run(cmd *cobra.Command) error {
 	ro := &f.ro
 	ro.Protocol, ro.Endpoint.Realtime.Model = ro.Endpoint.Protocol, ro.Model
-	ro.VAD, ro.Windows, ro.Backoff = f.p.VAD, f.p.Windows, limits.DefaultSessionBackoff
+	ro.VAD, ro.Windows, ro.Backoff, ro.Recovery = f.p.VAD, f.p.Windows, limits.DefaultSessionBackoff, f.p.Measures.Recovery
+	if cmd.Flags().Changed("snr-db") {
+		ro.Acoustics.SNR = &f.snr
+	}
+	if f.withEcho {
+		ro.Acoustics.Echo, ro.Acoustics.EchoDelayMS = &f.echo, f.echoDelay
+	}
 	if err := f.check(commandLimits(cmd)); err != nil {
 		return err
 	}
@@ -115,5 +127,6 @@ func (f *agentRunFlags) report(w io.Writer, sum harness.Summary, lim limits.Limi
 	}
 	return writeResult(w, f.output,
 		linesPart(fmt.Sprintf("%d trials played, %d already recorded, %d failed; recordings in %s", sum.Played, sum.Resumed, sum.Failed, f.out)),
-		tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.SpeakersTable(res)))
+		tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.MeasuresTable(res)),
+		tablePart(agent.SpeakersTable(res)))
 }

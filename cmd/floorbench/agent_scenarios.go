@@ -66,7 +66,7 @@ func newAgentScenariosCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&preset, "preset", "", "scenario design: mptb-agent (120 scenarios, 30 per condition) or tiny-agent (8, for tests)")
+	cmd.Flags().StringVar(&preset, "preset", "", "scenario design: mptb-agent (192 scenarios: MPTB's 120, 30 per condition, and 12 of each of six scenes) or tiny-agent (14, for tests)")
 	cmd.Flags().StringVar(&seed, "seed", "", "seed (each scenario is seeded from it and its id)")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must be absent or empty)")
 	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "scenarios generated at once")

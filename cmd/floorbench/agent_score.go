@@ -32,7 +32,8 @@ func newAgentScoreCommand() *cobra.Command {
 			}
 			return writeResult(cmd.OutOrStdout(), output,
 				linesPart(fmt.Sprintf("%d trials of %d agents from %s", len(res.Trials), len(res.Agents), dir)),
-				tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.SpeakersTable(res)))
+				tablePart(agent.AgentTable(res)), tablePart(agent.FamilyTable(res)), tablePart(agent.MeasuresTable(res)),
+				tablePart(agent.SpeakersTable(res)))
 		},
 	}
 	cmd.Flags().StringVar(&dir, "recordings", "", "folder of trial recordings (one folder per trial with recording.json, input.wav, output.wav)")
@@ -54,6 +55,10 @@ func scoreParamFlags(fs *pflag.FlagSet, p *agent.ScoreParams) {
 	fs.Float64Var(&w.StopSilence, "stop-silence", d.Windows.StopSilence, "STOP: seconds of silence after the end that make it a stop")
 	fs.Float64Var(&w.BargeIn, "barge-in-window", d.Windows.BargeIn, "seconds after the audible stop a provider interruption event may come")
 	fs.StringSliceVar(&w.BargeInKinds, "barge-in-kinds", d.Windows.BargeInKinds, "provider event kinds that say the agent was interrupted")
+	m := &p.Measures
+	fs.Float64Var(&m.DeadAir, "dead-air", d.Measures.DeadAir, "seconds after a turn end without an entry that are dead air")
+	fs.Float64Var(&m.Recovery, "recovery-window", d.Measures.Recovery, "seconds after an interrupter's turn an agent that yielded may answer them and recover")
+	fs.Float64Var(&m.StopTargetMS, "stop-target-ms", d.Measures.StopTargetMS, "stop latency target in ms (share of stops within it)")
 	fs.IntVar(&v.FrameMS, "vad-frame-ms", d.VAD.FrameMS, "VAD frame in ms")
 	fs.Float64Var(&v.OnDBFS, "vad-on-dbfs", d.VAD.OnDBFS, "VAD: frame level (dBFS) that starts speech")
 	fs.Float64Var(&v.OffDBFS, "vad-off-dbfs", d.VAD.OffDBFS, "VAD: frame level (dBFS) that keeps speech going")

@@ -63,7 +63,7 @@ func TestQuickstartWithAnAgent(t *testing.T) {
 	spec := writeFile(t, tmp, "agent.yaml", agentSweepSpec(serveNeverYield(t), ""))
 	store := filepath.Join(tmp, "store")
 	stdout, stderr, code := run(t, "submit", "--dry-run", spec, "--store-dir", store)
-	if code != 0 || !strings.Contains(stdout, "agent never-yield over duplex: 8 trials (8 scenarios of tiny-agent seed 1 x 1 repeats), 0 recorded; scenario set to generate") {
+	if code != 0 || !strings.Contains(stdout, "agent never-yield over duplex: 14 trials (14 scenarios of tiny-agent seed 1 x 1 repeats), 0 recorded; scenario set to generate") {
 		t.Fatalf("dry run before: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	stdout, stderr, code = run(t, "quickstart", "-f", spec, "--store-dir", store)
@@ -71,12 +71,12 @@ func TestQuickstartWithAnAgent(t *testing.T) {
 		t.Fatalf("quickstart -f: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	t.Logf("\n%s", stdout)
-	row := regexp.MustCompile(`(?m)^never-yield\s+duplex\s+[0-9.]+ \[[0-9.]+, [0-9.]+\]\s+0\.500 \[0\.500, 0\.500\]\s+\S+\s+-1\.000\s+.*\s8\s+0$`)
+	row := regexp.MustCompile(`(?m)^never-yield\s+duplex\s+[0-9.]+ \[[0-9.]+, [0-9.]+\]\s+0\.500 \[0\.500, 0\.500\]\s+\S+\s+-1\.000\s+.*\s14\s+0$`)
 	if !strings.Contains(stdout, "Full-duplex agents") || !row.MatchString(stdout) {
 		t.Errorf("no agent table with never-yield's STOP BA 0.500 and bias -1 in\n%s", stdout)
 	}
 	stdout, stderr, code = run(t, "submit", "--dry-run", spec, "--store-dir", store)
-	after := regexp.MustCompile(`agent never-yield over duplex: 8 trials \(.*\), 8 recorded; all trials take at most \d+(m\d+)?s at concurrency 4, rate ` + fmt.Sprint(sweepAgentRate))
+	after := regexp.MustCompile(`agent never-yield over duplex: 14 trials \(.*\), 14 recorded; all trials take at most \d+(m\d+)?s at concurrency 4, rate ` + fmt.Sprint(sweepAgentRate))
 	if code != 0 || !after.MatchString(stdout) {
 		t.Errorf("dry run after: exit %d\n%s\n%s", code, stdout, stderr)
 	}

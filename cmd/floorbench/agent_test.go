@@ -29,7 +29,7 @@ func TestAgentScenariosCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &w); err != nil {
 		t.Fatalf("%v: %s", err, stdout)
 	}
-	if w.Count != 8 || len(w.PerCondition) != 4 || w.PerCondition["stop-on-backchannel"] != 2 || len(w.ManifestSHA256) != 64 {
+	if w.Count != 14 || len(w.PerCondition) != 10 || w.PerCondition["stop-on-backchannel"] != 2 || len(w.ManifestSHA256) != 64 {
 		t.Fatalf("%+v", w)
 	}
 	if _, err := agent.ReadSet(out); err != nil {

@@ -16,7 +16,11 @@
 // docs/agents.md documents as one protocol.
 package agent
 
-import "github.com/floorbench/floorbench/internal/agent/proto"
+import (
+	"slices"
+
+	"github.com/floorbench/floorbench/internal/agent/proto"
+)
 
 // The audio every agent protocol carries: 16 kHz mono PCM16 in 20 ms
 // frames, as internal/agent/proto defines it.
@@ -25,11 +29,12 @@ const (
 	FrameSamples = proto.FrameSamples
 )
 
-// Condition is one of the four trial conditions of MPTB §4.
+// Condition is one trial condition: one of the four of MPTB §4, or one
+// of the scenes beyond them (docs/agents.md#scenes).
 type Condition string
 
-// The four conditions. START trials ask whether the agent enters the floor;
-// STOP trials whether an agent that is talking yields it.
+// The four conditions of MPTB. START trials ask whether the agent enters
+// the floor; STOP trials whether an agent that is talking yields it.
 const (
 	// StartAfterEOT: a participant ends a turn that hands the floor to the
 	// agent. Entering is correct (a START positive).
@@ -45,12 +50,53 @@ const (
 	StopOnBackchannel Condition = "stop-on-backchannel"
 )
 
-// Conditions lists the four conditions in report order.
-var Conditions = []Condition{StartAfterEOT, StartDuringHold, StopOnInterruption, StopOnBackchannel}
+// The scenes beyond MPTB's four: negatives only, each a sound a real
+// agent hears that does not claim or hand over the floor.
+const (
+	// StopOnSideTalk: while the agent talks, a participant asks another
+	// participant something by name. Going on is correct.
+	StopOnSideTalk Condition = "stop-on-side-talk"
+	// StopOnBackgroundSpeech: while the agent talks, a radio or TV under
+	// the conversation speaks. Going on is correct.
+	StopOnBackgroundSpeech Condition = "stop-on-background-speech"
+	// StopOnVocalisation: while the agent talks, a participant coughs,
+	// laughs or clears their throat. Going on is correct.
+	StopOnVocalisation Condition = "stop-on-vocalisation"
+	// StopOnNoiseBurst: while the agent talks, something bangs or clatters.
+	// Going on is correct.
+	StopOnNoiseBurst Condition = "stop-on-noise-burst"
+	// StartDuringFillerHold: a participant addresses the agent, says a
+	// filler ("um"), pauses, then goes on. Staying silent is correct.
+	StartDuringFillerHold Condition = "start-during-filler-hold"
+	// StartDuringBackgroundHold: a hold with a radio or TV speaking through
+	// the pause. Staying silent is correct.
+	StartDuringBackgroundHold Condition = "start-during-background-hold"
+)
+
+// MPTBConditions are MPTB's four, in report order: the START and STOP
+// axes (balanced accuracy, action bias) are scored on them alone.
+var MPTBConditions = []Condition{StartAfterEOT, StartDuringHold, StopOnInterruption, StopOnBackchannel}
+
+// SceneConditions are the conditions beyond MPTB's, in report order.
+var SceneConditions = []Condition{StopOnSideTalk, StopOnBackgroundSpeech, StopOnVocalisation, StopOnNoiseBurst,
+	StartDuringFillerHold, StartDuringBackgroundHold}
+
+// Conditions lists every condition in report order: MPTB's, then the
+// scenes.
+var Conditions = append(append([]Condition{}, MPTBConditions...), SceneConditions...)
 
 // Positive reports whether acting (entering, yielding) is correct.
 func (c Condition) Positive() bool { return c == StartAfterEOT || c == StopOnInterruption }
 
 // Stop reports whether c is a STOP condition (the agent must be talking
 // before the stimulus is played).
-func (c Condition) Stop() bool { return c == StopOnInterruption || c == StopOnBackchannel }
+func (c Condition) Stop() bool { return StimulusOf(c) != "" }
+
+// Hold reports whether c is a START negative with a hold pause: the
+// holding speaker goes on at resume_s.
+func (c Condition) Hold() bool {
+	return c == StartDuringHold || c == StartDuringFillerHold || c == StartDuringBackgroundHold
+}
+
+// MPTB reports whether c is one of MPTB's four conditions.
+func (c Condition) MPTB() bool { return slices.Contains(MPTBConditions, c) }

@@ -106,12 +106,23 @@ func Build(ctx context.Context, seed uint64, d Design, engines map[string]synth.
 	if err != nil {
 		return Built{}, fmt.Errorf("%s: %w", d.ID, err)
 	}
-	if d.Condition.Stop() {
+	switch {
+	case d.Condition.MPTB() && d.Condition.Stop():
 		st, clip, err := stimulus(ctx, seed, d, spec, b.Scenario.Participants, cast, src, engines)
 		if err != nil {
 			return Built{}, err
 		}
 		b.Scenario.Stimulus, b.Audio.Stimulus = &st, clip
+	case d.Condition.Stop():
+		st, clip, err := sceneStimulus(ctx, seed, d, spec, b.Scenario.Participants, cast, src, engines)
+		if err != nil {
+			return Built{}, err
+		}
+		b.Scenario.Stimulus, b.Audio.Stimulus = &st, clip
+	case d.Condition == StartDuringBackgroundHold:
+		if err := withBackground(ctx, seed, d, spec, cast, src, engines, &b); err != nil {
+			return Built{}, err
+		}
 	}
 	return b, nil
 }
@@ -127,7 +138,7 @@ func planLeadIn(seed uint64, d Design, script *synth.Script, seat int, src sourc
 	lines := leadLines(script.Lines, seat, d.Speakers, src, rng)
 	cueLine := &lines[len(lines)-1]
 	var before, after []synth.Sentence
-	if d.Condition == StartDuringHold {
+	if d.Condition.Hold() {
 		before, after = holdSplit(cueLine, name, src, rng)
 	} else {
 		addressEOT(cueLine, name, src, rng)
@@ -145,10 +156,13 @@ func planLeadIn(seed uint64, d Design, script *synth.Script, seat int, src sourc
 	}
 	plan.Tail = startTail
 	switch {
-	case d.Condition == StartDuringHold:
+	case d.Condition.Hold():
 		a := &plan.Acts[cue]
 		a.Segments = []synth.Utterance{utterance(a.Speaker, before), utterance(a.Speaker, after)}
 		a.Holds = []float64{truncatedPause(synth.StyleOf(d.Type), holdMin, holdMax, rng)}
+		if d.Condition == StartDuringFillerHold {
+			fillerHold(a, seed, d.ID, a.Holds[0])
+		}
 		plan.Tail = holdTail
 	case d.Condition.Stop():
 		plan.Tail = stopTail
@@ -201,11 +215,15 @@ func tape(d Design, script synth.Script, cast synth.Cast, seat int, tl synth.Tim
 		}
 	}
 	s.Prompt, s.Cue, s.ValidUntil = cue.Text, cue.End, s.Duration
-	if d.Condition == StartDuringHold {
-		if len(cue.Holds) != 1 {
-			return Built{}, fmt.Errorf("the cue turn has %d holds, want 1", len(cue.Holds))
+	if d.Condition.Hold() {
+		want := 1
+		if d.Condition == StartDuringFillerHold {
+			want = 2 // the gap before the filler, then the pause
 		}
-		s.Cue, s.Resume, s.ValidUntil = cue.Holds[0].Start, cue.Holds[0].End, cue.End
+		if len(cue.Holds) != want {
+			return Built{}, fmt.Errorf("the cue turn has %d holds, want %d", len(cue.Holds), want)
+		}
+		s.Cue, s.Resume, s.ValidUntil = cue.Holds[0].Start, cue.Holds[want-1].End, cue.End
 		if w := DefaultWindows().Entry; s.ValidUntil-s.Cue < w+0.5 {
 			return Built{}, fmt.Errorf("the holding speaker goes on for %.2f s after the pause starts, less than the %.1f s entry window", s.ValidUntil-s.Cue, w)
 		}

@@ -45,7 +45,7 @@ func TestCombineIsScoringTogether(t *testing.T) {
 // cut to a valid length on a character boundary, and passes validation.
 func TestFailedRecording(t *testing.T) {
 	preset, _ := ScenarioPresetByName("tiny-agent")
-	d := preset.Designs[len(preset.Designs)-1] // a STOP design
+	d := preset.Designs[7] // an MPTB STOP design (stop-on-backchannel)
 	r0, _, _, _ := simulate(neverYield, 0, d, 0)
 	sc := &Scenario{ID: d.ID, Condition: d.Condition, Speakers: d.Speakers, Cue: r0.Cue, ValidUntil: r0.ValidUntil,
 		Stimulus: &Stimulus{Kind: StimulusOf(d.Condition), Speaker: 1, Delay: 1.5, Samples: 8000}}

@@ -20,8 +20,10 @@ type policy struct {
 
 var (
 	neverYield  = policy{name: "never-yield", enter: map[Condition]bool{StartAfterEOT: true}, yield: map[Condition]bool{}}
-	alwaysYield = policy{name: "always-yield", enter: map[Condition]bool{StartAfterEOT: true, StartDuringHold: true},
-		yield: map[Condition]bool{StopOnInterruption: true, StopOnBackchannel: true}}
+	alwaysYield = policy{name: "always-yield", enter: map[Condition]bool{StartAfterEOT: true, StartDuringHold: true,
+		StartDuringFillerHold: true, StartDuringBackgroundHold: true},
+		yield: map[Condition]bool{StopOnInterruption: true, StopOnBackchannel: true, StopOnSideTalk: true,
+			StopOnBackgroundSpeech: true, StopOnVocalisation: true, StopOnNoiseBurst: true}}
 	selective = policy{name: "selective", enter: map[Condition]bool{StartAfterEOT: true}, yield: map[Condition]bool{StopOnInterruption: true}}
 	flaky     = policy{name: "flaky", enter: map[Condition]bool{StartAfterEOT: true}, yield: map[Condition]bool{StopOnInterruption: true}, flaky: true}
 )
@@ -47,7 +49,7 @@ func simulate(p policy, i int, d Design, repeat int) (*Recording, []float32, []f
 	r := &Recording{SchemaVersion: RecordingSchemaVersion, ScenarioID: d.ID, Condition: d.Condition, Speakers: d.Speakers,
 		Repeat: repeat, Agent: p.name, Protocol: "duplex", Cue: simCue, ValidUntil: simDuration,
 		Samples: int(simDuration * SampleRate), Duration: simDuration, Events: []ProviderEvent{}}
-	if d.Condition == StartDuringHold {
+	if d.Condition.Hold() {
 		r.Resume, r.ValidUntil = simCue+0.8, simCue+4
 	}
 	flip := p.flaky && repeat == 1
@@ -61,6 +63,9 @@ func simulate(p policy, i int, d Design, repeat int) (*Recording, []float32, []f
 		on := simCue + simAnswer
 		stim := on + simDelay
 		r.Stimulus = &PlayedStimulus{Kind: StimulusOf(d.Condition), Speaker: 1, Delay: simDelay, Samples: 8000, Onset: &on, Start: &stim}
+		if !r.Stimulus.Kind.Seated() {
+			r.Stimulus.Speaker = 0
+		}
 		end := on + simTalk
 		if p.yield[d.Condition] != flip {
 			end = stim + simStop + 0.01*float64(i)

@@ -11,8 +11,12 @@ const (
 	planLeadOverrun  = 8.0
 	planCueTurn      = 8.0
 	planHoldTurn     = holdMax + 12.0
+	planFillerHold   = planHoldTurn + fillerGapMax + 1.0
 	planInterruption = 9.0
 	planBackchannel  = 1.5
+	planSideTalk     = 6.0
+	planRadio        = 10.0
+	planSound        = 1.5
 )
 
 // PlannedSet is the preset's scenarios as planned, before anything is
@@ -25,20 +29,34 @@ func PlannedSet(p ScenarioPreset) *Set {
 	for _, d := range p.Designs {
 		cue := d.LeadSeconds + planLeadOverrun + planCueTurn
 		sc := Scenario{ID: d.ID, Condition: d.Condition, Speakers: d.Speakers, Cue: cue, Duration: cue + startTail}
-		switch d.Condition {
-		case StartDuringHold:
-			sc.Cue = d.LeadSeconds + planLeadOverrun + planCueTurn
-			sc.Duration = d.LeadSeconds + planLeadOverrun + planHoldTurn + holdTail
-		case StopOnInterruption, StopOnBackchannel:
-			length := planBackchannel
-			if d.Condition == StopOnInterruption {
-				length = planInterruption
+		switch {
+		case d.Condition.Hold():
+			turn := planHoldTurn
+			if d.Condition == StartDuringFillerHold {
+				turn = planFillerHold
 			}
+			sc.Duration = d.LeadSeconds + planLeadOverrun + turn + holdTail
+		case d.Condition.Stop():
 			sc.Duration = cue + stopTail
-			sc.Stimulus = &Stimulus{Delay: stimulusDelayMax, Samples: int(length * SampleRate)}
+			sc.Stimulus = &Stimulus{Delay: stimulusDelayMax, Samples: int(plannedStimulus(StimulusOf(d.Condition)) * SampleRate)}
 		}
 		sc.ValidUntil = sc.Duration
 		set.Scenarios = append(set.Scenarios, sc)
 	}
 	return set
+}
+
+// plannedStimulus is the longest a stimulus of kind k is taken to last.
+func plannedStimulus(k StimulusKind) float64 {
+	switch k {
+	case Interruption:
+		return planInterruption
+	case SideTalk:
+		return planSideTalk
+	case BackgroundSpeech:
+		return planRadio
+	case Backchannel:
+		return planBackchannel
+	}
+	return planSound
 }

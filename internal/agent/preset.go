@@ -55,10 +55,11 @@ const (
 // cells, so each condition has 8, 8, 7 and 7 scenarios over the speaker
 // counts, rotated from condition to condition so that every speaker count
 // has 30 scenarios too. Interaction types cycle within a condition (five
-// of each of the six per condition).
+// of each of the six per condition). Then the scenes: sceneScenarios of
+// each.
 func mptbAgentPreset() ScenarioPreset {
 	p := ScenarioPreset{Name: "mptb-agent"}
-	for ci, c := range Conditions {
+	for ci, c := range MPTBConditions {
 		k := 0
 		for j := range 4 {
 			n := 2 + j
@@ -76,16 +77,46 @@ func mptbAgentPreset() ScenarioPreset {
 			}
 		}
 	}
+	for _, c := range SceneConditions {
+		counts := sceneSpeakers(c)
+		for k := range sceneScenarios {
+			n := counts[k%len(counts)]
+			p.Designs = append(p.Designs, Design{
+				ID:        fmt.Sprintf("mptb-agent-%s-%dp-%02d", shortName(c), n, k/len(counts)),
+				Condition: c, Speakers: n, Type: dialogue.InteractionTypes[k%len(dialogue.InteractionTypes)],
+				LeadSeconds: mptbAgentLead,
+			})
+		}
+	}
 	return p
 }
 
-// tinyAgentPreset is two scenarios per condition: the START ones with 2
-// and 4 speakers, the STOP ones with 3 and 5, so that every speaker count
-// appears twice and each has both conditions of one axis to score. For
-// tests and the quickstart.
+// sceneScenarios is how many scenarios of each scene mptb-agent has: 12
+// split evenly over the speaker counts the scene allows and over the six
+// interaction types (two each).
+const sceneScenarios = 12
+
+// sceneSpeakers are the speaker counts a scene is built with: side talk
+// needs two participants besides the agent.
+func sceneSpeakers(c Condition) []int {
+	if c == StopOnSideTalk {
+		return []int{3, 4, 5}
+	}
+	return []int{2, 3, 4, 5}
+}
+
+// tinySceneSpeakers are the speaker counts of tiny-agent's scenes, in
+// SceneConditions order: side talk needs three; with them every speaker
+// count has three or four scenarios.
+var tinySceneSpeakers = []int{3, 2, 4, 5, 2, 3}
+
+// tinyAgentPreset is two scenarios per MPTB condition: the START ones
+// with 2 and 4 speakers, the STOP ones with 3 and 5, so that every
+// speaker count appears twice and each has both conditions of one axis to
+// score; then one scenario of each scene. For tests and the quickstart.
 func tinyAgentPreset() ScenarioPreset {
 	p := ScenarioPreset{Name: "tiny-agent"}
-	for ci, c := range Conditions {
+	for ci, c := range MPTBConditions {
 		for j := range 2 {
 			n := 2 + 2*j
 			if c.Stop() {
@@ -97,6 +128,14 @@ func tinyAgentPreset() ScenarioPreset {
 				LeadSeconds: tinyAgentLead,
 			})
 		}
+	}
+	for si, c := range SceneConditions {
+		n := tinySceneSpeakers[si]
+		p.Designs = append(p.Designs, Design{
+			ID:        fmt.Sprintf("tiny-agent-%s-%dp", shortName(c), n),
+			Condition: c, Speakers: n, Type: dialogue.InteractionTypes[si%len(dialogue.InteractionTypes)],
+			LeadSeconds: tinyAgentLead,
+		})
 	}
 	return p
 }
@@ -110,6 +149,18 @@ func shortName(c Condition) string {
 		return "start-hold"
 	case StopOnInterruption:
 		return "stop-int"
+	case StopOnSideTalk:
+		return "stop-side"
+	case StopOnBackgroundSpeech:
+		return "stop-radio"
+	case StopOnVocalisation:
+		return "stop-voc"
+	case StopOnNoiseBurst:
+		return "stop-noise"
+	case StartDuringFillerHold:
+		return "start-filler"
+	case StartDuringBackgroundHold:
+		return "start-radio-hold"
 	}
 	return "stop-bc"
 }

@@ -107,9 +107,11 @@ type Recording struct {
 	Resume     float64         `json:"resume_s,omitempty"`
 	ValidUntil float64         `json:"valid_until_s"`
 	Stimulus   *PlayedStimulus `json:"stimulus,omitempty"`
-	Samples    int             `json:"samples"` // of input.wav and output.wav
-	Duration   float64         `json:"duration_s"`
-	Events     []ProviderEvent `json:"events"`
+	// Acoustics the trial was played under (absent: clean).
+	Acoustics *Acoustics      `json:"acoustics,omitempty"`
+	Samples   int             `json:"samples"` // of input.wav and output.wav
+	Duration  float64         `json:"duration_s"`
+	Events    []ProviderEvent `json:"events"`
 	// Error ends a trial that could not be played; its audio may be absent.
 	Error string `json:"error,omitempty"`
 	// Files maps input.wav and output.wav to their sha256.
@@ -174,6 +176,12 @@ func (r *Recording) Validate() error {
 	case len(r.Error) > 4000:
 		return fmt.Errorf("error is %d bytes long (at most 4000)", len(r.Error))
 	}
+	if a := r.Acoustics; a != nil && (a.Clean() || a.Validate() != nil) {
+		if a.Clean() {
+			return errors.New("acoustics present but clean (leave it out)")
+		}
+		return a.Validate()
+	}
 	if err := r.validateTimes(); err != nil {
 		return err
 	}
@@ -196,7 +204,7 @@ func (r *Recording) validateTimes() error {
 	if !(r.ValidUntil > r.Cue && r.ValidUntil <= maxTrialSeconds) {
 		return fmt.Errorf("valid_until_s %g (want after cue_s %g)", r.ValidUntil, r.Cue)
 	}
-	hold := r.Condition == StartDuringHold
+	hold := r.Condition.Hold()
 	if hold && !(r.Resume > r.Cue && r.Resume < r.ValidUntil) {
 		return fmt.Errorf("resume_s %g (want between cue_s %g and valid_until_s %g)", r.Resume, r.Cue, r.ValidUntil)
 	}
@@ -228,7 +236,9 @@ func (r *Recording) validateStimulus() error {
 		return fmt.Errorf("a %s trial needs a stimulus", r.Condition)
 	case st.Kind != want:
 		return fmt.Errorf("stimulus kind %q (want %q for %s)", st.Kind, want, r.Condition)
-	case st.Speaker < 1 || st.Speaker > r.Speakers:
+	case !st.Kind.Seated() && st.Speaker != 0:
+		return fmt.Errorf("stimulus speaker %d (want 0: a %s comes from the room)", st.Speaker, st.Kind)
+	case st.Kind.Seated() && (st.Speaker < 1 || st.Speaker > r.Speakers):
 		return fmt.Errorf("stimulus speaker %d (want 1 to %d)", st.Speaker, r.Speakers)
 	case !(st.Delay > 0 && st.Delay <= maxStimulusDelay):
 		return fmt.Errorf("stimulus delay_s %g (want in (0, %g])", st.Delay, maxStimulusDelay)

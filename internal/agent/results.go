@@ -24,14 +24,19 @@ type Results struct {
 
 // AgentResult is one agent's scores over one protocol.
 type AgentResult struct {
-	Agent      string            `json:"agent"`
-	Protocol   string            `json:"protocol"`
+	Agent    string `json:"agent"`
+	Protocol string `json:"protocol"`
+	// Acoustics labels the acoustic conditions (absent: clean).
+	Acoustics  string            `json:"acoustics,omitempty"`
 	Trials     int               `json:"trials"`
 	Errors     int               `json:"errors"`
 	Start      AxisResult        `json:"start"`
 	Stop       AxisResult        `json:"stop"`
 	Conditions []ConditionResult `json:"conditions"`
 	BySpeakers []SpeakersResult  `json:"by_speakers"`
+	// Measures are dead air, missed responses, recovery after an
+	// interruption and stops within the target (docs/agents.md#measures).
+	Measures AgentMeasures `json:"measures"`
 }
 
 // AxisResult scores START (entering after a turn end against entering in
@@ -73,8 +78,10 @@ type ConditionResult struct {
 	Trials    int       `json:"trials"`
 	Decided   int       `json:"decided"`
 	Acted     int       `json:"acted"`
-	// Rate is the entry rate (START) or the yield rate (STOP).
+	// Rate is the entry rate (START) or the yield rate (STOP), with its
+	// 95% scenario-bootstrap interval (absent without resamples).
 	Rate       report.Num       `json:"rate"`
+	RateCI95   *[2]report.Num   `json:"rate_ci95,omitempty"`
 	Errors     int              `json:"errors"`
 	NoStimulus int              `json:"no_stimulus"`
 	NotTalking int              `json:"not_talking"`
@@ -124,6 +131,7 @@ type AxisCounts struct {
 type TrialResult struct {
 	Agent              string     `json:"agent"`
 	Protocol           string     `json:"protocol"`
+	Acoustics          string     `json:"acoustics,omitempty"`
 	ScenarioID         string     `json:"scenario_id"`
 	Condition          Condition  `json:"condition"`
 	Speakers           int        `json:"speakers"`
@@ -134,7 +142,8 @@ type TrialResult struct {
 	Reclaimed          bool       `json:"reclaimed,omitempty"`
 	BargeIn            bool       `json:"barge_in,omitempty"`
 	BargeInWithoutStop bool       `json:"barge_in_without_stop,omitempty"`
-	Error              string     `json:"error,omitempty"`
+	TrialMeasures
+	Error string `json:"error,omitempty"`
 }
 
 // BalancedAccuracy is (recall + 1 - fpr)/2 and ActionBias recall + fpr - 1
@@ -146,17 +155,19 @@ func BalancedAccuracy(recall, fpr float64) float64 { return (recall + 1 - fpr) /
 func ActionBias(recall, fpr float64) float64 { return recall + fpr - 1 }
 
 // Score aggregates decided trials into results, one AgentResult per
-// (agent, protocol), sorted; intervals resample scenarios.
+// (agent, protocol, acoustics), sorted (clean first); intervals resample
+// scenarios.
 func Score(trials []Trial, p ScoreParams) Results {
 	res := Results{SchemaVersion: ResultsSchemaVersion, Params: p, Agents: []AgentResult{}, Trials: []TrialResult{}}
 	sorted := slices.Clone(trials)
 	slices.SortFunc(sorted, func(a, b Trial) int {
-		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Protocol, b.Protocol),
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Protocol, b.Protocol), cmp.Compare(acousticsOrder(a), acousticsOrder(b)),
 			cmp.Compare(a.ScenarioID, b.ScenarioID), cmp.Compare(a.Repeat, b.Repeat))
 	})
 	for i := 0; i < len(sorted); {
 		j := i
-		for j < len(sorted) && sorted[j].Agent == sorted[i].Agent && sorted[j].Protocol == sorted[i].Protocol {
+		for j < len(sorted) && sorted[j].Agent == sorted[i].Agent && sorted[j].Protocol == sorted[i].Protocol &&
+			acousticsOrder(sorted[j]) == acousticsOrder(sorted[i]) {
 			j++
 		}
 		res.Agents = append(res.Agents, scoreAgent(sorted[i:j], p))
@@ -168,24 +179,36 @@ func Score(trials []Trial, p ScoreParams) Results {
 	return res
 }
 
+// acousticsOrder sorts clean trials before any other acoustics.
+func acousticsOrder(t Trial) string {
+	if t.Acoustics == (Acoustics{}).Label() {
+		return ""
+	}
+	return t.Acoustics
+}
+
 func trialResult(t Trial) TrialResult {
 	d := t.Decision
-	return TrialResult{Agent: t.Agent, Protocol: t.Protocol, ScenarioID: t.ScenarioID, Condition: t.Condition,
+	return TrialResult{Agent: t.Agent, Protocol: t.Protocol, Acoustics: acousticsOrder(t), ScenarioID: t.ScenarioID, Condition: t.Condition,
 		Speakers: t.Speakers, Repeat: t.Repeat, Outcome: d.Outcome, Acted: d.Acted, LatencyMS: report.Num(ms(d.Latency)),
-		Reclaimed: d.Reclaimed, BargeIn: d.BargeIn, BargeInWithoutStop: d.BargeInWithoutStop, Error: t.Error}
+		Reclaimed: d.Reclaimed, BargeIn: d.BargeIn, BargeInWithoutStop: d.BargeInWithoutStop, TrialMeasures: t.Measures, Error: t.Error}
 }
 
 // scoreAgent scores one agent's trials, sorted by scenario and repeat.
 func scoreAgent(trials []Trial, p ScoreParams) AgentResult {
-	r := AgentResult{Agent: trials[0].Agent, Protocol: trials[0].Protocol, Trials: len(trials), BySpeakers: []SpeakersResult{}}
+	r := AgentResult{Agent: trials[0].Agent, Protocol: trials[0].Protocol, Acoustics: acousticsOrder(trials[0]), Trials: len(trials),
+		BySpeakers: []SpeakersResult{}}
 	for _, t := range trials {
 		if t.Decision.Outcome == Failed {
 			r.Errors++
 		}
 	}
 	for _, c := range Conditions {
-		r.Conditions = append(r.Conditions, scoreCondition(trials, c))
+		if c.MPTB() || slices.ContainsFunc(trials, func(t Trial) bool { return t.Condition == c }) {
+			r.Conditions = append(r.Conditions, scoreCondition(trials, c, p))
+		}
 	}
+	r.Measures = scoreMeasures(trials, p)
 	r.Start = scoreAxis(trials, StartAfterEOT, StartDuringHold, p)
 	r.Stop = scoreAxis(trials, StopOnInterruption, StopOnBackchannel, p)
 	for n := 2; n <= 5; n++ {
@@ -236,7 +259,7 @@ func consistency(runs [][]Trial) (repeated, consistent int) {
 	return repeated, consistent
 }
 
-func scoreCondition(trials []Trial, c Condition) ConditionResult {
+func scoreCondition(trials []Trial, c Condition, p ScoreParams) ConditionResult {
 	r := ConditionResult{Condition: c}
 	var lat []float64
 	var b BargeIn
@@ -273,6 +296,7 @@ func scoreCondition(trials []Trial, c Condition) ConditionResult {
 		}
 	}
 	r.Rate = report.Num(ratio(r.Acted, r.Decided))
+	r.RateCI95 = rateCI(trials, c, p)
 	r.LatencyMS = latencyMS(lat)
 	r.Repeated, r.Consistent = consistency(scenarioRuns(trials, c))
 	r.Consistency = report.Num(ratio(r.Consistent, r.Repeated))
@@ -282,6 +306,28 @@ func scoreCondition(trials []Trial, c Condition) ConditionResult {
 		r.BargeIn = &b
 	}
 	return r
+}
+
+// rateCI is the 95% interval of condition c's rate over scenario
+// resamples (nil without resamples or decided trials).
+func rateCI(trials []Trial, c Condition, p ScoreParams) *[2]report.Num {
+	runs := scenarioRuns(trials, c)
+	if p.Bootstrap == 0 || len(runs) == 0 {
+		return nil
+	}
+	per := make([]score.Counts, len(runs))
+	for i, run := range runs {
+		for _, t := range run {
+			if t.Decision.Acted {
+				per[i].TP++
+			} else {
+				per[i].FN++
+			}
+		}
+	}
+	rates, _ := score.NewResamples(len(per), p.Bootstrap, p.Seed).Rates(per)
+	iv := score.CI95(rates)
+	return &[2]report.Num{report.Num(iv.Lo), report.Num(iv.Hi)}
 }
 
 // scenarioCounts are the per-scenario counts of an axis, in scenario

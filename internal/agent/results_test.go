@@ -43,7 +43,7 @@ func TestScoreKnownAgents(t *testing.T) {
 		if ci := a.Stop.CI95.BalancedAccuracy; !near(float64(ci[0]), c.stopBA) || !near(float64(ci[1]), c.stopBA) {
 			t.Errorf("%s: STOP BA interval %v", c.agent, ci)
 		}
-		if a.Trials != 24 || a.Start.Scenarios != 4 || a.Stop.Scenarios != 4 || !near(float64(a.Stop.Consistency), 1) {
+		if a.Trials != 42 || a.Start.Scenarios != 4 || a.Stop.Scenarios != 4 || !near(float64(a.Stop.Consistency), 1) {
 			t.Errorf("%s: %d trials, %d/%d scenarios, consistency %v", c.agent, a.Trials, a.Start.Scenarios, a.Stop.Scenarios, a.Stop.Consistency)
 		}
 	}
@@ -76,7 +76,11 @@ func TestScoreConsistencyAcrossRepeats(t *testing.T) {
 		t.Errorf("STOP recall %v fpr %v ci %v", a.Stop.Recall, a.Stop.FPRate, a.Stop.CI95)
 	}
 	for _, c := range a.Conditions {
-		if c.Repeated != 2 || c.Consistent != 0 {
+		want := 2 // tiny-agent has two scenarios of each MPTB condition, one of each scene
+		if !c.Condition.MPTB() {
+			want = 1
+		}
+		if c.Repeated != want || c.Consistent != 0 {
 			t.Errorf("%s: %d of %d repeated scenarios consistent", c.Condition, c.Consistent, c.Repeated)
 		}
 	}

@@ -14,13 +14,22 @@ import (
 // agent talks.
 type StimulusKind string
 
-// The two stimuli of the STOP conditions.
+// The stimuli of the STOP conditions.
 const (
 	// Interruption: a participant takes the floor (a claim and the start
 	// of their own turn).
 	Interruption StimulusKind = "interruption"
 	// Backchannel: a participant says a continuer ("mm hm", "right").
 	Backchannel StimulusKind = "backchannel"
+	// SideTalk: a participant asks another participant something, by name.
+	SideTalk StimulusKind = "side-talk"
+	// BackgroundSpeech: a radio or TV voice, band-limited, under the
+	// conversation (no seat).
+	BackgroundSpeech StimulusKind = "background-speech"
+	// Vocalisation: a participant's cough, laugh or throat-clearing.
+	Vocalisation StimulusKind = "vocalisation"
+	// NoiseBurst: a bang or clatter in the room (no seat).
+	NoiseBurst StimulusKind = "noise-burst"
 )
 
 // StimulusOf is the stimulus of a STOP condition ("" for START ones).
@@ -30,9 +39,22 @@ func StimulusOf(c Condition) StimulusKind {
 		return Interruption
 	case StopOnBackchannel:
 		return Backchannel
+	case StopOnSideTalk:
+		return SideTalk
+	case StopOnBackgroundSpeech:
+		return BackgroundSpeech
+	case StopOnVocalisation:
+		return Vocalisation
+	case StopOnNoiseBurst:
+		return NoiseBurst
 	}
 	return ""
 }
+
+// Seated reports whether a participant makes stimuli of kind k (speaker
+// is their seat); background speech and noise bursts come from the room
+// (speaker 0).
+func (k StimulusKind) Seated() bool { return k != BackgroundSpeech && k != NoiseBurst }
 
 // ParseCondition reads a condition's name.
 func ParseCondition(s string) (Condition, error) {
@@ -54,13 +76,30 @@ type Participant struct {
 
 // Stimulus is a STOP trial's stimulus clip: played into the agent's input
 // Delay seconds after the harness observes the agent's speech onset, on
-// the channel of participant Speaker (and into the mix at MixGain).
+// the channel of participant Speaker (0: the room's, for kinds that are
+// not Seated) and into the mix at MixGain. Text is what is said, or for a
+// sound its name in brackets ("[cough]").
 type Stimulus struct {
 	Kind    StimulusKind `json:"kind"`
 	Speaker int          `json:"speaker"`
 	Text    string       `json:"text"`
 	Delay   float64      `json:"delay_s"`
 	Samples int          `json:"samples"`
+	// LevelDB is the clip's speech level relative to the participants'
+	// mean speech level (background speech only).
+	LevelDB *float64 `json:"level_db,omitempty"`
+}
+
+// Background is the radio or TV speech mixed under a
+// start-during-background-hold scenario (file background.wav, Samples
+// long, starting at Start on the tape), LevelDB relative to the
+// participants' mean speech level.
+type Background struct {
+	Text    string  `json:"text"`
+	Voice   string  `json:"voice"`
+	Start   float64 `json:"start_s"`
+	Samples int     `json:"samples"`
+	LevelDB float64 `json:"level_db"`
 }
 
 // Duration is the clip's length in seconds.
@@ -95,14 +134,17 @@ type Scenario struct {
 	// Prompt is the text of the cue turn: it addresses the agent by name.
 	Prompt   string    `json:"prompt"`
 	Stimulus *Stimulus `json:"stimulus,omitempty"`
+	// Background: start-during-background-hold only; the mix holds it.
+	Background *Background `json:"background,omitempty"`
 	// Files maps every file of the scenario's folder to its sha256.
 	Files map[string]string `json:"files"`
 }
 
 // Scenario folder files (docs/agents.md#scenarios).
 const (
-	MixName      = "mix.wav"
-	StimulusName = "stimulus.wav"
+	MixName        = "mix.wav"
+	StimulusName   = "stimulus.wav"
+	BackgroundName = "background.wav"
 )
 
 // ChannelName is the file of the participant in seat k.
@@ -116,6 +158,9 @@ func (s *Scenario) FileNames() []string {
 	}
 	if s.Stimulus != nil {
 		out = append(out, StimulusName)
+	}
+	if s.Background != nil {
+		out = append(out, BackgroundName)
 	}
 	slices.Sort(out)
 	return out
@@ -200,7 +245,7 @@ func (s *Scenario) validateTimes() error {
 	if !(s.ValidUntil > s.Cue && s.ValidUntil <= s.Duration) {
 		return fmt.Errorf("valid_until_s %g (want after cue_s %g, at most duration_s %g)", s.ValidUntil, s.Cue, s.Duration)
 	}
-	hold := s.Condition == StartDuringHold
+	hold := s.Condition.Hold()
 	if hold && !(s.Resume > s.Cue && s.Resume < s.ValidUntil) {
 		return fmt.Errorf("resume_s %g (want between cue_s %g and valid_until_s %g)", s.Resume, s.Cue, s.ValidUntil)
 	}
@@ -209,6 +254,25 @@ func (s *Scenario) validateTimes() error {
 	}
 	if s.Prompt == "" {
 		return errors.New("prompt is empty")
+	}
+	return s.validateBackground()
+}
+
+func (s *Scenario) validateBackground() error {
+	b := s.Background
+	switch {
+	case (s.Condition == StartDuringBackgroundHold) != (b != nil):
+		return fmt.Errorf("a %s scenario with background %v (only background holds have one)", s.Condition, b != nil)
+	case b == nil:
+		return nil
+	case b.Text == "" || b.Voice == "":
+		return errors.New("background text and voice must not be empty")
+	case !(b.Start >= 0 && b.Start < s.Cue):
+		return fmt.Errorf("background start_s %g (want from 0 to before cue_s %g)", b.Start, s.Cue)
+	case b.Samples <= 0 || b.Start+float64(b.Samples)/SampleRate > s.Duration+1e-6:
+		return fmt.Errorf("background samples %d from start_s %g (want 1 to the tape's end)", b.Samples, b.Start)
+	case !(b.LevelDB >= -60 && b.LevelDB <= 0):
+		return fmt.Errorf("background level_db %g (want -60 to 0)", b.LevelDB)
 	}
 	return nil
 }
@@ -225,8 +289,12 @@ func (s *Scenario) validateStimulus() error {
 		return fmt.Errorf("a %s scenario needs a stimulus", s.Condition)
 	case st.Kind != want:
 		return fmt.Errorf("stimulus kind %q (want %q for %s)", st.Kind, want, s.Condition)
-	case !slices.ContainsFunc(s.Participants, func(p Participant) bool { return p.Speaker == st.Speaker }):
+	case !st.Kind.Seated() && st.Speaker != 0:
+		return fmt.Errorf("stimulus speaker %d (want 0: a %s comes from the room)", st.Speaker, st.Kind)
+	case st.Kind.Seated() && !slices.ContainsFunc(s.Participants, func(p Participant) bool { return p.Speaker == st.Speaker }):
 		return fmt.Errorf("stimulus speaker %d is not a participant", st.Speaker)
+	case st.LevelDB != nil && !(*st.LevelDB >= -60 && *st.LevelDB <= 0):
+		return fmt.Errorf("stimulus level_db %g (want -60 to 0)", *st.LevelDB)
 	case !(st.Delay > 0 && st.Delay <= maxStimulusDelay):
 		return fmt.Errorf("stimulus delay_s %g (want in (0, %g])", st.Delay, maxStimulusDelay)
 	case st.Samples <= 0 || st.Samples > int(maxStimulusDelay*SampleRate):

@@ -73,14 +73,21 @@ func TestTinyAgentIsBalanced(t *testing.T) {
 		perCondition[s.Condition]++
 		perSpeakers[s.Speakers]++
 	}
-	for _, c := range Conditions {
+	for _, c := range MPTBConditions {
 		if perCondition[c] != 2 {
 			t.Errorf("%s: %d scenarios, want 2", c, perCondition[c])
 		}
 	}
-	for n := 2; n <= 5; n++ {
-		if perSpeakers[n] != 2 {
-			t.Errorf("%d speakers: %d scenarios, want 2", n, perSpeakers[n])
+	for _, c := range SceneConditions {
+		if perCondition[c] != 1 {
+			t.Errorf("%s: %d scenarios, want 1", c, perCondition[c])
+		}
+	}
+	// MPTB's eight: two of each speaker count; the six scenes add 2, 3,
+	// 4, 5, 2 and 3 speakers (side talk's three speakers among them).
+	for n, want := range map[int]int{2: 4, 3: 4, 4: 3, 5: 3} {
+		if perSpeakers[n] != want {
+			t.Errorf("%d speakers: %d scenarios, want %d", n, perSpeakers[n], want)
 		}
 	}
 	if m.Preset != "tiny-agent" || m.Seed != 7 || m.CodeVersion != ScenarioCodeVersion() {
@@ -104,10 +111,22 @@ func TestMPTBAgentPresetIsBalanced(t *testing.T) {
 		perSpeakers[d.Speakers]++
 		ids[d.ID] = true
 	}
-	if len(p.Designs) != 120 || len(ids) != 120 {
-		t.Fatalf("%d designs, %d distinct ids; want 120", len(p.Designs), len(ids))
+	want := 120 + sceneScenarios*len(SceneConditions)
+	if len(p.Designs) != want || len(ids) != want {
+		t.Fatalf("%d designs, %d distinct ids; want %d", len(p.Designs), len(ids), want)
 	}
-	for _, c := range Conditions {
+	if !slices.Equal(p.Designs[:120], mptbOnly(p.Designs)) {
+		t.Error("the MPTB conditions' designs are not the preset's first 120")
+	}
+	for _, c := range SceneConditions {
+		counts := sceneSpeakers(c)
+		for _, n := range counts {
+			if k := cells[c][n]; k != sceneScenarios/len(counts) {
+				t.Errorf("%s with %d speakers: %d scenarios, want %d", c, n, k, sceneScenarios/len(counts))
+			}
+		}
+	}
+	for _, c := range MPTBConditions {
 		total := 0
 		for n := 2; n <= 5; n++ {
 			if k := cells[c][n]; k != 7 && k != 8 {
@@ -119,11 +138,27 @@ func TestMPTBAgentPresetIsBalanced(t *testing.T) {
 			t.Errorf("%s: %d scenarios, want 30", c, total)
 		}
 	}
+	// 30 of MPTB's, 3 of each of five scenes, and side talk's 4 from 3
+	// speakers on.
 	for n := 2; n <= 5; n++ {
-		if perSpeakers[n] != 30 {
-			t.Errorf("%d speakers: %d scenarios, want 30", n, perSpeakers[n])
+		want := 30 + 15
+		if n > 2 {
+			want += 4
+		}
+		if perSpeakers[n] != want {
+			t.Errorf("%d speakers: %d scenarios, want %d", n, perSpeakers[n], want)
 		}
 	}
+}
+
+func mptbOnly(ds []Design) []Design {
+	var out []Design
+	for _, d := range ds {
+		if d.Condition.MPTB() {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // speechRMS is the RMS of x between two times, in dBFS.
@@ -141,6 +176,16 @@ func noiseFloor(x []float32) float64 {
 	}
 	slices.Sort(levels)
 	return levels[len(levels)/10]
+}
+
+// participantsMix is the mix without a background: the participants'
+// channels summed, at the scenario's mix gain.
+func participantsMix(a ScenarioAudio, gain float64) []float32 {
+	out := make([]float32, len(a.Mix))
+	for _, ch := range a.Channels {
+		audio.AddAt(out, ch, 0, gain)
+	}
+	return out
 }
 
 // The cue is where the audio says it is: the addressing speaker talks up
@@ -163,18 +208,24 @@ func TestTinyAgentCuesMatchTheAudio(t *testing.T) {
 		if slices.ContainsFunc(s.Participants, func(p Participant) bool { return p.Name == s.AgentName || p.Speaker == s.AgentSeat }) {
 			t.Errorf("%s: the agent %s (seat %d) is among the participants %v", s.ID, s.AgentName, s.AgentSeat, s.Participants)
 		}
-		quietUntil := s.Cue + 2
-		if s.Condition == StartDuringHold {
+		quietFrom, quietUntil := s.Cue, s.Cue+2
+		if s.Condition.Hold() {
 			quietUntil = s.Resume
 		}
-		// Before the cue the addressing speaker talks; after it every
-		// channel is down to its noise: within 12 dB of its floor, where
-		// speech is at least 20 dB above it (the SNRs are 20 to 38 dB).
+		if s.Condition == StartDuringFillerHold {
+			// the filler is said in the first part of the hold
+			quietFrom = s.Resume - holdMin
+		}
+		// Before the cue the addressing speaker talks (15 dB over the
+		// floor: a sentence's last 250 ms can sit a few dB under its
+		// speaker's level); after it every channel is down to its noise:
+		// within 12 dB of its floor, where speech is at least 20 dB above
+		// it (the SNRs are 20 to 38 dB).
 		talking := false
 		for i, ch := range a.Channels {
 			floor := noiseFloor(ch)
-			talking = talking || speechRMS(ch, s.Cue-0.25, s.Cue) > floor+20
-			for x := s.Cue + 0.01; x+0.25 < quietUntil; x += 0.25 {
+			talking = talking || speechRMS(ch, s.Cue-0.25, s.Cue) > floor+15
+			for x := quietFrom + 0.01; x+0.25 < quietUntil; x += 0.25 {
 				if l := speechRMS(ch, x, x+0.25); l > floor+12 {
 					t.Errorf("%s: speaker %d at %.1f dBFS %.2f s after the cue (noise floor %.1f)", s.ID, s.Participants[i].Speaker, l, x-s.Cue, floor)
 					break
@@ -184,17 +235,34 @@ func TestTinyAgentCuesMatchTheAudio(t *testing.T) {
 		if !talking {
 			t.Errorf("%s: nobody talks in the 250 ms before the cue", s.ID)
 		}
-		if s.Condition == StartDuringHold {
+		if s.Condition.Hold() {
 			// The lowest SNR is 20 dB on the speaker's own channel; the
 			// mix adds the other channels' noise (6 dB more with four),
 			// and the first 250 ms of speech can sit a few dB under its
 			// speaker's level. 15 dB over the mix's floor is speech,
-			// never noise.
-			if resumed, floor := speechRMS(a.Mix, s.Resume, s.Resume+0.25), noiseFloor(a.Mix); resumed < floor+15 {
+			// never noise. (The participants' mix: a radio under it
+			// raises the mix's floor.)
+			bed := participantsMix(a, s.MixGain)
+			if resumed, floor := speechRMS(bed, s.Resume, s.Resume+0.25), noiseFloor(bed); resumed < floor+15 {
 				t.Errorf("%s: %.1f dBFS after resume_s, noise floor %.1f", s.ID, resumed, floor)
 			}
-			if s.Resume-s.Cue < holdMin-1e-9 || s.Resume-s.Cue > holdMax+1e-9 {
-				t.Errorf("%s: hold of %.3f s outside [%g, %g]", s.ID, s.Resume-s.Cue, holdMin, holdMax)
+			lo, hi := holdMin, holdMax
+			if s.Condition == StartDuringFillerHold {
+				lo, hi = holdMin+fillerGapMin, holdMax+fillerGapMax+1
+			}
+			if s.Resume-s.Cue < lo-1e-9 || s.Resume-s.Cue > hi+1e-9 {
+				t.Errorf("%s: hold of %.3f s outside [%g, %g]", s.ID, s.Resume-s.Cue, lo, hi)
+			}
+		}
+		if b := s.Background; b != nil {
+			// The radio is 10 dB under the speech, which is 20 dB or more
+			// over the noise: it is heard through the pause, over the
+			// participants' quiet channels.
+			if l, quiet := speechRMS(a.Mix, s.Cue, s.Resume), speechRMS(participantsMix(a, s.MixGain), s.Cue, s.Resume); l < quiet+6 {
+				t.Errorf("%s: %.1f dBFS in the pause under a radio, %.1f without it", s.ID, l, quiet)
+			}
+			if b.Start > s.Cue-backgroundLead+1e-3 || b.Start+float64(b.Samples)/SampleRate < s.Resume {
+				t.Errorf("%s: the radio plays from %.2f s for %d samples, the pause is [%.2f, %.2f]", s.ID, b.Start, b.Samples, s.Cue, s.Resume)
 			}
 		}
 		if s.Condition.Stop() {
@@ -202,7 +270,8 @@ func TestTinyAgentCuesMatchTheAudio(t *testing.T) {
 			if st.Delay < stimulusDelayMin || st.Delay > stimulusDelayMax || len(a.Stimulus) != st.Samples {
 				t.Errorf("%s: stimulus delay %g s, %d samples (%d in the file)", s.ID, st.Delay, st.Samples, len(a.Stimulus))
 			}
-			if d := st.Duration(); (st.Kind == Backchannel) != (d < 1.2) {
+			short := st.Kind == Backchannel || st.Kind == Vocalisation || st.Kind == NoiseBurst
+			if d := st.Duration(); short != (d < 1.2) {
 				t.Errorf("%s: %s stimulus %q lasts %.2f s", s.ID, st.Kind, st.Text, d)
 			}
 		}
@@ -281,7 +350,9 @@ func TestVADFindsRenderedSpeech(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range m.Scenarios {
-		if s.Stimulus == nil {
+		// Speech only: a cough's or a bang's decaying tail falls under the
+		// off level before its last sample, as a listener would hear it.
+		if s.Stimulus == nil || s.Stimulus.Kind == Vocalisation || s.Stimulus.Kind == NoiseBurst {
 			continue
 		}
 		a, err := LoadAudio(dir, &s)

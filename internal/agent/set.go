@@ -108,9 +108,10 @@ func ReadSet(dir string) (*Set, error) {
 // participants' channels (parallel to Scenario.Participants) and, for
 // STOP scenarios, the stimulus clip. 16 kHz, in [-1, 1].
 type ScenarioAudio struct {
-	Mix      []float32
-	Channels [][]float32
-	Stimulus []float32
+	Mix        []float32
+	Channels   [][]float32
+	Stimulus   []float32
+	Background []float32
 }
 
 // LoadAudio reads scenario s's files from the set folder dir, checking
@@ -148,7 +149,12 @@ func LoadAudio(dir string, s *Scenario) (ScenarioAudio, error) {
 		a.Channels = append(a.Channels, ch)
 	}
 	if s.Stimulus != nil {
-		a.Stimulus, err = read(StimulusName, s.Stimulus.Samples)
+		if a.Stimulus, err = read(StimulusName, s.Stimulus.Samples); err != nil {
+			return a, err
+		}
+	}
+	if s.Background != nil {
+		a.Background, err = read(BackgroundName, s.Background.Samples)
 	}
 	return a, err
 }

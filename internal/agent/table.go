@@ -19,7 +19,7 @@ func AgentTable(r Results) *report.Table {
 		Labels: 2,
 	}
 	for _, a := range r.Agents {
-		t.Rows = append(t.Rows, []string{a.Agent, a.Protocol,
+		t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a),
 			baWithCI(a.Start), baWithCI(a.Stop), report.Signed(float64(a.Start.ActionBias), 3), report.Signed(float64(a.Stop.ActionBias), 3),
 			latency(a.Start.LatencyMS), latency(a.Stop.LatencyMS), fmt.Sprint(a.Trials), fmt.Sprint(a.Errors)})
 	}
@@ -35,7 +35,7 @@ func AgentTable(r Results) *report.Table {
 func FamilyTable(r Results) *report.Table {
 	t := &report.Table{
 		Title: "Full-duplex agents by family",
-		Header: []string{"agent", "protocol", "family", "acted", "not acted", "rate", "consistent", "undecided", "errors",
+		Header: []string{"agent", "protocol", "family", "acted", "not acted", "rate [95% CI]", "consistent", "undecided", "errors",
 			"latency ms p10/p50/p90", "reclaimed", "barge-in stops"},
 		Labels: 3,
 	}
@@ -50,9 +50,9 @@ func FamilyTable(r Results) *report.Table {
 			if c.Condition.Stop() {
 				reclaimed = fmt.Sprint(c.Reclaimed)
 			}
-			t.Rows = append(t.Rows, []string{a.Agent, a.Protocol, f.name,
+			t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a), f.name,
 				fmt.Sprintf("%d %s", c.Acted, f.acted), fmt.Sprintf("%d %s", c.Decided-c.Acted, f.notActed),
-				report.Rate(float64(c.Rate)), fmt.Sprintf("%d/%d", c.Consistent, c.Repeated),
+				rateWithCI(c.Rate, c.RateCI95), fmt.Sprintf("%d/%d", c.Consistent, c.Repeated),
 				fmt.Sprint(c.NoStimulus + c.NotTalking + c.Truncated), fmt.Sprint(c.Errors),
 				latencies(c.LatencyMS), reclaimed, bargeIn})
 		}
@@ -61,6 +61,40 @@ func FamilyTable(r Results) *report.Table {
 		"and trials whose recording ends before their decision. " +
 		"consistent: scenarios decided more than once whose repeats agree. barge-in stops: stops a provider interruption event coincides with."
 	return t
+}
+
+// MeasuresTable is every agent's measures beyond BA and bias
+// (docs/agents.md#measures): dead air and missed responses after turn
+// ends, recovery after an interruption it yielded to, and stops within
+// the target latency, each a rate with its 95% interval and its count.
+func MeasuresTable(r Results) *report.Table {
+	m := r.Params.Measures
+	t := &report.Table{
+		Title: "Full-duplex agents: dead air, missed responses, recovery, stop target",
+		Header: []string{"agent", "protocol", fmt.Sprintf("dead air > %g s [95%% CI]", m.DeadAir), "missed responses [95% CI]",
+			fmt.Sprintf("recovery within %g s [95%% CI]", m.Recovery), fmt.Sprintf("stops ≤ %g ms [95%% CI]", m.StopTargetMS)},
+		Labels: 2,
+	}
+	for _, a := range r.Agents {
+		ms := a.Measures
+		t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a),
+			shareCell(ms.DeadAir), shareCell(ms.Missed), shareCell(ms.Recovery), shareCell(ms.StopWithinTarget)})
+	}
+	t.Caption = "dead air and missed responses: of the turn-end trials decided (no entry by the time given; no speech at all after the cue). " +
+		"recovery: of the interruption trials yielded to, those whose agent answered the interrupter once their turn ended " +
+		"(trials recorded too short to tell are left out). stops: of the interruption trials yielded to. count/trials in brackets after the interval."
+	return t
+}
+
+func shareCell(s Share) string {
+	return fmt.Sprintf("%s (%d/%d)", rateWithCI(s.Rate, s.CI95), s.Count, s.Trials)
+}
+
+func rateWithCI(rate report.Num, ci *[2]report.Num) string {
+	if ci == nil {
+		return report.Rate(float64(rate))
+	}
+	return report.RateWithCI(float64(rate), score.Interval{Lo: float64(ci[0]), Hi: float64(ci[1])})
 }
 
 // SpeakersTable is START and STOP balanced accuracy and action bias by
@@ -73,12 +107,21 @@ func SpeakersTable(r Results) *report.Table {
 	}
 	for _, a := range r.Agents {
 		for _, s := range a.BySpeakers {
-			t.Rows = append(t.Rows, []string{a.Agent, a.Protocol, fmt.Sprint(s.Speakers),
+			t.Rows = append(t.Rows, []string{a.Agent, protocolCell(a), fmt.Sprint(s.Speakers),
 				report.Rate(float64(s.Start.BalancedAccuracy)), report.Signed(float64(s.Start.ActionBias), 3), fmt.Sprint(trials(s.Start)),
 				report.Rate(float64(s.Stop.BalancedAccuracy)), report.Signed(float64(s.Stop.ActionBias), 3), fmt.Sprint(trials(s.Stop))})
 		}
 	}
 	return t
+}
+
+// protocolCell is the protocol, with the acoustic conditions when the
+// trials were not played clean.
+func protocolCell(a AgentResult) string {
+	if a.Acoustics == "" {
+		return a.Protocol
+	}
+	return a.Protocol + " (" + a.Acoustics + ")"
 }
 
 // family names a condition's trials and what acting means in them.
@@ -89,6 +132,13 @@ var families = map[Condition]family{
 	StartDuringHold:    {"hold (START−)", "entered", "held"},
 	StopOnInterruption: {"interruption (STOP+)", "yielded", "ignored"},
 	StopOnBackchannel:  {"backchannel (STOP−)", "yielded", "held"},
+	// The scenes beyond MPTB's (docs/agents.md#scenes).
+	StopOnSideTalk:            {"side talk (STOP−)", "yielded", "held"},
+	StopOnBackgroundSpeech:    {"background speech (STOP−)", "yielded", "held"},
+	StopOnVocalisation:        {"vocalisation (STOP−)", "yielded", "held"},
+	StopOnNoiseBurst:          {"noise burst (STOP−)", "yielded", "held"},
+	StartDuringFillerHold:     {"filler hold (START−)", "entered", "held"},
+	StartDuringBackgroundHold: {"background hold (START−)", "entered", "held"},
 }
 
 func trials(c AxisCounts) int { return c.TP + c.FN + c.FP + c.TN }

@@ -38,9 +38,11 @@ func TestAgentTablesGolden(t *testing.T) {
 	p := DefaultScoreParams()
 	p.Bootstrap, p.Seed = 500, 1
 	r := scoreRun(t, recordRun(t, 3, neverYield, alwaysYield, selective, flaky), p)
-	tables := map[string]func(Results) *report.Table{"agents": AgentTable, "families": FamilyTable, "speakers": SpeakersTable}
+	tables := map[string]func(Results) *report.Table{"agents": AgentTable, "families": FamilyTable, "speakers": SpeakersTable,
+		"measures": MeasuresTable}
 	for _, c := range []struct{ table, format string }{
 		{"agents", "text"}, {"agents", "md"}, {"families", "text"}, {"families", "md"}, {"speakers", "text"}, {"speakers", "md"},
+		{"measures", "text"}, {"measures", "md"}, {"measures", "csv"}, {"measures", "latex"}, {"families", "csv"}, {"families", "latex"},
 	} {
 		t.Run(c.table+"-"+c.format, func(t *testing.T) {
 			var b bytes.Buffer

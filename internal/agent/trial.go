@@ -17,11 +17,13 @@ type ScoreParams struct {
 	// drawn from Seed.
 	Bootstrap int    `json:"bootstrap"`
 	Seed      uint64 `json:"bootstrap_seed"`
+	// Measures are the parameters of the measures beyond BA and bias.
+	Measures MeasureParams `json:"measures"`
 }
 
 // DefaultScoreParams are the published defaults.
 func DefaultScoreParams() ScoreParams {
-	return ScoreParams{VAD: DefaultVAD(), Windows: DefaultWindows(), Bootstrap: score.DefaultBootstrap}
+	return ScoreParams{VAD: DefaultVAD(), Windows: DefaultWindows(), Bootstrap: score.DefaultBootstrap, Measures: DefaultMeasureParams()}
 }
 
 // Validate checks the parameters, the bootstrap against lim.
@@ -30,6 +32,9 @@ func (p ScoreParams) Validate(lim limits.Limits) error {
 		return err
 	}
 	if err := p.Windows.Validate(); err != nil {
+		return err
+	}
+	if err := p.Measures.Validate(p.Windows); err != nil {
 		return err
 	}
 	if p.Bootstrap < 0 {
@@ -46,10 +51,14 @@ type Trial struct {
 	Condition  Condition
 	Speakers   int
 	Repeat     int
-	Error      string
-	Decision   Decision
+	// Acoustics is the label of the trial's acoustic conditions.
+	Acoustics string
+	Error     string
+	Decision  Decision
 	// Speech is what the VAD found in the agent's output.
 	Speech []Segment
+	// Measures are the trial's answers to the measures beyond BA.
+	Measures TrialMeasures
 }
 
 // DecideTrial decides one recording from the agent's output audio
@@ -57,7 +66,10 @@ type Trial struct {
 // may be).
 func DecideTrial(r *Recording, output []float32, p ScoreParams) Trial {
 	t := Trial{Agent: r.Agent, Protocol: r.Protocol, ScenarioID: r.ScenarioID, Condition: r.Condition,
-		Speakers: r.Speakers, Repeat: r.Repeat, Error: r.Error}
+		Speakers: r.Speakers, Repeat: r.Repeat, Acoustics: Acoustics{}.Label(), Error: r.Error}
+	if r.Acoustics != nil {
+		t.Acoustics = r.Acoustics.Label()
+	}
 	if r.Error != "" {
 		t.Decision = Decision{Outcome: Failed, Latency: math.NaN()}
 		return t
@@ -71,6 +83,7 @@ func DecideTrial(r *Recording, output []float32, p ScoreParams) Trial {
 	default:
 		t.Decision = DecideStop(t.Speech, *r.Stimulus.Start, r.Duration, r.Events, p.Windows)
 	}
+	t.Measures = measureTrial(r, t.Speech, t.Decision, p)
 	return t
 }
 

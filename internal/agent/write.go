@@ -18,7 +18,7 @@ import (
 // ScenarioWriterVersion is the version of the scenario builder and
 // writer: bump it with any change that changes a byte of a scenario folder
 // (synth.GeneratorVersion is recorded beside it).
-const ScenarioWriterVersion = 1
+const ScenarioWriterVersion = 2
 
 // ScenarioCodeVersion is what scenarios.json records as the code that
 // wrote it: the same in every build of the same builder.
@@ -123,6 +123,9 @@ func writeScenario(dir string, b *Built) error {
 	files := map[string][]float32{MixName: b.Audio.Mix}
 	for i, p := range s.Participants {
 		files[ChannelName(p.Speaker)] = b.Audio.Channels[i]
+	}
+	if s.Background != nil {
+		files[BackgroundName] = b.Audio.Background
 	}
 	if s.Stimulus != nil {
 		files[StimulusName] = b.Audio.Stimulus

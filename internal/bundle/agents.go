@@ -12,12 +12,14 @@ import (
 
 // AgentTables are the agents' tables of report.md: MPTB's Table 4 (START
 // and STOP balanced accuracy with 95% intervals over scenarios, action
-// bias, latencies) and the per-family counts of §G.1. None without agents.
+// bias, latencies), the per-family counts of §G.1 (MPTB's conditions and
+// the scenes, each rate with its interval) and the measures beyond BA
+// (dead air, missed responses, recovery, stop target). None without agents.
 func AgentTables(r *Agents) []*report.Table {
 	if r == nil || len(r.Agents) == 0 {
 		return nil
 	}
-	return []*report.Table{agent.AgentTable(*r), agent.FamilyTable(*r)}
+	return []*report.Table{agent.AgentTable(*r), agent.FamilyTable(*r), agent.MeasuresTable(*r)}
 }
 
 // Agents are a bundle's agent results.

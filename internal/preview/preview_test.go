@@ -172,7 +172,7 @@ agents:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(pv.Agents) != 1 || pv.Agents[0].SetStored || pv.Agents[0].Trials != 24 || pv.Agents[0].EstimateS <= 0 {
+	if len(pv.Agents) != 1 || pv.Agents[0].SetStored || pv.Agents[0].Trials != 42 || pv.Agents[0].EstimateS <= 0 {
 		t.Errorf("agents %+v: want one, its trials estimated from the planned set", pv.Agents)
 	}
 	if len(pv.Seated) != 2 {

@@ -299,7 +299,7 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 	ref := serveAgent(t, refagent.NeverYield)
 	res, out := h.sweep(agentSpec("never-yield", ref.url(), agentConcurrency), nil)
 	a := res.Agents.Agents[0]
-	if a.Trials != 8 || a.Errors != 0 || out.Played != 8 || out.Failed != 0 {
+	if a.Trials != 14 || a.Errors != 0 || out.Played != 14 || out.Failed != 0 {
 		t.Fatalf("first sweep: %d trials, %d errors; outcome %+v", a.Trials, a.Errors, out)
 	}
 	if a.Stop.Recall != 0 || a.Stop.FPRate != 0 || a.Stop.ActionBias != -1 || a.Start.Recall != 1 {
@@ -307,8 +307,8 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 	}
 	undisturbed := decisions(res)
 	trials, err := h.st.List(context.Background(), keys.Trials)
-	if err != nil || len(trials) != 3*8 {
-		t.Fatalf("the store holds %d trial objects, want recording.json, input.wav and output.wav of 8 trials: %v", len(trials), err)
+	if err != nil || len(trials) != 3*14 {
+		t.Fatalf("the store holds %d trial objects, want recording.json, input.wav and output.wav of 14 trials: %v", len(trials), err)
 	}
 
 	sessions := ref.sessions.Load()
@@ -339,7 +339,7 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 		killed.stop()
 		killed.start()
 	})
-	if out.Played != 8 || out.Failed != 0 || killed.sessions.Load() <= 8 {
+	if out.Played != 14 || out.Failed != 0 || killed.sessions.Load() <= 14 {
 		t.Errorf("killed mid-trial: outcome %+v after %d sessions (want every trial played, some twice)", out, killed.sessions.Load())
 	}
 	if got := decisions(res); fmt.Sprint(got) != fmt.Sprint(undisturbed) {
@@ -347,7 +347,7 @@ func TestAgentSweepsThroughTemporal(t *testing.T) {
 	}
 
 	res, out = h.sweep(agentSpec("silent", silentEndpoint(t), 8), nil)
-	if a := res.Agents.Agents[0]; a.Errors != 8 || out.Failed != 8 {
+	if a := res.Agents.Agents[0]; a.Errors != 14 || out.Failed != 14 {
 		t.Fatalf("an endpoint that never answers: %d errors, outcome %+v", a.Errors, out)
 	}
 	for _, tr := range res.Agents.Trials {

@@ -115,7 +115,8 @@ func (s *Server) bundlePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, "bundle.html", map[string]any{"Title": "Bundle " + b.manifest.Name, "B": b.manifest, "Results": b.results,
-		"Sections": sections, "SimToReal": simToReal, "OperatingPoints": bundle.OperatingPointsTable(b.results.Evaluations), "Figures": figures})
+		"Sections": sections, "SimToReal": simToReal, "OperatingPoints": bundle.OperatingPointsTable(b.results.Evaluations), "Figures": figures,
+		"Agents": bundle.AgentTables(b.results.Agents)})
 }
 
 var figureName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*\.(svg|png)$`)

@@ -22,6 +22,9 @@ import (
 // the provider's wire names and an error's code and message (recording
 // schema 2); a realtime barge-in sends no response.cancel the endpoint's
 // turn detection makes needless.
+// Also 4 (the same release): an interruption trial is recorded until the
+// recovery window after the interrupter's turn has ended, so that
+// recovery can be measured.
 const TrialVersion = 4
 
 // Options say how trials are played and named.
@@ -38,6 +41,12 @@ type Options struct {
 	OnsetWait float64
 	// Tail is recorded after the last window that can decide a trial.
 	Tail float64
+	// Recovery is recorded after an interruption stimulus ends, for the
+	// recovery measure (agent.MeasureParams.Recovery).
+	Recovery float64
+	// Acoustics degrade what the agent hears: noise at a stated SNR, its
+	// own voice echoed back (docs/agents.md#acoustic-conditions).
+	Acoustics agent.Acoustics
 }
 
 // Defaults of Options' waits, in seconds.
@@ -49,7 +58,7 @@ const (
 // DefaultOptions are the options with the scorer's defaults.
 func DefaultOptions(agentName, protocol, model string) Options {
 	return Options{Agent: agentName, Protocol: protocol, Model: model, VAD: agent.DefaultVAD(),
-		Windows: agent.DefaultWindows(), OnsetWait: DefaultOnsetWait, Tail: DefaultTail}
+		Windows: agent.DefaultWindows(), OnsetWait: DefaultOnsetWait, Tail: DefaultTail, Recovery: agent.DefaultMeasureParams().Recovery}
 }
 
 // Trial is one scenario with its audio, played for the Repeat-th time.
@@ -72,8 +81,8 @@ func framesFor(t float64) int { return int(math.Ceil(t/frameSeconds - 1e-9)) }
 // The caller closes sess.
 func Play(ctx context.Context, sess proto.Session, t Trial, o Options) (*agent.Recording, []float32, []float32, error) {
 	sc := t.Scenario
-	p := newPlayback(sc, t.Audio, o)
-	l := listener{vad: o.VAD.Stream(), onset: p.onset, cue: sc.Cue}
+	p := newPlayback(sc, t.Audio, o, t.Repeat)
+	l := listener{vad: o.VAD.Stream(), onset: p.onset, cue: sc.Cue, echo: p.echo}
 	var res sendResult
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -106,10 +115,20 @@ type playback struct {
 	done       chan int
 	heardOnset float64
 	stimStart  int // frame; -1 before it is known
+	// noise and echo: the acoustic conditions (nil when not asked for).
+	noise *noiseSource
+	echo  *echoPath
 }
 
-func newPlayback(sc *agent.Scenario, a agent.ScenarioAudio, o Options) *playback {
-	return &playback{sc: sc, audio: a, o: o, onset: make(chan float64, 1), done: make(chan int, 1), heardOnset: -1, stimStart: -1}
+func newPlayback(sc *agent.Scenario, a agent.ScenarioAudio, o Options, repeat int) *playback {
+	p := &playback{sc: sc, audio: a, o: o, onset: make(chan float64, 1), done: make(chan int, 1), heardOnset: -1, stimStart: -1}
+	if ac := o.Acoustics; ac.SNR != nil {
+		p.noise = newNoiseSource(sc.ID, repeat, agent.SpeechLevel(a.Mix)*math.Pow(10, -*ac.SNR/20))
+	}
+	if ac := o.Acoustics; ac.Echo != nil {
+		p.echo = &echoPath{gain: math.Pow(10, *ac.Echo/20), delay: ac.EchoDelayMS * proto.SampleRate / 1000}
+	}
+	return p
 }
 
 // lastFrame is the number of frames the trial lasts, as far as is known
@@ -125,6 +144,9 @@ func (p *playback) lastFrame() int {
 	w := p.o.Windows
 	stimFrames := framesFor(p.sc.Stimulus.Duration())
 	after := framesFor(max(w.Yield+w.StopSilence, w.Yield+w.BargeIn) + p.o.Tail)
+	if p.sc.Stimulus.Kind == agent.Interruption {
+		after = max(after, stimFrames+framesFor(p.o.Recovery))
+	}
 	return max(tape, p.stimStart+max(stimFrames, after))
 }
 
@@ -171,6 +193,12 @@ func (p *playback) frame(k int) []float32 {
 			out[i] += float32(p.sc.MixGain) * p.audio.Stimulus[off+i]
 		}
 	}
+	if p.noise != nil {
+		p.noise.add(out)
+	}
+	if p.echo != nil {
+		p.echo.add(out, from)
+	}
 	return out
 }
 
@@ -184,6 +212,9 @@ func (p *playback) recording(t Trial, res sendResult, l listener) (*agent.Record
 		Speakers: sc.Speakers, Repeat: t.Repeat, Agent: p.o.Agent, Protocol: p.o.Protocol, Model: p.o.Model,
 		Cue: sc.Cue, Resume: sc.Resume, ValidUntil: sc.ValidUntil, Samples: n,
 		Duration: float64(n) / proto.SampleRate, Events: l.events}
+	if ac := p.o.Acoustics; !ac.Clean() {
+		r.Acoustics = &ac
+	}
 	if sc.Stimulus != nil {
 		st := &agent.PlayedStimulus{Kind: sc.Stimulus.Kind, Speaker: sc.Stimulus.Speaker, Delay: sc.Stimulus.Delay, Samples: sc.Stimulus.Samples}
 		if p.heardOnset >= 0 {
@@ -223,6 +254,7 @@ type listener struct {
 	// anything it said earlier and stopped.
 	cue    float64
 	told   bool
+	echo   *echoPath // nil without echo
 	heard  []float32
 	frames int
 	events []agent.ProviderEvent
@@ -285,6 +317,9 @@ func (l *listener) take(out proto.Output) {
 
 func (l *listener) hear(frame []float32) {
 	l.heard = append(l.heard, frame...)
+	if l.echo != nil {
+		l.echo.hear(frame)
+	}
 	l.vad.Push(frame)
 	if l.told || l.vad.Heard() <= l.cue {
 		return

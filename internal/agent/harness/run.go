@@ -120,11 +120,16 @@ func (ro RunOptions) Check() error {
 		return fmt.Errorf("retries %d (want 0 to %d)", ro.Retries, limits.MaxSessionRetries)
 	case !(ro.OnsetWait > 0 && ro.OnsetWait <= limits.MaxOnsetWaitS):
 		return fmt.Errorf("onset wait %g s (want in (0, %g])", ro.OnsetWait, limits.MaxOnsetWaitS)
+	case !(ro.Recovery >= 0 && ro.Recovery <= 60):
+		return fmt.Errorf("recovery %g s (want 0 to 60)", ro.Recovery)
 	}
 	if err := ro.Endpoint.Check(); err != nil {
 		return err
 	}
 	if err := ro.VAD.Validate(); err != nil {
+		return err
+	}
+	if err := ro.Acoustics.Validate(); err != nil {
 		return err
 	}
 	return ro.Windows.Validate()

@@ -75,6 +75,9 @@ func TrialLength(sc *agent.Scenario, o Options) time.Duration {
 	longest := max(sc.Duration, sc.Cue+o.OnsetWait)
 	if sc.Stimulus != nil {
 		longest += sc.Stimulus.Delay + sc.Stimulus.Duration() + o.Windows.Yield + o.Windows.StopSilence + o.Windows.BargeIn
+		if sc.Stimulus.Kind == agent.Interruption {
+			longest += o.Recovery
+		}
 	}
 	return time.Duration((longest + o.Tail) * float64(time.Second))
 }
