@@ -1,6 +1,7 @@
 // Package store keeps floorbench's audio, tracks and bundles behind one
 // small interface (docs/architecture.md#store-layout) with two implementations: a local directory
-// (the embedded default) and S3 through minio-go (MinIO in clusters).
+// (the embedded default) and S3 through minio-go (MinIO in clusters;
+// package store/s3).
 //
 // Keys are slash-separated paths such as corpora/<hash>/<conv>/speaker_1.wav.
 // Every key is checked by CheckKey before it touches a disk or a bucket,
