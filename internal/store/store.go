@@ -10,6 +10,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -133,9 +134,10 @@ func GetBytes(ctx context.Context, s Store, key string) ([]byte, error) {
 	return data, err
 }
 
-// PutBytes stores b under key.
+// PutBytes stores b under key, reading b in place (a bundle's results
+// are megabytes: no copy of them).
 func PutBytes(ctx context.Context, s Store, key string, b []byte) error {
-	return s.Put(ctx, key, strings.NewReader(string(b)))
+	return s.Put(ctx, key, bytes.NewReader(b))
 }
 
 // Exists reports whether key exists.
