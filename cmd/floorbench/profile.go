@@ -40,8 +40,9 @@ func startCPUProfile(path string) (stop func() error, err error) {
 }
 
 // heapProfileEnv names the file a command writes its heap profile to
-// whenever the heap's allocated bytes reach a new high (checked every
-// second), so the file holds what was held about the process's peak;
+// whenever its resident set or the heap's allocated bytes reach a new
+// high (by 5%, checked every second), so the file holds what was held
+// about the process's peak;
 // PATH.log beside it gets one line a second: seconds since start,
 // resident set, the heap's allocated bytes, the heap the Go runtime holds
 // from the system (what of the resident set is Go's: the rest is C
@@ -76,10 +77,12 @@ func startHeapProfile(path string) (stop func() error, err error) {
 }
 
 // sampleHeap writes a line to log every second and the heap profile to
-// path at every new high of the heap (by 5%), until done.
+// path at every new high (by 5%) of the resident set or of the heap,
+// until done.
 func sampleHeap(path string, log io.Writer, done <-chan struct{}) error {
 	start := time.Now()
-	var high uint64
+	var highHeap uint64
+	var highRSS int
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -94,11 +97,12 @@ func sampleHeap(path string, log io.Writer, done <-chan struct{}) error {
 		var ru syscall.Rusage
 		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		fmt.Fprintf(log, "%.0f\t%d\t%d\t%d\t%.1f\n", time.Since(start).Seconds(), residentMB(), heap>>20, (ms.HeapSys-ms.HeapReleased)>>20, cpu.Seconds())
-		if heap <= high+high/20 {
+		rss := residentMB()
+		fmt.Fprintf(log, "%.0f\t%d\t%d\t%d\t%.1f\n", time.Since(start).Seconds(), rss, heap>>20, (ms.HeapSys-ms.HeapReleased)>>20, cpu.Seconds())
+		if heap <= highHeap+highHeap/20 && rss <= highRSS+highRSS/20 {
 			continue
 		}
-		high = heap
+		highHeap, highRSS = max(highHeap, heap), max(highRSS, rss)
 		if err := writeHeapProfile(path); err != nil {
 			return err
 		}
