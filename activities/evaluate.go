@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/evaluate"
@@ -80,37 +81,55 @@ func (a *Activities) Evaluate(ctx context.Context, in EvaluateInput) (_ string, 
 	}
 	defer release()
 	bin := &evaluate.Input{System: in.System.Name, SystemHash: in.System.Hash, Corpus: c,
-		DevProbs: map[floor.Task]*score.ProbsFile{}, TestProbs: map[floor.Task]*score.ProbsFile{},
 		Params: in.Params, Resamples: in.Resamples, Seed: in.Seed}
 	if in.Transfer != nil {
 		if bin.Transferred, err = a.transferred(ctx, *in.Transfer); err != nil {
 			return "", err
 		}
 	}
-	// A task the system does not score has no tracks and no result: it is
-	// absent from the evaluation, not scored empty.
-	for _, task := range in.System.ScoredTasks() {
-		for split, gold := range map[string]*floor.GoldSet{"dev": c.Dev, "test": c.Test} {
-			p, err := a.loadTracks(ctx, in.System.Hash, in.Corpus.Hash, gold, task)
-			if err != nil {
-				return "", err
-			}
-			if split == "dev" {
-				bin.DevProbs[task] = p
-			} else {
-				bin.TestProbs[task] = p
-			}
-		}
-	}
-	e, err := evaluate.System(bin)
+	e, err := a.evaluateByTask(ctx, in, bin)
 	if err != nil {
-		return "", badInput("%v", err)
+		return "", err
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		return "", err
 	}
 	return key, store.PutBytes(ctx, a.Store, key, data)
+}
+
+// evaluateByTask runs evaluate.System one task at a time, holding one
+// task's tracks (both splits) where it held every task's: each task is
+// evaluated from its own tracks alone, so the result is the one
+// evaluate.System gives from all at once, its tasks in the same order
+// (floor.Tasks). A task the system does not score has no tracks and no
+// result: it is absent from the evaluation, not scored empty.
+func (a *Activities) evaluateByTask(ctx context.Context, in EvaluateInput, bin *evaluate.Input) (*evaluate.Evaluation, error) {
+	bin.DevProbs, bin.TestProbs = map[floor.Task]*score.ProbsFile{}, map[floor.Task]*score.ProbsFile{}
+	e, err := evaluate.System(bin) // no tracks: the evaluation without its tasks
+	if err != nil {
+		return nil, badInput("%v", err)
+	}
+	for _, task := range floor.Tasks {
+		if !slices.Contains(in.System.ScoredTasks(), task) {
+			continue
+		}
+		dev, err := a.loadTracks(ctx, in.System.Hash, in.Corpus.Hash, bin.Corpus.Dev, task)
+		if err != nil {
+			return nil, err
+		}
+		test, err := a.loadTracks(ctx, in.System.Hash, in.Corpus.Hash, bin.Corpus.Test, task)
+		if err != nil {
+			return nil, err
+		}
+		bin.DevProbs, bin.TestProbs = map[floor.Task]*score.ProbsFile{task: dev}, map[floor.Task]*score.ProbsFile{task: test}
+		one, err := evaluate.System(bin)
+		if err != nil {
+			return nil, badInput("%v", err)
+		}
+		e.Tasks = append(e.Tasks, one.Tasks...)
+	}
+	return e, nil
 }
 
 // transferred reads the dev operating points of a stored evaluation.

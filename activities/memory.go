@@ -96,8 +96,8 @@ func modelCost(conv corpus.Conversation) int64 {
 	return int64(conv.Speakers) * (modelBytesPerChannel + int64(conv.Duration*modelOutputBytesPerSecond))
 }
 
-// evaluateCost is the memory an evaluation's tracks hold: both tasks,
-// both splits.
+// evaluateCost is the memory an evaluation's tracks hold: one task's at a
+// time (Activities.evaluateByTask), both splits.
 func evaluateCost(golds ...*floor.GoldSet) int64 {
 	var n int64
 	for _, g := range golds {
@@ -107,7 +107,7 @@ func evaluateCost(golds ...*floor.GoldSet) int64 {
 		for i := range g.Conversations {
 			c := &g.Conversations[i]
 			speakers, _ := c.Speakers(g.Dyadic())
-			n += int64(c.Duration*evalMaxFrameRate) * int64(speakers) * int64(len(floor.Tasks)) * evalBytesPerFrame
+			n += int64(c.Duration*evalMaxFrameRate) * int64(speakers) * evalBytesPerFrame
 		}
 	}
 	return n

@@ -45,10 +45,11 @@ var tiers = []tier{
 	{"base", false, []string{
 		"internal/redact", "internal/store", "internal/keys", "internal/audio", "internal/dialogue",
 	}},
-	// Formats and clients every domain may use: strict JSON, test tools,
-	// HTTP clients (chat and speech, webhooks) and the agent protocols.
+	// Formats and clients every domain may use: strict JSON, the S3 store,
+	// test tools, HTTP clients (chat and speech, webhooks) and the agent
+	// protocols.
 	{"support", false, []string{
-		"internal/jsonio", "internal/testenv", "internal/cluster/clustertest", "internal/webhook",
+		"internal/jsonio", "internal/store/s3", "internal/testenv", "internal/cluster/clustertest", "internal/webhook",
 		"internal/openai", "internal/agent/proto",
 	}},
 	// The floor events and the gold every domain package speaks.
@@ -96,13 +97,14 @@ var tiers = []tier{
 }
 
 // peerImports are the imports allowed between packages of a tier of
-// independent packages, each a step of what the tier composes: the
-// detectors write score tracks of the protocol, the generator drives its
+// independent packages, each a step of what the tier composes: the test
+// tools open the MinIO they start as an S3 store, the detectors write score tracks of the protocol, the generator drives its
 // backends, an evaluation holds the audit and the tables, the harness and
 // the seated sessions play the agent's scenarios, the configuration opens
 // specs, and a bundle's readers compare and record bundles.
 var peerImports = map[string][]string{
 	"internal/cluster/clustertest": {"internal/testenv"},
+	"internal/testenv":             {"internal/store/s3"},
 	"internal/detect":              {"internal/score"},
 	"internal/generate":            {"internal/backend"},
 	"internal/audit":               {"internal/detect/fromcorpus", "internal/report"},

@@ -31,6 +31,8 @@
 #                     compare two builds' in-process walls one after the other)
 #   WATCH=0           wait for the result instead of following with watch
 #   PROFILE=1         write each process's CPU profile (FLOORBENCH_CPU_PROFILE)
+#                     and the in-process run's heap profile at its peak with
+#                     a line a second of its memory (FLOORBENCH_HEAP_PROFILE)
 #   WORKERS=1         one worker process on every queue (not with CHAOS)
 #   WORKER_GOMAXPROCS=N  run each worker's Go code on at most N cores, as the
 #                     chart does from a worker's CPU request of N
@@ -223,7 +225,7 @@ if [ "$INPROCESS" = 1 ]; then
 	store_init
 	minio_before=$(cpu_s "$(minio_now)")
 	start_in=$(date +%s.%N)
-	(cd "$run/inprocess" && FLOORBENCH_CPU_PROFILE=$(profile inprocess) /usr/bin/time -v -o "$run/inprocess.time" "$fb" submit -f "$run/submitter/spec.yaml" --config "" --in-process -o json >"$run/inprocess.json")
+	(cd "$run/inprocess" && FLOORBENCH_CPU_PROFILE=$(profile inprocess) FLOORBENCH_HEAP_PROFILE=$(profile inprocess-heap) /usr/bin/time -v -o "$run/inprocess.time" "$fb" submit -f "$run/submitter/spec.yaml" --config "" --in-process -o json >"$run/inprocess.json")
 	end_in=$(date +%s.%N)
 	inbundle=$(sed -n 's/.*"bundle_id": *"\([^"]*\)".*/\1/p' "$run/inprocess.json")
 	"$fb" bundle get "$inbundle" --config "" --out "$run/inprocess/bundle" >/dev/null

@@ -27,6 +27,9 @@ func storeFlags(cmd *cobra.Command) func() (config.Config, error) {
 		setFlag(cmd, "s3-endpoint", endpoint, &c.S3Endpoint)
 		setFlag(cmd, "s3-bucket", bucket, &c.S3Bucket)
 		setFlag(cmd, "store-dir", storeDir, &c.StoreDir)
+		if c.S3Endpoint != "" {
+			return c, s3ToFull(cmd)
+		}
 		return c, nil
 	}
 }

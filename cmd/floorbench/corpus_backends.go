@@ -54,6 +54,12 @@ func (b *backendFlags) open(ctx context.Context, preset string, seed uint64) (*b
 	if !b.config.Generative() {
 		return nil, nil
 	}
+	// Read first: a front handed to floorbench-full (an S3 store) has
+	// printed nothing yet.
+	cfg, err := b.storeConfig()
+	if err != nil {
+		return nil, err
+	}
 	if p, err := synth.PresetByName(preset, seed); err == nil {
 		pools, err := b.config.Pools(p, "--voices-names")
 		if err != nil {
@@ -62,10 +68,6 @@ func (b *backendFlags) open(ctx context.Context, preset string, seed uint64) (*b
 		if pools != nil && b.ops.Notice != nil {
 			fmt.Fprintln(b.ops.Notice, backend.DescribePools(pools))
 		}
-	}
-	cfg, err := b.storeConfig()
-	if err != nil {
-		return nil, err
 	}
 	cache, err := b.openCache(ctx, cfg)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -50,10 +51,12 @@ func namesMoshi(args []string) bool {
 // handedToFull is a command of floorbench-full as the front lists it:
 // running it, its help and its shell completions all replace this
 // process with floorbench-full on the same arguments, so that it reads,
-// prints and exits exactly as floorbench-full does.
-func handedToFull(name, short string) *cobra.Command {
+// prints and exits exactly as floorbench-full does. use is the
+// command's Use line (its name first).
+func handedToFull(use, short string) *cobra.Command {
+	name, _, _ := strings.Cut(use, " ")
 	cmd := &cobra.Command{
-		Use:                name,
+		Use:                use,
 		Short:              short,
 		DisableFlagParsing: true,
 		RunE:               func(*cobra.Command, []string) error { return execFull(name) },
@@ -107,3 +110,8 @@ func besideSelf(name string) (string, error) {
 	}
 	return filepath.Join(filepath.Dir(self), name), nil
 }
+
+// s3ToFull hands a command whose configuration names an S3 store to
+// floorbench-full, which links the S3 client the front leaves out
+// (config.ErrS3NeedsFull); it returns only when that fails.
+func s3ToFull(cmd *cobra.Command) error { return execFull(cmd.Name()) }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/floorbench/floorbench/internal/testenv"
 )
 
 // The front (scripts/build.sh's floorbench) lists every command and
@@ -38,6 +40,28 @@ func TestFrontIsFloorbenchFull(t *testing.T) {
 	}
 	same("bundle", "ls", "--help")
 	same("__complete", "bundle", "")
+	same("corpus", "ingest", "--help")
+	same("corpus", "ingest", "turnbench", "--help")
+}
+
+// The front links no S3 client: a command whose configuration names an
+// S3 store is floorbench-full's, from its first line of output to its
+// exit status (here, an endpoint nobody listens on).
+func TestFrontHandsS3StoresToFloorbenchFull(t *testing.T) {
+	full := filepath.Join(filepath.Dir(binary), "floorbench-full")
+	dir := t.TempDir()
+	env := []string{"FLOORBENCH_S3_ENDPOINT=" + testenv.Addr(testenv.FreePort(t)), "FLOORBENCH_S3_BUCKET=nobucket"}
+	args := []string{"corpus", "export-cache", tinyCorpus(t), "--out", filepath.Join(dir, "cache"), "--config", ""}
+	cmd := exec.Command(full, args...)
+	cmd.Env = append(os.Environ(), env...)
+	want, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); !ok || !strings.Contains(string(want), "cannot reach the S3 endpoint") {
+		t.Fatalf("floorbench-full %q: %v: %s", args, err, want)
+	}
+	stdout, stderr, code, _ := runWith(t, env, args...)
+	if code != cmd.ProcessState.ExitCode() || stdout+stderr != string(want) {
+		t.Errorf("floorbench %q: exit %d, printed\n%s%s\nfloorbench-full printed\n%s", args, code, stdout, stderr, want)
+	}
 }
 
 // A front copied without floorbench-full still runs its own commands and

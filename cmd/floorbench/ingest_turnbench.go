@@ -1,3 +1,5 @@
+//go:build !floorbench_light
+
 package main
 
 import (
@@ -18,8 +20,8 @@ func newIngestTurnBenchCommand() *cobra.Command {
 		force      bool
 	)
 	cmd := &cobra.Command{
-		Use:   "turnbench --parquet FILE... --out DIR [--split dev|test]",
-		Short: "Turn TurnBench parquet shards into a native corpus (kind turnbench)",
+		Use:   ingestTurnBenchUse,
+		Short: ingestTurnBenchShort,
 		Long: `Read TurnBench's Hugging Face parquet shards row by row (one conversation's
 audio in memory at a time) and write a native corpus: per conversation
 speaker_1.wav and speaker_2.wav (16 kHz mono PCM16) and, unless the row's

@@ -10,7 +10,11 @@ import (
 func main() {
 	stopProfile, err := startCPUProfile(os.Getenv(cpuProfileEnv))
 	if err == nil {
-		err = newRootCommand().Execute()
+		var stopHeap func() error
+		if stopHeap, err = startHeapProfile(os.Getenv(heapProfileEnv)); err == nil {
+			err = newRootCommand().Execute()
+			err = errors.Join(err, stopHeap())
+		}
 		err = errors.Join(err, stopProfile())
 	}
 	if err != nil {

@@ -3,8 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 )
@@ -50,5 +52,48 @@ func TestCPUProfileBadPath(t *testing.T) {
 	_, err := startCPUProfile(path)
 	if err == nil || !strings.Contains(err.Error(), cpuProfileEnv) || !strings.Contains(err.Error(), path) {
 		t.Fatalf("want an error naming %s and %s, got %v", cpuProfileEnv, path, err)
+	}
+}
+
+// The heap profile holds what is held at the peak, and the log a line a
+// second of the process's memory and CPU.
+func TestHeapProfileAtThePeak(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heap.pprof")
+	stop, err := startHeapProfile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make([][]byte, 64)
+	for i := range held {
+		held[i] = make([]byte, 1<<20)
+	}
+	runtime.GC() // a heap profile shows what the last collection found held
+	time.Sleep(2500 * time.Millisecond)
+	runtime.KeepAlive(held)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatalf("%s is not a heap profile: %v", path, err)
+	}
+	var inuse int64
+	for _, s := range p.Sample {
+		inuse += s.Value[3] // inuse_space
+	}
+	if inuse < 48<<20 { // the profile samples allocations and scales them up
+		t.Errorf("%s holds %d bytes in use, want about the 64 MiB held", path, inuse)
+	}
+	log, err := os.ReadFile(path + ".log")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(log)), "\n"); len(lines) < 3 || lines[0] != "s\trss_mb\theap_alloc_mb\theap_held_mb\tcpu_s" {
+		t.Errorf("%s.log: %q", path, log)
 	}
 }

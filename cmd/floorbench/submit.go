@@ -116,6 +116,7 @@ the run, though not the outputs already stored, which a rerun reuses
 			if err := batchRows(&rt); err != nil {
 				return err
 			}
+			collectForSweeps()
 			// A corrupt stored output computed again is said on stderr.
 			log := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{ReplaceAttr: dropTime}))
 			bundle, err := inprocess.Run(cmd.Context(), in, &activities.Activities{Store: storage, Runtime: rt, Limits: cfg.Limits, Credentials: cfg.Credentials(), Generative: &activities.GenerativeSettings{Secrets: cfg.GenerativeSecrets()}, Log: log}, ad)

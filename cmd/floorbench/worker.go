@@ -67,6 +67,7 @@ only on a configuration error.`,
 		if err := cfg.CheckTemporalAddress(); err != nil {
 			return err
 		}
+		collectForSweeps()
 		ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 		defer stop()
 		st, err := cfg.OpenStore(ctx)

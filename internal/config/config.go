@@ -153,11 +153,11 @@ func (c Config) DevServer(address string) Config {
 func (c Config) OpenStore(ctx context.Context) (store.Store, error) {
 	max := c.Limits.OrDefault().InputBytes
 	if c.S3Endpoint != "" {
-		st, err := store.NewS3(ctx, c.s3())
+		st, err := openS3(ctx, c, max)
 		if err != nil {
 			return nil, err
 		}
-		return Summing(st.WithReadLimit(max)), nil
+		return Summing(st), nil
 	}
 	st, err := store.NewLocal(c.StoreDir)
 	if err != nil {
@@ -177,15 +177,11 @@ func Summing(st store.Store) store.Store {
 // store's folder is created when it is opened).
 func (c Config) InitStore(ctx context.Context) (store.Store, error) {
 	if c.S3Endpoint != "" {
-		if err := store.CreateBucket(ctx, c.s3()); err != nil {
+		if err := createBucket(ctx, c); err != nil {
 			return nil, err
 		}
 	}
 	return c.OpenStore(ctx)
-}
-
-func (c Config) s3() store.S3Config {
-	return store.S3Config{Endpoint: c.S3Endpoint, Bucket: c.S3Bucket, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey, Secure: c.S3Secure}
 }
 
 // CheckTemporalAddress refuses a Temporal address that is not host:port.

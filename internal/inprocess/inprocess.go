@@ -3,6 +3,7 @@ package inprocess
 import (
 	"context"
 	"fmt"
+	"runtime/pprof"
 
 	"golang.org/x/sync/errgroup"
 
@@ -237,7 +238,10 @@ func call[I, O any](ctx context.Context, r *inProcess, queue, name string, activ
 	}
 	var out O
 	err := r.slots.run(ctx, queue, func(ctx context.Context) (err error) {
-		out, err = activity(ctx, in)
+		// A CPU profile splits by activity (go tool pprof -tagfocus activity=NAME).
+		pprof.Do(ctx, pprof.Labels("activity", name), func(ctx context.Context) {
+			out, err = activity(ctx, in)
+		})
 		return err
 	})
 	return out, err

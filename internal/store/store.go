@@ -1,6 +1,7 @@
 // Package store keeps floorbench's audio, tracks and bundles behind one
 // small interface (docs/architecture.md#store-layout) with two implementations: a local directory
-// (the embedded default) and S3 through minio-go (MinIO in clusters).
+// (the embedded default) and S3 through minio-go (MinIO in clusters;
+// package store/s3).
 //
 // Keys are slash-separated paths such as corpora/<hash>/<conv>/speaker_1.wav.
 // Every key is checked by CheckKey before it touches a disk or a bucket,
@@ -9,6 +10,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -132,9 +134,10 @@ func GetBytes(ctx context.Context, s Store, key string) ([]byte, error) {
 	return data, err
 }
 
-// PutBytes stores b under key.
+// PutBytes stores b under key, reading b in place (a bundle's results
+// are megabytes: no copy of them).
 func PutBytes(ctx context.Context, s Store, key string, b []byte) error {
-	return s.Put(ctx, key, strings.NewReader(string(b)))
+	return s.Put(ctx, key, bytes.NewReader(b))
 }
 
 // Exists reports whether key exists.

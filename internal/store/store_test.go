@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/store/s3"
 	"github.com/floorbench/floorbench/internal/testenv"
 )
 
@@ -136,7 +137,7 @@ func TestS3StoreAgainstMinIO(t *testing.T) {
 func TestS3ConcurrentCreatesOfANewBucket(t *testing.T) {
 	t.Parallel()
 	m := testenv.StartMinIO(t)
-	if _, err := store.NewS3(context.Background(), m.Config("nobucket")); err == nil ||
+	if _, err := s3.New(context.Background(), m.Config("nobucket")); err == nil ||
 		!strings.Contains(err.Error(), "s3 bucket nobucket at "+m.Addr+": no such bucket (create it with floorbench store init") {
 		t.Fatalf("a missing bucket: %v", err)
 	}
@@ -145,13 +146,13 @@ func TestS3ConcurrentCreatesOfANewBucket(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, 8)
 		for i := range errs {
-			wg.Go(func() { errs[i] = store.CreateBucket(context.Background(), cfg) })
+			wg.Go(func() { errs[i] = s3.CreateBucket(context.Background(), cfg) })
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
-		if _, err := store.NewS3(context.Background(), cfg); err != nil {
+		if _, err := s3.New(context.Background(), cfg); err != nil {
 			t.Fatalf("round %d: open the bucket created: %v", round, err)
 		}
 	}
@@ -162,13 +163,13 @@ func TestS3WrongCredentialsIsOneClearError(t *testing.T) {
 	m := testenv.StartMinIO(t)
 	cfg := m.Config("wrong-credentials")
 	cfg.SecretKey = "wrong-secret"
-	_, err := store.NewS3(context.Background(), cfg)
+	_, err := s3.New(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "access denied: check the S3 access key and secret") || strings.Contains(err.Error(), "wrong-secret") {
 		t.Fatalf("error %v", err)
 	}
 	cfg = m.Config("unreachable")
 	cfg.Endpoint = testenv.Addr(testenv.FreePort(t))
-	_, err = store.NewS3(context.Background(), cfg)
+	_, err = s3.New(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach the S3 endpoint") {
 		t.Fatalf("unreachable endpoint: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -135,7 +136,7 @@ func ReadSum(ctx context.Context, st Store, key string) (string, error) {
 // length when r tells it, so S3 uploads it in one piece.
 func hashing(r io.Reader, h hash.Hash) io.Reader {
 	t := io.TeeReader(r, h)
-	if n := readerSize(r); n >= 0 {
+	if n := SizeOf(r); n >= 0 {
 		return &sizedReader{Reader: t, left: n}
 	}
 	return t
@@ -154,3 +155,24 @@ func (r *sizedReader) Read(p []byte) (int, error) {
 
 // Len is how many bytes are left to read.
 func (r *sizedReader) Len() int { return int(r.left) }
+
+// SizeOf is how many bytes r has left to read, or -1 when it cannot
+// tell: a store that uploads in parts (S3) sends a reader of known length
+// in one piece.
+func SizeOf(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		off, err := v.Seek(0, io.SeekCurrent)
+		if err != nil {
+			return -1
+		}
+		return fi.Size() - off
+	}
+	return -1
+}

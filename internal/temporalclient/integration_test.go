@@ -30,6 +30,7 @@ import (
 	"github.com/floorbench/floorbench/internal/limits"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/store/s3"
 	"github.com/floorbench/floorbench/internal/sweep"
 	"github.com/floorbench/floorbench/internal/temporalclient"
 	"github.com/floorbench/floorbench/internal/testenv"
@@ -84,11 +85,11 @@ type harness struct {
 	minio  *testenv.MinIO
 	bucket string
 	cfg    config.Config
-	s3     *store.S3 // the bucket, opened on first use
+	s3     *s3.Store // the bucket, opened on first use
 }
 
 // bucketStore is the harness's bucket as a store.
-func (h *harness) bucketStore() *store.S3 {
+func (h *harness) bucketStore() *s3.Store {
 	h.t.Helper()
 	if h.s3 == nil {
 		h.s3 = h.minio.Store(h.t, h.bucket)

@@ -14,7 +14,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
-	"github.com/floorbench/floorbench/internal/store"
+	"github.com/floorbench/floorbench/internal/store/s3"
 )
 
 // MinIO is a real MinIO server on loopback, started for one test.
@@ -101,8 +101,8 @@ func (m *MinIO) Stop() {
 }
 
 // Config is an S3 configuration for a bucket on this server.
-func (m *MinIO) Config(bucket string) store.S3Config {
-	return store.S3Config{Endpoint: m.Addr, Bucket: bucket, AccessKey: m.User, SecretKey: m.Secret}
+func (m *MinIO) Config(bucket string) s3.Config {
+	return s3.Config{Endpoint: m.Addr, Bucket: bucket, AccessKey: m.User, SecretKey: m.Secret}
 }
 
 // CreateBucket creates bucket on this server unless it exists.
@@ -110,18 +110,18 @@ func (m *MinIO) CreateBucket(t testing.TB, bucket string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := store.CreateBucket(ctx, m.Config(bucket)); err != nil {
+	if err := s3.CreateBucket(ctx, m.Config(bucket)); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // Store opens bucket on this server, creating it first.
-func (m *MinIO) Store(t testing.TB, bucket string) *store.S3 {
+func (m *MinIO) Store(t testing.TB, bucket string) *s3.Store {
 	t.Helper()
 	m.CreateBucket(t, bucket)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := store.NewS3(ctx, m.Config(bucket))
+	s, err := s3.New(ctx, m.Config(bucket))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package store
+// Package s3 is the store in an S3 bucket through minio-go (MinIO in
+// clusters). It is its own package so that executables which never
+// reach S3 (the floorbench front) do not link or initialise minio-go.
+package s3
 
 import (
 	"context"
@@ -6,15 +9,16 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"strings"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/floorbench/floorbench/internal/store"
 )
 
-// S3Config locates a bucket. Credentials are never printed or logged.
-type S3Config struct {
+// Config locates a bucket. Credentials are never printed or logged.
+type Config struct {
 	Endpoint  string // host:port, or a URL whose scheme sets Secure
 	Bucket    string
 	AccessKey string
@@ -24,18 +28,18 @@ type S3Config struct {
 	Prefix    string // optional key prefix inside the bucket
 }
 
-// S3 stores objects in an S3 bucket through minio-go.
-type S3 struct {
+// Store stores objects in an S3 bucket through minio-go.
+type Store struct {
 	client    *minio.Client
-	cfg       S3Config
+	cfg       Config
 	readLimit int64 // 0: the default (ReadLimit)
 }
 
-// NewS3 connects to the endpoint and checks that the bucket exists, so a
+// New connects to the endpoint and checks that the bucket exists, so a
 // wrong endpoint, wrong credentials or a missing bucket fail here with one
 // clear error naming the bucket instead of in the middle of a sweep, or as
 // an empty store. It never creates the bucket (CreateBucket does).
-func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
+func New(ctx context.Context, cfg Config) (*Store, error) {
 	s, err := newS3(cfg)
 	if err != nil {
 		return nil, err
@@ -51,19 +55,19 @@ func NewS3(ctx context.Context, cfg S3Config) (*S3, error) {
 }
 
 // WithReadLimit is s with GetBytes reading objects of at most n bytes.
-func (s *S3) WithReadLimit(n int64) *S3 {
+func (s *Store) WithReadLimit(n int64) *Store {
 	c := *s
 	c.readLimit = n
 	return &c
 }
 
 // ReadLimit is what WithReadLimit set (0: the default).
-func (s *S3) ReadLimit() int64 { return s.readLimit }
+func (s *Store) ReadLimit() int64 { return s.readLimit }
 
 // CreateBucket creates cfg's bucket unless it exists. Processes starting
 // together may all call it: the ones that lose the race are told the
 // bucket exists, which is what they wanted.
-func CreateBucket(ctx context.Context, cfg S3Config) error {
+func CreateBucket(ctx context.Context, cfg Config) error {
 	s, err := newS3(cfg)
 	if err != nil {
 		return err
@@ -82,7 +86,7 @@ func CreateBucket(ctx context.Context, cfg S3Config) error {
 }
 
 // newS3 is a client for cfg, not yet in touch with the server.
-func newS3(cfg S3Config) (*S3, error) {
+func newS3(cfg Config) (*Store, error) {
 	endpoint := cfg.Endpoint
 	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
 		endpoint, cfg.Secure = u.Host, u.Scheme == "https"
@@ -91,7 +95,7 @@ func newS3(cfg S3Config) (*S3, error) {
 		return nil, fmt.Errorf("s3: no bucket configured")
 	}
 	if cfg.Prefix != "" {
-		if err := CheckPrefix(cfg.Prefix); err != nil {
+		if err := store.CheckPrefix(cfg.Prefix); err != nil {
 			return nil, fmt.Errorf("s3 prefix: %w", err)
 		}
 		cfg.Prefix = strings.TrimSuffix(cfg.Prefix, "/") + "/"
@@ -104,16 +108,16 @@ func newS3(cfg S3Config) (*S3, error) {
 	if err != nil {
 		return nil, fmt.Errorf("s3 endpoint %s: %w", endpoint, err)
 	}
-	return &S3{client: client, cfg: cfg}, nil
+	return &Store{client: client, cfg: cfg}, nil
 }
 
 // Describe names the endpoint and bucket, never the credentials.
-func (s *S3) Describe() string {
+func (s *Store) Describe() string {
 	return fmt.Sprintf("s3 bucket %s at %s", s.cfg.Bucket, s.client.EndpointURL().Host)
 }
 
-func (s *S3) object(key string) (string, error) {
-	if err := CheckKey(key); err != nil {
+func (s *Store) object(key string) (string, error) {
+	if err := store.CheckKey(key); err != nil {
 		return "", err
 	}
 	return s.cfg.Prefix + key, nil
@@ -128,13 +132,13 @@ const streamPartSize = 16 << 20
 // A reader that knows its length (bytes and strings readers and buffers, a
 // regular file) is uploaded with it; any other streams in parts of
 // streamPartSize.
-func (s *S3) Put(ctx context.Context, key string, r io.Reader) error {
+func (s *Store) Put(ctx context.Context, key string, r io.Reader) error {
 	obj, err := s.object(key)
 	if err != nil {
 		return err
 	}
 	opts := minio.PutObjectOptions{ContentType: "application/octet-stream"}
-	size := readerSize(r)
+	size := store.SizeOf(r)
 	if size < 0 {
 		opts.PartSize = streamPartSize
 	}
@@ -145,29 +149,9 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader) error {
 	return nil
 }
 
-// readerSize is how many bytes r has left to read, or -1 when it cannot
-// tell.
-func readerSize(r io.Reader) int64 {
-	switch v := r.(type) {
-	case interface{ Len() int }:
-		return int64(v.Len())
-	case *os.File:
-		fi, err := v.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			return -1
-		}
-		off, err := v.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return -1
-		}
-		return fi.Size() - off
-	}
-	return -1
-}
-
 // Get opens the object; it is fetched lazily, so a missing key is
 // detected with a Stat first.
-func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+func (s *Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	obj, err := s.object(key)
 	if err != nil {
 		return nil, err
@@ -179,7 +163,7 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	if _, err := o.Stat(); err != nil {
 		o.Close()
 		if isNotFound(err) {
-			return nil, fmt.Errorf("%s: %w", key, ErrNotFound)
+			return nil, fmt.Errorf("%s: %w", key, store.ErrNotFound)
 		}
 		return nil, fmt.Errorf("get %s: %w", key, describeS3Error(err))
 	}
@@ -187,24 +171,24 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 }
 
 // Stat describes the object.
-func (s *S3) Stat(ctx context.Context, key string) (Info, error) {
+func (s *Store) Stat(ctx context.Context, key string) (store.Info, error) {
 	obj, err := s.object(key)
 	if err != nil {
-		return Info{}, err
+		return store.Info{}, err
 	}
 	st, err := s.client.StatObject(ctx, s.cfg.Bucket, obj, minio.StatObjectOptions{})
 	if isNotFound(err) {
-		return Info{}, fmt.Errorf("%s: %w", key, ErrNotFound)
+		return store.Info{}, fmt.Errorf("%s: %w", key, store.ErrNotFound)
 	}
 	if err != nil {
-		return Info{}, fmt.Errorf("stat %s: %w", key, describeS3Error(err))
+		return store.Info{}, fmt.Errorf("stat %s: %w", key, describeS3Error(err))
 	}
-	return Info{Key: key, Size: st.Size}, nil
+	return store.Info{Key: key, Size: st.Size}, nil
 }
 
 // List lists keys under prefix (sorted: S3 lists in key order).
-func (s *S3) List(ctx context.Context, prefix string) ([]string, error) {
-	if err := CheckPrefix(prefix); err != nil {
+func (s *Store) List(ctx context.Context, prefix string) ([]string, error) {
+	if err := store.CheckPrefix(prefix); err != nil {
 		return nil, err
 	}
 	var keys []string
