@@ -6,7 +6,7 @@ inside the graph, and runs one GRU over both, giving the probabilities of
 an end of turn (EOT) and of an interruption (INT) of that speaker at 50 Hz.
 Its ONNX contract is the onnx family's: audio [batch, 2, 1696] (100 ms of
 new samples and the 96 before them that the first window needs), the GRU
-state [1, batch, 128] in and out, probs [batch, 5, 2] (models/floorgru).
+state [1, batch, 64] in and out, probs [batch, 5, 2] (models/floorgru).
 
 Usage (scripts/train.sh runs it):
   python3 train/floorgru.py train --corpus DIR --gold GOLD.json --out DIR
@@ -38,7 +38,7 @@ FPS = 50             # output frames a second
 OUT_HOP = RATE // FPS
 STEP_FRAMES = HOP // OUT_HOP
 MELS = 40
-HIDDEN = 128
+HIDDEN = 64
 
 
 def mel_filters(n_fft=WIN, n_mels=MELS, fmin=50.0, fmax=8000.0):
@@ -186,17 +186,20 @@ def load(corpus, gold_path, front):
     return data
 
 
-def normalise(front, rows):
-    """Per-bin mean and deviation of the training rows' log-mel, baked into the front end."""
-    front.mean.zero_()
-    front.std.fill_(1)
+def normalise(front, data):
+    """Per-bin mean and deviation of the training rows' log-mel, baked into
+    the front end and applied to the features load computed without them."""
     n, total, squares = 0, torch.zeros(MELS, dtype=torch.float64), torch.zeros(MELS, dtype=torch.float64)
-    for r in rows:
-        f = features(front, r).reshape(-1, MELS).double()
+    for x, _, _ in data["dev"]:
+        f = x.reshape(-1, MELS).double()
         n, total, squares = n + f.shape[0], total + f.sum(0), squares + (f * f).sum(0)
-    mean = total / n
-    front.mean.copy_(mean.float())
-    front.std.copy_((squares / n - mean * mean).sqrt().float() + 1e-3)
+    mean = (total / n).float()
+    std = (squares / n - (total / n) ** 2).sqrt().float() + 1e-3
+    front.mean.copy_(mean)
+    front.std.copy_(std)
+    for rows in data.values():
+        for x, _, _ in rows:
+            x.copy_(((x.reshape(-1, MELS) - mean) / std).reshape(x.shape))
 
 
 def batches(rows, crop, batch, gen):
@@ -242,11 +245,8 @@ def train(args):
     gen = torch.Generator().manual_seed(args.seed)
     started = time.time()
     model = FloorGRU(rest=args.rest)
-    with open(os.path.join(args.corpus, "corpus.json")) as f:
-        manifest = json.load(f)
-    normalise(model.front, (r for c in manifest["conversations"] if c["split"] == "dev"
-                            for r in rows_of(args.corpus, c)))
     data = load(args.corpus, args.gold, model.front)
+    normalise(model.front, data)
     print(f"{len(data['dev'])} training rows, {len(data['test'])} held out; "
           f"{sum(p.numel() for p in model.parameters())} parameters; features in {time.time() - started:.0f} s", flush=True)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
@@ -265,7 +265,7 @@ def train(args):
         sched.step()
         model.eval()
         entry = {"epoch": epoch + 1, "train_loss": round(run / count, 5)}
-        if (epoch + 1) % 3 == 0 or epoch + 1 == args.epochs:  # held-out loss costs a third of an epoch
+        if (epoch + 1) % 5 == 0 or epoch + 1 == args.epochs:  # held-out loss costs a third of an epoch
             held, per_task = evaluate(model, data["test"])
             entry.update({"held_out_loss": round(held, 5), "held_out_eot": round(per_task[0], 5),
                           "held_out_int": round(per_task[1], 5)})
