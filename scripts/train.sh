@@ -6,7 +6,8 @@
 # on one tiny-corpus conversation, the values the Go test
 # (internal/detect/floorgru_test.go) holds floorbench's run of the file to.
 # With --no-rest it trains the ablation (own channel only) instead.
-# About 20 min of generation and 25 min of training on 2 busy cores.
+# About 8 min of generation and 36 min of training on 2 busy cores
+# (2026-12-06, load average about 20; models/floorgru/README.md).
 #
 #   scripts/train.sh [WORKDIR [--no-rest]]   (default /tmp/floorbench-train)
 #
