@@ -64,7 +64,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 		backends                  *backendFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "generate --preset mptb|tiny --seed N --out DIR",
+		Use:   "generate --preset mptb|tiny|train --seed N --out DIR",
 		Short: "Generate a corpus with the five-stage MPTB pipeline (templates, espeak-ng, flite, festival; or chat and speech endpoints)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -102,7 +102,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&preset, "preset", "", "corpus design: mptb (240 conversations, 6.9 h) or tiny (12 short ones)")
+	cmd.Flags().StringVar(&preset, "preset", "", "corpus design: mptb (240 conversations, 6.9 h), tiny (12 short ones) or train (96 of a minute in voices and noises no other preset uses: a detector's training data)")
 	cmd.Flags().StringVar(&seed, "seed", "", "corpus seed (each conversation is seeded from it and its id)")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must be empty unless --force)")
 	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "conversations generated at once")

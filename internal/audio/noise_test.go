@@ -73,3 +73,31 @@ func TestBabbleIsSpeechLevelMurmur(t *testing.T) {
 		t.Fatal("babble without clips accepted")
 	}
 }
+
+func TestBrownNoiseFallsSixDBPerOctave(t *testing.T) {
+	x := BrownNoise(rand.New(rand.NewPCG(1, 2)), 8192)
+	// 200-400 Hz against 1600-3200 Hz per bin: three octaves at 6 dB.
+	perBinLow := bandPower(x, 200, 400) / 9
+	perBinHigh := bandPower(x, 1600, 3200) / 65
+	ratioDB := 10 * math.Log10(perBinLow/perBinHigh)
+	if ratioDB < 14 || ratioDB > 22 {
+		t.Fatalf("low/high per-bin power %.1f dB, want about 18 (6 dB per octave over 3 octaves)", ratioDB)
+	}
+	if r := RMS(x); math.Abs(r-1) > 1e-3 {
+		t.Fatalf("RMS %.4f, want 1", r)
+	}
+}
+
+func TestHumNoiseIsMainsHarmonics(t *testing.T) {
+	x := HumNoise(rand.New(rand.NewPCG(3, 5)), 8000)
+	// 0.5 s: 50, 60 and 70 Hz make whole cycles, so their bins are
+	// orthogonal; 70 Hz is a harmonic of neither mains frequency.
+	mains := max(bandPower(x, 50, 50), bandPower(x, 60, 60))
+	between := bandPower(x, 70, 70)
+	if mains < 100*between {
+		t.Fatalf("mains bin power %.3g, 55 Hz %.3g: want the hum 20 dB above", mains, between)
+	}
+	if r := RMS(x); math.Abs(r-1) > 1e-3 {
+		t.Fatalf("RMS %.4f, want 1", r)
+	}
+}

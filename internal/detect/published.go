@@ -21,10 +21,14 @@ const (
 	// StatusSeated: a full-duplex agent, scored from its speech onsets
 	// while seated in the conversation (floorbench agent seat).
 	StatusSeated PublishedStatus = "seated agent"
+	// StatusShipped: trained by floorbench (scripts/train.sh) and shipped
+	// in the repository, file and spec, run by the onnx family.
+	StatusShipped PublishedStatus = "shipped with floorbench"
 )
 
 // A PublishedSystem is a row of MPTB's or TurnBench's table of systems,
-// or a system users ask for beside them, and how floorbench runs it.
+// or a system users ask for beside them, or floorbench's own, and how
+// floorbench runs it.
 type PublishedSystem struct {
 	Name   string          `json:"name"`   // the heading of its section in docs/systems.md
 	Tables string          `json:"tables"` // the tables that score it: "MPTB", "TurnBench", both, or "" for neither
@@ -34,8 +38,8 @@ type PublishedSystem struct {
 
 // PublishedSystems lists every system of MPTB's twelve (MPTB §5) and
 // TurnBench's fourteen, with the text turn detectors users ask for
-// beside them, in the order of docs/systems.md; a test checks the two
-// agree.
+// beside them and floorbench's own detector, in the order of
+// docs/systems.md; a test checks the two agree.
 func PublishedSystems() []PublishedSystem {
 	return []PublishedSystem{
 		{"Energy (RMS) VAD", "MPTB, TurnBench", StatusBuiltIn, "rms, rms-endpointer"},
@@ -57,5 +61,6 @@ func PublishedSystems() []PublishedSystem {
 		{"Moshi", "TurnBench", StatusSeated, "agent seat, EOT only"},
 		{"LiveKit turn detector", "", StatusExternal, "reads text, not audio"},
 		{"TEN turn detection", "", StatusExternal, "reads text, not audio"},
+		{"floorgru", "", StatusShipped, "models/floorgru/floorgru.yaml"},
 	}
 }

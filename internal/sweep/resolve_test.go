@@ -91,3 +91,25 @@ func TestResolveNamesWhatWorkersNeed(t *testing.T) {
 		t.Errorf("resolved twice:\n%+v\n%+v", in, again)
 	}
 }
+
+// floorbench's shipped detector enters a sweep as a spec file like any
+// other: it needs a model, so its inference goes to the GPU queue, and
+// its model hash is its shipped file's.
+func TestShippedFloorgruResolvesToTheGPUQueue(t *testing.T) {
+	_, dirs := sweepfixture.Spec(t)
+	specFile, err := filepath.Abs(filepath.Join("..", "..", "models", "floorgru", "floorgru.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Parse("shipped", []byte("name: shipped\ncorpora:\n  - {name: c, path: "+dirs[0]+"}\nsystems:\n  - {name: floorgru, spec: "+specFile+"}\n"), limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := sweep.Resolve(s, detect.Runtime{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sys := in.Systems[0]; !sys.NeedsModel || sys.ModelHash == "" || sys.Dir != filepath.Dir(specFile) {
+		t.Errorf("floorgru resolved as %+v; want a model system (GPU queue) with its model hash, read from %s", sys, filepath.Dir(specFile))
+	}
+}

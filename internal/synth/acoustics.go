@@ -14,28 +14,40 @@ const (
 	MaxSNR = 38.0
 )
 
+// MinTrainSNR is the train preset's lowest SNR: its channels range
+// further into the noise than the evaluation presets' (to MaxSNR).
+const MinTrainSNR = 15.0
+
 // babbleTalkers is how many streams make up babble noise.
 const babbleTalkers = 6
 
 // ChannelAcoustics is what stage 4 drew for one channel.
 type ChannelAcoustics struct {
 	SNR   float64         // dB, speech RMS over noise RMS
-	Noise audio.NoiseKind // white, pink or babble
+	Noise audio.NoiseKind // white, pink or babble; brown, hum or babble in training
 }
 
 // ApplyAcoustics adds noise to every channel of the timeline in place: a
 // kind (white, pink, or babble made of the conversation's other speakers'
 // utterances) and an SNR drawn per channel, the noise scaled against that
-// speaker's speech level.
+// speaker's speech level. A train conversation draws brown noise, hum or
+// babble instead, from MinTrainSNR up.
 func ApplyAcoustics(tl *Timeline, cast Cast, r Rendering, p FloorPlan, rng *rand.Rand) ([]ChannelAcoustics, error) {
 	out := make([]ChannelAcoustics, len(tl.Channels))
 	for k, ch := range tl.Channels {
 		a := ChannelAcoustics{SNR: MinSNR + (MaxSNR-MinSNR)*rng.Float64()}
+		if p.Spec.Train {
+			a.SNR = MinTrainSNR + (MaxSNR-MinTrainSNR)*rng.Float64()
+		}
 		var noise []float32
 		switch u := rng.Float64(); {
-		case u < 0.3:
+		case p.Spec.Train && u < 0.35:
+			a.Noise, noise = audio.Brown, audio.BrownNoise(rng, len(ch))
+		case p.Spec.Train && u < 0.7:
+			a.Noise, noise = audio.Hum, audio.HumNoise(rng, len(ch))
+		case !p.Spec.Train && u < 0.3:
 			a.Noise, noise = audio.White, audio.WhiteNoise(rng, len(ch))
-		case u < 0.7:
+		case !p.Spec.Train && u < 0.7:
 			a.Noise, noise = audio.Pink, audio.PinkNoise(rng, len(ch))
 		default:
 			a.Noise = audio.Babble

@@ -2,6 +2,7 @@ package synth
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
@@ -78,7 +79,12 @@ func GenerateWith(ctx context.Context, seed uint64, spec ConversationSpec, b Bac
 	}
 	plan := PlanFloor(script, StreamFor(seed, spec.ID, StageFloor), StreamFor(seed, spec.ID, StageOverlap))
 	pool := VoicePool(spec.Split)
-	if b.Pools != nil {
+	switch {
+	case spec.Train && b.Pools != nil:
+		return Conversation{}, fmt.Errorf("conversation %s: the train preset casts its own espeak-ng voices, not named ones", spec.ID)
+	case spec.Train:
+		pool = TrainVoices()
+	case b.Pools != nil:
 		pool = b.Pools[spec.Split]
 	}
 	cast := CastFrom(spec, pool, StreamFor(seed, spec.ID, StageVoices))

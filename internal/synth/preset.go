@@ -14,7 +14,7 @@ type Preset struct {
 }
 
 // PresetNames lists the presets `corpus generate --preset` accepts.
-var PresetNames = []string{"mptb", "tiny"}
+var PresetNames = []string{"mptb", "tiny", "train"}
 
 // PresetByName returns a preset's conversation specs. The seed only moves
 // conversation lengths; the design cells are fixed.
@@ -24,6 +24,8 @@ func PresetByName(name string, seed uint64) (Preset, error) {
 		return mptbPreset(seed), nil
 	case "tiny":
 		return tinyPreset(), nil
+	case "train":
+		return trainPreset(seed), nil
 	}
 	return Preset{}, fmt.Errorf("unknown preset %q (want one of %v)", name, PresetNames)
 }
@@ -105,6 +107,36 @@ func tinyPreset() Preset {
 		}
 		p.Conversations = append(p.Conversations, ConversationSpec{ID: fmt.Sprintf("tiny-%02d-%dp-%s", i, n, typ),
 			Split: split, Type: typ, Speakers: n, Seconds: 20, HoldScale: tinyHoldScale, Overlap: presetOverlap})
+	}
+	return p
+}
+
+// trainSeconds is the planned length of a train conversation.
+const trainSeconds = 60.0
+
+// trainPreset is the training data of floorbench's own detector
+// (docs/corpora.md#train-preset): speaker counts 2-5 x six interaction
+// types x 4 conversations of about a minute, 96 in all (about 1.7 hours
+// of speaker channels), cast from TrainVoices and noised with the train
+// noises, under ids (train-...) and, by the seed the user gives, streams
+// no evaluation preset has. The last conversation of each cell is marked
+// test: the training script's held-out validation, never an evaluation
+// split.
+func trainPreset(seed uint64) Preset {
+	p := Preset{Name: "train"}
+	for n := 2; n <= 5; n++ {
+		for _, typ := range dialogue.InteractionTypes {
+			for i := range 4 {
+				id := fmt.Sprintf("train-%dp-%s-%02d", n, typ, i)
+				split := dialogue.Dev
+				if i == 3 {
+					split = dialogue.Test
+				}
+				rng := StreamFor(seed, id, "length")
+				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
+					Seconds: trainSeconds * lengthFactor(rng), Overlap: presetOverlap, Train: true})
+			}
+		}
 	}
 	return p
 }

@@ -27,6 +27,10 @@ type ConversationSpec struct {
 	// Overlap says how speakers react to overlap (the preset's shares;
 	// zero shares: never).
 	Overlap OverlapShares
+	// Train marks a conversation of the train preset: cast from
+	// TrainVoices and noised with the train noises (TrainAcoustics), none
+	// of which an evaluation preset uses.
+	Train bool
 }
 
 // Validate checks a spec before any work is spent on it.

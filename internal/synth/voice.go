@@ -65,6 +65,30 @@ func Inventory() []Voice {
 	return vs
 }
 
+// trainVariants are espeak-ng variants no evaluation voice uses: the
+// train preset's timbres.
+var trainVariants = []string{"adam", "Alex", "Alicia", "Andy", "Annie", "aunty", "belinda", "benjamin",
+	"david", "edward", "john", "linda", "max", "paul", "robert", "steph"}
+
+// TrainVoices are the train preset's voices: every English accent with
+// each train variant, 128 espeak-ng voices, with pitch and rate spread
+// wider than the inventory's. No voice of Inventory is among them, so a
+// model trained on them is evaluated on voices it never heard.
+func TrainVoices() []Voice {
+	var vs []Voice
+	i := 0
+	for _, acc := range espeakAccents {
+		for _, va := range trainVariants {
+			pitch := 30 + (i*37)%41 // 30..70
+			rate := 145 + (i*53)%51 // 145..195 wpm
+			vs = append(vs, Voice{ID: fmt.Sprintf("espeak-ng:%s+%s", acc, va), Engine: EngineEspeak,
+				Name: acc + "+" + va, Pitch: pitch, Rate: rate})
+			i++
+		}
+	}
+	return vs
+}
+
 // VoicePool returns the voices of one split. Every fifth voice of the
 // inventory is a dev voice, the rest are test voices, so the two pools are
 // disjoint (MPTB §3.2) and both span accents, variants and engines.
@@ -135,6 +159,9 @@ type Cast struct {
 // (same timbre in another accent) where the pool allows, and a speech
 // level per speaker between -24 and -18 dBFS.
 func CastVoices(spec ConversationSpec, rng *rand.Rand) Cast {
+	if spec.Train {
+		return CastFrom(spec, TrainVoices(), rng)
+	}
 	return CastFrom(spec, VoicePool(spec.Split), rng)
 }
 

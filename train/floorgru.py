@@ -1,0 +1,340 @@
+"""Train floorgru, floorbench's own floor-aware detector, and export it to ONNX.
+
+The model reads one speaker's channel and the sum of the others (speaker
+versus rest, as VAP does), computes 40 log-mel bins every 10 ms of each
+inside the graph, and runs one GRU over both, giving the probabilities of
+an end of turn (EOT) and of an interruption (INT) of that speaker at 50 Hz.
+Its ONNX contract is the onnx family's: audio [batch, 2, 1696] (100 ms of
+new samples and the 96 before them that the first window needs), the GRU
+state [1, batch, 64] in and out, probs [batch, 5, 2] (models/floorgru).
+
+Usage (scripts/train.sh runs it):
+  python3 train/floorgru.py train --corpus DIR --gold GOLD.json --out DIR
+      [--rest | --no-rest] [--epochs N] [--seed N]
+  python3 train/floorgru.py record --model DIR --corpus DIR --conversation ID --out FILE
+
+Only numpy and torch (Debian's python3-torch); floorbench's tests never run it.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import wave
+
+import numpy as np
+import torch
+from torch import nn
+
+RATE = 16000
+HOP = 1600           # samples a model step adds (100 ms)
+WIN = 256            # STFT window (16 ms)
+SUB = 160            # STFT hop (10 ms): two per output frame
+CONTEXT = WIN - SUB  # samples before a step the first window reads
+FRAME = HOP + CONTEXT
+FPS = 50             # output frames a second
+OUT_HOP = RATE // FPS
+STEP_FRAMES = HOP // OUT_HOP
+MELS = 40
+HIDDEN = 64
+
+
+def mel_filters(n_fft=WIN, n_mels=MELS, fmin=50.0, fmax=8000.0):
+    """Triangular filters on the HTK mel scale, each normalised to area 1."""
+    def mel(f):
+        return 2595.0 * np.log10(1.0 + f / 700.0)
+
+    def hz(m):
+        return 700.0 * (10.0 ** (m / 2595.0) - 1.0)
+
+    bins = np.linspace(0, RATE / 2, n_fft // 2 + 1)
+    edges = hz(np.linspace(mel(fmin), mel(fmax), n_mels + 2))
+    fb = np.zeros((n_mels, len(bins)), dtype=np.float64)
+    for m in range(n_mels):
+        lo, mid, hi = edges[m], edges[m + 1], edges[m + 2]
+        up = (bins - lo) / (mid - lo)
+        down = (hi - bins) / (hi - mid)
+        fb[m] = np.maximum(0, np.minimum(up, down))
+        fb[m] /= max(fb[m].sum(), 1e-9)
+    return fb.astype(np.float32)
+
+
+class FrontEnd(nn.Module):
+    """Log-mel features of each channel: a fixed DFT as a strided convolution."""
+
+    def __init__(self):
+        super().__init__()
+        n = np.arange(WIN)
+        window = 0.5 - 0.5 * np.cos(2 * np.pi * n / WIN)  # periodic Hann
+        k = np.arange(WIN // 2 + 1)[:, None]
+        re = np.cos(2 * np.pi * k * n / WIN) * window
+        im = -np.sin(2 * np.pi * k * n / WIN) * window
+        dft = np.concatenate([re, im])[:, None, :].astype(np.float32)
+        self.register_buffer("dft", torch.from_numpy(dft))
+        self.register_buffer("mel", torch.from_numpy(mel_filters()))
+        self.register_buffer("mean", torch.zeros(MELS))
+        self.register_buffer("std", torch.ones(MELS))
+
+    def forward(self, x):
+        """x [B, C, N] -> features [B, F, C*2*MELS], F = ((N-WIN)//SUB+1)//2."""
+        b, c, n = x.shape
+        spec = nn.functional.conv1d(x.reshape(b * c, 1, n), self.dft, stride=SUB)
+        half = WIN // 2 + 1
+        power = spec[:, :half] ** 2 + spec[:, half:] ** 2
+        logmel = torch.log(torch.matmul(self.mel, power) + 1e-6)
+        logmel = (logmel - self.mean[:, None]) / self.std[:, None]
+        frames = logmel.shape[-1] // 2 * 2
+        # [B*C, MELS, 2F] -> [B, F, C, 2, MELS] -> [B, F, C*2*MELS]
+        feat = logmel[:, :, :frames].reshape(b, c, MELS, frames // 2, 2)
+        return feat.permute(0, 3, 1, 4, 2).reshape(b, frames // 2, c * 2 * MELS)
+
+
+class FloorGRU(nn.Module):
+    """Speaker-vs-rest log-mel features into one GRU; EOT and INT logits at 50 Hz."""
+
+    def __init__(self, rest=True):
+        super().__init__()
+        self.rest = rest
+        self.front = FrontEnd()
+        self.proj = nn.Linear(2 * 2 * MELS, HIDDEN)
+        self.gru = nn.GRU(HIDDEN, HIDDEN, batch_first=True)
+        self.head = nn.Linear(HIDDEN, 2)
+
+    def logits(self, feat, h=None):
+        if not self.rest:
+            # The ablation: the rest's half of every frame is zero.
+            feat = torch.cat([feat[..., : 2 * MELS], torch.zeros_like(feat[..., 2 * MELS:])], dim=-1)
+        z, h = self.gru(torch.relu(self.proj(feat)), h)
+        return self.head(z), h
+
+
+class Step(nn.Module):
+    """One model step as exported: the ONNX contract of models/floorgru."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, audio, h):
+        z, h_out = self.model.logits(self.model.front(audio), h)
+        return torch.sigmoid(z), h_out
+
+
+def read_wav(path):
+    with wave.open(path, "rb") as w:
+        if w.getframerate() != RATE or w.getsampwidth() != 2 or w.getnchannels() != 1:
+            sys.exit(f"{path}: want 16 kHz 16-bit mono")
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float32) / 32768.0
+
+
+def rows_of(corpus, conv):
+    """Each speaker's (own, rest) channels, rest the others' sum clipped to [-1, 1]."""
+    chans = [read_wav(os.path.join(corpus, conv["id"], f"speaker_{k + 1}.wav")) for k in range(conv["speakers"])]
+    total = np.sum(chans, axis=0)
+    return [np.stack([c, np.clip(total - c, -1, 1)]) for c in chans]
+
+
+def features(front, row):
+    """The features of a whole channel pair as the steps read them: CONTEXT zeros first."""
+    x = torch.from_numpy(np.concatenate([np.zeros((2, CONTEXT), np.float32), row], axis=1))
+    with torch.no_grad():
+        return front(x[None])[0]
+
+
+# Targets (docs/protocol.md#mptb-generated): a frame decided at t (its end)
+# is positive from POS_BEFORE before an anchor to POS_AFTER after it; it is
+# not scored until IGNORE_AFTER after it, nor inside an excluded interval;
+# a negative span weighs NEG_WEIGHT, a positive POS_WEIGHT.
+POS_BEFORE, POS_AFTER, IGNORE_AFTER = 0.1, 0.5, 1.5
+NEG_WEIGHT, POS_WEIGHT = 3.0, 5.0
+
+
+def targets(gold, speaker, frames):
+    t = (np.arange(frames) + 1) / FPS
+    y = np.zeros((frames, 2), np.float32)
+    w = np.ones((frames, 2), np.float32)
+    for col, task in enumerate(["eot", "int"]):
+        for s in gold[f"{task}_negative_spans"]:
+            if s["speaker"] == speaker:
+                w[(t >= s["start"] - 0.25) & (t <= s["end"]), col] = NEG_WEIGHT
+        for e in gold[f"{task}_positive_events"]:
+            if e["speaker"] == speaker:
+                a = e["time_s"]
+                w[(t > a + POS_AFTER) & (t <= a + IGNORE_AFTER), col] = 0
+                pos = (t >= a - POS_BEFORE) & (t <= a + POS_AFTER)
+                y[pos, col], w[pos, col] = 1, POS_WEIGHT
+        for s in gold[f"{task}_excluded"]:
+            if s["speaker"] == speaker:
+                w[(t >= s["start"]) & (t <= s["end"]), col] = 0
+    return y, w
+
+
+def load(corpus, gold_path, front):
+    with open(os.path.join(corpus, "corpus.json")) as f:
+        manifest = json.load(f)
+    with open(gold_path) as f:
+        gold = json.load(f)["conversations"]
+    data = {"dev": [], "test": []}
+    for conv in manifest["conversations"]:
+        for k, row in enumerate(rows_of(corpus, conv)):
+            feat = features(front, row)
+            frames = min(feat.shape[0], row.shape[1] // OUT_HOP)
+            y, w = targets(gold[conv["id"]], k + 1, frames)
+            data[conv["split"]].append((feat[:frames], torch.from_numpy(y), torch.from_numpy(w)))
+    return data
+
+
+def normalise(front, data):
+    """Per-bin mean and deviation of the training rows' log-mel, baked into
+    the front end and applied to the features load computed without them."""
+    n, total, squares = 0, torch.zeros(MELS, dtype=torch.float64), torch.zeros(MELS, dtype=torch.float64)
+    for x, _, _ in data["dev"]:
+        f = x.reshape(-1, MELS).double()
+        n, total, squares = n + f.shape[0], total + f.sum(0), squares + (f * f).sum(0)
+    mean = (total / n).float()
+    std = (squares / n - (total / n) ** 2).sqrt().float() + 1e-3
+    front.mean.copy_(mean)
+    front.std.copy_(std)
+    for rows in data.values():
+        for x, _, _ in rows:
+            x.copy_(((x.reshape(-1, MELS) - mean) / std).reshape(x.shape))
+
+
+def batches(rows, crop, batch, gen):
+    """Random crops of `crop` frames (whole rows when shorter), `batch` at a time."""
+    order = torch.randperm(len(rows), generator=gen).tolist()
+    for i in range(0, len(order), batch):
+        xs, ys, ws = [], [], []
+        for j in order[i:i + batch]:
+            x, y, w = rows[j]
+            start = int(torch.randint(0, max(1, x.shape[0] - crop + 1), (1,), generator=gen))
+            # A third of the crops start at the conversation's start, where
+            # the state is zero as it is when floorbench runs the model.
+            if torch.rand(1, generator=gen).item() < 1 / 3:
+                start = 0
+            xs.append(x[start:start + crop])
+            ys.append(y[start:start + crop])
+            ws.append(w[start:start + crop])
+        n = min(x.shape[0] for x in xs)
+        yield torch.stack([x[:n] for x in xs]), torch.stack([y[:n] for y in ys]), torch.stack([w[:n] for w in ws])
+
+
+def loss_of(model, x, y, w):
+    z, _ = model.logits(x)
+    per = nn.functional.binary_cross_entropy_with_logits(z, y, reduction="none") * w
+    return per.sum() / w.sum(), per.sum(dim=(0, 1)) / w.sum(dim=(0, 1))
+
+
+def evaluate(model, rows):
+    with torch.no_grad():
+        total, n, task = 0.0, 0.0, torch.zeros(2)
+        for x, y, w in rows:
+            z, _ = model.logits(x[None])
+            per = nn.functional.binary_cross_entropy_with_logits(z[0], y, reduction="none") * w
+            total += per.sum().item()
+            n += w.sum().item()
+            task += per.sum(0)
+        return total / n, (task / n).tolist()
+
+
+def train(args):
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    gen = torch.Generator().manual_seed(args.seed)
+    started = time.time()
+    model = FloorGRU(rest=args.rest)
+    data = load(args.corpus, args.gold, model.front)
+    normalise(model.front, data)
+    print(f"{len(data['dev'])} training rows, {len(data['test'])} held out; "
+          f"{sum(p.numel() for p in model.parameters())} parameters; features in {time.time() - started:.0f} s", flush=True)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=args.epochs)
+    log = []
+    for epoch in range(args.epochs):
+        model.train()
+        run, count = 0.0, 0
+        for x, y, w in batches(data["dev"], args.crop, args.batch, gen):
+            loss, _ = loss_of(model, x, y, w)
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            run, count = run + loss.item(), count + 1
+        sched.step()
+        model.eval()
+        entry = {"epoch": epoch + 1, "train_loss": round(run / count, 5)}
+        if (epoch + 1) % 5 == 0 or epoch + 1 == args.epochs:  # held-out loss costs a third of an epoch
+            held, per_task = evaluate(model, data["test"])
+            entry.update({"held_out_loss": round(held, 5), "held_out_eot": round(per_task[0], 5),
+                          "held_out_int": round(per_task[1], 5)})
+        entry["seconds"] = round(time.time() - started)
+        log.append(entry)
+        print(json.dumps(entry), flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    torch.save(model.state_dict(), os.path.join(args.out, "floorgru.pt"))
+    export(model, os.path.join(args.out, "floorgru.onnx"))
+    with open(os.path.join(args.out, "training.json"), "w") as f:
+        json.dump({"seed": args.seed, "rest": args.rest, "epochs": args.epochs, "threads": args.threads,
+                   "torch": torch.__version__, "seconds": round(time.time() - started), "log": log}, f, indent=1)
+
+
+def export(model, path):
+    model.eval()
+    step = Step(model)
+    torch.onnx.export(step, (torch.zeros(1, 2, FRAME), torch.zeros(1, 1, HIDDEN)), path,
+                      input_names=["audio", "h"], output_names=["probs", "h_out"], opset_version=14,
+                      dynamic_axes={"audio": {0: "batch"}, "h": {1: "batch"}, "probs": {0: "batch"}, "h_out": {1: "batch"}})
+
+
+def record(args):
+    """The trained model's probabilities on one conversation, run over the
+    whole channels at once (not step by step as floorbench runs the ONNX
+    file): the values a Go test holds floorbench's run of the file to."""
+    torch.set_num_threads(args.threads)
+    with open(os.path.join(args.corpus, "corpus.json")) as f:
+        conv = next(c for c in json.load(f)["conversations"] if c["id"] == args.conversation)
+    with open(os.path.join(args.model, "training.json")) as f:
+        model = FloorGRU(rest=json.load(f)["rest"])
+    model.load_state_dict(torch.load(os.path.join(args.model, "floorgru.pt")))
+    model.eval()
+    out = {"conversation_id": conv["id"], "frame_rate_hz": FPS, "speakers": []}
+    for row in rows_of(args.corpus, conv):
+        steps = row.shape[1] // HOP  # the values floorbench's steps give
+        with torch.no_grad():
+            z, _ = model.logits(features(model.front, row)[None, : steps * STEP_FRAMES])
+        p = torch.sigmoid(z[0]).numpy()
+        out["speakers"].append({"eot": [round(float(v), 6) for v in p[:, 0]],
+                                "int": [round(float(v), 6) for v in p[:, 1]]})
+    with open(args.out, "w") as f:
+        json.dump(out, f)
+        f.write("\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--corpus", required=True)
+    t.add_argument("--gold", required=True, help="floorbench gold --corpus DIR -o json (every split)")
+    t.add_argument("--out", required=True)
+    t.add_argument("--rest", action=argparse.BooleanOptionalAction, default=True)
+    t.add_argument("--epochs", type=int, default=10)
+    t.add_argument("--crop", type=int, default=1000, help="frames per training crop (20 s)")
+    t.add_argument("--batch", type=int, default=16)
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--seed", type=int, default=4501)
+    t.add_argument("--threads", type=int, default=2)
+    r = sub.add_parser("record")
+    r.add_argument("--model", required=True)
+    r.add_argument("--corpus", required=True)
+    r.add_argument("--conversation", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    train(args) if args.cmd == "train" else record(args)
+
+
+if __name__ == "__main__":
+    main()
