@@ -137,13 +137,8 @@ func (s *geminiServer) input(in glRealtimeInput) error {
 		if err != nil {
 			return s.refuse(websocket.StatusInvalidFramePayloadData, err.Error())
 		}
-		s.pending = append(s.pending, x...)
-		for len(s.pending) >= FrameSamples {
-			frame := append([]float32(nil), s.pending[:FrameSamples]...)
-			s.pending = s.pending[FrameSamples:]
-			if err := s.step(frame); err != nil {
-				return err
-			}
+		if err := stepFrames(&s.pending, x, s.step); err != nil {
+			return err
 		}
 	}
 	return nil

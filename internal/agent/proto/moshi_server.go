@@ -77,15 +77,7 @@ func (s *moshiServer) handle(typ websocket.MessageType, data []byte) error {
 	if err != nil {
 		return moshiRefuse(s.c, websocket.StatusUnsupportedData, err.Error())
 	}
-	s.pending = append(s.pending, x...)
-	for len(s.pending) >= FrameSamples {
-		frame := append([]float32(nil), s.pending[:FrameSamples]...)
-		s.pending = s.pending[FrameSamples:]
-		if err := s.step(frame); err != nil {
-			return err
-		}
-	}
-	return nil
+	return stepFrames(&s.pending, x, s.step)
 }
 
 // step gives the agent one input frame, does what it decides and sends

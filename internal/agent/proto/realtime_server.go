@@ -111,15 +111,7 @@ func (s *realtimeServer) handle(e rtEvent) error {
 		if err != nil {
 			return s.refuse("invalid_audio", err.Error())
 		}
-		s.pending = append(s.pending, s.in.Push(x)...)
-		for len(s.pending) >= FrameSamples {
-			frame := append([]float32(nil), s.pending[:FrameSamples]...)
-			s.pending = s.pending[FrameSamples:]
-			if err := s.step(frame); err != nil {
-				return err
-			}
-		}
-		return nil
+		return stepFrames(&s.pending, s.in.Push(x), s.step)
 	case "response.cancel":
 		if !s.active() {
 			// As OpenAI answers a cancel that finds nothing to cancel.

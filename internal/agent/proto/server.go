@@ -253,3 +253,19 @@ func (t *talk) next() []float32 {
 	t.said++
 	return f
 }
+
+// stepFrames appends x to the input short of a whole frame in *pending
+// and gives step every whole FrameSamples frame it then holds, in order,
+// keeping the rest for the next audio; it stops at step's first error.
+// Every server that takes its input in pieces of any length frames it so.
+func stepFrames(pending *[]float32, x []float32, step func([]float32) error) error {
+	*pending = append(*pending, x...)
+	for len(*pending) >= FrameSamples {
+		frame := append([]float32(nil), (*pending)[:FrameSamples]...)
+		*pending = (*pending)[FrameSamples:]
+		if err := step(frame); err != nil {
+			return err
+		}
+	}
+	return nil
+}
