@@ -10,30 +10,49 @@ package names
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"sync"
 )
 
 // Form is what a name may look like: it matches Pattern and has at most
 // Max bytes.
 type Form struct {
-	re  *regexp.Regexp
+	re  func() *regexp.Regexp // compiled at its first match, not at start-up
 	max int
 }
 
-// MustForm compiles a form; it panics on a pattern with a bounded
+// MustForm makes a form: it parses the pattern now and compiles it at
+// the form's first match; it panics on a pattern with a bounded
 // repetition, which would cost what Form exists to avoid, or on one that
-// does not compile (package-level variables only).
+// does not parse (package-level variables only).
 func MustForm(pattern string, max int) Form {
-	if bounded.MatchString(pattern) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		panic(fmt.Sprintf("names: pattern %q: %v", pattern, err))
+	}
+	if hasBound(re) {
 		panic(fmt.Sprintf("names: pattern %q has a bounded repetition: give its bound as max", pattern))
 	}
-	return Form{re: regexp.MustCompile(pattern), max: max}
+	return Form{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) }), max: max}
 }
 
-// bounded finds a repetition with an upper bound ({n,m} or {n}).
-var bounded = regexp.MustCompile(`\{\d*,?\d+\}`)
+// hasBound reports whether a parsed pattern has a repetition with an
+// upper bound ({n,m} or {n}). Every process makes the forms at start-up,
+// so MustForm parses a pattern and compiles it only at its first match.
+func hasBound(r *syntax.Regexp) bool {
+	if r.Op == syntax.OpRepeat && r.Max >= 0 {
+		return true
+	}
+	for _, sub := range r.Sub {
+		if hasBound(sub) {
+			return true
+		}
+	}
+	return false
+}
 
 // Match reports whether s has the form.
-func (f Form) Match(s string) bool { return len(s) <= f.max && f.re.MatchString(s) }
+func (f Form) Match(s string) bool { return len(s) <= f.max && f.re().MatchString(s) }
 
 // Plain is the common form of a name that becomes part of a file or key:
 // a letter or digit, then letters, digits, '_', '.' and '-', at most max

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/floorbench/floorbench/internal/names"
 )
@@ -37,15 +38,16 @@ func Name(s string) string {
 
 // yamlField and yamlType are the two type errors of the YAML decoder
 // (go.yaml.in/yaml/v3) that quote the document: an unknown key, and a
-// value of the wrong type.
+// value of the wrong type. They are compiled at their first use, not at
+// start-up, which every process pays.
 var (
-	yamlField = regexp.MustCompile(`(?s)^(line \d+): field (.*) not found in type \S+$`)
-	yamlType  = regexp.MustCompile("(?s)^(line \\d+): cannot unmarshal (\\S+) (`.*` )?into (\\S+)$")
-	quoted    = regexp.MustCompile("`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"")
+	yamlField = lazy(`(?s)^(line \d+): field (.*) not found in type \S+$`)
+	yamlType  = lazy("(?s)^(line \\d+): cannot unmarshal (\\S+) (`.*` )?into (\\S+)$")
+	quoted    = lazy("`[^`]*`|\"(?:[^\"\\\\]|\\\\.)*\"")
 	// word is what a message may keep of its own words: letters, a
 	// number, a quoted name, one punctuation character in single quotes
 	// (the syntax the parser expected), with punctuation after.
-	word = regexp.MustCompile(`^([A-Za-z]+|\d+|"[A-Za-z0-9][A-Za-z0-9_.-]*"|'[^A-Za-z0-9\s]')[,;:.)]*$`)
+	word = lazy(`^([A-Za-z]+|\d+|"[A-Za-z0-9][A-Za-z0-9_.-]*"|'[^A-Za-z0-9\s]')[,;:.)]*$`)
 )
 
 // YAML is a YAML decoder's error as one line that quotes nothing of the
@@ -65,10 +67,10 @@ func YAML(err error) error {
 }
 
 func yamlLine(line string) string {
-	if m := yamlField.FindStringSubmatch(line); m != nil {
+	if m := yamlField().FindStringSubmatch(line); m != nil {
 		return m[1] + ": unknown key " + Name(m[2])
 	}
-	if m := yamlType.FindStringSubmatch(line); m != nil {
+	if m := yamlType().FindStringSubmatch(line); m != nil {
 		return fmt.Sprintf("%s: want %s, not %s", m[1], goType(m[4]), yamlKind(strings.TrimPrefix(m[2], "!!")))
 	}
 	return Message(line)
@@ -80,7 +82,7 @@ func yamlLine(line string) string {
 // file)". It is for the messages of parsers floorbench does not own (the
 // YAML and XML decoders'), whose wording it cannot choose.
 func Message(line string) string {
-	line = quoted.ReplaceAllStringFunc(line, func(q string) string {
+	line = quoted().ReplaceAllStringFunc(line, func(q string) string {
 		if inner := q[1 : len(q)-1]; nameForm.Match(inner) {
 			return `"` + inner + `"`
 		}
@@ -88,7 +90,7 @@ func Message(line string) string {
 	})
 	var kept []string
 	for _, tok := range strings.Fields(line) {
-		if !word.MatchString(tok) {
+		if !word().MatchString(tok) {
 			tok = "(text of the file)"
 		}
 		if n := len(kept); n == 0 || tok != kept[n-1] || tok != "(text of the file)" {
@@ -169,4 +171,9 @@ func jsonKind(v string) string {
 		return "a number"
 	}
 	return "a value of another type"
+}
+
+// lazy is a regular expression compiled at its first use.
+func lazy(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
 }
