@@ -8,6 +8,8 @@ import (
 	"runtime/pprof"
 	"syscall"
 	"time"
+
+	"github.com/floorbench/floorbench/internal/atomicfile"
 )
 
 // cpuProfileEnv names the file a command writes its CPU profile to, for
@@ -109,21 +111,10 @@ func sampleHeap(path string, log io.Writer, done <-chan struct{}) error {
 	}
 }
 
-// writeHeapProfile replaces path with the heap profile of the moment.
+// writeHeapProfile replaces path with the heap profile of the moment,
+// whole or not at all.
 func writeHeapProfile(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, ".", func(w io.Writer) error { return pprof.Lookup("heap").WriteTo(w, 0) })
 }
 
 // residentMB is the process's resident set in MB, from /proc (0 where

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/pprof/profile"
@@ -56,23 +57,27 @@ func TestCPUProfileBadPath(t *testing.T) {
 }
 
 // The heap profile holds what is held at the peak, and the log a line a
-// second of the process's memory and CPU.
+// second of the process's memory and CPU. The sampler ticks on the fake
+// clock of a synctest bubble: the test's 2.5 s pass as soon as the
+// sampler waits for its next tick.
 func TestHeapProfileAtThePeak(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "heap.pprof")
-	stop, err := startHeapProfile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	held := make([][]byte, 64)
-	for i := range held {
-		held[i] = make([]byte, 1<<20)
-	}
-	runtime.GC() // a heap profile shows what the last collection found held
-	time.Sleep(2500 * time.Millisecond)
-	runtime.KeepAlive(held)
-	if err := stop(); err != nil {
-		t.Fatal(err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		stop, err := startHeapProfile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held := make([][]byte, 64)
+		for i := range held {
+			held[i] = make([]byte, 1<<20)
+		}
+		runtime.GC() // a heap profile shows what the last collection found held
+		time.Sleep(2500 * time.Millisecond)
+		runtime.KeepAlive(held)
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	})
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
