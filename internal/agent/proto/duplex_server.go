@@ -21,15 +21,7 @@ func serveDuplex(c *serverConn) error {
 		return err
 	}
 	s := &duplexServer{c: c}
-	for {
-		typ, data, err := c.read(c.opt.IdleTimeout)
-		if err != nil {
-			return endOfSession(err)
-		}
-		if err := s.handle(typ, data); err != nil {
-			return err
-		}
-	}
+	return c.serve(s.handle)
 }
 
 // duplexAccept reads the client's hello and answers with the server's, or

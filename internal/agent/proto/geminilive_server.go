@@ -26,19 +26,13 @@ func serveGeminiLive(c *serverConn) error {
 	if err := s.accept(); err != nil {
 		return err
 	}
-	for {
-		_, data, err := c.read(c.opt.IdleTimeout)
-		if err != nil {
-			return endOfSession(err)
-		}
+	return c.serve(func(_ websocket.MessageType, data []byte) error {
 		var m glClientMessage
 		if err := parseGemini(data, &m); err != nil {
 			return s.refuse(websocket.StatusInvalidFramePayloadData, err.Error())
 		}
-		if err := s.handle(m); err != nil {
-			return err
-		}
-	}
+		return s.handle(m)
+	})
 }
 
 // geminiServer is the state of one Live API connection.

@@ -43,15 +43,7 @@ func serveMoshi(c *serverConn) error {
 	if err := s.send(encodeMoshi(moshiAudio, out.headers())); err != nil {
 		return err
 	}
-	for {
-		typ, data, err := c.read(c.opt.IdleTimeout)
-		if err != nil {
-			return endOfSession(err)
-		}
-		if err := s.handle(typ, data); err != nil {
-			return err
-		}
-	}
+	return c.serve(s.handle)
 }
 
 // moshiServer is the state of one moshi connection.

@@ -269,3 +269,18 @@ func stepFrames(pending *[]float32, x []float32, step func([]float32) error) err
 	}
 	return nil
 }
+
+// serve gives handle each message the client sends, in order, until the
+// session ends (endOfSession of the read's error: a close, or no message
+// within the idle timeout) or handle fails.
+func (c *serverConn) serve(handle func(websocket.MessageType, []byte) error) error {
+	for {
+		typ, data, err := c.read(c.opt.IdleTimeout)
+		if err != nil {
+			return endOfSession(err)
+		}
+		if err := handle(typ, data); err != nil {
+			return err
+		}
+	}
+}
