@@ -102,7 +102,7 @@ func newCorpusGenerateCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&preset, "preset", "", "corpus design: mptb (240 conversations, 6.9 h), tiny (12 short ones) or train (96 of a minute in voices and noises no other preset uses: a detector's training data)")
+	cmd.Flags().StringVar(&preset, "preset", "", "corpus design: mptb (240 conversations, 6.9 h), tiny (12 short ones), train (96 of a minute in voices and noises no other preset uses: a detector's training data) or unheard (72 in flite and festival voices only: a trained detector's test in voices it never heard)")
 	cmd.Flags().StringVar(&seed, "seed", "", "corpus seed (each conversation is seeded from it and its id)")
 	cmd.Flags().StringVar(&out, "out", "", "output folder (created; must be empty unless --force)")
 	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "conversations generated at once")

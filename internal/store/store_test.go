@@ -174,3 +174,38 @@ func TestS3WrongCredentialsIsOneClearError(t *testing.T) {
 		t.Fatalf("unreachable endpoint: %v", err)
 	}
 }
+
+// failingBody gives n bytes, then its error.
+type failingBody struct {
+	n   int
+	err error
+}
+
+func (f *failingBody) Read(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, f.err
+	}
+	k := min(len(p), f.n)
+	clear(p[:k])
+	f.n -= k
+	return k, nil
+}
+
+// An upload whose body fails says why, whether the body is sent whole or
+// in parts, even where the transport reports the connection the failure
+// closed; and nothing is stored.
+func TestS3PutOfAFailingBodyGivesItsCause(t *testing.T) {
+	ctx := context.Background()
+	s := testenv.StartMinIO(t).Store(t, "failing")
+	cause := errors.New("the body's own error")
+	for _, n := range []int{0, 1 << 10, 6 << 20} {
+		key := fmt.Sprintf("x/%d", n)
+		err := s.Put(ctx, key, &failingBody{n: n, err: cause})
+		if !errors.Is(err, cause) || !strings.Contains(err.Error(), key) {
+			t.Fatalf("%d bytes then an error: %v", n, err)
+		}
+		if ok, err := store.Exists(ctx, s, key); err != nil || ok {
+			t.Fatalf("%d bytes then an error: stored %v, %v", n, ok, err)
+		}
+	}
+}

@@ -84,6 +84,10 @@ func GenerateWith(ctx context.Context, seed uint64, spec ConversationSpec, b Bac
 		return Conversation{}, fmt.Errorf("conversation %s: the train preset casts its own espeak-ng voices, not named ones", spec.ID)
 	case spec.Train:
 		pool = TrainVoices()
+	case spec.Unheard && b.Pools != nil:
+		return Conversation{}, fmt.Errorf("conversation %s: the unheard preset casts its own flite and festival voices, not named ones", spec.ID)
+	case spec.Unheard:
+		pool = UnheardVoices()
 	case b.Pools != nil:
 		pool = b.Pools[spec.Split]
 	}

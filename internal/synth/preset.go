@@ -14,7 +14,7 @@ type Preset struct {
 }
 
 // PresetNames lists the presets `corpus generate --preset` accepts.
-var PresetNames = []string{"mptb", "tiny", "train"}
+var PresetNames = []string{"mptb", "tiny", "train", "unheard"}
 
 // PresetByName returns a preset's conversation specs. The seed only moves
 // conversation lengths; the design cells are fixed.
@@ -26,6 +26,8 @@ func PresetByName(name string, seed uint64) (Preset, error) {
 		return tinyPreset(), nil
 	case "train":
 		return trainPreset(seed), nil
+	case "unheard":
+		return unheardPreset(seed), nil
 	}
 	return Preset{}, fmt.Errorf("unknown preset %q (want one of %v)", name, PresetNames)
 }
@@ -135,6 +137,31 @@ func trainPreset(seed uint64) Preset {
 				rng := StreamFor(seed, id, "length")
 				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
 					Seconds: trainSeconds * lengthFactor(rng), Overlap: presetOverlap, Train: true})
+			}
+		}
+	}
+	return p
+}
+
+// unheardPreset is an evaluation corpus in voices a detector trained on
+// the train preset never heard (docs/corpora.md#unheard-preset): mptb's
+// cells (speaker counts 2-5 x six interaction types) with 3
+// conversations each, the first dev and the other two test (24 / 48),
+// of mptb's planned length, cast from UnheardVoices and noised as mptb
+// is (white, pink or babble).
+func unheardPreset(seed uint64) Preset {
+	p := Preset{Name: "unheard"}
+	for n := 2; n <= 5; n++ {
+		for _, typ := range dialogue.InteractionTypes {
+			for i := range 3 {
+				id := fmt.Sprintf("unheard-%dp-%s-%02d", n, typ, i)
+				split := dialogue.Test
+				if i == 0 {
+					split = dialogue.Dev
+				}
+				rng := StreamFor(seed, id, "length")
+				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
+					Seconds: mptbSeconds * lengthFactor(rng), Overlap: presetOverlap, Unheard: true})
 			}
 		}
 	}

@@ -31,6 +31,11 @@ type ConversationSpec struct {
 	// TrainVoices and noised with the train noises (TrainAcoustics), none
 	// of which an evaluation preset uses.
 	Train bool
+	// Unheard marks a conversation of the unheard preset: cast from
+	// UnheardVoices only (flite's and festival's, which neither the train
+	// preset nor espeak-ng's timbres share), noised as the evaluation
+	// presets are.
+	Unheard bool
 }
 
 // Validate checks a spec before any work is spent on it.
@@ -43,6 +48,9 @@ func (s ConversationSpec) Validate() error {
 	}
 	if _, err := dialogue.ParseInteractionType(string(s.Type)); err != nil {
 		return fmt.Errorf("conversation %s: %w", s.ID, err)
+	}
+	if s.Train && s.Unheard {
+		return fmt.Errorf("conversation %s: both train and unheard (a conversation is cast from one of them)", s.ID)
 	}
 	if s.Speakers < 2 || s.Speakers > 5 {
 		return fmt.Errorf("conversation %s: %d speakers (want 2 to 5)", s.ID, s.Speakers)

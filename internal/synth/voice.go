@@ -89,6 +89,20 @@ func TrainVoices() []Voice {
 	return vs
 }
 
+// UnheardVoices are the unheard preset's voices: the inventory's flite
+// and festival voices (7), engines the train preset never casts, so a
+// model trained on the train preset hears none of their voices before
+// it is evaluated on them. The preset's dev and test splits share them.
+func UnheardVoices() []Voice {
+	var vs []Voice
+	for _, v := range Inventory() {
+		if v.Engine != EngineEspeak {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
 // VoicePool returns the voices of one split. Every fifth voice of the
 // inventory is a dev voice, the rest are test voices, so the two pools are
 // disjoint (MPTB §3.2) and both span accents, variants and engines.
@@ -161,6 +175,9 @@ type Cast struct {
 func CastVoices(spec ConversationSpec, rng *rand.Rand) Cast {
 	if spec.Train {
 		return CastFrom(spec, TrainVoices(), rng)
+	}
+	if spec.Unheard {
+		return CastFrom(spec, UnheardVoices(), rng)
 	}
 	return CastFrom(spec, VoicePool(spec.Split), rng)
 }

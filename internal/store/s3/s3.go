@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -142,11 +143,53 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader) error {
 	if size < 0 {
 		opts.PartSize = streamPartSize
 	}
-	_, err = s.client.PutObject(ctx, s.cfg.Bucket, obj, r, size, opts)
+	body := r
+	var cause *causeReader
+	if _, seeks := r.(io.Seeker); !seeks {
+		cause = &causeReader{r: r}
+		body = cause
+	}
+	_, err = s.client.PutObject(ctx, s.cfg.Bucket, obj, body, size, opts)
 	if err != nil {
+		if cause != nil {
+			if rerr := cause.cause(); rerr != nil {
+				return fmt.Errorf("put %s: %w", key, rerr)
+			}
+		}
 		return fmt.Errorf("put %s: %w", key, describeS3Error(err))
 	}
 	return nil
+}
+
+// causeReader remembers the first error other than EOF its reader gave:
+// the cause of a failed upload (a verified reader's mismatch). The
+// transport that was sending the body may report instead what that error
+// did to its connection ("use of closed network connection"). Only a
+// reader that cannot seek is wrapped: minio-go retries an upload from a
+// seekable one, which a wrapper would hide. The transport reads the body
+// on its own goroutine, hence the lock.
+type causeReader struct {
+	r   io.Reader
+	mu  sync.Mutex
+	err error
+}
+
+func (c *causeReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		c.mu.Lock()
+		if c.err == nil {
+			c.err = err
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+func (c *causeReader) cause() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
 }
 
 // Get opens the object; it is fetched lazily, so a missing key is
