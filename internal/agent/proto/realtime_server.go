@@ -113,9 +113,10 @@ func (s *realtimeServer) handle(e rtEvent) error {
 		}
 		return stepFrames(&s.pending, s.in.Push(x), s.step)
 	case "response.cancel":
-		if !s.active() {
-			// As OpenAI answers a cancel that finds nothing to cancel.
-			return s.sendError("response_cancel_not_active", "Cancellation failed: no response is in progress.")
+		if !s.active() || (e.ResponseID != "" && e.ResponseID != s.responseID()) {
+			// As OpenAI answers a cancel that finds nothing to cancel,
+			// whether no response runs or another one does.
+			return s.sendError("response_cancel_not_active", "Cancellation failed: no active response found")
 		}
 		return s.cancel("client_cancelled")
 	case "conversation.item.truncate":

@@ -3,6 +3,7 @@ package proto
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -171,18 +172,23 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 // says its turn detection's interrupt_response is false. Under server_vad
 // as OpenAI's endpoint runs it (interrupt_response absent or true) the
 // endpoint has cancelled already, and a cancel would only earn an error.
+// A cancel names the response running, and none goes out once the
+// response has ended (its audio still playing): a cancel of a response
+// that is not running is answered with an error too.
 func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) {
 	for _, c := range []struct {
 		turnDetection string
+		ended         bool // response.done before speech_started
 		wantCancel    bool
 	}{
-		{`{"type":"server_vad"}`, false},
-		{`{"type":"server_vad","interrupt_response":true}`, false},
-		{`{"type":"server_vad","interrupt_response":false}`, true},
+		{`{"type":"server_vad"}`, false, false},
+		{`{"type":"server_vad","interrupt_response":true}`, false, false},
+		{`{"type":"server_vad","interrupt_response":false}`, false, true},
+		{`{"type":"server_vad","interrupt_response":false}`, true, false},
 	} {
-		t.Run(c.turnDetection, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s ended %v", c.turnDetection, c.ended), func(t *testing.T) {
 			testenv.Synctest(t, func(t *testing.T) {
-				asked := make(chan []string, 1)
+				asked := make(chan []rtEvent, 1)
 				fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 					conn, err := websocket.Accept(w, r, nil)
 					if err != nil {
@@ -198,8 +204,12 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 					say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + c.turnDetection + `}}`)
 					say(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`)
 					say(`{"type":"response.audio.delta","response_id":"resp_1","item_id":"item_1","delta":"` + encodeAudio(constant(0.25, realtimeRate)) + `"}`)
+					if c.ended {
+						say(`{"type":"response.audio.done","response_id":"resp_1","item_id":"item_1"}`)
+						say(`{"type":"response.done","response":{"id":"resp_1","status":"completed"}}`)
+					}
 					say(`{"type":"input_audio_buffer.speech_started","audio_start_ms":0}`)
-					var types []string
+					var events []rtEvent
 					for {
 						_, data, err := conn.Read(ctx)
 						if err != nil {
@@ -207,9 +217,9 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 						}
 						var e rtEvent
 						json.Unmarshal(data, &e)
-						types = append(types, e.Type)
+						events = append(events, e)
 						if e.Type == "conversation.item.truncate" {
-							asked <- types
+							asked <- events
 							conn.Close(websocket.StatusNormalClosure, "")
 							return
 						}
@@ -228,11 +238,66 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 						break
 					}
 				}
-				types := <-asked
+				events := <-asked
+				var types []string
+				for _, e := range events {
+					types = append(types, e.Type)
+					if e.Type == "response.cancel" && e.ResponseID != "resp_1" {
+						t.Errorf("the client cancelled response %q; the one running is resp_1", e.ResponseID)
+					}
+				}
 				if got := slices.Contains(types, "response.cancel"); got != c.wantCancel {
 					t.Errorf("the client sent %v after speech_started; response.cancel wanted: %v", types, c.wantCancel)
 				}
 			})
 		})
 	}
+}
+
+// A response.cancel naming a response that is not the one running is
+// answered as one with no response running: an invalid_request_error
+// response_cancel_not_active, the running response going on; a cancel
+// naming it (or none) cancels it.
+func TestTheRealtimeServerCancelsOnlyTheResponseNamed(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
+		c := rawRealtime(t, false)
+		next(t, c) // session.created
+		// Ten frames of silence: the agent starts its response at the
+		// fifth and, hearing no more, holds it running.
+		for range 10 {
+			sendEvent(t, c, `{"type":"input_audio_buffer.append","audio":"`+encodeAudio(constant(0, FrameSamples*realtimeRate/SampleRate))+`"}`)
+		}
+		for e := next(t, c); e.Type != "response.created"; e = next(t, c) {
+		}
+		// errorOrDone is the next error or response.done: what the
+		// response sends meanwhile (its announcements, its audio) is
+		// skipped.
+		errorOrDone := func() rtEvent {
+			for {
+				if e := next(t, c); e.Type == "error" || e.Type == "response.done" {
+					return e
+				}
+			}
+		}
+		for _, other := range []string{"resp_0", "resp_2"} {
+			sendEvent(t, c, `{"type":"response.cancel","response_id":"`+other+`"}`)
+			if e := errorOrDone(); e.Type != "error" || e.Error == nil || e.Error.Type != "invalid_request_error" || e.Error.Code != "response_cancel_not_active" {
+				t.Fatalf("response.cancel of %s while resp_1 runs: %s %+v; want an invalid_request_error response_cancel_not_active", other, e.Type, e.Error)
+			}
+		}
+		sendEvent(t, c, `{"type":"response.cancel","response_id":"resp_1"}`)
+		for {
+			e := errorOrDone()
+			if e.Type == "error" {
+				t.Fatalf("response.cancel of the running response: error %+v", e.Error)
+			}
+			if e.Type == "response.done" {
+				if e.Response == nil || e.Response.ID != "resp_1" || e.Response.Status != "cancelled" || e.Response.StatusDetails == nil ||
+					e.Response.StatusDetails.Reason != "client_cancelled" {
+					t.Errorf("response.done %+v; want resp_1 cancelled (client_cancelled)", e.Response)
+				}
+				return
+			}
+		}
+	})
 }
