@@ -225,26 +225,14 @@ func TestTheGeminiLiveServerRefusesWhatItCannotServe(t *testing.T) {
 		{"text content", []string{`{"setup":{}}`, `{"clientContent":{"turnComplete":true}}`}, "realtimeInput audio only"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			conn, _, err := websocket.Dial(ctx, url, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.CloseNow()
+			var msgs []message
 			for _, m := range c.msgs {
-				conn.Write(ctx, websocket.MessageText, []byte(m))
+				msgs = append(msgs, message{websocket.MessageText, []byte(m)})
 			}
-			for {
-				_, _, err := conn.Read(ctx)
-				if err == nil {
-					continue // setupComplete
-				}
-				var ce websocket.CloseError
-				if !strings.Contains(fmt.Sprint(err), c.want) || !errors.As(err, &ce) {
-					t.Errorf("closed with %v, want a close reason saying %q", err, c.want)
-				}
-				return
+			_, err := refused(t, url, msgs)
+			var ce websocket.CloseError
+			if !strings.Contains(fmt.Sprint(err), c.want) || !errors.As(err, &ce) {
+				t.Errorf("closed with %v, want a close reason saying %q", err, c.want)
 			}
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // testLead is how far ahead the tests' realtime servers send audio: long,
@@ -274,4 +276,30 @@ func peak(x []float32) float32 {
 		p = max(p, v, -v)
 	}
 	return p
+}
+
+// refused sends msgs to the server at url as a raw client, reads until
+// the connection ends and returns what the server sent and the error
+// that ended it (a websocket.CloseError when the server closed). Every
+// test of a server's refusal of bad input reads it so.
+func refused(t *testing.T, url string, msgs []message) ([]message, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	for _, m := range msgs {
+		c.Write(ctx, m.typ, m.data)
+	}
+	var said []message
+	for {
+		typ, data, err := c.Read(ctx)
+		if err != nil {
+			return said, err
+		}
+		said = append(said, message{typ, data})
+	}
 }

@@ -386,32 +386,21 @@ func TestMoshiServerRefusesBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url := serve(t, MoshiName, func() (Agent, error) { return &scripted{sayAt: -1}, nil })
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			conn, _, err := websocket.Dial(ctx, url, nil)
-			if err != nil {
-				t.Fatal(err)
+			said, err := refused(t, url, []message{{websocket.MessageBinary, c.msg}})
+			if len(said) == 0 || !bytes.Equal(said[0].data, make([]byte, 9)) {
+				t.Fatalf("the server said %d messages, the first not its handshake (kind 0 and two u32 zeros)", len(said))
 			}
-			defer conn.CloseNow()
-			if _, data, err := conn.Read(ctx); err != nil || !bytes.Equal(data, make([]byte, 9)) {
-				t.Fatalf("the handshake: %x, %v; want kind 0 and two u32 zeros", data, err)
+			if websocket.CloseStatus(err) != websocket.StatusUnsupportedData {
+				t.Errorf("closed with %v, want 1003", err)
 			}
-			conn.Write(ctx, websocket.MessageBinary, c.msg)
-			var said string
-			for {
-				_, data, err := conn.Read(ctx)
-				if err != nil {
-					if websocket.CloseStatus(err) != websocket.StatusUnsupportedData {
-						t.Errorf("closed with %v, want 1003", err)
-					}
-					break
-				}
-				if data[0] == moshiError {
-					said = string(data[1:])
+			var reason string
+			for _, m := range said {
+				if m.data[0] == moshiError {
+					reason = string(m.data[1:])
 				}
 			}
-			if !strings.Contains(said, c.want) {
-				t.Errorf("the server said %q, want %q", said, c.want)
+			if !strings.Contains(reason, c.want) {
+				t.Errorf("the server said %q, want %q", reason, c.want)
 			}
 		})
 	}
