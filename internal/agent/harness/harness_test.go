@@ -161,18 +161,27 @@ func runOn(t *testing.T, dir string, s *agent.Set, cfg refagent.Config, policy, 
 var wireNames = map[string][]string{
 	proto.DuplexName: {"speech_started", "speech_stopped", "response_started", "response_done"},
 	proto.RealtimeName: {"input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "response.created", "response.done",
-		""},
-	proto.GeminiLiveName: {"serverContent.modelTurn", "serverContent.interrupted", "serverContent.turnComplete"},
+		"response.audio_transcript.delta", "response.audio_transcript.done", ""},
+	proto.GeminiLiveName: {"serverContent.modelTurn", "serverContent.interrupted", "serverContent.turnComplete", "serverContent.outputTranscription"},
+	proto.MoshiName:      {"text"},
 }
 
 // checkEventNames reads every recording in out and fails on an error
-// event or an event whose name is not one of protocol's wire names.
+// event or an event whose name is not one of protocol's wire names; a
+// transcript holds the words of one of the agent's utterances, and every
+// protocol but duplex records some.
 func checkEventNames(t *testing.T, out, protocol string) {
 	t.Helper()
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
+	transcripts := 0
+	defer func() {
+		if (transcripts > 0) != (protocol != proto.DuplexName) {
+			t.Errorf("%d transcript events recorded over %s", transcripts, protocol)
+		}
+	}()
 	for _, e := range entries {
 		r, err := agent.ReadRecording(filepath.Join(out, e.Name()))
 		if err != nil {
@@ -181,6 +190,12 @@ func checkEventNames(t *testing.T, out, protocol string) {
 		for _, ev := range r.Events {
 			if ev.Kind == "error" {
 				t.Errorf("%s over %s: an error event at %.3f s: %s: %s", r.ScenarioID, protocol, ev.Time, ev.Code, ev.Message)
+			}
+			if ev.Kind == string(proto.Transcript) {
+				transcripts++
+				if !slices.Contains(refagent.Utterances, ev.Text) && ev.Text != refagent.ShortUtterance {
+					t.Errorf("%s over %s: a transcript %q, not one of the agent's utterances", r.ScenarioID, protocol, ev.Text)
+				}
 			}
 			if !slices.Contains(wireNames[protocol], ev.Name) {
 				t.Errorf("%s over %s: a %s event named %q, not one of the provider's names %q", r.ScenarioID, protocol, ev.Kind, ev.Name, wireNames[protocol])

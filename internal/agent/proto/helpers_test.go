@@ -232,6 +232,7 @@ func count(x []float32, v float32) int {
 type scripted struct {
 	sayAt      int
 	utt        []float32
+	text       string // utt's words
 	stopOnLoud bool
 	k          int
 	own        []float32
@@ -251,7 +252,7 @@ func (a *scripted) Hear(in, own []float32) (Decision, error) {
 	}
 	var d Decision
 	if a.k == a.sayAt {
-		d.Say = a.utt
+		d.Say, d.Text = a.utt, a.text
 	}
 	if a.stopOnLoud && own != nil && mean(in) > 0.1 {
 		d.Stop = true

@@ -12,7 +12,8 @@ import (
 // (protocol and model version 0 as u32s) and the audio stream's header
 // pages, then hear the client's Ogg Opus audio in 20 ms frames and answer
 // every frame with 20 ms of the agent's audio, silence included, one Opus
-// packet per page. The client's other kinds are ignored as the reference
+// packet per page, and each utterance's words as a text message when it
+// starts. The client's other kinds are ignored as the reference
 // servers ignore them; what is malformed gets an error message (kind 5)
 // and the connection is closed.
 func serveMoshi(c *serverConn) error {
@@ -85,7 +86,15 @@ func (s *moshiServer) step(in []float32) error {
 	case d.Stop && s.talk.utt != nil:
 		s.talk.utt = nil
 	case d.Say != nil && !d.Stop && s.talk.utt == nil:
-		s.talk = talk{utt: d.Say}
+		s.talk = talk{utt: d.Say, text: d.Text}
+		// Its words go out as text as it starts saying them, as Moshi
+		// sends its text tokens beside its audio (whole here: the
+		// reference agent knows them before it speaks).
+		if d.Text != "" {
+			if err := s.send(encodeMoshi(moshiText, []byte(d.Text))); err != nil {
+				return err
+			}
+		}
 	}
 	s.own = s.talk.next()
 	page, err := s.out.page(s.dc.feed(s.own))

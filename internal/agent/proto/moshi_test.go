@@ -159,7 +159,7 @@ func (f *moshiFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out := make([]float32, fakeStep)
 			if k := step - f.talkAt; k >= 0 && k < f.talkFor {
 				copy(out, voice[k*fakeStep:])
-				send(2, []byte(" hello"))
+				send(2, []byte("hello"))
 			}
 			a, errA := enc.encode(out[:fakeStep/2])
 			b, errB := enc.encode(out[fakeStep/2:])
@@ -181,7 +181,8 @@ func (f *moshiFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // server decodes at 24 kHz in line with what was sent, and the server's
 // 80 ms pages of two 40 ms packets heard at 16 kHz on the server's own
 // clock: its tone from the sample it put it at. Text and metadata are
-// not heard; the error message is an event, the key scrubbed from it.
+// not heard; each text message is a transcript event, the error message
+// an error event, the key scrubbed from it.
 // Both handshakes the references send are taken.
 func TestMoshiClientSpeaksMoshi(t *testing.T) {
 	const key = "moshi-test-key-0123456789"
@@ -227,8 +228,17 @@ func TestMoshiClientSpeaksMoshi(t *testing.T) {
 				t.Errorf("heard the agent's tone %+.2f dB off its level", d)
 			}
 			var errs []Event
+			words := 0
 			for _, o := range rec.events {
-				errs = append(errs, *o.Event)
+				switch e := *o.Event; {
+				case e.Kind == Transcript && e.Name == "text" && e.Text == "hello":
+					words++
+				default:
+					errs = append(errs, e)
+				}
+			}
+			if words != f.talkFor {
+				t.Errorf("%d text messages reported as the transcript, want the %d the fake sent", words, f.talkFor)
 			}
 			if len(errs) != 1 || errs[0].Kind != ProviderError || strings.Contains(errs[0].Message, key) || !strings.Contains(errs[0].Message, "overloaded") {
 				t.Errorf("events %+v, want one error with the key scrubbed", errs)

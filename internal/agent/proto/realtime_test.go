@@ -20,7 +20,7 @@ import (
 func rawRealtime(t *testing.T, beta bool) *websocket.Conn {
 	t.Helper()
 	h, err := NewHandler(RealtimeName, func() (Agent, error) {
-		return &scripted{sayAt: 5, utt: constant(0.25, 2*SampleRate), stopOnLoud: true}, nil
+		return &scripted{sayAt: 5, utt: constant(0.25, 2*SampleRate), text: "Two seconds of tone.", stopOnLoud: true}, nil
 	}, ServerOptions{Rate: testRate, RealtimeLead: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -67,14 +67,17 @@ func sendEvent(t *testing.T, c *websocket.Conn, e string) {
 // voice, instructions, formats and turn detection set; response.cancel
 // with no response running answered by an invalid_request_error
 // response_cancel_not_active, the session going on; a response's output
-// item and audio content part announced before its first delta, and
-// ended in order (audio, content part, item, response.done with its
-// status) when the agent yields.
+// item and audio content part announced before its first delta, its
+// words as one transcript delta before its audio, and ended in order
+// (audio, transcript, content part, item, response.done with its status
+// and the transcript) when the agent yields.
 func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 	for _, beta := range []bool{false, true} {
 		name, deltaName, doneName, itemAdded := "ga", "response.output_audio.delta", "response.output_audio.done", "conversation.item.added"
+		transcriptDelta, transcriptDone := "response.output_audio_transcript.delta", "response.output_audio_transcript.done"
 		if beta {
 			name, deltaName, doneName, itemAdded = "beta", "response.audio.delta", "response.audio.done", "conversation.item.created"
+			transcriptDelta, transcriptDone = "response.audio_transcript.delta", "response.audio_transcript.done"
 		}
 		t.Run(name, func(t *testing.T) {
 			testenv.Synctest(t, func(t *testing.T) {
@@ -139,8 +142,8 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 						break
 					}
 				}
-				want := []string{"response.created", "response.output_item.added", itemAdded, "response.content_part.added", deltaName,
-					"input_audio_buffer.speech_started", doneName, "response.content_part.done", "response.output_item.done"}
+				want := []string{"response.created", "response.output_item.added", itemAdded, "response.content_part.added", transcriptDelta, deltaName,
+					"input_audio_buffer.speech_started", doneName, transcriptDone, "response.content_part.done", "response.output_item.done"}
 				if !beta {
 					want = append(want, "conversation.item.done")
 				}
@@ -153,14 +156,17 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 					switch {
 					case e.Type == "response.output_item.added" && e.Item != nil:
 						item = e.Item.ID
-					case e.Type == deltaName && (e.ItemID != item || item == "" || e.ResponseID != "resp_1"):
-						t.Fatalf("a delta of item %q, response %q; the announced item is %q of resp_1", e.ItemID, e.ResponseID, item)
+					case (e.Type == deltaName || e.Type == transcriptDelta || e.Type == transcriptDone) && (e.ItemID != item || item == "" || e.ResponseID != "resp_1"):
+						t.Fatalf("a %s of item %q, response %q; the announced item is %q of resp_1", e.Type, e.ItemID, e.ResponseID, item)
+					case e.Type == transcriptDelta && e.Delta != "Two seconds of tone.", e.Type == transcriptDone && e.Transcript != "Two seconds of tone.":
+						t.Errorf("%s %+v; want the agent's words whole", e.Type, e)
 					}
 				}
 				done := events[len(events)-1].Response
 				if done == nil || done.Status != "cancelled" || done.StatusDetails == nil || done.StatusDetails.Reason != "turn_detected" ||
-					len(done.Output) != 1 || done.Output[0].ID != item || done.Output[0].Status != "incomplete" {
-					t.Errorf("response.done %+v; want cancelled (turn_detected) with its incomplete item %s", done, item)
+					len(done.Output) != 1 || done.Output[0].ID != item || done.Output[0].Status != "incomplete" ||
+					len(done.Output[0].Content) != 1 || done.Output[0].Content[0].Transcript != "Two seconds of tone." {
+					t.Errorf("response.done %+v; want cancelled (turn_detected) with its incomplete item %s and its transcript", done, item)
 				}
 			})
 		})
