@@ -304,3 +304,25 @@ func refused(t *testing.T, url string, msgs []message) ([]message, error) {
 		said = append(said, message{typ, data})
 	}
 }
+
+// fakeRealtime is a fake realtime endpoint: it accepts a client, sends
+// session.created, takes its session.update, answers session.updated
+// with turnDetection (PCM16 both ways), then hands the connection and a
+// function sending one event to then.
+func fakeRealtime(turnDetection string, then func(ctx context.Context, conn *websocket.Conn, say func(string))) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.CloseNow()
+		ctx := r.Context()
+		say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
+		say(`{"type":"session.created","session":{}}`)
+		if _, _, err := conn.Read(ctx); err != nil {
+			return
+		}
+		say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + turnDetection + `}}`)
+		then(ctx, conn, say)
+	})
+}

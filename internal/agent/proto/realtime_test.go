@@ -195,19 +195,7 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 		t.Run(fmt.Sprintf("%s ended %v", c.turnDetection, c.ended), func(t *testing.T) {
 			testenv.Synctest(t, func(t *testing.T) {
 				asked := make(chan []rtEvent, 1)
-				fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					conn, err := websocket.Accept(w, r, nil)
-					if err != nil {
-						return
-					}
-					defer conn.CloseNow()
-					ctx := r.Context()
-					say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
-					say(`{"type":"session.created","session":{}}`)
-					if _, _, err := conn.Read(ctx); err != nil {
-						return
-					}
-					say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + c.turnDetection + `}}`)
+				fake := fakeRealtime(c.turnDetection, func(ctx context.Context, conn *websocket.Conn, say func(string)) {
 					say(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`)
 					say(`{"type":"response.audio.delta","response_id":"resp_1","item_id":"item_1","delta":"` + encodeAudio(constant(0.25, realtimeRate)) + `"}`)
 					if c.ended {

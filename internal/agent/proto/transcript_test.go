@@ -2,7 +2,6 @@ package proto
 
 import (
 	"context"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -83,19 +82,7 @@ func TestTheAgentsWordsAreReportedAsItsTranscript(t *testing.T) {
 func TestTheRealtimeClientReportsTheInputTranscription(t *testing.T) {
 	const key = credential.Secret("sk-input-transcript-key-0123")
 	testenv.Synctest(t, func(t *testing.T) {
-		fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			conn, err := websocket.Accept(w, r, nil)
-			if err != nil {
-				return
-			}
-			defer conn.CloseNow()
-			ctx := r.Context()
-			say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
-			say(`{"type":"session.created","session":{}}`)
-			if _, _, err := conn.Read(ctx); err != nil {
-				return
-			}
-			say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":{"type":"server_vad"}}}`)
+		fake := fakeRealtime(`{"type":"server_vad"}`, func(ctx context.Context, conn *websocket.Conn, say func(string)) {
 			say(`{"type":"conversation.item.input_audio_transcription.delta","item_id":"item_in_1","content_index":0,"delta":"What is"}`)
 			say(`{"type":"conversation.item.input_audio_transcription.completed","item_id":"item_in_1","content_index":0,"transcript":"What is ` + string(key) + `?"}`)
 			for {
