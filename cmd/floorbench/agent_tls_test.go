@@ -78,8 +78,9 @@ func TestAgentServeOverTLS(t *testing.T) {
 				order = append(order, typ)
 			}
 		}
-		want := []string{"response.created", "response.output_item.added", "response.content_part.added", "response.output_audio.delta",
-			"response.output_audio.done", "response.content_part.done", "response.output_item.done", "response.done"}
+		want := []string{"response.created", "response.output_item.added", "response.content_part.added",
+			"response.output_audio_transcript.delta", "response.output_audio.delta", "response.output_audio.done",
+			"response.output_audio_transcript.done", "response.content_part.done", "response.output_item.done", "response.done"}
 		if !slices.Equal(order, want) {
 			t.Errorf("the SDK saw the response's events (deltas as one)\n%v\nwant\n%v", order, want)
 		}

@@ -92,8 +92,9 @@ func TestParseRecordingErrorsNameFieldAndValue(t *testing.T) {
 		"event order":        {`"time_s":6.9`, `"time_s":6.7`, "events[1]: time_s 6.7 before the event before it (6.8)"},
 		"event outside":      {`"time_s":6.9`, `"time_s":13`, "events[1]: time_s 13 outside the trial"},
 		"event kind":         {`"kind":"interrupted"`, `"kind":"Barge In"`, `events[1]: kind "Barge In"`},
-		"event message":      {`"message":"no response"`, `"message":"` + strings.Repeat("x", redact.MaxPeerRunes+1) + `"`, "events[2]: message is not UTF-8 of at most 200 characters"},
-		"schema version":     {`"schema_version":2`, `"schema_version":3`, "schema_version 3 (this floorbench reads 1 to 2)"},
+		"event message":      {`"message":"no response"`, `"message":"` + strings.Repeat("x", redact.MaxPeerOutRunes+1) + `"`, "events[2]: message is not UTF-8 of at most 203 characters"},
+		"event text":         {`"message":"no response"`, `"message":"no response","text":"` + strings.Repeat("x", redact.MaxPeerOutRunes+1) + `"`, "events[2]: text is not UTF-8 of at most 203 characters"},
+		"schema version":     {`"schema_version":2`, `"schema_version":4`, "schema_version 4 (this floorbench reads 1 to 3)"},
 		"duration":           {`"duration_s":12`, `"duration_s":13`, "duration_s 13 does not match 192000 samples"},
 		"missing output":     {`,"output.wav":"` + sha + `"`, ``, "files [input.wav] (want exactly [input.wav output.wav]"},
 		"stimulus on START":  {`"stop-on-interruption"`, `"start-after-eot"`, "a start-after-eot trial has a stimulus"},
@@ -127,10 +128,10 @@ func TestReadersNameTheFile(t *testing.T) {
 	if _, err := ReadSet(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, SetName)+": scenario 0: s1: mix_gain 0") {
 		t.Errorf("bad set: %v", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, RecordingName), []byte(`{"schema_version":3}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, RecordingName), []byte(`{"schema_version":4}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadRecording(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, RecordingName)+": schema_version 3") {
+	if _, err := ReadRecording(dir); err == nil || !strings.HasPrefix(err.Error(), filepath.Join(dir, RecordingName)+": schema_version 4") {
 		t.Errorf("bad recording: %v", err)
 	}
 }

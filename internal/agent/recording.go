@@ -46,9 +46,13 @@ type ProviderEvent struct {
 	// schema version 1 hold floorbench's event name there instead.
 	Name string `json:"name,omitempty"`
 	// Code and Message are a provider error's (kind error), scrubbed of
-	// the endpoint's credential and cut to redact.MaxPeerRunes runes.
+	// the endpoint's credential and cut to redact.MaxPeerRunes runes
+	// (and the "..." of the cut).
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Text is a transcript's (kinds transcript and input_transcript),
+	// scrubbed and cut as a message is.
+	Text string `json:"text,omitempty"`
 }
 
 var eventKind = names.MustForm(`^[a-z0-9_.]+$`, 64)
@@ -67,9 +71,9 @@ func (e ProviderEvent) Check() error {
 	if len(e.Name) > maxEventNameBytes {
 		return fmt.Errorf("name is %d bytes long (at most %d)", len(e.Name), maxEventNameBytes)
 	}
-	for _, f := range []struct{ field, value string }{{"code", e.Code}, {"message", e.Message}} {
-		if !utf8.ValidString(f.value) || utf8.RuneCountInString(f.value) > redact.MaxPeerRunes {
-			return fmt.Errorf("%s is not UTF-8 of at most %d characters", f.field, redact.MaxPeerRunes)
+	for _, f := range []struct{ field, value string }{{"code", e.Code}, {"message", e.Message}, {"text", e.Text}} {
+		if !utf8.ValidString(f.value) || utf8.RuneCountInString(f.value) > redact.MaxPeerOutRunes {
+			return fmt.Errorf("%s is not UTF-8 of at most %d characters", f.field, redact.MaxPeerOutRunes)
 		}
 	}
 	return nil
@@ -127,9 +131,10 @@ const (
 
 // RecordingSchemaVersion is the version of recording.json this code
 // writes. 2: an event's name is the provider's wire type, and an error
-// event keeps its code and message. Version 1, whose events named
-// floorbench's kinds, is still read: its fields mean what they meant.
-const RecordingSchemaVersion = 2
+// event keeps its code and message. 3: transcript events keep their
+// text. Versions 1 and 2 are still read: their fields mean what they
+// meant (version 1's events named floorbench's kinds).
+const RecordingSchemaVersion = 3
 
 // oldestRecordingSchema is the oldest version of recording.json this code
 // reads.

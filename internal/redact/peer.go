@@ -13,6 +13,13 @@ import (
 // MaxPeerRunes bounds what Peer keeps of one string from a peer.
 const MaxPeerRunes = 200
 
+// peerCut marks where Peer cut a string.
+const peerCut = "..."
+
+// MaxPeerOutRunes bounds what Peer returns: MaxPeerRunes and the mark
+// of a cut. A reader of what Peer wrote checks this bound.
+const MaxPeerOutRunes = MaxPeerRunes + len(peerCut)
+
 // Masked is what Peer puts where a secret was.
 const Masked = "[redacted]"
 
@@ -45,7 +52,7 @@ func Peer(text string, secrets ...string) string {
 		_, size := utf8.DecodeRuneInString(text[i:])
 		i += size
 	}
-	return cutPrefix(text[:i], forms) + "..."
+	return cutPrefix(text[:i], forms) + peerCut
 }
 
 // secretForms are the strings Peer replaces: each secret as it is and in

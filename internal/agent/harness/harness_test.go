@@ -161,18 +161,27 @@ func runOn(t *testing.T, dir string, s *agent.Set, cfg refagent.Config, policy, 
 var wireNames = map[string][]string{
 	proto.DuplexName: {"speech_started", "speech_stopped", "response_started", "response_done"},
 	proto.RealtimeName: {"input_audio_buffer.speech_started", "input_audio_buffer.speech_stopped", "response.created", "response.done",
-		""},
-	proto.GeminiLiveName: {"serverContent.modelTurn", "serverContent.interrupted", "serverContent.turnComplete"},
+		"response.audio_transcript.delta", "response.audio_transcript.done", ""},
+	proto.GeminiLiveName: {"serverContent.modelTurn", "serverContent.interrupted", "serverContent.turnComplete", "serverContent.outputTranscription"},
+	proto.MoshiName:      {"text"},
 }
 
 // checkEventNames reads every recording in out and fails on an error
-// event or an event whose name is not one of protocol's wire names.
+// event or an event whose name is not one of protocol's wire names; a
+// transcript holds the words of one of the agent's utterances, and every
+// protocol but duplex records some.
 func checkEventNames(t *testing.T, out, protocol string) {
 	t.Helper()
 	entries, err := os.ReadDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
+	transcripts := 0
+	defer func() {
+		if (transcripts > 0) != (protocol != proto.DuplexName) {
+			t.Errorf("%d transcript events recorded over %s", transcripts, protocol)
+		}
+	}()
 	for _, e := range entries {
 		r, err := agent.ReadRecording(filepath.Join(out, e.Name()))
 		if err != nil {
@@ -181,6 +190,12 @@ func checkEventNames(t *testing.T, out, protocol string) {
 		for _, ev := range r.Events {
 			if ev.Kind == "error" {
 				t.Errorf("%s over %s: an error event at %.3f s: %s: %s", r.ScenarioID, protocol, ev.Time, ev.Code, ev.Message)
+			}
+			if ev.Kind == string(proto.Transcript) {
+				transcripts++
+				if !slices.Contains(refagent.Utterances, ev.Text) && ev.Text != refagent.ShortUtterance {
+					t.Errorf("%s over %s: a transcript %q, not one of the agent's utterances", r.ScenarioID, protocol, ev.Text)
+				}
 			}
 			if !slices.Contains(wireNames[protocol], ev.Name) {
 				t.Errorf("%s over %s: a %s event named %q, not one of the provider's names %q", r.ScenarioID, protocol, ev.Kind, ev.Name, wireNames[protocol])
@@ -249,7 +264,9 @@ func knownAnswerSet(t *testing.T) (string, *agent.Set) {
 // frame at most; its audio is heard 2.5 ms late (its stream declares no
 // pre-skip) and the codec's 2.5 ms window overlap smears a start or a
 // stop by as much, so the harness's VAD may place them one frame later,
-// never more. The trials play on a synctest bubble's clock, so no load
+// never more; its server feeds its encoder the offset libopus's DC
+// rejection holds while the agent is silent, or a stop leaves a tail
+// (tiny-agent-stop-noise-5p's stopped 50 ms later than duplex's). The trials play on a synctest bubble's clock, so no load
 // delays an arrival beyond the pipe's latency.
 func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 	dir, set := knownAnswerSet(t)
@@ -283,13 +300,6 @@ func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 				d := tr.Decision.Latency - first[id].Decision.Latency
 				t.Logf("%s over %s: %s: latency %.0f ms, %+.0f ms from duplex", policy, protocol, id, 1000*tr.Decision.Latency, 1000*d)
 				switch {
-				case protocol == proto.MoshiName && tr.Condition == agent.StopOnNoiseBurst:
-					// Not bounded, only logged: through Opus the reference
-					// agent stopped 50 ms (2.5 frames) later on
-					// tiny-agent-stop-noise-5p's impacts (3 ms attacks)
-					// than over PCM16, a transient's coding that is not yet
-					// explained (docs/agents.md#moshi). Its decision is
-					// checked above.
 				case tr.Condition.Stop() && protocol != proto.MoshiName && math.Abs(d) > 1e-9:
 					t.Errorf("%s: %s: stop latency %.0f ms over %s, %.0f ms over duplex: the same stop heard at another time",
 						policy, id, 1000*tr.Decision.Latency, protocol, 1000*first[id].Decision.Latency)

@@ -200,23 +200,10 @@ func TestTheServerRefusesABrokenClient(t *testing.T) {
 // event the server answers with and whether it then closed.
 func refusal(t *testing.T, url string, msgs []message) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, _, err := websocket.Dial(ctx, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.CloseNow()
-	for _, m := range msgs {
-		c.Write(ctx, m.typ, m.data)
-	}
+	said, err := refused(t, url, msgs)
 	code := ""
-	for {
-		typ, data, err := c.Read(ctx)
-		if err != nil {
-			return code, websocket.CloseStatus(err) > 0
-		}
-		if typ != websocket.MessageText {
+	for _, m := range said {
+		if m.typ != websocket.MessageText {
 			continue
 		}
 		var e struct {
@@ -224,7 +211,7 @@ func refusal(t *testing.T, url string, msgs []message) (string, bool) {
 			Code  string
 			Error *rtError
 		}
-		json.Unmarshal(data, &e)
+		json.Unmarshal(m.data, &e)
 		switch {
 		case e.Type == "error" && e.Error != nil:
 			code = e.Error.Code
@@ -232,6 +219,7 @@ func refusal(t *testing.T, url string, msgs []message) (string, bool) {
 			code = e.Code
 		}
 	}
+	return code, websocket.CloseStatus(err) > 0
 }
 
 // A server holds at most MaxSessions sessions; the next client gets a

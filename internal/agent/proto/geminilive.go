@@ -53,6 +53,11 @@ type glSetup struct {
 	GenerationConfig    *glGenerationConfig    `json:"generationConfig,omitempty"`
 	SystemInstruction   *glContent             `json:"systemInstruction,omitempty"`
 	RealtimeInputConfig *glRealtimeInputConfig `json:"realtimeInputConfig,omitempty"`
+	// OutputAudioTranscription and InputAudioTranscription ask for
+	// transcripts of the model's audio and of the client's
+	// (AudioTranscriptionConfig, an empty object).
+	OutputAudioTranscription *struct{} `json:"outputAudioTranscription,omitempty"`
+	InputAudioTranscription  *struct{} `json:"inputAudioTranscription,omitempty"`
 }
 
 type glGenerationConfig struct {
@@ -110,6 +115,15 @@ type glServerContent struct {
 	GenerationComplete bool       `json:"generationComplete,omitempty"`
 	TurnComplete       bool       `json:"turnComplete,omitempty"`
 	Interrupted        bool       `json:"interrupted,omitempty"`
+	// OutputTranscription and InputTranscription are transcripts of the
+	// model's audio and the client's, in pieces, when setup asked.
+	OutputTranscription *glTranscription `json:"outputTranscription,omitempty"`
+	InputTranscription  *glTranscription `json:"inputTranscription,omitempty"`
+}
+
+// glTranscription is a piece of a transcript (Transcription).
+type glTranscription struct {
+	Text string `json:"text"`
 }
 
 type glGoAway struct {
@@ -158,12 +172,13 @@ func pcmRate(mimeType string, def int) (int, error) {
 	return n, nil
 }
 
-// geminiSetup is the setup the client sends: audio responses, and the
-// endpoint's model, voice and instructions when it names them. Turn
-// detection is left to the server (automatic activity detection, whose
-// start of activity interrupts the model).
+// geminiSetup is the setup the client sends: audio responses with a
+// transcript of the model's audio, and the endpoint's model, voice and
+// instructions when it names them. Turn detection is left to the server
+// (automatic activity detection, whose start of activity interrupts the
+// model).
 func geminiSetup(o RealtimeOptions) glSetup {
-	s := glSetup{GenerationConfig: &glGenerationConfig{ResponseModalities: []string{"AUDIO"}}}
+	s := glSetup{GenerationConfig: &glGenerationConfig{ResponseModalities: []string{"AUDIO"}}, OutputAudioTranscription: &struct{}{}}
 	if o.Model != "" {
 		s.Model = o.Model
 		if !strings.HasPrefix(s.Model, "models/") {
@@ -255,6 +270,16 @@ func (c *geminiClient) receive(s *session, _ websocket.MessageType, data []byte)
 	}
 	if sc.ModelTurn != nil {
 		if err := c.modelTurn(s, sc.ModelTurn); err != nil {
+			return err
+		}
+	}
+	if t := sc.OutputTranscription; t != nil {
+		if err := s.event(Event{Kind: Transcript, Name: "serverContent.outputTranscription", AgentMs: -1, Text: s.ep.scrub(t.Text)}); err != nil {
+			return err
+		}
+	}
+	if t := sc.InputTranscription; t != nil {
+		if err := s.event(Event{Kind: InputTranscript, Name: "serverContent.inputTranscription", AgentMs: -1, Text: s.ep.scrub(t.Text)}); err != nil {
 			return err
 		}
 	}

@@ -42,6 +42,11 @@ type geminiServer struct {
 	talk    talk
 	own     []float32 // the frame being said during the next input frame
 	lead    int       // frames of audio sent ahead of what is said
+	// transcribe: the setup asked for a transcript of the model's audio,
+	// sent whole with the turn's first piece; caption is that transcript
+	// until it is sent.
+	transcribe bool
+	caption    string
 	// The model turn in progress: the resampler of its audio to 24 kHz,
 	// how many of its frames were sent, whether generationComplete went
 	// out; open until its turnComplete.
@@ -71,6 +76,7 @@ func (s *geminiServer) accept() error {
 	if err := s.c.start(); err != nil {
 		return s.refuse(websocket.StatusInternalError, err.Error())
 	}
+	s.transcribe = m.Setup.OutputAudioTranscription != nil
 	return s.send(glServerMessage{SetupComplete: &struct{}{}})
 }
 
@@ -155,8 +161,11 @@ func (s *geminiServer) step(in []float32) error {
 			return err
 		}
 	case d.Say != nil && !d.Stop && s.talk.utt == nil:
-		s.talk = talk{utt: d.Say}
+		s.talk = talk{utt: d.Say, text: d.Text}
 		s.out, s.sentFrame, s.generated, s.open = audio.NewResampler(SampleRate, geminiOutRate), 0, false, true
+		if s.transcribe {
+			s.caption = d.Text
+		}
 	}
 	talking := s.talk.utt != nil
 	s.own = s.talk.next()
@@ -187,7 +196,12 @@ func (s *geminiServer) topUp() error {
 			x = append(x, s.out.Flush()...)
 		}
 		part := glPart{InlineData: &glBlob{MimeType: fmt.Sprintf("%s;rate=%d", geminiPCM, geminiOutRate), Data: encodeAudio(x)}}
-		if err := s.send(glServerMessage{ServerContent: &glServerContent{ModelTurn: &glContent{Role: "model", Parts: []glPart{part}}}}); err != nil {
+		sc := &glServerContent{ModelTurn: &glContent{Role: "model", Parts: []glPart{part}}}
+		if s.caption != "" {
+			sc.OutputTranscription = &glTranscription{Text: s.caption}
+			s.caption = ""
+		}
+		if err := s.send(glServerMessage{ServerContent: sc}); err != nil {
 			return err
 		}
 	}

@@ -107,6 +107,8 @@ func (f *liveAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				send(`{"serverContent": {"modelTurn": {"role": "model", "parts": [{"inlineData": {"mimeType": "audio/pcm;rate=24000", "data": "` + half + `"}}]}}}`)
 			}
 			send(`{"serverContent": {"generationComplete": true}}`)
+			send(`{"serverContent": {"inputTranscription": {"text": "Hi there"}}}`)
+			send(`{"serverContent": {"outputTranscription": {"text": "Hello, how can I help?"}}}`)
 			send(`{"usageMetadata": {"totalTokenCount": 12}}`)
 		case f.cutAt:
 			send(`{"serverContent": {"interrupted": true}}`)
@@ -125,8 +127,9 @@ func pcm16LE(v float32, n int) string {
 }
 
 // The gemini-live client speaks the Live API as its reference describes
-// it: the key in x-goog-api-key, setup with the model and audio
-// responses, then 20 ms of 16 kHz PCM16 per realtimeInput; the model's
+// it: the key in x-goog-api-key, setup with the model, audio responses
+// and a transcript of them, then 20 ms of 16 kHz PCM16 per realtimeInput
+// (transcripts are reported with their names); the model's
 // 24 kHz audio is heard from its arrival, an interruption stops it at
 // once (barge_in with what was heard), and turnComplete ends the
 // response as interrupted. The turn is long (8 s) so that a loaded
@@ -152,7 +155,7 @@ func TestGeminiLiveClientSpeaksTheLiveAPI(t *testing.T) {
 	if heard == 0 || heard >= 8*SampleRate {
 		t.Errorf("heard %d samples of an 8 s turn interrupted about 0.3 s into it", heard)
 	}
-	if want := []EventKind{ResponseStarted, BargeIn, ResponseDone}; !slices.Equal(rec.kinds(), want) {
+	if want := []EventKind{ResponseStarted, InputTranscript, Transcript, BargeIn, ResponseDone}; !slices.Equal(rec.kinds(), want) {
 		t.Errorf("events %v, want %v", rec.kinds(), want)
 	}
 	b := rec.event(t, BargeIn)
@@ -161,6 +164,12 @@ func TestGeminiLiveClientSpeaksTheLiveAPI(t *testing.T) {
 	}
 	if e := rec.event(t, ResponseDone); e.Status != "interrupted" {
 		t.Errorf("response_done status %q, want interrupted", e.Status)
+	}
+	if e := rec.event(t, Transcript); e.Name != "serverContent.outputTranscription" || e.Text != "Hello, how can I help?" {
+		t.Errorf("transcript %+v, want the outputTranscription's text", e)
+	}
+	if e := rec.event(t, InputTranscript); e.Name != "serverContent.inputTranscription" || e.Text != "Hi there" {
+		t.Errorf("input transcript %+v, want the inputTranscription's text", e)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -172,7 +181,7 @@ func TestGeminiLiveClientSpeaksTheLiveAPI(t *testing.T) {
 	}
 	setup, _ := json.Marshal(f.setupSeen)
 	want := `{"generationConfig":{"responseModalities":["AUDIO"],"speechConfig":{"voiceConfig":{"prebuiltVoiceConfig":{"voiceName":"Puck"}}}},` +
-		`"model":"models/gemini-live-test","systemInstruction":{"parts":[{"text":"Answer briefly."}]}}`
+		`"model":"models/gemini-live-test","outputAudioTranscription":{},"systemInstruction":{"parts":[{"text":"Answer briefly."}]}}`
 	if string(setup) != want {
 		t.Errorf("setup %s, want %s", setup, want)
 	}
@@ -225,26 +234,14 @@ func TestTheGeminiLiveServerRefusesWhatItCannotServe(t *testing.T) {
 		{"text content", []string{`{"setup":{}}`, `{"clientContent":{"turnComplete":true}}`}, "realtimeInput audio only"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			conn, _, err := websocket.Dial(ctx, url, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.CloseNow()
+			var msgs []message
 			for _, m := range c.msgs {
-				conn.Write(ctx, websocket.MessageText, []byte(m))
+				msgs = append(msgs, message{websocket.MessageText, []byte(m)})
 			}
-			for {
-				_, _, err := conn.Read(ctx)
-				if err == nil {
-					continue // setupComplete
-				}
-				var ce websocket.CloseError
-				if !strings.Contains(fmt.Sprint(err), c.want) || !errors.As(err, &ce) {
-					t.Errorf("closed with %v, want a close reason saying %q", err, c.want)
-				}
-				return
+			_, err := refused(t, url, msgs)
+			var ce websocket.CloseError
+			if !strings.Contains(fmt.Sprint(err), c.want) || !errors.As(err, &ce) {
+				t.Errorf("closed with %v, want a close reason saying %q", err, c.want)
 			}
 		})
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // testLead is how far ahead the tests' realtime servers send audio: long,
@@ -230,6 +232,7 @@ func count(x []float32, v float32) int {
 type scripted struct {
 	sayAt      int
 	utt        []float32
+	text       string // utt's words
 	stopOnLoud bool
 	k          int
 	own        []float32
@@ -249,7 +252,7 @@ func (a *scripted) Hear(in, own []float32) (Decision, error) {
 	}
 	var d Decision
 	if a.k == a.sayAt {
-		d.Say = a.utt
+		d.Say, d.Text = a.utt, a.text
 	}
 	if a.stopOnLoud && own != nil && mean(in) > 0.1 {
 		d.Stop = true
@@ -274,4 +277,52 @@ func peak(x []float32) float32 {
 		p = max(p, v, -v)
 	}
 	return p
+}
+
+// refused sends msgs to the server at url as a raw client, reads until
+// the connection ends and returns what the server sent and the error
+// that ended it (a websocket.CloseError when the server closed). Every
+// test of a server's refusal of bad input reads it so.
+func refused(t *testing.T, url string, msgs []message) ([]message, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	for _, m := range msgs {
+		c.Write(ctx, m.typ, m.data)
+	}
+	var said []message
+	for {
+		typ, data, err := c.Read(ctx)
+		if err != nil {
+			return said, err
+		}
+		said = append(said, message{typ, data})
+	}
+}
+
+// fakeRealtime is a fake realtime endpoint: it accepts a client, sends
+// session.created, takes its session.update, answers session.updated
+// with turnDetection (PCM16 both ways), then hands the connection and a
+// function sending one event to then.
+func fakeRealtime(turnDetection string, then func(ctx context.Context, conn *websocket.Conn, say func(string))) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.CloseNow()
+		ctx := r.Context()
+		say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
+		say(`{"type":"session.created","session":{}}`)
+		if _, _, err := conn.Read(ctx); err != nil {
+			return
+		}
+		say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + turnDetection + `}}`)
+		then(ctx, conn, say)
+	})
 }

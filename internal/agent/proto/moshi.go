@@ -233,11 +233,14 @@ func (c *moshiClient) receive(s *session, typ websocket.MessageType, data []byte
 				return err
 			}
 		}
+	case moshiText:
+		return s.event(Event{Kind: Transcript, Name: "text", AgentMs: -1, Text: s.ep.scrub(string(m.payload))})
 	case moshiError:
 		return s.event(Event{Kind: ProviderError, AgentMs: -1, Message: s.ep.scrub(string(m.payload))})
 	case moshiHandshake:
 		return fmt.Errorf("%w: a second handshake in the session", ErrProtocol)
 	}
-	// Text, control, metadata, ping, image, codes: nothing heard.
+	// Control, metadata, ping, colored text, image, codes: nothing heard
+	// or recorded.
 	return nil
 }

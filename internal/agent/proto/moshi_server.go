@@ -12,7 +12,8 @@ import (
 // (protocol and model version 0 as u32s) and the audio stream's header
 // pages, then hear the client's Ogg Opus audio in 20 ms frames and answer
 // every frame with 20 ms of the agent's audio, silence included, one Opus
-// packet per page. The client's other kinds are ignored as the reference
+// packet per page, and each utterance's words as a text message when it
+// starts. The client's other kinds are ignored as the reference
 // servers ignore them; what is malformed gets an error message (kind 5)
 // and the connection is closed.
 func serveMoshi(c *serverConn) error {
@@ -54,6 +55,7 @@ type moshiServer struct {
 	pending []float32 // decoded input short of a whole frame
 	talk    talk
 	own     []float32 // the frame being said during the next input frame
+	dc      dcHold    // keeps the encoder's DC rejection from sounding a stop
 }
 
 // handle takes one message of the client.
@@ -84,14 +86,18 @@ func (s *moshiServer) step(in []float32) error {
 	case d.Stop && s.talk.utt != nil:
 		s.talk.utt = nil
 	case d.Say != nil && !d.Stop && s.talk.utt == nil:
-		s.talk = talk{utt: d.Say}
+		s.talk = talk{utt: d.Say, text: d.Text}
+		// Its words go out as text as it starts saying them, as Moshi
+		// sends its text tokens beside its audio (whole here: the
+		// reference agent knows them before it speaks).
+		if d.Text != "" {
+			if err := s.send(encodeMoshi(moshiText, []byte(d.Text))); err != nil {
+				return err
+			}
+		}
 	}
 	s.own = s.talk.next()
-	frame := s.own
-	if frame == nil {
-		frame = make([]float32, FrameSamples)
-	}
-	page, err := s.out.page(frame)
+	page, err := s.out.page(s.dc.feed(s.own))
 	if err != nil {
 		return moshiRefuse(s.c, websocket.StatusInternalError, err.Error())
 	}
@@ -111,4 +117,42 @@ func moshiRefuse(c *serverConn, code websocket.StatusCode, reason string) error 
 	c.write(encodeMoshi(moshiError, []byte(reason)))
 	c.closeWith(code, closeReason(reason))
 	return fmt.Errorf("%s", reason)
+}
+
+// dcHold shapes what the server's encoder is fed so that the agent's
+// silence is coded as silence. libopus rejects DC ahead of its encoder
+// in every application but VoIP (opus_encoder.c's dc_reject: y = x - m,
+// m += c·(x - m), c = 6.3·3/16000 at 16 kHz, a 3 Hz one-pole high-pass),
+// so zeros after a stop come out as -m, decaying 1.6 dB per 10 ms: m
+// carries speech's low frequencies at 30 dB or so under the voice, up to
+// -41 dBFS on the reference agent's, and a listener's VAD heard the tail
+// as the agent still talking, up to 50 ms past its stop
+// (docs/agents.md#moshi). Fed m itself instead, the filter outputs
+// nothing and m stays where it is; the agent's next words are fed over
+// that held offset, which the filter removes as it removes any DC. The
+// model runs in float32 as libopus's float build does; a drift between
+// the two would leave a tail that many times smaller.
+type dcHold struct {
+	m    float32 // the encoder's DC estimate after what was fed
+	hold float32 // the offset under what is fed
+}
+
+// dcRejectCoef is libopus's c for its 3 Hz DC rejection at SampleRate.
+const dcRejectCoef = float32(6.3 * 3 / SampleRate)
+
+// feed returns what to encode for frame, the agent's 20 ms (nil while it
+// is silent).
+func (d *dcHold) feed(frame []float32) []float32 {
+	if frame == nil {
+		d.hold = d.m
+	}
+	x := make([]float32, FrameSamples)
+	for i := range x {
+		if frame != nil {
+			x[i] = frame[i]
+		}
+		x[i] += d.hold
+		d.m = dcRejectCoef*x[i] + (1-dcRejectCoef)*d.m
+	}
+	return x
 }

@@ -159,7 +159,7 @@ func (f *moshiFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out := make([]float32, fakeStep)
 			if k := step - f.talkAt; k >= 0 && k < f.talkFor {
 				copy(out, voice[k*fakeStep:])
-				send(2, []byte(" hello"))
+				send(2, []byte("hello"))
 			}
 			a, errA := enc.encode(out[:fakeStep/2])
 			b, errB := enc.encode(out[fakeStep/2:])
@@ -181,7 +181,8 @@ func (f *moshiFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // server decodes at 24 kHz in line with what was sent, and the server's
 // 80 ms pages of two 40 ms packets heard at 16 kHz on the server's own
 // clock: its tone from the sample it put it at. Text and metadata are
-// not heard; the error message is an event, the key scrubbed from it.
+// not heard; each text message is a transcript event, the error message
+// an error event, the key scrubbed from it.
 // Both handshakes the references send are taken.
 func TestMoshiClientSpeaksMoshi(t *testing.T) {
 	const key = "moshi-test-key-0123456789"
@@ -227,8 +228,17 @@ func TestMoshiClientSpeaksMoshi(t *testing.T) {
 				t.Errorf("heard the agent's tone %+.2f dB off its level", d)
 			}
 			var errs []Event
+			words := 0
 			for _, o := range rec.events {
-				errs = append(errs, *o.Event)
+				switch e := *o.Event; {
+				case e.Kind == Transcript && e.Name == "text" && e.Text == "hello":
+					words++
+				default:
+					errs = append(errs, e)
+				}
+			}
+			if words != f.talkFor {
+				t.Errorf("%d text messages reported as the transcript, want the %d the fake sent", words, f.talkFor)
 			}
 			if len(errs) != 1 || errs[0].Kind != ProviderError || strings.Contains(errs[0].Message, key) || !strings.Contains(errs[0].Message, "overloaded") {
 				t.Errorf("events %+v, want one error with the key scrubbed", errs)
@@ -386,32 +396,21 @@ func TestMoshiServerRefusesBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			url := serve(t, MoshiName, func() (Agent, error) { return &scripted{sayAt: -1}, nil })
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			conn, _, err := websocket.Dial(ctx, url, nil)
-			if err != nil {
-				t.Fatal(err)
+			said, err := refused(t, url, []message{{websocket.MessageBinary, c.msg}})
+			if len(said) == 0 || !bytes.Equal(said[0].data, make([]byte, 9)) {
+				t.Fatalf("the server said %d messages, the first not its handshake (kind 0 and two u32 zeros)", len(said))
 			}
-			defer conn.CloseNow()
-			if _, data, err := conn.Read(ctx); err != nil || !bytes.Equal(data, make([]byte, 9)) {
-				t.Fatalf("the handshake: %x, %v; want kind 0 and two u32 zeros", data, err)
+			if websocket.CloseStatus(err) != websocket.StatusUnsupportedData {
+				t.Errorf("closed with %v, want 1003", err)
 			}
-			conn.Write(ctx, websocket.MessageBinary, c.msg)
-			var said string
-			for {
-				_, data, err := conn.Read(ctx)
-				if err != nil {
-					if websocket.CloseStatus(err) != websocket.StatusUnsupportedData {
-						t.Errorf("closed with %v, want 1003", err)
-					}
-					break
-				}
-				if data[0] == moshiError {
-					said = string(data[1:])
+			var reason string
+			for _, m := range said {
+				if m.data[0] == moshiError {
+					reason = string(m.data[1:])
 				}
 			}
-			if !strings.Contains(said, c.want) {
-				t.Errorf("the server said %q, want %q", said, c.want)
+			if !strings.Contains(reason, c.want) {
+				t.Errorf("the server said %q, want %q", reason, c.want)
 			}
 		})
 	}

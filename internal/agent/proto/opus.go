@@ -69,5 +69,11 @@ func (d *libopusDecoder) decode(packet []byte) ([]float32, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: an Opus packet of %d bytes libopus cannot decode (%v)", ErrProtocol, len(packet), err)
 	}
-	return append([]float32(nil), d.pcm[:n]...), nil
+	// Opus may decode a loud frame past full scale; clip it as libopus's
+	// 16-bit output does, so what is heard is audio a recording can hold.
+	out := make([]float32, n)
+	for i, v := range d.pcm[:n] {
+		out[i] = min(1, max(-1, v))
+	}
+	return out, nil
 }

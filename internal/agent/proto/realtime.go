@@ -314,6 +314,14 @@ func (c *realtimeClient) receive(s *session, typ websocket.MessageType, data []b
 		}
 		c.response = ""
 		return s.event(Event{Kind: ResponseDone, Name: e.Type, AgentMs: -1, Status: status})
+	case "response.audio_transcript.delta", "response.output_audio_transcript.delta":
+		return s.event(Event{Kind: Transcript, Name: e.Type, AgentMs: -1, Text: s.ep.scrub(e.Delta)})
+	case "response.audio_transcript.done", "response.output_audio_transcript.done":
+		return s.event(Event{Kind: Transcript, Name: e.Type, AgentMs: -1, Text: s.ep.scrub(e.Transcript)})
+	case "conversation.item.input_audio_transcription.delta":
+		return s.event(Event{Kind: InputTranscript, Name: e.Type, AgentMs: -1, Text: s.ep.scrub(e.Delta)})
+	case "conversation.item.input_audio_transcription.completed":
+		return s.event(Event{Kind: InputTranscript, Name: e.Type, AgentMs: -1, Text: s.ep.scrub(e.Transcript)})
 	case "error":
 		ev := Event{Kind: ProviderError, Name: e.Type, AgentMs: -1}
 		if e.Error != nil {

@@ -28,6 +28,7 @@ type rtEvent struct {
 	Session      *rtSession  `json:"session,omitempty"`
 	Audio        string      `json:"audio,omitempty"`
 	Delta        string      `json:"delta,omitempty"`
+	Transcript   string      `json:"transcript,omitempty"`
 	ResponseID   string      `json:"response_id,omitempty"`
 	ItemID       string      `json:"item_id,omitempty"`
 	OutputIndex  *int        `json:"output_index,omitempty"`
@@ -51,8 +52,7 @@ type rtItem struct {
 	Content []rtPart `json:"content"`
 }
 
-// rtPart is a content part of an item: audio, with its transcript (empty:
-// the reference agent says no words it knows).
+// rtPart is a content part of an item: audio, with its transcript.
 type rtPart struct {
 	Type       string `json:"type"`
 	Transcript string `json:"transcript"`

@@ -113,9 +113,10 @@ func (s *realtimeServer) handle(e rtEvent) error {
 		}
 		return stepFrames(&s.pending, s.in.Push(x), s.step)
 	case "response.cancel":
-		if !s.active() {
-			// As OpenAI answers a cancel that finds nothing to cancel.
-			return s.sendError("response_cancel_not_active", "Cancellation failed: no response is in progress.")
+		if !s.active() || (e.ResponseID != "" && e.ResponseID != s.responseID()) {
+			// As OpenAI answers a cancel that finds nothing to cancel,
+			// whether no response runs or another one does.
+			return s.sendError("response_cancel_not_active", "Cancellation failed: no active response found")
 		}
 		return s.cancel("client_cancelled")
 	case "conversation.item.truncate":
@@ -202,7 +203,7 @@ func (s *realtimeServer) step(in []float32) error {
 			return err
 		}
 	case d.Say != nil && !d.Stop && s.talk.utt == nil && !s.listenOnly:
-		if err := s.begin(d.Say); err != nil {
+		if err := s.begin(d.Say, d.Text); err != nil {
 			return err
 		}
 	}
@@ -220,9 +221,10 @@ func (s *realtimeServer) step(in []float32) error {
 // and the item's audio content part, as the reference orders them:
 // response.created, response.output_item.added, the conversation's item
 // (conversation.item.added in the GA API, .created in the beta), then
-// response.content_part.added, before any audio.
-func (s *realtimeServer) begin(utt []float32) error {
-	s.talk = talk{utt: utt}
+// response.content_part.added, before any audio; then the transcript
+// of what it will say, whole, as one delta.
+func (s *realtimeServer) begin(utt []float32, text string) error {
+	s.talk = talk{utt: utt, text: text}
 	s.resp++
 	s.out = audio.NewResampler(SampleRate, realtimeRate)
 	s.sentFrame, s.sent24, s.done = 0, 0, false
@@ -242,7 +244,12 @@ func (s *realtimeServer) begin(utt []float32) error {
 			return err
 		}
 	}
-	return nil
+	if text == "" {
+		return nil
+	}
+	d := s.audioEvent("transcript.delta", "")
+	d.Delta = text
+	return s.send(d)
 }
 
 // item is the response's output item, an assistant message with status;
@@ -254,7 +261,7 @@ func (s *realtimeServer) item(status string) *rtItem {
 		if s.ga {
 			kind = "output_audio"
 		}
-		it.Content = []rtPart{{Type: kind}}
+		it.Content = []rtPart{{Type: kind, Transcript: s.talk.text}}
 	}
 	return it
 }
@@ -315,12 +322,17 @@ func (s *realtimeServer) finish(status, reason string) error {
 		itemStatus = "incomplete"
 	}
 	item := s.item(itemStatus)
-	events := []rtEvent{
-		s.audioEvent("done", ""),
-		{Type: "response.content_part.done", ResponseID: s.responseID(), ItemID: item.ID, OutputIndex: ptr(0), ContentIndex: ptr(0),
-			Part: &rtPart{Type: "audio"}},
-		{Type: "response.output_item.done", ResponseID: s.responseID(), OutputIndex: ptr(0), Item: item},
+	events := []rtEvent{s.audioEvent("done", "")}
+	if s.talk.text != "" {
+		done := s.audioEvent("transcript.done", "")
+		done.Transcript = s.talk.text
+		events = append(events, done)
 	}
+	events = append(events, []rtEvent{
+		{Type: "response.content_part.done", ResponseID: s.responseID(), ItemID: item.ID, OutputIndex: ptr(0), ContentIndex: ptr(0),
+			Part: &rtPart{Type: "audio", Transcript: s.talk.text}},
+		{Type: "response.output_item.done", ResponseID: s.responseID(), OutputIndex: ptr(0), Item: item},
+	}...)
 	if s.ga {
 		events = append(events, rtEvent{Type: "conversation.item.done", Item: item})
 	}
@@ -336,12 +348,20 @@ func (s *realtimeServer) finish(status, reason string) error {
 	return nil
 }
 
-// audioEvent is a delta or done event of the response's audio, named as
-// the client's API shape names it.
+// audioEvent is a delta or done event of the response's audio (kind
+// delta, done) or of its transcript (transcript.delta, transcript.done),
+// named as the client's API shape names it: response.output_audio.delta,
+// response.output_audio_transcript.done; beta response.audio.delta,
+// response.audio_transcript.done.
 func (s *realtimeServer) audioEvent(kind, delta string) rtEvent {
-	name := "response.audio." + kind
+	if k, ok := strings.CutPrefix(kind, "transcript."); ok {
+		kind = "_transcript." + k
+	} else {
+		kind = "." + kind
+	}
+	name := "response.audio" + kind
 	if s.ga {
-		name = "response.output_audio." + kind
+		name = "response.output_audio" + kind
 	}
 	return rtEvent{Type: name, ResponseID: s.responseID(), ItemID: s.outputItem(s.resp), OutputIndex: ptr(0), ContentIndex: ptr(0), Delta: delta}
 }

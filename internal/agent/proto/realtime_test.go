@@ -3,6 +3,7 @@ package proto
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -19,7 +20,7 @@ import (
 func rawRealtime(t *testing.T, beta bool) *websocket.Conn {
 	t.Helper()
 	h, err := NewHandler(RealtimeName, func() (Agent, error) {
-		return &scripted{sayAt: 5, utt: constant(0.25, 2*SampleRate), stopOnLoud: true}, nil
+		return &scripted{sayAt: 5, utt: constant(0.25, 2*SampleRate), text: "Two seconds of tone.", stopOnLoud: true}, nil
 	}, ServerOptions{Rate: testRate, RealtimeLead: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -66,14 +67,17 @@ func sendEvent(t *testing.T, c *websocket.Conn, e string) {
 // voice, instructions, formats and turn detection set; response.cancel
 // with no response running answered by an invalid_request_error
 // response_cancel_not_active, the session going on; a response's output
-// item and audio content part announced before its first delta, and
-// ended in order (audio, content part, item, response.done with its
-// status) when the agent yields.
+// item and audio content part announced before its first delta, its
+// words as one transcript delta before its audio, and ended in order
+// (audio, transcript, content part, item, response.done with its status
+// and the transcript) when the agent yields.
 func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 	for _, beta := range []bool{false, true} {
 		name, deltaName, doneName, itemAdded := "ga", "response.output_audio.delta", "response.output_audio.done", "conversation.item.added"
+		transcriptDelta, transcriptDone := "response.output_audio_transcript.delta", "response.output_audio_transcript.done"
 		if beta {
 			name, deltaName, doneName, itemAdded = "beta", "response.audio.delta", "response.audio.done", "conversation.item.created"
+			transcriptDelta, transcriptDone = "response.audio_transcript.delta", "response.audio_transcript.done"
 		}
 		t.Run(name, func(t *testing.T) {
 			testenv.Synctest(t, func(t *testing.T) {
@@ -138,8 +142,8 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 						break
 					}
 				}
-				want := []string{"response.created", "response.output_item.added", itemAdded, "response.content_part.added", deltaName,
-					"input_audio_buffer.speech_started", doneName, "response.content_part.done", "response.output_item.done"}
+				want := []string{"response.created", "response.output_item.added", itemAdded, "response.content_part.added", transcriptDelta, deltaName,
+					"input_audio_buffer.speech_started", doneName, transcriptDone, "response.content_part.done", "response.output_item.done"}
 				if !beta {
 					want = append(want, "conversation.item.done")
 				}
@@ -152,14 +156,17 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 					switch {
 					case e.Type == "response.output_item.added" && e.Item != nil:
 						item = e.Item.ID
-					case e.Type == deltaName && (e.ItemID != item || item == "" || e.ResponseID != "resp_1"):
-						t.Fatalf("a delta of item %q, response %q; the announced item is %q of resp_1", e.ItemID, e.ResponseID, item)
+					case (e.Type == deltaName || e.Type == transcriptDelta || e.Type == transcriptDone) && (e.ItemID != item || item == "" || e.ResponseID != "resp_1"):
+						t.Fatalf("a %s of item %q, response %q; the announced item is %q of resp_1", e.Type, e.ItemID, e.ResponseID, item)
+					case e.Type == transcriptDelta && e.Delta != "Two seconds of tone.", e.Type == transcriptDone && e.Transcript != "Two seconds of tone.":
+						t.Errorf("%s %+v; want the agent's words whole", e.Type, e)
 					}
 				}
 				done := events[len(events)-1].Response
 				if done == nil || done.Status != "cancelled" || done.StatusDetails == nil || done.StatusDetails.Reason != "turn_detected" ||
-					len(done.Output) != 1 || done.Output[0].ID != item || done.Output[0].Status != "incomplete" {
-					t.Errorf("response.done %+v; want cancelled (turn_detected) with its incomplete item %s", done, item)
+					len(done.Output) != 1 || done.Output[0].ID != item || done.Output[0].Status != "incomplete" ||
+					len(done.Output[0].Content) != 1 || done.Output[0].Content[0].Transcript != "Two seconds of tone." {
+					t.Errorf("response.done %+v; want cancelled (turn_detected) with its incomplete item %s and its transcript", done, item)
 				}
 			})
 		})
@@ -171,35 +178,32 @@ func TestTheRealtimeServerIsAPeerAsTheReferenceShapesIt(t *testing.T) {
 // says its turn detection's interrupt_response is false. Under server_vad
 // as OpenAI's endpoint runs it (interrupt_response absent or true) the
 // endpoint has cancelled already, and a cancel would only earn an error.
+// A cancel names the response running, and none goes out once the
+// response has ended (its audio still playing): a cancel of a response
+// that is not running is answered with an error too.
 func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) {
 	for _, c := range []struct {
 		turnDetection string
+		ended         bool // response.done before speech_started
 		wantCancel    bool
 	}{
-		{`{"type":"server_vad"}`, false},
-		{`{"type":"server_vad","interrupt_response":true}`, false},
-		{`{"type":"server_vad","interrupt_response":false}`, true},
+		{`{"type":"server_vad"}`, false, false},
+		{`{"type":"server_vad","interrupt_response":true}`, false, false},
+		{`{"type":"server_vad","interrupt_response":false}`, false, true},
+		{`{"type":"server_vad","interrupt_response":false}`, true, false},
 	} {
-		t.Run(c.turnDetection, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s ended %v", c.turnDetection, c.ended), func(t *testing.T) {
 			testenv.Synctest(t, func(t *testing.T) {
-				asked := make(chan []string, 1)
-				fake := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					conn, err := websocket.Accept(w, r, nil)
-					if err != nil {
-						return
-					}
-					defer conn.CloseNow()
-					ctx := r.Context()
-					say := func(e string) { conn.Write(ctx, websocket.MessageText, []byte(e)) }
-					say(`{"type":"session.created","session":{}}`)
-					if _, _, err := conn.Read(ctx); err != nil {
-						return
-					}
-					say(`{"type":"session.updated","session":{"input_audio_format":"pcm16","output_audio_format":"pcm16","turn_detection":` + c.turnDetection + `}}`)
+				asked := make(chan []rtEvent, 1)
+				fake := fakeRealtime(c.turnDetection, func(ctx context.Context, conn *websocket.Conn, say func(string)) {
 					say(`{"type":"response.created","response":{"id":"resp_1","status":"in_progress"}}`)
 					say(`{"type":"response.audio.delta","response_id":"resp_1","item_id":"item_1","delta":"` + encodeAudio(constant(0.25, realtimeRate)) + `"}`)
+					if c.ended {
+						say(`{"type":"response.audio.done","response_id":"resp_1","item_id":"item_1"}`)
+						say(`{"type":"response.done","response":{"id":"resp_1","status":"completed"}}`)
+					}
 					say(`{"type":"input_audio_buffer.speech_started","audio_start_ms":0}`)
-					var types []string
+					var events []rtEvent
 					for {
 						_, data, err := conn.Read(ctx)
 						if err != nil {
@@ -207,9 +211,9 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 						}
 						var e rtEvent
 						json.Unmarshal(data, &e)
-						types = append(types, e.Type)
+						events = append(events, e)
 						if e.Type == "conversation.item.truncate" {
-							asked <- types
+							asked <- events
 							conn.Close(websocket.StatusNormalClosure, "")
 							return
 						}
@@ -228,11 +232,66 @@ func TestTheRealtimeClientCancelsOnlyWhatTheEndpointLeavesRunning(t *testing.T) 
 						break
 					}
 				}
-				types := <-asked
+				events := <-asked
+				var types []string
+				for _, e := range events {
+					types = append(types, e.Type)
+					if e.Type == "response.cancel" && e.ResponseID != "resp_1" {
+						t.Errorf("the client cancelled response %q; the one running is resp_1", e.ResponseID)
+					}
+				}
 				if got := slices.Contains(types, "response.cancel"); got != c.wantCancel {
 					t.Errorf("the client sent %v after speech_started; response.cancel wanted: %v", types, c.wantCancel)
 				}
 			})
 		})
 	}
+}
+
+// A response.cancel naming a response that is not the one running is
+// answered as one with no response running: an invalid_request_error
+// response_cancel_not_active, the running response going on; a cancel
+// naming it (or none) cancels it.
+func TestTheRealtimeServerCancelsOnlyTheResponseNamed(t *testing.T) {
+	testenv.Synctest(t, func(t *testing.T) {
+		c := rawRealtime(t, false)
+		next(t, c) // session.created
+		// Ten frames of silence: the agent starts its response at the
+		// fifth and, hearing no more, holds it running.
+		for range 10 {
+			sendEvent(t, c, `{"type":"input_audio_buffer.append","audio":"`+encodeAudio(constant(0, FrameSamples*realtimeRate/SampleRate))+`"}`)
+		}
+		for e := next(t, c); e.Type != "response.created"; e = next(t, c) {
+		}
+		// errorOrDone is the next error or response.done: what the
+		// response sends meanwhile (its announcements, its audio) is
+		// skipped.
+		errorOrDone := func() rtEvent {
+			for {
+				if e := next(t, c); e.Type == "error" || e.Type == "response.done" {
+					return e
+				}
+			}
+		}
+		for _, other := range []string{"resp_0", "resp_2"} {
+			sendEvent(t, c, `{"type":"response.cancel","response_id":"`+other+`"}`)
+			if e := errorOrDone(); e.Type != "error" || e.Error == nil || e.Error.Type != "invalid_request_error" || e.Error.Code != "response_cancel_not_active" {
+				t.Fatalf("response.cancel of %s while resp_1 runs: %s %+v; want an invalid_request_error response_cancel_not_active", other, e.Type, e.Error)
+			}
+		}
+		sendEvent(t, c, `{"type":"response.cancel","response_id":"resp_1"}`)
+		for {
+			e := errorOrDone()
+			if e.Type == "error" {
+				t.Fatalf("response.cancel of the running response: error %+v", e.Error)
+			}
+			if e.Type == "response.done" {
+				if e.Response == nil || e.Response.ID != "resp_1" || e.Response.Status != "cancelled" || e.Response.StatusDetails == nil ||
+					e.Response.StatusDetails.Reason != "client_cancelled" {
+					t.Errorf("response.done %+v; want resp_1 cancelled (client_cancelled)", e.Response)
+				}
+				return
+			}
+		}
+	})
 }

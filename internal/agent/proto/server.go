@@ -31,6 +31,9 @@ type Decision struct {
 	// Say starts this utterance (16 kHz) with the next frame; ignored while
 	// the agent is talking.
 	Say []float32
+	// Text is what Say says, as words: a server whose protocol carries
+	// a transcript beside the audio sends it ("" sends none).
+	Text string
 	// Stop stops the agent's talking with the next frame (a yield). A
 	// server announces a stop as the protocol says a barge-in is
 	// announced (realtime: input_audio_buffer.speech_started).
@@ -230,6 +233,7 @@ func (c *serverConn) nowMs() int64 { return c.frames * duplexFrameMs }
 // frames have been said.
 type talk struct {
 	utt  []float32 // 16 kHz, nil while silent
+	text string    // utt as words, "" if unknown
 	said int       // frames of utt said
 }
 

@@ -76,6 +76,12 @@ const (
 	// InputCleared: the agent dropped its input buffer as the client
 	// asked (InputClearer).
 	InputCleared EventKind = "input_cleared"
+	// Transcript: text of what the agent says, as its provider sends it
+	// beside the audio (a piece, or the whole once it is done; Name
+	// says which); InputTranscript: the provider's transcription of what
+	// it heard the client say.
+	Transcript      EventKind = "transcript"
+	InputTranscript EventKind = "input_transcript"
 )
 
 // Event is a provider event.
@@ -96,6 +102,8 @@ type Event struct {
 	// with the endpoint's credential removed.
 	Code    string `json:"code,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Text is a transcript's text, scrubbed and cut short as a message.
+	Text string `json:"text,omitempty"`
 }
 
 // Endpoint is where an agent listens and how to talk to it.

@@ -156,10 +156,10 @@ func (a *agent) Hear(in, own []float32) (proto.Decision, error) {
 	var d proto.Decision
 	switch {
 	case act == Speak && !talking:
-		d.Say = a.ref.long[a.next%len(a.ref.long)]
+		d.Say, d.Text = a.ref.long[a.next%len(a.ref.long)], Utterances[a.next%len(a.ref.long)]
 		a.next++
 	case act == SpeakShort && !talking:
-		d.Say = a.ref.short
+		d.Say, d.Text = a.ref.short, ShortUtterance
 	case act == Yield && talking:
 		d.Stop = true
 		a.announced = true

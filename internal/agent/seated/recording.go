@@ -55,9 +55,10 @@ const (
 
 // RecordingSchemaVersion is the version of session.json this code
 // writes. 2: an event's name is the provider's wire type, and an error
-// event keeps its code and message (agent.ProviderEvent). Version 1,
-// whose events named floorbench's kinds, is still read.
-const RecordingSchemaVersion = 2
+// event keeps its code and message (agent.ProviderEvent). 3: transcript
+// events keep their text. Versions 1 (whose events named floorbench's
+// kinds) and 2 are still read.
+const RecordingSchemaVersion = 3
 
 // oldestRecordingSchema is the oldest version of session.json this code
 // reads.

@@ -46,7 +46,7 @@ func TestRecordingRoundTrip(t *testing.T) {
 // Every field a derivation relies on is checked, the error naming it.
 func TestRecordingValidation(t *testing.T) {
 	cases := map[string]func(*Recording){
-		"schema_version":  func(r *Recording) { r.SchemaVersion = 3 },
+		"schema_version":  func(r *Recording) { r.SchemaVersion = RecordingSchemaVersion + 1 },
 		"conversation_id": func(r *Recording) { r.Conversation = "../x" },
 		"seat":            func(r *Recording) { r.Seat = 4 },
 		"corpus_sha256":   func(r *Recording) { r.CorpusSHA256 = "x" },
