@@ -287,7 +287,8 @@ func TestVersionFlag(t *testing.T) {
 }
 
 // temporalTool is the setup's Temporal CLI, for a test that starts a real
-// dev server; such tests skip with -short.
+// dev server; such tests skip with -short (scripts/test.sh runs them
+// whole without the race detector).
 func temporalTool(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {

@@ -30,7 +30,7 @@ func TestGenerateExportCacheAndReplayWithoutTheModels(t *testing.T) {
 		return ""
 	})
 	speech := backendfixture.SpeechServer(t)
-	speech.Transient = backendfixture.FaultsEvery(8, "429")
+	speech.SetTransient(backendfixture.FaultsEvery(8, "429"))
 	dir := t.TempDir()
 	env := []string{"FLOORBENCH_DIALOGUE_API_KEY=" + backendfixture.Key, "FLOORBENCH_VOICES_API_KEY=" + backendfixture.Key}
 	flags := []string{"--preset", "tiny", "--seed", "1", "--dialogue", "openai-chat", "--dialogue-endpoint", chat.URL + "/v1",

@@ -90,6 +90,11 @@ func goldFile(t *testing.T, corpusDir, split string) string {
 // TestDetectOnTheTinyCorpus generates the tiny corpus once for the checks
 // that need one.
 func TestDetectOnTheTinyCorpus(t *testing.T) {
+	if testing.Short() {
+		// Two minutes of floorbench child processes: run whole without
+		// the race detector by scripts/test.sh.
+		t.Skip("-short: detection over the tiny corpus is left to the full run")
+	}
 	requireDetectTools(t)
 	dir := tinyCorpus(t)
 	t.Run("then sweep", func(t *testing.T) { detectThenSweep(t, dir) })

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/floorbench/floorbench/internal/atomicfile"
 )
 
 // Outputs never replace what the user did not ask to replace. A command
@@ -87,49 +89,18 @@ func checkOutFiles(flag, dir string, force bool, names ...string) error {
 }
 
 // replaceDir builds the folder path with fill in a temporary folder beside
-// it and renames it into place, so the folder appears whole or not at all.
-// What was at path (checked by checkOutDir) is replaced only after fill
-// succeeded; without force the final rename refuses a path that became a
-// file or a non-empty folder meanwhile.
+// it and renames it into place (atomicfile.WriteDir, with force
+// ReplaceDir), so the folder appears whole or not at all. What was at
+// path (checked by checkOutDir) is replaced only after fill succeeded;
+// without force the final rename refuses a path that became a file or a
+// non-empty folder meanwhile.
 func replaceDir(path string, force bool, fill func(tmp string) error) error {
-	path = filepath.Clean(path)
-	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".new-*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	if err := fill(tmp); err != nil {
-		return err
-	}
 	if force {
-		if _, err := os.Lstat(path); err == nil {
-			old, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".old-*")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(old)
-			aside := filepath.Join(old, "x")
-			if err := os.Rename(path, aside); err != nil {
-				return err
-			}
-			if err := os.Rename(tmp, path); err != nil {
-				return errors.Join(err, os.Rename(aside, path))
-			}
-			return nil
-		}
+		return atomicfile.ReplaceDir(path, ".", fill)
 	}
-	// os.Remove takes an empty folder only; os.Rename refuses to replace
-	// a folder, and replaces a file only if one appeared since the check.
-	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
-		if err := os.Remove(path); err != nil {
-			return fmt.Errorf("%s: %w (--force replaces it)", path, err)
-		}
+	err := atomicfile.WriteDir(path, ".", fill)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w (--force replaces it)", err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("%s: %w (--force replaces it)", path, err)
-	}
-	return nil
+	return err
 }

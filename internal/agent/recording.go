@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
@@ -345,7 +346,7 @@ func (r *Recording) readAudio(dir, name string) ([]float32, error) {
 }
 
 // WriteRecording writes a trial's recording into dir/name atomically (a
-// temporary folder renamed into place): recording.json and, unless nil,
+// temporary folder renamed into place, atomicfile.ReplaceDir): recording.json and, unless nil,
 // input and output (16 kHz mono, r.Samples each). It fills r.Files.
 func WriteRecording(dir, name string, r *Recording, input, output []float32) error {
 	if !trialName.Match(name) {
@@ -354,45 +355,36 @@ func WriteRecording(dir, name string, r *Recording, input, output []float32) err
 	if (input == nil) != (output == nil) || (input != nil && (len(input) != r.Samples || len(output) != r.Samples)) {
 		return fmt.Errorf("recording %s: input and output must both be %d samples, or both absent", name, r.Samples)
 	}
-	tmp, err := os.MkdirTemp(dir, partialPrefix+"trial-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	r.Files = nil
-	if input != nil {
-		r.Files = map[string]string{}
-		for _, f := range []struct {
-			name string
-			x    []float32
-		}{{InputName, input}, {OutputName, output}} {
-			path := filepath.Join(tmp, f.name)
-			if err := audio.WriteWAV(path, f.x, SampleRate); err != nil {
-				return fmt.Errorf("%s: %w", f.name, err)
-			}
-			if r.Files[f.name], err = digest.FileSHA256(path); err != nil {
-				return err
+	return atomicfile.ReplaceDir(filepath.Join(dir, name), partialPrefix, func(tmp string) error {
+		r.Files = nil
+		if input != nil {
+			r.Files = map[string]string{}
+			for _, f := range []struct {
+				name string
+				x    []float32
+			}{{InputName, input}, {OutputName, output}} {
+				path := filepath.Join(tmp, f.name)
+				if err := audio.WriteWAV(path, f.x, SampleRate); err != nil {
+					return fmt.Errorf("%s: %w", f.name, err)
+				}
+				var err error
+				if r.Files[f.name], err = digest.FileSHA256(path); err != nil {
+					return err
+				}
 			}
 		}
-	}
-	if err := r.Validate(); err != nil {
-		return fmt.Errorf("recording %s: %w", name, err)
-	}
-	data, err := encodeJSON(r)
-	if err != nil {
-		return err
-	}
-	if err := CheckRecordingSize(name, len(data)); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, RecordingName), data, 0o644); err != nil {
-		return err
-	}
-	final := filepath.Join(dir, name)
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	return os.Rename(tmp, final)
+		if err := r.Validate(); err != nil {
+			return fmt.Errorf("recording %s: %w", name, err)
+		}
+		data, err := encodeJSON(r)
+		if err != nil {
+			return err
+		}
+		if err := CheckRecordingSize(name, len(data)); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, RecordingName), data, 0o644)
+	})
 }
 
 var trialName = names.Plain(161)

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
@@ -36,13 +37,14 @@ type GenerateOptions struct {
 	Engines map[string]synth.TTS
 }
 
-// partialPrefix starts the name of the folder a scenario set is written
-// into before it is renamed into place.
+// partialPrefix starts the name of the folder a scenario set, or a
+// trial's recording, is written into before it is renamed into place.
 const partialPrefix = ".partial-"
 
 // Generate builds every scenario of a preset and writes the set
 // (docs/agents.md#scenarios) into a temporary folder beside Out, renamed
-// into place at the end: on any error Out is left as it was. Scenarios are
+// into place at the end (atomicfile.WriteDir): on any error Out is left
+// as it was. Scenarios are
 // built in parallel; each depends only on (seed, id), so the folder is
 // byte-identical for any Jobs.
 func Generate(ctx context.Context, o GenerateOptions) (*Set, error) {
@@ -63,38 +65,33 @@ func Generate(ctx context.Context, o GenerateOptions) (*Set, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	tmp, err := os.MkdirTemp(parent, partialPrefix+filepath.Base(filepath.Clean(o.Out))+"-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
 	m := &Set{SchemaVersion: SetSchemaVersion, Preset: preset.Name, Seed: o.Seed, CodeVersion: ScenarioCodeVersion(),
 		GeneratorVersion: synth.GeneratorVersion, SampleRate: SampleRate, Scenarios: make([]Scenario, len(preset.Designs))}
-	err = forEach(ctx, len(preset.Designs), o.Jobs, o.Progress, func(ctx context.Context, i int) error {
-		b, err := Build(ctx, o.Seed, preset.Designs[i], engines)
-		if err == nil {
-			err = writeScenario(tmp, &b)
+	err = atomicfile.WriteDir(o.Out, partialPrefix, func(tmp string) error {
+		err := forEach(ctx, len(preset.Designs), o.Jobs, o.Progress, func(ctx context.Context, i int) error {
+			b, err := Build(ctx, o.Seed, preset.Designs[i], engines)
+			if err == nil {
+				err = writeScenario(tmp, &b)
+			}
+			m.Scenarios[i] = b.Scenario
+			return err
+		})
+		if err != nil {
+			return err
 		}
-		m.Scenarios[i] = b.Scenario
-		return err
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("generated set: %w", err)
+		}
+		data, err := encodeJSON(m)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, SetName), data, 0o644)
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Validate(); err != nil {
-		return nil, fmt.Errorf("generated set: %w", err)
-	}
-	data, err := encodeJSON(m)
-	if err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, SetName), data, 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.Remove(o.Out); err != nil && !os.IsNotExist(err) {
-		return nil, err
-	}
-	return m, os.Rename(tmp, o.Out)
+	return m, nil
 }
 
 // checkEmpty refuses an output folder that holds anything.

@@ -71,9 +71,9 @@ func TestTinyThroughBothBackendsResumesAndReplays(t *testing.T) {
 		}
 		return faults[backendfixture.Hash(user)%uint64(len(faults))]
 	})
-	chat.Transient = backendfixture.FaultsEvery(3, "429", "503", "cut")
+	chat.SetTransient(backendfixture.FaultsEvery(3, "429", "503", "cut"))
 	dying := backendfixture.SpeechServer(t)
-	dying.DieAfter = 40
+	dying.SetDieAfter(40)
 	cache := newStore(t)
 	first := filepath.Join(t.TempDir(), "first")
 	_, err := generateTiny(t, config(chat, dying), cache, first, 2)
@@ -89,7 +89,7 @@ func TestTinyThroughBothBackendsResumesAndReplays(t *testing.T) {
 	}
 
 	speech := backendfixture.SpeechServer(t)
-	speech.Transient = backendfixture.FaultsEvery(10, "503", "429")
+	speech.SetTransient(backendfixture.FaultsEvery(10, "503", "429"))
 	m, err := generateTiny(t, config(chat, speech), cache, first+"-resumed", 2)
 	if err != nil {
 		t.Fatal(err)

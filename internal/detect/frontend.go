@@ -1,12 +1,12 @@
 package detect
 
 import (
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"strconv"
-	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/floorbench/floorbench/internal/features"
 )
@@ -178,8 +178,11 @@ func (o *OnnxSpec) attentionMask() string {
 // fills every batch's audio input (and attention mask) from its rows'
 // windows: every channel of every row, whichever batch holds it (one of
 // every row, or one per row for a model whose batch is fixed at 1), is
-// one chunk, the chunks shared among up to GOMAXPROCS goroutines, each
-// with a front end of its own.
+// one chunk. Up to GOMAXPROCS workers share the chunks, worker w taking
+// every workers-th from chunk w, each with a front end of its own (a mel
+// extractor's FFT buffers): a fixed set of workers in an errgroup rather
+// than a goroutine a chunk under SetLimit, which would have to borrow and
+// return a front end for every chunk.
 func (s *onnxStepper) rowFeatures() error {
 	spec := s.model.spec
 	channels, frame, per := spec.channels(), spec.Frame, spec.channelValues()
@@ -214,11 +217,9 @@ func (s *onnxStepper) rowFeatures() error {
 	if workers <= 1 {
 		return fill(0)
 	}
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for w := range workers {
-		wg.Go(func() { errs[w] = fill(w) })
+		g.Go(func() error { return fill(w) })
 	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return g.Wait()
 }

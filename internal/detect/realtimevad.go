@@ -10,9 +10,10 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/credential"
@@ -183,28 +184,18 @@ func (d *realtimeVAD) Detect(ctx context.Context, c *Conversation) (*Scores, err
 		return nil, err
 	}
 	answers := make([]realtimeAnswer, len(channels))
-	errs := make([]error, len(channels))
-	failed := -1
-	var mu sync.Mutex
-	run, stop := context.WithCancel(ctx)
-	defer stop()
-	var wg sync.WaitGroup
+	g, run := errgroup.WithContext(ctx)
 	for k, x := range channels {
-		wg.Go(func() {
-			answers[k], errs[k] = d.answer(run, x)
-			if errs[k] != nil {
-				mu.Lock()
-				if failed < 0 {
-					failed = k
-				}
-				mu.Unlock()
-				stop()
+		g.Go(func() error {
+			var err error
+			if answers[k], err = d.answer(run, x); err != nil {
+				return fmt.Errorf("%s: speaker_%d: %w", RealtimeVADFamily, k+1, err)
 			}
+			return nil
 		})
 	}
-	wg.Wait()
-	if failed >= 0 {
-		return nil, fmt.Errorf("%s: speaker_%d: %w", RealtimeVADFamily, failed+1, errs[failed])
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return d.scores(answers, frameCount(c.Duration, d.fps)), nil
 }

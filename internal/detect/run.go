@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/floor"
 	"github.com/floorbench/floorbench/internal/score"
 )
@@ -59,51 +60,42 @@ func ProbsFiles(ctx context.Context, d Detector, src Source, progress func()) (e
 // WriteProbsFiles writes probs-eot.json and probs-int.json into dir, or the
 // one of the task a system scores where the other file is nil; a stale
 // file of a task not scored is removed, so the folder read as an external
-// system scores what this one does. The files are written to temporary
-// files first and renamed into place only when all are complete, so a
-// failure leaves no partial output behind.
+// system scores what this one does. The files are written whole to
+// temporary files first (atomicfile.Create) and renamed into place only
+// when all are complete, so a failure leaves no partial output behind.
 func WriteProbsFiles(dir string, eot, intr *score.ProbsFile) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	files := []*score.ProbsFile{eot, intr}
-	temps := make([]string, len(files))
-	defer func() {
-		for _, t := range temps {
-			if t != "" {
-				os.Remove(t)
-			}
-		}
-	}()
+	temps := make([]*atomicfile.File, len(files))
 	for i, p := range files {
 		if p == nil {
 			continue
 		}
-		f, err := os.CreateTemp(dir, ".probs-*.tmp")
+		f, err := atomicfile.Create(filepath.Join(dir, ProbsFileNames[i]), ".probs-")
 		if err != nil {
 			return err
 		}
-		temps[i] = f.Name()
-		// CreateTemp makes the file private; the output is an ordinary file.
-		if err := errors.Join(f.Chmod(0o644), score.WriteProbs(f, p), f.Close()); err != nil {
+		defer f.Discard()
+		temps[i] = f
+		if err := score.WriteProbs(f, p); err != nil {
 			return fmt.Errorf("write %s probabilities: %w", p.Task, err)
 		}
 	}
 	for i, name := range ProbsFileNames {
-		path := filepath.Join(dir, name)
-		if temps[i] == "" {
-			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if temps[i] == nil {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return err
 			}
 			continue
 		}
-		if err := os.Rename(temps[i], path); err != nil {
-			if i == 1 && files[0] != nil {
+		if err := temps[i].Commit(); err != nil {
+			if i == 1 && temps[0] != nil {
 				os.Remove(filepath.Join(dir, ProbsFileNames[0]))
 			}
 			return err
 		}
-		temps[i] = ""
 	}
 	return nil
 }

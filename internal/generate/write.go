@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
@@ -12,8 +13,8 @@ import (
 )
 
 // WriteConversation writes c into dir/<id>: first into a temporary folder
-// beside it, then renamed into place, so a conversation folder is either
-// complete or absent. It returns the manifest entry.
+// beside it, then renamed into place (atomicfile.ReplaceDir), so a
+// conversation folder is either complete or absent. It returns the manifest entry.
 func WriteConversation(dir string, c synth.Conversation) (corpus.Conversation, error) {
 	e := corpus.Conversation{
 		ID: c.Spec.ID, Split: string(c.Spec.Split), InteractionType: string(c.Spec.Type),
@@ -25,38 +26,30 @@ func WriteConversation(dir string, c synth.Conversation) (corpus.Conversation, e
 		e.SNR = append(e.SNR, round3(c.Acoustics[k].SNR))
 		e.Noise = append(e.Noise, string(c.Acoustics[k].Noise))
 	}
-	tmp, err := os.MkdirTemp(dir, corpus.PartialPrefix+c.Spec.ID+"-")
-	if err != nil {
-		return corpus.Conversation{}, err
-	}
-	defer os.RemoveAll(tmp)
-	for k, ch := range c.Channels {
-		name := corpus.ChannelName(k + 1)
-		if err := audio.WriteWAV(filepath.Join(tmp, name), ch, audio.Rate); err != nil {
-			return corpus.Conversation{}, fmt.Errorf("%s: %w", c.Spec.ID, err)
+	err := atomicfile.ReplaceDir(filepath.Join(dir, c.Spec.ID), corpus.PartialPrefix, func(tmp string) error {
+		for k, ch := range c.Channels {
+			name := corpus.ChannelName(k + 1)
+			if err := audio.WriteWAV(filepath.Join(tmp, name), ch, audio.Rate); err != nil {
+				return fmt.Errorf("%s: %w", c.Spec.ID, err)
+			}
 		}
-	}
-	log := corpus.EventLog{SchemaVersion: corpus.SchemaVersion, ConversationID: c.Spec.ID, Duration: e.Duration,
-		Speakers: c.Spec.Speakers, Events: c.Events}
-	data, err := log.Encode()
-	if err != nil {
-		return corpus.Conversation{}, err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, corpus.EventsName), data, 0o644); err != nil {
-		return corpus.Conversation{}, err
-	}
-	for _, name := range corpus.FileNames(c.Spec.Speakers) {
-		sum, err := digest.FileSHA256(filepath.Join(tmp, name))
+		log := corpus.EventLog{SchemaVersion: corpus.SchemaVersion, ConversationID: c.Spec.ID, Duration: e.Duration,
+			Speakers: c.Spec.Speakers, Events: c.Events}
+		data, err := log.Encode()
 		if err != nil {
-			return corpus.Conversation{}, err
+			return err
 		}
-		e.Files[name] = sum
-	}
-	final := filepath.Join(dir, c.Spec.ID)
-	if err := os.RemoveAll(final); err != nil {
-		return corpus.Conversation{}, err
-	}
-	if err := os.Rename(tmp, final); err != nil {
+		if err := os.WriteFile(filepath.Join(tmp, corpus.EventsName), data, 0o644); err != nil {
+			return err
+		}
+		for _, name := range corpus.FileNames(c.Spec.Speakers) {
+			if e.Files[name], err = digest.FileSHA256(filepath.Join(tmp, name)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return corpus.Conversation{}, err
 	}
 	return e, nil

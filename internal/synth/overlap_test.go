@@ -64,6 +64,7 @@ func share(n, of int) float64 { return float64(n) / float64(max(of, 1)) }
 // contest holds.
 func TestOverlapSharesAreRealised(t *testing.T) {
 	if testing.Short() {
+		// Run whole without the race detector by scripts/test.sh.
 		t.Skip("lays out 48 conversations twice")
 	}
 	preset, err := PresetByName("mptb", 1)

@@ -110,6 +110,7 @@ func restartsHaveCauses(events []floor.Event) error {
 // needs (short claims, long negatives).
 func TestPresetTimingMatchesSwitchboard(t *testing.T) {
 	if testing.Short() {
+		// Run whole without the race detector by scripts/test.sh.
 		t.Skip("lays out the whole mptb preset")
 	}
 	preset, err := PresetByName("mptb", 1)

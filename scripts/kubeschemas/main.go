@@ -20,6 +20,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/floorbench/floorbench/internal/atomicfile"
 )
 
 func main() {
@@ -64,25 +66,20 @@ func run(swaggerPath, version, out string) error {
 	return nil
 }
 
-// writeAtomically fills a temporary directory and renames it to dir, so that
-// an interrupted run never leaves a directory that looks complete.
+// writeAtomically fills a temporary directory and renames it to dir
+// (atomicfile.ReplaceDir), so that an interrupted run never leaves a
+// directory that looks complete.
 func writeAtomically(dir string, fill func(tmp string) (int, error)) (int, error) {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return 0, err
 	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".kubeschemas-")
-	if err != nil {
-		return 0, err
-	}
-	defer os.RemoveAll(tmp)
-	n, err := fill(tmp)
-	if err != nil {
-		return 0, err
-	}
-	if err := os.RemoveAll(dir); err != nil {
-		return 0, err
-	}
-	return n, os.Rename(tmp, dir)
+	n := 0
+	err := atomicfile.ReplaceDir(dir, ".kubeschemas-", func(tmp string) error {
+		var err error
+		n, err = fill(tmp)
+		return err
+	})
+	return n, err
 }
 
 func writeKinds(dir string, defs map[string]schema, strict bool) (int, error) {

@@ -40,18 +40,15 @@ const Key = "test-key"
 // a number of requests, as a killed server would.
 type Endpoint struct {
 	*httptest.Server
-	// Transient says how the send-th arrival (from 1) of the request with
-	// cache key key fails: "429", "503", "cut" or "" (answered). Set
-	// before the first request, as DieAfter.
-	Transient func(key string, send int) string
-	DieAfter  int // answer this many requests, then die (0: never)
 
-	keyOf    func(body []byte) string
-	mu       sync.Mutex
-	sends    map[string]int // times each request body arrived
-	answered []string       // cache keys of the requests answered
-	requests int
-	dead     bool
+	keyOf     func(body []byte) string
+	mu        sync.Mutex
+	transient func(key string, send int) string
+	dieAfter  int
+	sends     map[string]int // times each request body arrived
+	answered  []string       // cache keys of the requests answered
+	requests  int
+	dead      bool
 }
 
 func newEndpoint(t testing.TB, keyOf func([]byte) string, answer func(w http.ResponseWriter, body []byte)) *Endpoint {
@@ -72,6 +69,25 @@ func newEndpoint(t testing.TB, keyOf func([]byte) string, answer func(w http.Res
 	return e
 }
 
+// SetTransient makes the send-th arrival (from 1) of the request with
+// cache key key fail as transient says: "429", "503", "cut" or ""
+// (answered). It takes the endpoint's lock, as its handlers do, so that
+// the setting reaches requests that come from another process, which the
+// race detector sees no ordering with.
+func (e *Endpoint) SetTransient(transient func(key string, send int) string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.transient = transient
+}
+
+// SetDieAfter makes the endpoint answer n requests, then die (0: never),
+// under its lock as SetTransient.
+func (e *Endpoint) SetDieAfter(n int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.dieAfter = n
+}
+
 // arrive counts a request and says how it fails ("" : it is answered).
 func (e *Endpoint) arrive(body []byte) string {
 	e.mu.Lock()
@@ -82,12 +98,12 @@ func (e *Endpoint) arrive(body []byte) string {
 	}
 	key := e.keyOf(body)
 	e.sends[key]++
-	if e.Transient != nil {
-		if f := e.Transient(key, e.sends[key]); f != "" {
+	if e.transient != nil {
+		if f := e.transient(key, e.sends[key]); f != "" {
 			return f
 		}
 	}
-	if e.DieAfter > 0 && len(e.answered) == e.DieAfter {
+	if e.dieAfter > 0 && len(e.answered) == e.dieAfter {
 		e.dead = true
 		return "die"
 	}
