@@ -176,11 +176,13 @@ func (r *Recording) Validate() error {
 	case len(r.Error) > 4000:
 		return fmt.Errorf("error is %d bytes long (at most 4000)", len(r.Error))
 	}
-	if a := r.Acoustics; a != nil && (a.Clean() || a.Validate() != nil) {
+	if a := r.Acoustics; a != nil {
 		if a.Clean() {
 			return errors.New("acoustics present but clean (leave it out)")
 		}
-		return a.Validate()
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("acoustics.%w", err)
+		}
 	}
 	if err := r.validateTimes(); err != nil {
 		return err

@@ -130,7 +130,7 @@ func (ro RunOptions) Check() error {
 		return err
 	}
 	if err := ro.Acoustics.Validate(); err != nil {
-		return err
+		return fmt.Errorf("acoustics %w", err)
 	}
 	return ro.Windows.Validate()
 }
@@ -169,8 +169,19 @@ func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, r
 	if ctx.Err() != nil {
 		return failed, "", ctx.Err()
 	}
-	rec = agent.FailedRecording(sc, rep, ro.Agent, ro.Protocol, ro.Model, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
+	rec = FailedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
 	return failed, rec.Error, agent.WriteRecording(out, name, rec, nil, nil)
+}
+
+// FailedRecording is the recording of a trial of sc that could not be
+// played under o (agent.FailedRecording), with the acoustics it was to be
+// played under, so that its error is counted under them.
+func FailedRecording(sc *agent.Scenario, repeat int, o Options, msg string) *agent.Recording {
+	r := agent.FailedRecording(sc, repeat, o.Agent, o.Protocol, o.Model, msg)
+	if ac := o.Acoustics; !ac.Clean() {
+		r.Acoustics = &ac
+	}
+	return r
 }
 
 // Estimate is how long Run takes at most on the wall, the trials spread
