@@ -45,8 +45,8 @@ func TrialKey(a spec.Agent, scenario string, repeat int) string {
 // EstimateTrials is how long playing set to a takes at most on the wall:
 // harness.Estimate at its rate, repeats and concurrency.
 func EstimateTrials(a spec.Agent, set *agent.Set) time.Duration {
-	return harness.Estimate(set, harness.RunOptions{Options: HarnessOptions(a), Endpoint: a.ProtoEndpoint(),
-		Repeats: a.Repeats, Concurrency: a.Concurrency})
+	return harness.Estimate(set, harness.RunOptions{Options: HarnessOptions(a),
+		Sessions: harness.Sessions{Endpoint: a.ProtoEndpoint(), Concurrency: a.Concurrency}, Repeats: a.Repeats})
 }
 
 // SeatOptions are how a sweep seats a: its endpoint (without its
