@@ -8,6 +8,7 @@ import (
 	"reflect"
 
 	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -33,13 +34,13 @@ type AgentTrialsRef struct {
 // trials were played, the scoring version and its parameters.
 func AgentResultKey(in ScoreAgentInput) string {
 	a := in.AgentTrials.Agent
-	return keys.AgentResult(AgentHash(a), in.AgentTrials.SetHash, struct {
+	return keys.AgentResult(sweepagent.Hash(a), in.AgentTrials.SetHash, struct {
 		Name    string
 		Repeats int
 		Play    string
 		Scoring int
 		Params  agent.ScoreParams
-	}{a.Name, a.Repeats, playHash(HarnessOptions(a)), agent.ScoringVersion, in.Params})
+	}{a.Name, a.Repeats, sweepagent.TrialPlayHash(a), agent.ScoringVersion, in.Params})
 }
 
 // ScoreAgent decides every stored trial of the agent from its recorded
@@ -79,7 +80,7 @@ func (a *Activities) decideTrials(ctx context.Context, ref AgentTrialsRef, p age
 	var trials []agent.Trial
 	for i, sc := range ref.Scenarios {
 		for rep := range ref.Agent.Repeats {
-			key := TrialKey(ref.Agent, sc.Hash, rep)
+			key := sweepagent.TrialKey(ref.Agent, sc.Hash, rep)
 			r, output, err := a.readRecording(ctx, key, filepath.Join(dir, fmt.Sprint(i, "-", rep)))
 			if err != nil {
 				return nil, fmt.Errorf("agent %s, scenario %s, repeat %d: %w", ref.Agent.Name, sc.ID, rep, err)

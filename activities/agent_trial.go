@@ -8,6 +8,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -39,7 +40,7 @@ type AgentTrialOutcome struct {
 // retries are spent.
 func (a *Activities) PlayAgentTrial(ctx context.Context, in AgentTrialInput) (_ AgentTrialOutcome, err error) {
 	defer permanent(&err)
-	key := TrialKey(in.Agent, in.Scenario.Hash, in.Repeat)
+	key := sweepagent.TrialKey(in.Agent, in.Scenario.Hash, in.Repeat)
 	out := AgentTrialOutcome{Key: key}
 	if ok, err := a.playedAlready(ctx, key); err != nil || ok {
 		return out, err
@@ -63,7 +64,7 @@ func (a *Activities) PlayAgentTrial(ctx context.Context, in AgentTrialInput) (_ 
 		return out, err
 	}
 	stop := keepAlive(ctx, "playing "+sc.ID)
-	rec, input, output, err := harness.PlayTrial(ctx, ep, harness.Trial{Scenario: sc, Audio: audio, Repeat: in.Repeat}, HarnessOptions(in.Agent))
+	rec, input, output, err := harness.PlayTrial(ctx, ep, harness.Trial{Scenario: sc, Audio: audio, Repeat: in.Repeat}, sweepagent.HarnessOptions(in.Agent))
 	stop()
 	if err != nil {
 		return out, fmt.Errorf("agent %s, scenario %s, repeat %d: %w", in.Agent.Name, sc.ID, in.Repeat, err)
@@ -84,12 +85,12 @@ type FailedTrialInput struct {
 func (a *Activities) RecordFailedTrial(ctx context.Context, in FailedTrialInput) (_ AgentTrialOutcome, err error) {
 	defer permanent(&err)
 	t := in.Trial
-	out := AgentTrialOutcome{Key: TrialKey(t.Agent, t.Scenario.Hash, t.Repeat), Failed: true}
+	out := AgentTrialOutcome{Key: sweepagent.TrialKey(t.Agent, t.Scenario.Hash, t.Repeat), Failed: true}
 	sc, err := a.scenario(ctx, t.Set, t.Scenario)
 	if err != nil {
 		return out, err
 	}
-	rec := agent.FailedRecording(sc, t.Repeat, t.Agent.Name, t.Agent.Protocol, t.Agent.Model, in.Error)
+	rec := harness.FailedRecording(sc, t.Repeat, sweepagent.HarnessOptions(t.Agent), in.Error)
 	dir, cleanup, err := a.scratch()
 	if err != nil {
 		return out, err

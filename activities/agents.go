@@ -2,62 +2,18 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent"
-	"github.com/floorbench/floorbench/internal/agent/harness"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/credential"
-	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 	"github.com/floorbench/floorbench/internal/synth"
 )
-
-// ScenarioSetHash identifies a generated scenario set by what decides its
-// bytes: preset, seed, the scenario writer's and the generator's versions.
-func ScenarioSetHash(preset string, seed uint64) string {
-	return keys.ScenarioSet(preset, seed, agent.ScenarioWriterVersion, synth.GeneratorVersion)
-}
-
-// AgentHash is the hash of an agent's identity (spec.AgentIdentity).
-func AgentHash(a spec.Agent) string { return keys.Agent(a.Identity()) }
-
-// HarnessOptions are how a sweep's harness plays every trial: the
-// scorer's VAD and windows, the harness's default waits.
-func HarnessOptions(a spec.Agent) harness.Options {
-	return harness.DefaultOptions(a.Name, a.Protocol, a.Model)
-}
-
-// playHash identifies how trials are played: harness.TrialVersion and every
-// option of the harness that changes a recording.
-func playHash(o harness.Options) string {
-	return keys.Agent(struct {
-		Version                   int
-		VAD                       agent.VAD
-		Windows                   agent.Windows
-		OnsetWait, Tail, Recovery float64
-	}{harness.TrialVersion, o.VAD, o.Windows, o.OnsetWait, o.Tail, o.Recovery})
-}
-
-// TrialKey is the prefix of the recording of agent a's repeat-th play of
-// the scenario with content hash scenario.
-func TrialKey(a spec.Agent, scenario string, repeat int) string {
-	return keys.Trial(AgentHash(a), scenario, repeat, playHash(HarnessOptions(a)))
-}
-
-// ScenarioHash is the content hash of a scenario: its entry in the set
-// manifest, which holds the sha256 of each of its files.
-func ScenarioHash(sc *agent.Scenario) string {
-	data, err := json.Marshal(sc)
-	if err != nil {
-		panic(fmt.Sprintf("activities: scenario %s does not encode: %v", sc.ID, err))
-	}
-	return digest.Identity(data)
-}
 
 // PrepareScenariosInput asks for an agent's scenario set and its trials.
 type PrepareScenariosInput struct {
@@ -70,7 +26,7 @@ type ScenarioSetPlan struct {
 	Prefix, Hash string
 	Scenarios    []ScenarioRef
 	// Estimate is how long the agent's trials take at most on the wall
-	// at its concurrency and rate (harness.Estimate).
+	// at its concurrency and rate (sweepagent.EstimateTrials).
 	Estimate time.Duration
 }
 
@@ -86,7 +42,7 @@ type ScenarioRef struct {
 func (a *Activities) PrepareScenarios(ctx context.Context, in PrepareScenariosInput) (_ ScenarioSetPlan, err error) {
 	defer permanent(&err)
 	sc := in.Agent.Scenarios
-	hash := ScenarioSetHash(sc.Preset, sc.Seed)
+	hash := agent.SetHash(sc.Preset, sc.Seed)
 	prefix := keys.ScenarioSetPrefix(hash)
 	done, err := store.Exists(ctx, a.Store, keys.File(prefix, agent.SetName))
 	if err != nil {
@@ -101,18 +57,11 @@ func (a *Activities) PrepareScenarios(ctx context.Context, in PrepareScenariosIn
 	if err != nil {
 		return ScenarioSetPlan{}, err
 	}
-	p := ScenarioSetPlan{Prefix: prefix, Hash: hash, Estimate: EstimateTrials(in.Agent, set)}
+	p := ScenarioSetPlan{Prefix: prefix, Hash: hash, Estimate: sweepagent.EstimateTrials(in.Agent, set)}
 	for i := range set.Scenarios {
-		p.Scenarios = append(p.Scenarios, ScenarioRef{ID: set.Scenarios[i].ID, Hash: ScenarioHash(&set.Scenarios[i])})
+		p.Scenarios = append(p.Scenarios, ScenarioRef{ID: set.Scenarios[i].ID, Hash: set.Scenarios[i].ContentHash()})
 	}
 	return p, nil
-}
-
-// EstimateTrials is how long playing set to agent a takes at most on the
-// wall: harness.Estimate at its rate, repeats and concurrency.
-func EstimateTrials(a spec.Agent, set *agent.Set) time.Duration {
-	return harness.Estimate(set, harness.RunOptions{Options: HarnessOptions(a), Endpoint: a.ProtoEndpoint(),
-		Repeats: a.Repeats, Concurrency: a.Concurrency})
 }
 
 // generateScenarios writes the set into a scratch folder and stores it,
@@ -172,7 +121,7 @@ func (a *Activities) scenario(ctx context.Context, prefix string, ref ScenarioRe
 	if !ok {
 		return nil, badInput("scenario set %s has no scenario %q", prefix, ref.ID)
 	}
-	if h := ScenarioHash(sc); h != ref.Hash {
+	if h := sc.ContentHash(); h != ref.Hash {
 		return nil, badInput("scenario %s of set %s has content hash %s, the plan says %s", ref.ID, prefix, h, ref.Hash)
 	}
 	return sc, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/credential"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/limits"
@@ -104,7 +105,7 @@ func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
 
 	played := AgentTrialInput{Agent: ag, Set: plan.Prefix, Scenario: plan.Scenarios[0]}
 	out, err := a.PlayAgentTrial(ctx, played)
-	if err != nil || !out.Played || out.Key != TrialKey(ag, plan.Scenarios[0].Hash, 0) {
+	if err != nil || !out.Played || out.Key != sweepagent.TrialKey(ag, plan.Scenarios[0].Hash, 0) {
 		t.Fatalf("first play: %+v, %v", out, err)
 	}
 	if puts := rec.take(); len(puts) != 3 || puts[2] != keys.File(out.Key, agent.RecordingName) {
@@ -142,6 +143,35 @@ func TestAgentTrialsPlayOnceAndScore(t *testing.T) {
 
 	if again, err := a.PlayAgentTrial(ctx, failedRef); err != nil || !again.Played {
 		t.Errorf("a failed trial is played again: %+v, %v", again, err)
+	}
+
+	// The same agent under acoustic conditions plays the scenario again
+	// under keys of its own, and its recordings, a failed one too, and
+	// its scores name the conditions.
+	snr, echo := 10.0, -20.0
+	noisy := ag
+	noisy.Acoustics = &agent.Acoustics{SNR: &snr, Echo: &echo, EchoDelayMS: 200}
+	nout, err := a.PlayAgentTrial(ctx, AgentTrialInput{Agent: noisy, Set: plan.Prefix, Scenario: plan.Scenarios[0]})
+	if err != nil || !nout.Played || nout.Key == out.Key {
+		t.Fatalf("play under acoustics: %+v, %v (clean: %s)", nout, err, out.Key)
+	}
+	if _, err := a.RecordFailedTrial(ctx, FailedTrialInput{Trial: AgentTrialInput{Agent: noisy, Set: plan.Prefix, Scenario: plan.Scenarios[1]}, Error: "refused"}); err != nil {
+		t.Fatal(err)
+	}
+	nin := in
+	nin.AgentTrials.Agent = noisy
+	nkey, err := a.ScoreAgent(ctx, nin)
+	if err != nil || nkey == key {
+		t.Fatalf("score under acoustics: %s, %v (clean: %s)", nkey, err, key)
+	}
+	var nres agent.Results
+	if err := json.Unmarshal([]byte(stored(t, a.Store, nkey)), &nres); err != nil {
+		t.Fatal(err)
+	}
+	const label = "snr 10 dB, echo -20 dB 200 ms"
+	if len(nres.Trials) != 2 || nres.Trials[0].Acoustics != label || nres.Trials[1].Acoustics != label || nres.Trials[1].Error != "refused" ||
+		len(nres.Agents) != 1 || nres.Agents[0].Acoustics != label {
+		t.Errorf("scores under acoustics: agents %+v, trials %+v", nres.Agents, nres.Trials)
 	}
 }
 

@@ -9,38 +9,13 @@ import (
 	"time"
 
 	"github.com/floorbench/floorbench/internal/agent/seated"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
 )
-
-// SeatOptions are how a sweep seats agent a: its endpoint (without its
-// credential, which the worker adds), its concurrency and tail; retries
-// are Temporal's.
-func SeatOptions(a spec.Agent) seated.Options {
-	o := seated.DefaultOptions(a.Name, a.ProtoEndpoint())
-	o.Model, o.Concurrency, o.Retries = a.Model, a.Concurrency, 0
-	if a.Seated != nil {
-		o.Tail = a.Seated.TailS
-	}
-	return o
-}
-
-// seatPlayHash identifies how seats are played: seated.SeatVersion and the tail.
-func seatPlayHash(a spec.Agent) string {
-	return keys.Agent(struct {
-		Version int
-		Tail    float64
-	}{seated.SeatVersion, SeatOptions(a).Tail})
-}
-
-// SeatKey is the prefix of the recording of agent a in seat of
-// conversation conv of the corpus with content hash corpusHash.
-func SeatKey(a spec.Agent, corpusHash, conv string, seat int) string {
-	return keys.Seat(AgentHash(a), corpusHash, conv, seat, seatPlayHash(a))
-}
 
 // SeatRef is one seat of a corpus: a conversation and the speaker the
 // agent stands in for.
@@ -72,22 +47,12 @@ func (a *Activities) PlanSeats(ctx context.Context, in PlanSeatsInput) (_ SeatPl
 		return SeatPlan{}, err
 	}
 	defer cleanup()
-	seats := SeatsOf(c.Manifest, in.Agent)
-	p := SeatPlan{Estimate: seated.Estimate(seats, SeatOptions(in.Agent))}
+	seats := sweepagent.Seats(c.Manifest, in.Agent)
+	p := SeatPlan{Estimate: seated.Estimate(seats, sweepagent.SeatOptions(in.Agent))}
 	for _, s := range seats {
 		p.Seats = append(p.Seats, SeatRef{Conversation: s.Conversation.ID, Seat: s.Speaker})
 	}
 	return p, nil
-}
-
-// SeatsOf are seated agent a's seats on a corpus with manifest m
-// (seated.SweepSeats of the speakers the spec names).
-func SeatsOf(m *corpus.Manifest, a spec.Agent) []seated.Seat {
-	var speakers seated.Speakers
-	if a.Seated != nil && len(a.Seated.Speakers) > 0 {
-		speakers = seated.Speakers(a.Seated.Speakers)
-	}
-	return seated.SweepSeats(m, speakers)
 }
 
 // openStoredCorpus fetches a stored corpus's manifest into a scratch
@@ -141,7 +106,7 @@ type SeatOutcome struct {
 // retries are spent.
 func (a *Activities) PlaySeat(ctx context.Context, in SeatInput) (_ SeatOutcome, err error) {
 	defer permanent(&err)
-	key := SeatKey(in.Agent, in.Corpus.Hash, in.Seat.Conversation, in.Seat.Seat)
+	key := sweepagent.SeatKey(in.Agent, in.Corpus.Hash, in.Seat.Conversation, in.Seat.Seat)
 	out := SeatOutcome{Key: key}
 	if ok, err := a.seatedAlready(ctx, key); err != nil || ok {
 		return out, err
@@ -155,7 +120,7 @@ func (a *Activities) PlaySeat(ctx context.Context, in SeatInput) (_ SeatOutcome,
 	if err != nil {
 		return out, err
 	}
-	o := SeatOptions(in.Agent)
+	o := sweepagent.SeatOptions(in.Agent)
 	o.Endpoint.Limits = a.limits()
 	if o.Endpoint.Credential, err = a.credential(in.Agent.CredentialEnv); err != nil {
 		return out, badInput("agent %s: %v", in.Agent.Name, err)
@@ -195,7 +160,7 @@ type FailedSeatInput struct {
 func (a *Activities) RecordFailedSeat(ctx context.Context, in FailedSeatInput) (_ SeatOutcome, err error) {
 	defer permanent(&err)
 	t := in.Seat
-	out := SeatOutcome{Key: SeatKey(t.Agent, t.Corpus.Hash, t.Seat.Conversation, t.Seat.Seat), Failed: true}
+	out := SeatOutcome{Key: sweepagent.SeatKey(t.Agent, t.Corpus.Hash, t.Seat.Conversation, t.Seat.Seat), Failed: true}
 	c, sha, cleanup, err := a.openStoredCorpus(ctx, t.Corpus)
 	if err != nil {
 		return out, err
@@ -206,7 +171,7 @@ func (a *Activities) RecordFailedSeat(ctx context.Context, in FailedSeatInput) (
 		return out, badInput("corpus %s has no conversation %q", t.Corpus.Name, t.Seat.Conversation)
 	}
 	s := seated.Seat{Conversation: c.Manifest.Conversations[i], Speaker: t.Seat.Seat}
-	return out, a.storeSeat(ctx, out.Key, s, seated.FailedRecording(s, SeatOptions(t.Agent), sha, in.Error), nil)
+	return out, a.storeSeat(ctx, out.Key, s, seated.FailedRecording(s, sweepagent.SeatOptions(t.Agent), sha, in.Error), nil)
 }
 
 // seatedAlready reports whether key holds a recording of a seat that was

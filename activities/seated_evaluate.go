@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/floorbench/floorbench/internal/agent/seated"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/evaluate"
@@ -47,7 +48,7 @@ func seatedPredictionParams(p score.Params) seated.Params {
 // corpus, its seats, how they were played, and how they are scored.
 func SeatedEvaluationKey(in EvaluateSeatedInput) string {
 	a := in.Agent
-	return keys.SeatedEvaluation(AgentHash(a), in.Corpus.Hash, struct {
+	return keys.SeatedEvaluation(sweepagent.Hash(a), in.Corpus.Hash, struct {
 		Name      string
 		Seated    *spec.Seated
 		Play      string
@@ -56,7 +57,7 @@ func SeatedEvaluationKey(in EvaluateSeatedInput) string {
 		Protocol  score.Params
 		Resamples int
 		Seed      uint64
-	}{a.Name, a.Seated, seatPlayHash(a), score.ProtocolVersion, seatedPredictionParams(in.Params), in.Params, in.Resamples, in.Seed})
+	}{a.Name, a.Seated, sweepagent.SeatPlayHash(a), score.ProtocolVersion, seatedPredictionParams(in.Params), in.Params, in.Resamples, in.Seed})
 }
 
 // maxSeatError bounds a failed seat's error as a bundle carries it.
@@ -80,11 +81,11 @@ func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput)
 		return out, err
 	}
 	defer cleanup()
-	seats := SeatsOf(c.Manifest, in.Agent)
+	seats := sweepagent.Seats(c.Manifest, in.Agent)
 	out.Run.Seats = len(seats)
 	recs := make([]*seated.Recording, len(seats))
 	for i, s := range seats {
-		if recs[i], err = a.readSeat(ctx, SeatKey(in.Agent, in.Corpus.Hash, s.Conversation.ID, s.Speaker)); err != nil {
+		if recs[i], err = a.readSeat(ctx, sweepagent.SeatKey(in.Agent, in.Corpus.Hash, s.Conversation.ID, s.Speaker)); err != nil {
 			return out, fmt.Errorf("seated agent %s, %s seat %d: %w", in.Agent.Name, s.Conversation.ID, s.Speaker, err)
 		}
 		if recs[i].Error != "" {
@@ -101,7 +102,7 @@ func (a *Activities) EvaluateSeated(ctx context.Context, in EvaluateSeatedInput)
 	}
 	sessions := filepath.Join(c.Dir, "out")
 	for i, s := range seats {
-		if err := a.fetchSeat(ctx, SeatKey(in.Agent, in.Corpus.Hash, s.Conversation.ID, s.Speaker), recs[i], filepath.Join(sessions, seated.SessionsDir, s.Name())); err != nil {
+		if err := a.fetchSeat(ctx, sweepagent.SeatKey(in.Agent, in.Corpus.Hash, s.Conversation.ID, s.Speaker), recs[i], filepath.Join(sessions, seated.SessionsDir, s.Name())); err != nil {
 			return out, err
 		}
 	}
@@ -156,7 +157,7 @@ func (a *Activities) seatedEvaluation(ctx context.Context, in EvaluateSeatedInpu
 			return nil, badInput("seated agent %s on %s: %v", in.Agent.Name, in.Corpus.Name, err)
 		}
 	}
-	e, err := evaluate.Seated(&evaluate.SeatedInput{System: in.Agent.Name, SystemHash: AgentHash(in.Agent), Corpus: bc,
+	e, err := evaluate.Seated(&evaluate.SeatedInput{System: in.Agent.Name, SystemHash: sweepagent.Hash(in.Agent), Corpus: bc,
 		Dev: subs["dev"], Test: subs["test"], OperatingPoint: seated.OperatingPoint, Params: in.Params, Resamples: in.Resamples, Seed: in.Seed})
 	if err != nil {
 		return nil, badInput("%v", err)

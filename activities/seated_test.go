@@ -9,6 +9,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent/refagent"
 	"github.com/floorbench/floorbench/internal/agent/seated"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
 	"github.com/floorbench/floorbench/internal/evaluate"
 	"github.com/floorbench/floorbench/internal/keys"
@@ -64,7 +65,7 @@ func TestSeatedAgentPlaysEachSeatOnceAndEvaluates(t *testing.T) {
 	}
 	first := SeatInput{Agent: ag, Corpus: plan, Seat: seats.Seats[0]}
 	out, err := a.PlaySeat(ctx, first)
-	if err != nil || !out.Played || out.Key != SeatKey(ag, plan.Hash, "audit-00", 1) {
+	if err != nil || !out.Played || out.Key != sweepagent.SeatKey(ag, plan.Hash, "audit-00", 1) {
 		t.Fatalf("first seat: %+v, %v", out, err)
 	}
 	if puts := rec.take(); len(puts) != 2 || puts[1] != keys.File(out.Key, seated.RecordingName) {

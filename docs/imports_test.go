@@ -83,7 +83,7 @@ var tiers = []tier{
 		"internal/viewer",
 	}},
 	{"contract", true, []string{
-		"internal/sweep", "internal/sweep/sweepfixture",
+		"internal/sweep", "internal/sweep/sweepfixture", "internal/agent/sweepagent",
 	}},
 	{"orchestration", true, []string{
 		"activities", "workflows",

@@ -98,6 +98,8 @@ func TestAgentSpecBadInput(t *testing.T) {
 		{"missing credential", agentSweepSpec(refused, "    credential_env: FLOORBENCH_TEST_NO_SUCH_KEY\n"),
 			[][]string{{"quickstart", "-f"}, {"submit", "--dry-run"}}, "agents[0] (never-yield).credential_env: environment variable FLOORBENCH_TEST_NO_SUCH_KEY is not set"},
 		{"refusing endpoint", agentSweepSpec(refused, ""), [][]string{{"quickstart", "-f"}}, "agents[0] (never-yield): "},
+		{"noise at NaN dB", agentSweepSpec(refused, "    acoustics: {snr_db: .nan}\n"),
+			[][]string{{"quickstart", "-f"}, {"submit", "--dry-run"}}, "noise-at-NaN-dB.yaml: agents[0] (never-yield).acoustics.snr_db: NaN (want -10 to 60 dB)"},
 	} {
 		spec := writeFile(t, tmp, strings.ReplaceAll(c.name, " ", "-")+".yaml", c.spec)
 		for _, command := range c.commands {

@@ -17,11 +17,11 @@ import (
 type Acoustics struct {
 	// SNR adds pink noise this many dB under the tape's speech level
 	// (SpeechLevel of the mix); nil adds none.
-	SNR *float64 `json:"snr_db,omitempty"`
+	SNR *float64 `yaml:"snr_db,omitempty" json:"snr_db,omitempty"`
 	// Echo adds what a listener heard from the agent, EchoDelayMS later,
 	// scaled by Echo dB; nil adds none.
-	Echo        *float64 `json:"echo_db,omitempty"`
-	EchoDelayMS int      `json:"echo_delay_ms,omitempty"`
+	Echo        *float64 `yaml:"echo_db,omitempty" json:"echo_db,omitempty"`
+	EchoDelayMS int      `yaml:"echo_delay_ms,omitempty" json:"echo_delay_ms,omitempty"`
 }
 
 // Defaults and bounds of the acoustic conditions: a speakerphone's echo
@@ -41,22 +41,33 @@ const (
 // Clean reports whether a adds nothing.
 func (a Acoustics) Clean() bool { return a.SNR == nil && a.Echo == nil }
 
-// Validate checks the conditions; the error names the field and value.
+// Filled is a with its defaults: an echo without a delay comes
+// DefaultEchoDelayMS later.
+func (a Acoustics) Filled() Acoustics {
+	if a.Echo != nil && a.EchoDelayMS == 0 {
+		a.EchoDelayMS = DefaultEchoDelayMS
+	}
+	return a
+}
+
+// Validate checks the conditions; the error starts with the field
+// (snr_db, echo_db, echo_delay_ms) and names the value. NaN is out of
+// every range.
 func (a Acoustics) Validate() error {
 	if a.SNR != nil && !(*a.SNR >= minSNR && *a.SNR <= maxSNR) {
-		return fmt.Errorf("acoustics snr_db %g (want %g to %g)", *a.SNR, minSNR, maxSNR)
+		return fmt.Errorf("snr_db: %g (want %g to %g dB)", *a.SNR, minSNR, maxSNR)
 	}
 	if a.Echo == nil {
 		if a.EchoDelayMS != 0 {
-			return fmt.Errorf("acoustics echo_delay_ms %d without echo_db", a.EchoDelayMS)
+			return fmt.Errorf("echo_delay_ms: %d without echo_db", a.EchoDelayMS)
 		}
 		return nil
 	}
 	if !(*a.Echo >= minEchoDB && *a.Echo <= 0) {
-		return fmt.Errorf("acoustics echo_db %g (want %g to 0)", *a.Echo, minEchoDB)
+		return fmt.Errorf("echo_db: %g (want %g to 0 dB)", *a.Echo, minEchoDB)
 	}
 	if a.EchoDelayMS < minEchoDelayMS || a.EchoDelayMS > maxEchoDelayMS {
-		return fmt.Errorf("acoustics echo_delay_ms %d (want %d to %d)", a.EchoDelayMS, minEchoDelayMS, maxEchoDelayMS)
+		return fmt.Errorf("echo_delay_ms: %d (want %d to %d ms)", a.EchoDelayMS, minEchoDelayMS, maxEchoDelayMS)
 	}
 	return nil
 }

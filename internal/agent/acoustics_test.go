@@ -18,8 +18,8 @@ func TestAcousticsLabelsAndBounds(t *testing.T) {
 		{Acoustics{SNR: &snr}, "snr 10 dB", ""},
 		{Acoustics{Echo: &echo, EchoDelayMS: 200}, "echo -20 dB 200 ms", ""},
 		{Acoustics{SNR: &snr, Echo: &echo, EchoDelayMS: 150}, "snr 10 dB, echo -20 dB 150 ms", ""},
-		{Acoustics{Echo: &loud, EchoDelayMS: 200}, "", "echo_db 3"},
-		{Acoustics{Echo: &echo, EchoDelayMS: 10}, "", "echo_delay_ms 10"},
+		{Acoustics{Echo: &loud, EchoDelayMS: 200}, "", "echo_db: 3"},
+		{Acoustics{Echo: &echo, EchoDelayMS: 10}, "", "echo_delay_ms: 10"},
 		{Acoustics{EchoDelayMS: 200}, "", "without echo_db"},
 	} {
 		err := c.a.Validate()

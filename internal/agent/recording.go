@@ -182,11 +182,13 @@ func (r *Recording) Validate() error {
 	case len(r.Error) > 4000:
 		return fmt.Errorf("error is %d bytes long (at most 4000)", len(r.Error))
 	}
-	if a := r.Acoustics; a != nil && (a.Clean() || a.Validate() != nil) {
+	if a := r.Acoustics; a != nil {
 		if a.Clean() {
 			return errors.New("acoustics present but clean (leave it out)")
 		}
-		return a.Validate()
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("acoustics.%w", err)
+		}
 	}
 	if err := r.validateTimes(); err != nil {
 		return err
@@ -217,15 +219,22 @@ func (r *Recording) validateTimes() error {
 	if !hold && r.Resume != 0 {
 		return fmt.Errorf("resume_s %g on a %s trial (only holds resume)", r.Resume, r.Condition)
 	}
-	for i, e := range r.Events {
+	return CheckEvents(r.Events, "trial", r.Duration)
+}
+
+// CheckEvents checks the events of a recording, a trial's or a seat's
+// (what names which): each event (ProviderEvent.Check), within the
+// recording's duration, in time order.
+func CheckEvents(events []ProviderEvent, what string, duration float64) error {
+	for i, e := range events {
 		if err := e.Check(); err != nil {
 			return fmt.Errorf("events[%d]: %w", i, err)
 		}
-		if !(e.Time >= 0 && e.Time <= r.Duration) {
-			return fmt.Errorf("events[%d]: time_s %g outside the trial (0 to %g s)", i, e.Time, r.Duration)
+		if !(e.Time >= 0 && e.Time <= duration) {
+			return fmt.Errorf("events[%d]: time_s %g outside the %s (0 to %g s)", i, e.Time, what, duration)
 		}
-		if i > 0 && e.Time < r.Events[i-1].Time {
-			return fmt.Errorf("events[%d]: time_s %g before the event before it (%g)", i, e.Time, r.Events[i-1].Time)
+		if i > 0 && e.Time < events[i-1].Time {
+			return fmt.Errorf("events[%d]: time_s %g before the event before it (%g)", i, e.Time, events[i-1].Time)
 		}
 	}
 	return nil

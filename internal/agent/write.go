@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/digest"
+	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/synth"
 )
 
@@ -24,6 +26,22 @@ const ScenarioWriterVersion = 2
 // ScenarioCodeVersion is what scenarios.json records as the code that
 // wrote it: the same in every build of the same builder.
 func ScenarioCodeVersion() string { return corpus.Writer("agent-scenarios", ScenarioWriterVersion) }
+
+// SetHash identifies a generated scenario set by what decides its bytes:
+// preset, seed, the scenario writer's and the generator's versions.
+func SetHash(preset string, seed uint64) string {
+	return keys.ScenarioSet(preset, seed, ScenarioWriterVersion, synth.GeneratorVersion)
+}
+
+// ContentHash is the content hash of a scenario: its entry in the set
+// manifest, which holds the sha256 of each of its files.
+func (sc *Scenario) ContentHash() string {
+	data, err := json.Marshal(sc)
+	if err != nil {
+		panic(fmt.Sprintf("agent: scenario %s does not encode: %v", sc.ID, err))
+	}
+	return digest.Identity(data)
+}
 
 // GenerateOptions is what `agent scenarios` asks for.
 type GenerateOptions struct {

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/agent"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
 	"github.com/floorbench/floorbench/internal/store"
@@ -28,7 +28,7 @@ type AgentPreview struct {
 	Recorded int `json:"recorded"`
 	// SetStored says whether the scenario set is generated. EstimateS is
 	// how long all the trials take at most on the wall at the agent's
-	// concurrency (harness.Estimate), in seconds: of the generated set,
+	// concurrency (sweepagent.EstimateTrials), in seconds: of the generated set,
 	// or before it is generated of the preset's planned scenarios
 	// (agent.PlannedSet, which bound the generated ones).
 	SetStored bool    `json:"scenario_set_stored"`
@@ -50,10 +50,10 @@ func previewAgent(ctx context.Context, st store.Store, a spec.Agent) (AgentPrevi
 		return p, err
 	}
 	p.Scenarios, p.Trials = len(preset.Designs), len(preset.Designs)*a.Repeats
-	key := keys.File(keys.ScenarioSetPrefix(activities.ScenarioSetHash(a.Scenarios.Preset, a.Scenarios.Seed)), agent.SetName)
+	key := keys.File(keys.ScenarioSetPrefix(agent.SetHash(a.Scenarios.Preset, a.Scenarios.Seed)), agent.SetName)
 	data, err := store.GetBytes(ctx, st, key)
 	if errors.Is(err, store.ErrNotFound) {
-		p.EstimateS = activities.EstimateTrials(a, agent.PlannedSet(preset)).Seconds()
+		p.EstimateS = sweepagent.EstimateTrials(a, agent.PlannedSet(preset)).Seconds()
 		return p, nil
 	}
 	if err != nil {
@@ -63,11 +63,11 @@ func previewAgent(ctx context.Context, st store.Store, a spec.Agent) (AgentPrevi
 	if err != nil {
 		return p, err
 	}
-	p.SetStored, p.EstimateS = true, activities.EstimateTrials(a, set).Seconds()
+	p.SetStored, p.EstimateS = true, sweepagent.EstimateTrials(a, set).Seconds()
 	for i := range set.Scenarios {
-		h := activities.ScenarioHash(&set.Scenarios[i])
+		h := set.Scenarios[i].ContentHash()
 		for rep := range a.Repeats {
-			played, err := recordedTrial(ctx, st, activities.TrialKey(a, h, rep))
+			played, err := recordedTrial(ctx, st, sweepagent.TrialKey(a, h, rep))
 			if err != nil {
 				return p, err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/floorbench/floorbench/activities"
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/seated"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/corpus"
 	"github.com/floorbench/floorbench/internal/keys"
 	"github.com/floorbench/floorbench/internal/spec"
@@ -58,7 +59,7 @@ const plannedOverrun = 5.0
 // seated agent a's sessions and their length.
 func previewSeated(ctx context.Context, st store.Store, s spec.Sweep, a spec.Agent, plans []activities.CorpusPlan, manifests []*corpus.Manifest) (SeatedPreview, error) {
 	p := SeatedPreview{Name: a.Name, Protocol: a.Protocol, Concurrency: a.Concurrency, Rate: a.Rate}
-	o := activities.SeatOptions(a)
+	o := sweepagent.SeatOptions(a)
 	var pending []seated.Seat
 	for _, name := range a.Seated.Corpora {
 		i := slices.IndexFunc(s.Corpora, func(c spec.Corpus) bool { return c.Name == name })
@@ -70,7 +71,7 @@ func previewSeated(ctx context.Context, st store.Store, s spec.Sweep, a spec.Age
 		for _, seat := range seats {
 			done := false
 			if !planned {
-				if done, err = recordedSeat(ctx, st, activities.SeatKey(a, plans[i].Hash, seat.Conversation.ID, seat.Speaker)); err != nil {
+				if done, err = recordedSeat(ctx, st, sweepagent.SeatKey(a, plans[i].Hash, seat.Conversation.ID, seat.Speaker)); err != nil {
 					return p, err
 				}
 			}
@@ -91,7 +92,7 @@ func previewSeated(ctx context.Context, st store.Store, s spec.Sweep, a spec.Age
 // for a generated corpus not stored yet (m nil), from its preset's plan.
 func corpusSeats(c spec.Corpus, m *corpus.Manifest, a spec.Agent) ([]seated.Seat, bool, error) {
 	if m != nil {
-		return activities.SeatsOf(m, a), false, nil
+		return sweepagent.Seats(m, a), false, nil
 	}
 	preset, err := synth.PresetByName(c.Generate.Preset, c.Generate.Seed)
 	if err != nil {
@@ -102,7 +103,7 @@ func corpusSeats(c spec.Corpus, m *corpus.Manifest, a spec.Agent) ([]seated.Seat
 		m.Conversations = append(m.Conversations, corpus.Conversation{ID: cs.ID, Speakers: cs.Speakers,
 			Samples: int((cs.Seconds + plannedOverrun) * proto.SampleRate)})
 	}
-	return activities.SeatsOf(m, a), true, nil
+	return sweepagent.Seats(m, a), true, nil
 }
 
 // recordedSeat reports whether the seat under key is stored played.

@@ -51,6 +51,11 @@ type Agent struct {
 	Scenarios AgentScenarios `yaml:"scenarios" json:"scenarios"`
 	// Repeats is how often each scenario is played (MPTB: 3).
 	Repeats int `yaml:"repeats,omitempty" json:"repeats"`
+	// Acoustics, when set, plays every trial under these conditions
+	// (docs/agents.md#acoustic-conditions): noise at an SNR, the agent's
+	// own voice echoed into its input. They are how trials are played, so
+	// they name the trials' recordings (harness.PlayHash), not the agent.
+	Acoustics *agent.Acoustics `yaml:"acoustics,omitempty" json:"acoustics,omitempty"`
 	// Seated, when set, also seats the agent in the sweep's corpora as a
 	// system (docs/agents.md#seated-agents-in-sweeps).
 	Seated *Seated `yaml:"seated,omitempty" json:"seated,omitempty"`
@@ -130,6 +135,13 @@ func (a *Agent) normalise() {
 	}
 	if a.Repeats == 0 {
 		a.Repeats = agent.DefaultRepeats
+	}
+	if a.Acoustics != nil {
+		ac := a.Acoustics.Filled()
+		a.Acoustics = &ac
+		if ac == (agent.Acoustics{}) { // acoustics: {} is clean
+			a.Acoustics = nil
+		}
 	}
 	if a.Seated != nil {
 		seatedOn := *a.Seated
@@ -229,11 +241,31 @@ func (a Agent) check() error {
 	if a.CredentialEnv != "" && !envName.Match(a.CredentialEnv) {
 		return fieldError("credential_env", "%q is not an environment variable name (letters, digits and _, not starting with a digit)", a.CredentialEnv)
 	}
+	if err := a.checkAcoustics(); err != nil {
+		return err
+	}
 	if a.Seated != nil && a.Scenarios == (AgentScenarios{}) {
 		return nil // seated only: no trials
 	}
 	if !slices.Contains(agent.ScenarioPresetNames, a.Scenarios.Preset) {
 		return fieldError("scenarios.preset", "%q (want one of %s; an agent with seated: may have no scenarios)", a.Scenarios.Preset, strings.Join(agent.ScenarioPresetNames, ", "))
+	}
+	return nil
+}
+
+// checkAcoustics checks the acoustic conditions as normalising will fill
+// them (an echo without its delay takes the default): each bound is
+// agent.Acoustics.Validate's. They apply to trials; a seated session
+// plays the corpus as it is, so an agent without scenarios may have none.
+func (a Agent) checkAcoustics() error {
+	if a.Acoustics == nil {
+		return nil
+	}
+	if !a.HasTrials() {
+		return fieldError("acoustics", "set on an agent without scenarios (they apply to its trials; seated sessions play the corpus as it is)")
+	}
+	if err := a.Acoustics.Filled().Validate(); err != nil {
+		return fmt.Errorf("acoustics.%w", err)
 	}
 	return nil
 }

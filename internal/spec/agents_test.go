@@ -242,3 +242,57 @@ func TestAgentCredentialIsOnlyNamed(t *testing.T) {
 		t.Errorf("without the variable: %v", err)
 	}
 }
+
+// An agent's acoustic conditions are checked where the spec is read, each
+// error naming the file, the agent, the field and the value (NaN
+// included); an echo without its delay takes the default delay, and a
+// clean agent's canonical spec has no acoustics at all.
+func TestAgentAcoustics(t *testing.T) {
+	t.Parallel()
+	const head = "agents:\n  - name: bot\n    protocol: duplex\n    endpoint: ws://h/\n"
+	const trials = "    scenarios: {preset: tiny-agent}\n"
+	for body, want := range map[string]string{
+		trials + "    acoustics: {snr_db: .nan}":                   `agents[0] (bot).acoustics.snr_db: NaN (want -10 to 60 dB)`,
+		trials + "    acoustics: {snr_db: 61}":                     `agents[0] (bot).acoustics.snr_db: 61 (want -10 to 60 dB)`,
+		trials + "    acoustics: {echo_db: 3}":                     `agents[0] (bot).acoustics.echo_db: 3 (want -60 to 0 dB)`,
+		trials + "    acoustics: {echo_db: .nan}":                  `agents[0] (bot).acoustics.echo_db: NaN (want -60 to 0 dB)`,
+		trials + "    acoustics: {echo_db: -20, echo_delay_ms: 5}": `agents[0] (bot).acoustics.echo_delay_ms: 5 (want 20 to 2000 ms)`,
+		trials + "    acoustics: {echo_delay_ms: 200}":             `agents[0] (bot).acoustics.echo_delay_ms: 200 without echo_db`,
+		"    seated: {}\n    acoustics: {snr_db: 10}":              `agents[0] (bot).acoustics: set on an agent without scenarios (they apply to its trials; seated sessions play the corpus as it is)`,
+		trials + "    acoustics: {snr: 10}":                        `snr`,
+	} {
+		in := head + body + "\n"
+		if strings.Contains(body, "seated") {
+			in = "corpora: [{name: c, s3: corpora/c}]\nsystems: [{name: r, builtin: rms}]\n" + in
+		}
+		_, err := Parse("s.yaml", []byte(in), limits.Default())
+		if err == nil || !strings.HasPrefix(err.Error(), "s.yaml: ") || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q\n  error %v\n  want  s.yaml: %s", body, err, want)
+		}
+	}
+
+	s, err := Parse("s.yaml", []byte(head+trials+"    acoustics: {snr_db: 10, echo_db: -20}\n"), limits.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Normalise()
+	if ac := s.Agents[0].Acoustics; ac == nil || *ac.SNR != 10 || *ac.Echo != -20 || ac.EchoDelayMS != 200 {
+		t.Errorf("normalised acoustics %+v", ac)
+	}
+	if err := s.Check(limits.Default()); err != nil {
+		t.Errorf("a normalised spec fails its check again: %v", err)
+	}
+	if c := mustCanonical(s); !strings.Contains(c, `"acoustics":{"snr_db":10,"echo_db":-20,"echo_delay_ms":200}`) {
+		t.Errorf("canonical spec %s", c)
+	}
+	for _, body := range []string{trials, trials + "    acoustics: {}\n"} {
+		s, err := Parse("s.yaml", []byte(head+body), limits.Default())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Normalise()
+		if c := mustCanonical(s); s.Agents[0].Acoustics != nil || strings.Contains(c, "acoustics") {
+			t.Errorf("%q: a clean agent's canonical spec %s", body, c)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent/proto"
 	"github.com/floorbench/floorbench/internal/agent/refagent"
 	"github.com/floorbench/floorbench/internal/agent/seated"
+	"github.com/floorbench/floorbench/internal/agent/sweepagent"
 	"github.com/floorbench/floorbench/internal/backend"
 	"github.com/floorbench/floorbench/internal/bundle"
 	"github.com/floorbench/floorbench/internal/corpus"
@@ -304,7 +305,7 @@ func offlineSeats(t *testing.T, c *corpus.Corpus, a spec.Agent, cfg refagent.Con
 	}
 	defer d.Close()
 	var out []offlineSeat
-	for _, s := range activities.SeatsOf(c.Manifest, a) {
+	for _, s := range sweepagent.Seats(c.Manifest, a) {
 		channels, err := c.Channels16k(s.Conversation)
 		if err != nil {
 			t.Fatal(err)
@@ -341,7 +342,7 @@ func checkHeard(t *testing.T, root, corpusHash string, a spec.Agent, offline []o
 	t.Helper()
 	for j := range offline {
 		o := &offline[j]
-		key := activities.SeatKey(a, corpusHash, o.seat.Conversation.ID, o.seat.Speaker)
+		key := sweepagent.SeatKey(a, corpusHash, o.seat.Conversation.ID, o.seat.Speaker)
 		folder := filepath.Join(root, filepath.FromSlash(key)) // the local store keeps a key's object at its path
 		r, err := seated.ReadRecording(folder)
 		if err != nil {

@@ -37,5 +37,8 @@
 // can play and the endpoint's handshake timeout), Dial, play, Close. The
 // bounds and defaults of a run (sessions at once, retries, repeats) are
 // in internal/limits; an endpoint's settings are checked by
-// proto.Endpoint.Check.
+// proto.Endpoint.Check. A set's run (RunOptions) and a corpus's seats
+// (seated.Options) share one type for how sessions are opened (Sessions:
+// the endpoint, sessions at once, retries, back-off, progress), checked
+// once by Sessions.Check.
 package harness

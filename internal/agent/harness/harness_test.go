@@ -113,8 +113,8 @@ func runOn(t *testing.T, dir string, s *agent.Set, cfg refagent.Config, policy, 
 	t.Helper()
 	out := t.TempDir()
 	testenv.Synctest(t, func(t *testing.T) {
-		ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1, Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond,
-			Endpoint: serveConfig(t, cfg, protocol)}
+		ro := RunOptions{Options: DefaultOptions(policy, protocol, ""), Repeats: 1,
+			Sessions: Sessions{Concurrency: 2, Retries: 1, Backoff: 10 * time.Millisecond, Endpoint: serveConfig(t, cfg, protocol)}}
 		ro.Acoustics = ac
 		start := time.Now()
 		sum, err := Run(t.Context(), dir, s, ro, out)
@@ -318,7 +318,7 @@ func TestPoliciesGiveTheirKnownAnswers(t *testing.T) {
 func TestRunResumesAndRecordsFailures(t *testing.T) {
 	dir, s := tinyAgentSet(t)
 	out := t.TempDir()
-	ro := RunOptions{Options: DefaultOptions("ny", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 0}
+	ro := RunOptions{Options: DefaultOptions("ny", "duplex", ""), Repeats: 1, Sessions: Sessions{Concurrency: 4, Retries: 0}}
 	ctx := context.Background()
 	testenv.Synctest(t, func(t *testing.T) {
 		ro.Endpoint = serveReference(t, refagent.NeverYield, "duplex")
@@ -372,7 +372,7 @@ func TestPlannedScenariosBoundTheGenerated(t *testing.T) {
 			t.Errorf("%s: planned %v, generated %v", g.ID, pd, gd)
 		}
 	}
-	ro := RunOptions{Options: o, Repeats: 3, Concurrency: 4}
+	ro := RunOptions{Options: o, Repeats: 3, Sessions: Sessions{Concurrency: 4}}
 	t.Logf("tiny-agent, 3 repeats at concurrency 4: planned %v, generated %v", Estimate(planned, ro), Estimate(generated, ro))
 }
 
@@ -438,8 +438,8 @@ func TestMisbehavingAgentsGiveClearErrors(t *testing.T) {
 			testenv.Synctest(t, func(t *testing.T) {
 				ep := misbehaving(t, c.behave)
 				ep.HandshakeTimeout = 2 * time.Second
-				ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1, Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond,
-					Endpoint: ep}
+				ro := RunOptions{Options: DefaultOptions("bad", "duplex", ""), Repeats: 1,
+					Sessions: Sessions{Concurrency: 4, Retries: 1, Backoff: 10 * time.Millisecond, Endpoint: ep}}
 				out := t.TempDir()
 				sum, err := Run(t.Context(), dir, s, ro, out)
 				if err != nil || sum.Failed != len(s.Scenarios) {

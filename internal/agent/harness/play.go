@@ -11,6 +11,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/keys"
 )
 
 // TrialVersion is the version of how a trial is played and recorded
@@ -31,6 +32,25 @@ import (
 // reference agent's moshi server holds its encoder's DC rejection, so a
 // stop over moshi is no longer heard up to 50 ms late.
 const TrialVersion = 5
+
+// PlayHash identifies how trials are played under o: TrialVersion and
+// every option that changes a recording. Clean acoustics leave the hash
+// as it was before acoustic conditions existed, so clean recordings keep
+// their keys; any condition gives other keys, so a recording made under
+// one condition is never taken for another's.
+func PlayHash(o Options) string {
+	var ac *agent.Acoustics
+	if !o.Acoustics.Clean() {
+		ac = &o.Acoustics
+	}
+	return keys.Agent(struct {
+		Version                   int
+		VAD                       agent.VAD
+		Windows                   agent.Windows
+		OnsetWait, Tail, Recovery float64
+		Acoustics                 *agent.Acoustics `json:",omitempty"`
+	}{TrialVersion, o.VAD, o.Windows, o.OnsetWait, o.Tail, o.Recovery, ac})
+}
 
 // Options say how trials are played and named.
 type Options struct {

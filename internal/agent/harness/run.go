@@ -16,12 +16,11 @@ import (
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
-// RunOptions say how a set is played to one agent.
-type RunOptions struct {
-	Options
+// Sessions say how one agent's sessions are opened and run, a set's
+// trials (RunOptions) and a corpus's seats (seated.Options) alike, and
+// Check checks them once for both.
+type Sessions struct {
 	Endpoint proto.Endpoint
-	// Repeats is how often each scenario is played (MPTB: 3).
-	Repeats int
 	// Concurrency bounds the sessions open at once: the endpoint's own
 	// limit.
 	Concurrency int
@@ -30,8 +29,37 @@ type RunOptions struct {
 	// Backoff is the wait before the first retry, doubled before each
 	// next one (wall time).
 	Backoff time.Duration
-	// Progress, if set, is called after each trial.
+	// Progress, if set, is called after each session.
 	Progress func(done, total int)
+}
+
+// Check refuses sessions a run cannot open, naming the setting: the
+// endpoint's by proto.Endpoint.Check, the bounds of limits here.
+func (s Sessions) Check() error {
+	switch {
+	case s.Concurrency < 1 || s.Concurrency > limits.MaxAgentSessions:
+		return fmt.Errorf("concurrency %d (want 1 to %d)", s.Concurrency, limits.MaxAgentSessions)
+	case s.Retries < 0 || s.Retries > limits.MaxSessionRetries:
+		return fmt.Errorf("retries %d (want 0 to %d)", s.Retries, limits.MaxSessionRetries)
+	}
+	return s.Endpoint.Check()
+}
+
+// Rate is the endpoint's playback rate, 0 read as 1 (real time).
+func (s Sessions) Rate() float64 {
+	if s.Endpoint.Rate == 0 {
+		return 1
+	}
+	return s.Endpoint.Rate
+}
+
+// RunOptions say how a set is played to one agent: each trial
+// (Options), the sessions (Sessions), and how often.
+type RunOptions struct {
+	Options
+	Sessions
+	// Repeats is how often each scenario is played (MPTB: 3).
+	Repeats int
 }
 
 // Summary counts what a run did.
@@ -109,28 +137,24 @@ func Run(ctx context.Context, setDir string, set *agent.Set, ro RunOptions, out 
 }
 
 // Check refuses options Run cannot work with, naming the setting: the
-// endpoint's by proto.Endpoint.Check, the run's here.
+// sessions' by Sessions.Check, the trials' and the run's here.
 func (ro RunOptions) Check() error {
 	switch {
 	case ro.Repeats < 1 || ro.Repeats > limits.MaxAgentRepeats:
 		return fmt.Errorf("repeats %d (want 1 to %d)", ro.Repeats, limits.MaxAgentRepeats)
-	case ro.Concurrency < 1 || ro.Concurrency > limits.MaxAgentSessions:
-		return fmt.Errorf("concurrency %d (want 1 to %d)", ro.Concurrency, limits.MaxAgentSessions)
-	case ro.Retries < 0 || ro.Retries > limits.MaxSessionRetries:
-		return fmt.Errorf("retries %d (want 0 to %d)", ro.Retries, limits.MaxSessionRetries)
 	case !(ro.OnsetWait > 0 && ro.OnsetWait <= limits.MaxOnsetWaitS):
 		return fmt.Errorf("onset wait %g s (want in (0, %g])", ro.OnsetWait, limits.MaxOnsetWaitS)
 	case !(ro.Recovery >= 0 && ro.Recovery <= 60):
 		return fmt.Errorf("recovery %g s (want 0 to 60)", ro.Recovery)
 	}
-	if err := ro.Endpoint.Check(); err != nil {
+	if err := ro.Sessions.Check(); err != nil {
 		return err
 	}
 	if err := ro.VAD.Validate(); err != nil {
 		return err
 	}
 	if err := ro.Acoustics.Validate(); err != nil {
-		return err
+		return fmt.Errorf("acoustics %w", err)
 	}
 	return ro.Windows.Validate()
 }
@@ -169,8 +193,19 @@ func runTrial(ctx context.Context, setDir string, sc *agent.Scenario, rep int, r
 	if ctx.Err() != nil {
 		return failed, "", ctx.Err()
 	}
-	rec = agent.FailedRecording(sc, rep, ro.Agent, ro.Protocol, ro.Model, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
+	rec = FailedRecording(sc, rep, ro.Options, fmt.Sprintf("after %d tries: %v", ro.Retries+1, lastErr))
 	return failed, rec.Error, agent.WriteRecording(out, name, rec, nil, nil)
+}
+
+// FailedRecording is the recording of a trial of sc that could not be
+// played under o (agent.FailedRecording), with the acoustics it was to be
+// played under, so that its error is counted under them.
+func FailedRecording(sc *agent.Scenario, repeat int, o Options, msg string) *agent.Recording {
+	r := agent.FailedRecording(sc, repeat, o.Agent, o.Protocol, o.Model, msg)
+	if ac := o.Acoustics; !ac.Clean() {
+		r.Acoustics = &ac
+	}
+	return r
 }
 
 // Estimate is how long Run takes at most on the wall, the trials spread
@@ -181,11 +216,7 @@ func Estimate(set *agent.Set, ro RunOptions) time.Duration {
 	for i := range set.Scenarios {
 		total += TrialLength(&set.Scenarios[i], ro.Options)
 	}
-	rate := ro.Endpoint.Rate
-	if rate == 0 {
-		rate = 1
-	}
-	perLane := float64(total) * float64(ro.Repeats) / float64(max(ro.Concurrency, 1)) / rate
+	perLane := float64(total) * float64(ro.Repeats) / float64(max(ro.Concurrency, 1)) / ro.Rate()
 	return time.Duration(perLane).Round(time.Second)
 }
 

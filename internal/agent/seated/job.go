@@ -153,7 +153,7 @@ func (j Job) result(seats []Seat, sum Summary) (*Result, error) {
 	}
 	o := j.Options
 	return &Result{SchemaVersion: ResultSchemaVersion, CorpusSHA256: sha, Agent: o.Agent, Protocol: o.Endpoint.Protocol, Model: o.Model,
-		Rate: o.rate(), OperatingPoint: OperatingPoint, Params: j.Params, Seats: len(seats), Summary: sum,
+		Rate: o.Rate(), OperatingPoint: OperatingPoint, Params: j.Params, Seats: len(seats), Summary: sum,
 		Predictions: []PredictionsFile{}}, nil
 }
 

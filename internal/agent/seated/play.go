@@ -11,6 +11,7 @@ import (
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/harness"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/keys"
 )
 
 // SeatVersion is the version of how a seated session is played and
@@ -24,6 +25,15 @@ import (
 // schema 2); a realtime barge-in sends no response.cancel the endpoint's
 // turn detection makes needless.
 const SeatVersion = 4
+
+// PlayHash identifies how seats are played under o: SeatVersion and the
+// tail.
+func PlayHash(o Options) string {
+	return keys.Agent(struct {
+		Version int
+		Tail    float64
+	}{SeatVersion, o.Tail})
+}
 
 // Play sends input (whole frames) to the agent over sess, each frame at
 // its slot on the session's clock, and returns what a listener heard from

@@ -100,25 +100,10 @@ func (r *Recording) Validate() error {
 	case r.Error == "" && r.Samples == 0:
 		return errors.New("samples 0 in a session without an error")
 	}
-	if err := r.validateEvents(); err != nil {
+	if err := agent.CheckEvents(r.Events, "session", r.Duration); err != nil {
 		return err
 	}
 	return r.validateFiles()
-}
-
-func (r *Recording) validateEvents() error {
-	for i, e := range r.Events {
-		if err := e.Check(); err != nil {
-			return fmt.Errorf("events[%d]: %w", i, err)
-		}
-		switch {
-		case !(e.Time >= 0 && e.Time <= r.Duration):
-			return fmt.Errorf("events[%d]: time_s %g outside the session (0 to %g s)", i, e.Time, r.Duration)
-		case i > 0 && e.Time < r.Events[i-1].Time:
-			return fmt.Errorf("events[%d]: time_s %g before the event before it (%g)", i, e.Time, r.Events[i-1].Time)
-		}
-	}
-	return nil
 }
 
 func (r *Recording) validateFiles() error {

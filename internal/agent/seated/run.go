@@ -19,57 +19,36 @@ import (
 	"github.com/floorbench/floorbench/internal/limits"
 )
 
-// Options say how a corpus is seated with one agent.
+// Options say how a corpus is seated with one agent: its sessions
+// (harness.Sessions, as a set's trials are played) and what each sends.
 type Options struct {
 	// Agent names the agent in recordings; Model describes it.
 	Agent, Model string
-	Endpoint     proto.Endpoint
-	// Concurrency bounds the sessions open at once: the endpoint's own
-	// limit.
-	Concurrency int
-	// Retries is how often a failed session is tried again; Backoff is the
-	// wait before the first retry, doubled before each next one (wall
-	// time).
-	Retries int
-	Backoff time.Duration
+	harness.Sessions
 	// Tail is the silence sent after each conversation, in seconds.
 	Tail float64
-	// Progress, if set, is called after each session.
-	Progress func(done, total int)
 }
 
 // DefaultOptions are the options with their defaults (limits'
 // DefaultAgentSessions, DefaultSessionRetries, DefaultSessionBackoff and
 // DefaultSeatTailS).
 func DefaultOptions(agentName string, ep proto.Endpoint) Options {
-	return Options{Agent: agentName, Endpoint: ep, Concurrency: limits.DefaultAgentSessions, Retries: limits.DefaultSessionRetries,
-		Backoff: limits.DefaultSessionBackoff, Tail: limits.DefaultSeatTailS}
+	return Options{Agent: agentName, Sessions: harness.Sessions{Endpoint: ep, Concurrency: limits.DefaultAgentSessions,
+		Retries: limits.DefaultSessionRetries, Backoff: limits.DefaultSessionBackoff}, Tail: limits.DefaultSeatTailS}
 }
 
 // Check refuses options Run cannot work with, naming the setting: the
-// endpoint's by proto.Endpoint.Check, the run's here.
+// sessions' by harness.Sessions.Check, the seats' here.
 func (o Options) Check() error {
 	switch {
 	case !nameRule.Match(o.Agent):
 		return fmt.Errorf("agent name %q: want letters, digits, _, . and - (at most 64)", o.Agent)
 	case len(o.Model) > limits.MaxAgentSetting:
 		return fmt.Errorf("model is %d bytes long (at most %d)", len(o.Model), limits.MaxAgentSetting)
-	case o.Concurrency < 1 || o.Concurrency > limits.MaxAgentSessions:
-		return fmt.Errorf("concurrency %d (want 1 to %d)", o.Concurrency, limits.MaxAgentSessions)
-	case o.Retries < 0 || o.Retries > limits.MaxSessionRetries:
-		return fmt.Errorf("retries %d (want 0 to %d)", o.Retries, limits.MaxSessionRetries)
 	case !(o.Tail >= 0 && o.Tail <= limits.MaxSeatTailS):
 		return fmt.Errorf("tail %g s (want 0 to %g)", o.Tail, limits.MaxSeatTailS)
 	}
-	return o.Endpoint.Check()
-}
-
-// rate is the endpoint's playback rate, 0 read as 1.
-func (o Options) rate() float64 {
-	if o.Endpoint.Rate == 0 {
-		return 1
-	}
-	return o.Endpoint.Rate
+	return o.Sessions.Check()
 }
 
 // Failure is a seat whose session failed after every retry.
@@ -196,7 +175,7 @@ func sameRun(r *Recording, o Options, corpusSHA string) error {
 	switch {
 	case r.CorpusSHA256 != corpusSHA:
 		return fmt.Errorf("a session of another corpus (corpus.json sha256 %s)", r.CorpusSHA256)
-	case r.Agent != o.Agent || r.Protocol != o.Endpoint.Protocol || r.Model != o.Model || r.Rate != o.rate():
+	case r.Agent != o.Agent || r.Protocol != o.Endpoint.Protocol || r.Model != o.Model || r.Rate != o.Rate():
 		return fmt.Errorf("a session of agent %s over %s (model %q, rate %g)", r.Agent, r.Protocol, r.Model, r.Rate)
 	}
 	return nil
@@ -256,7 +235,7 @@ func FailedRecording(s Seat, o Options, corpusSHA, message string) *Recording {
 func newRecording(s Seat, o Options, corpusSHA string) *Recording {
 	return &Recording{SchemaVersion: RecordingSchemaVersion, Conversation: s.Conversation.ID, Seat: s.Speaker,
 		Speakers: s.Conversation.Speakers, CorpusSHA256: corpusSHA, Agent: o.Agent, Protocol: o.Endpoint.Protocol,
-		Model: o.Model, Rate: o.rate(), Events: []agent.ProviderEvent{}}
+		Model: o.Model, Rate: o.Rate(), Events: []agent.ProviderEvent{}}
 }
 
 // playOnce opens a session and plays input over it within the session's
@@ -282,6 +261,6 @@ func Estimate(seats []Seat, o Options) time.Duration {
 	for _, s := range seats {
 		total += harness.SessionDeadline(time.Duration(InputFrames(s.Conversation, o.Tail))*proto.FrameDuration, o.Endpoint)
 	}
-	perLane := float64(total) / float64(max(o.Concurrency, 1)) / o.rate()
+	perLane := float64(total) / float64(max(o.Concurrency, 1)) / o.Rate()
 	return time.Duration(perLane).Round(time.Second)
 }
