@@ -155,16 +155,19 @@ def features(front, row, fast=False):
 # one inside a negative span, so what tells a yield from a hold, or a claim
 # from a backchannel, may arrive late: the others taking up the floor, the
 # holder falling silent. A frame decided at t (its end) is therefore
-# positive from POS_BEFORE before an anchor to POS_AFTER after it (the
-# speaker's next anchor of the task at the latest), not scored until
-# IGNORE_AFTER after it nor inside an excluded interval; a frame in a
+# positive from POS_FROM after an anchor (EOT from 0.1 s before it; INT
+# from 0.3 s after a claim's onset, where nothing yet tells it from a
+# backchannel, its first frames from tau_pre before it not scored) to
+# POS_AFTER after it (tau_pre before the speaker's next anchor of the task
+# at the latest), not scored until IGNORE_AFTER after it nor inside an
+# excluded interval; a frame in a
 # negative span (from tau_pre before it) weighs NEG_WEIGHT, a positive
 # POS_WEIGHT, each (EOT, INT), every other frame 1. A pause's first frames
 # cannot tell a hold from a yield, and the train preset has twelve yields
 # to a hold, so a hold frame weighs six positive ones: the track then
 # stays under the yields' late values in a pause's first frames; claims
 # are rare, so an INT positive weighs twice an EOT one.
-POS_BEFORE, POS_AFTER, IGNORE_AFTER = 0.1, 2.5, 4.0
+POS_FROM, POS_AFTER, IGNORE_AFTER = (-0.1, 0.3), 2.5, 4.0
 TAU_PRE = 0.25
 NEG_WEIGHT, POS_WEIGHT = (30.0, 3.0), (5.0, 10.0)
 
@@ -175,14 +178,15 @@ def targets(gold, speaker, frames):
     w = np.ones((frames, 2), np.float32)
     for col, task in enumerate(["eot", "int"]):
         anchors = sorted(e["time_s"] for e in gold[f"{task}_positive_events"] if e["speaker"] == speaker)
-        ends = [min(a + POS_AFTER, b - POS_BEFORE) for a, b in zip(anchors, anchors[1:] + [math.inf])]
+        ends = [min(a + POS_AFTER, b - TAU_PRE) for a, b in zip(anchors, anchors[1:] + [math.inf])]
         for a, end in zip(anchors, ends):
             w[(t > end) & (t <= a + IGNORE_AFTER), col] = 0
         for s in gold[f"{task}_negative_spans"]:
             if s["speaker"] == speaker:
                 w[(t >= s["start"] - TAU_PRE) & (t <= s["end"]), col] = NEG_WEIGHT[col]
         for a, end in zip(anchors, ends):
-            pos = (t >= a - POS_BEFORE) & (t <= end)
+            w[(t >= a - TAU_PRE) & (t < a + POS_FROM[col]), col] = 0
+            pos = (t >= a + POS_FROM[col]) & (t <= end)
             y[pos, col], w[pos, col] = 1, POS_WEIGHT[col]
         for s in gold[f"{task}_excluded"]:
             if s["speaker"] == speaker:
