@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Reproduces floorgru, floorbench's own detector (models/floorgru), from a
-# clean clone: builds floorbench, generates the train preset (seed 4501)
-# and derives its gold, trains the model with Debian's python3-torch on 2
-# threads (seed 4501), exports it to ONNX, and records its probabilities
+# clean clone: builds floorbench, generates the train preset twice (seeds
+# 4501 and 4502) and derives their gold, trains the model with Debian's
+# python3-torch on one thread (seed 4501; on a busy machine two threads
+# were several times slower), exports it to ONNX, and records its probabilities
 # on one tiny-corpus conversation, the values the Go test
 # (internal/detect/floorgru_test.go) holds floorbench's run of the file to.
 # With --no-rest it trains the ablation (own channel only) instead.
-# About 8 min of generation and 36 min of training on 2 busy cores
-# (2026-12-06, load average about 20; models/floorgru/README.md).
+# About 8 min of generation per draw and 16 min of training on 2 busy
+# cores (2026-12-06, load average about 20; models/floorgru/README.md).
 #
 #   scripts/train.sh [WORKDIR [--no-rest]]   (default /tmp/floorbench-train)
 #
@@ -27,15 +28,22 @@ go build -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 "$PY" -c 'import torch' || { echo "train.sh: needs PyTorch (Debian: apt-get install python3-torch)" >&2; exit 1; }
 
-if [ ! -f "$W/train/corpus.json" ]; then
-	rm -rf "$W/train"
-	nice -n 15 "$fb" corpus generate --preset train --seed 4501 --out "$W/train" --jobs 2 2> >(grep -v generating >&2)
-fi
-"$fb" gold --corpus "$W/train" -o json > "$W/train-gold.json"
+# Two draws of the train preset (seeds 4501 and 4502): 192 conversations,
+# about twice the claims one draw has.
+args=()
+for seed in 4501 4502; do
+	dir="$W/train-$seed"
+	if [ ! -f "$dir/corpus.json" ]; then
+		rm -rf "$dir"
+		nice -n 15 "$fb" corpus generate --preset train --seed "$seed" --out "$dir" --jobs 2 2> >(grep -v generating >&2)
+	fi
+	"$fb" gold --corpus "$dir" -o json > "$dir-gold.json"
+	args+=(--corpus "$dir" --gold "$dir-gold.json")
+done
 
 model="$W/model"
 [ "$REST" = --no-rest ] && model="$W/model-own"
-nice -n 15 "$PY" train/floorgru.py train --corpus "$W/train" --gold "$W/train-gold.json" --out "$model" "$REST" --seed 4501 --threads 2
+nice -n 15 "$PY" train/floorgru.py train "${args[@]}" --out "$model" "$REST" --seed 4501 --threads 1
 
 if [ ! -f "$W/tiny/corpus.json" ]; then
 	rm -rf "$W/tiny"

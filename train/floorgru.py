@@ -77,12 +77,19 @@ class FrontEnd(nn.Module):
         self.register_buffer("mean", torch.zeros(MELS))
         self.register_buffer("std", torch.ones(MELS))
 
-    def forward(self, x):
-        """x [B, C, N] -> features [B, F, C*2*MELS], F = ((N-WIN)//SUB+1)//2."""
+    def forward(self, x, fast=False):
+        """x [B, C, N] -> features [B, F, C*2*MELS], F = ((N-WIN)//SUB+1)//2.
+        fast computes the same power spectrum with an FFT (training's
+        features; the exported graph keeps the convolution)."""
         b, c, n = x.shape
-        spec = nn.functional.conv1d(x.reshape(b * c, 1, n), self.dft, stride=SUB)
-        half = WIN // 2 + 1
-        power = spec[:, :half] ** 2 + spec[:, half:] ** 2
+        if fast:
+            window = torch.tensor(0.5 - 0.5 * np.cos(2 * np.pi * np.arange(WIN) / WIN), dtype=torch.float32)
+            spec = torch.fft.rfft(x.reshape(b * c, n).unfold(-1, WIN, SUB) * window, dim=-1)
+            power = (spec.real ** 2 + spec.imag ** 2).transpose(1, 2)
+        else:
+            spec = nn.functional.conv1d(x.reshape(b * c, 1, n), self.dft, stride=SUB)
+            half = WIN // 2 + 1
+            power = spec[:, :half] ** 2 + spec[:, half:] ** 2
         logmel = torch.log(torch.matmul(self.mel, power) + 1e-6)
         logmel = (logmel - self.mean[:, None]) / self.std[:, None]
         frames = logmel.shape[-1] // 2 * 2
@@ -136,19 +143,33 @@ def rows_of(corpus, conv):
     return [np.stack([c, np.clip(total - c, -1, 1)]) for c in chans]
 
 
-def features(front, row):
+def features(front, row, fast=False):
     """The features of a whole channel pair as the steps read them: CONTEXT zeros first."""
     x = torch.from_numpy(np.concatenate([np.zeros((2, CONTEXT), np.float32), row], axis=1))
     with torch.no_grad():
-        return front(x[None])[0]
+        return front(x[None], fast=fast)[0]
 
 
-# Targets (docs/protocol.md#mptb-generated): a frame decided at t (its end)
-# is positive from POS_BEFORE before an anchor to POS_AFTER after it; it is
-# not scored until IGNORE_AFTER after it, nor inside an excluded interval;
-# a negative span weighs NEG_WEIGHT, a positive POS_WEIGHT.
-POS_BEFORE, POS_AFTER, IGNORE_AFTER = 0.1, 0.5, 1.5
-NEG_WEIGHT, POS_WEIGHT = 3.0, 5.0
+# Targets (docs/protocol.md#mptb-generated). The scorer credits the first
+# rising edge anywhere in [anchor - tau_pre, anchor + tau_max] and charges
+# one inside a negative span, so what tells a yield from a hold, or a claim
+# from a backchannel, may arrive late: the others taking up the floor, the
+# holder falling silent. A frame decided at t (its end) is therefore
+# positive from POS_FROM after an anchor (EOT from 0.1 s before it; INT
+# from 0.3 s after a claim's onset, where nothing yet tells it from a
+# backchannel, its first frames from tau_pre before it not scored) to
+# POS_AFTER after it (tau_pre before the speaker's next anchor of the task
+# at the latest), not scored until IGNORE_AFTER after it nor inside an
+# excluded interval; a frame in a
+# negative span (from tau_pre before it) weighs NEG_WEIGHT, a positive
+# POS_WEIGHT, each (EOT, INT), every other frame 1. A pause's first frames
+# cannot tell a hold from a yield, and the train preset has twelve yields
+# to a hold, so a hold frame weighs six positive ones: the track then
+# stays under the yields' late values in a pause's first frames; claims
+# are rare, so an INT positive weighs twice an EOT one.
+POS_FROM, POS_AFTER, IGNORE_AFTER = (-0.1, 0.3), 2.5, 4.0
+TAU_PRE = 0.25
+NEG_WEIGHT, POS_WEIGHT = (30.0, 3.0), (5.0, 10.0)
 
 
 def targets(gold, speaker, frames):
@@ -156,34 +177,42 @@ def targets(gold, speaker, frames):
     y = np.zeros((frames, 2), np.float32)
     w = np.ones((frames, 2), np.float32)
     for col, task in enumerate(["eot", "int"]):
+        anchors = sorted(e["time_s"] for e in gold[f"{task}_positive_events"] if e["speaker"] == speaker)
+        ends = [min(a + POS_AFTER, b - TAU_PRE) for a, b in zip(anchors, anchors[1:] + [math.inf])]
+        for a, end in zip(anchors, ends):
+            w[(t > end) & (t <= a + IGNORE_AFTER), col] = 0
         for s in gold[f"{task}_negative_spans"]:
             if s["speaker"] == speaker:
-                w[(t >= s["start"] - 0.25) & (t <= s["end"]), col] = NEG_WEIGHT
-        for e in gold[f"{task}_positive_events"]:
-            if e["speaker"] == speaker:
-                a = e["time_s"]
-                w[(t > a + POS_AFTER) & (t <= a + IGNORE_AFTER), col] = 0
-                pos = (t >= a - POS_BEFORE) & (t <= a + POS_AFTER)
-                y[pos, col], w[pos, col] = 1, POS_WEIGHT
+                w[(t >= s["start"] - TAU_PRE) & (t <= s["end"]), col] = NEG_WEIGHT[col]
+        for a, end in zip(anchors, ends):
+            w[(t >= a - TAU_PRE) & (t < a + POS_FROM[col]), col] = 0
+            pos = (t >= a + POS_FROM[col]) & (t <= end)
+            y[pos, col], w[pos, col] = 1, POS_WEIGHT[col]
         for s in gold[f"{task}_excluded"]:
             if s["speaker"] == speaker:
                 w[(t >= s["start"]) & (t <= s["end"]), col] = 0
     return y, w
 
 
-def load(corpus, gold_path, front):
+def load(corpora, gold_paths, front):
+    """The rows of every corpus (each with its gold): dev rows train, test rows are held out."""
+    data = {"dev": [], "test": []}
+    for corpus, gold_path in zip(corpora, gold_paths):
+        load_corpus(corpus, gold_path, front, data)
+    return data
+
+
+def load_corpus(corpus, gold_path, front, data):
     with open(os.path.join(corpus, "corpus.json")) as f:
         manifest = json.load(f)
     with open(gold_path) as f:
         gold = json.load(f)["conversations"]
-    data = {"dev": [], "test": []}
     for conv in manifest["conversations"]:
         for k, row in enumerate(rows_of(corpus, conv)):
-            feat = features(front, row)
+            feat = features(front, row, fast=True)
             frames = min(feat.shape[0], row.shape[1] // OUT_HOP)
             y, w = targets(gold[conv["id"]], k + 1, frames)
             data[conv["split"]].append((feat[:frames], torch.from_numpy(y), torch.from_numpy(w)))
-    return data
 
 
 def normalise(front, data):
@@ -203,17 +232,26 @@ def normalise(front, data):
 
 
 def batches(rows, crop, batch, gen):
-    """Random crops of `crop` frames (whole rows when shorter), `batch` at a time."""
+    """Random crops of `crop` frames (whole rows when shorter), `batch` at a time.
+    A third of the crops start at the conversation's start, where the state
+    is zero as it is when floorbench runs the model; a third hold an INT
+    frame (a claim's positive or a backchannel's negative) at a random place
+    past their first quarter, where the row has one: claims are rare."""
     order = torch.randperm(len(rows), generator=gen).tolist()
     for i in range(0, len(order), batch):
         xs, ys, ws = [], [], []
         for j in order[i:i + batch]:
             x, y, w = rows[j]
-            start = int(torch.randint(0, max(1, x.shape[0] - crop + 1), (1,), generator=gen))
-            # A third of the crops start at the conversation's start, where
-            # the state is zero as it is when floorbench runs the model.
-            if torch.rand(1, generator=gen).item() < 1 / 3:
+            last = max(0, x.shape[0] - crop)
+            start = int(torch.randint(0, last + 1, (1,), generator=gen))
+            u = torch.rand(1, generator=gen).item()
+            focus = torch.nonzero((y[:, 1] > 0) | (w[:, 1] == NEG_WEIGHT[1])).flatten()
+            if u < 1 / 3:
                 start = 0
+            elif u < 2 / 3 and len(focus):
+                at = int(focus[int(torch.randint(0, len(focus), (1,), generator=gen))])
+                start = at - crop // 4 - int(torch.randint(0, crop // 2, (1,), generator=gen))
+                start = min(max(0, start), last)
             xs.append(x[start:start + crop])
             ys.append(y[start:start + crop])
             ws.append(w[start:start + crop])
@@ -244,6 +282,8 @@ def train(args):
     torch.set_num_threads(args.threads)
     gen = torch.Generator().manual_seed(args.seed)
     started = time.time()
+    if len(args.corpus) != len(args.gold):
+        sys.exit(f"train: {len(args.corpus)} --corpus but {len(args.gold)} --gold; want one gold per corpus")
     model = FloorGRU(rest=args.rest)
     data = load(args.corpus, args.gold, model.front)
     normalise(model.front, data)
@@ -277,6 +317,7 @@ def train(args):
     export(model, os.path.join(args.out, "floorgru.onnx"))
     with open(os.path.join(args.out, "training.json"), "w") as f:
         json.dump({"seed": args.seed, "rest": args.rest, "epochs": args.epochs, "threads": args.threads,
+                   "crop": args.crop, "batch": args.batch, "lr": args.lr,
                    "torch": torch.__version__, "seconds": round(time.time() - started), "log": log}, f, indent=1)
 
 
@@ -316,12 +357,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     t = sub.add_parser("train")
-    t.add_argument("--corpus", required=True)
-    t.add_argument("--gold", required=True, help="floorbench gold --corpus DIR -o json (every split)")
+    t.add_argument("--corpus", required=True, action="append", help="a training corpus (repeatable)")
+    t.add_argument("--gold", required=True, action="append",
+                   help="floorbench gold --corpus DIR -o json (every split), one per --corpus, in their order")
     t.add_argument("--out", required=True)
     t.add_argument("--rest", action=argparse.BooleanOptionalAction, default=True)
-    t.add_argument("--epochs", type=int, default=10)
-    t.add_argument("--crop", type=int, default=1000, help="frames per training crop (20 s)")
+    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--crop", type=int, default=750, help="frames per training crop (15 s)")
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--seed", type=int, default=4501)
