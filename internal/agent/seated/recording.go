@@ -12,6 +12,7 @@ import (
 
 	"github.com/floorbench/floorbench/internal/agent"
 	"github.com/floorbench/floorbench/internal/agent/proto"
+	"github.com/floorbench/floorbench/internal/atomicfile"
 	"github.com/floorbench/floorbench/internal/audio"
 	"github.com/floorbench/floorbench/internal/dialogue"
 	"github.com/floorbench/floorbench/internal/digest"
@@ -178,44 +179,36 @@ func (r *Recording) ReadOutput(dir string) ([]float32, error) {
 	return x, nil
 }
 
-// WriteRecording writes a session's recording into dir/name atomically (a
-// temporary folder renamed into place): session.json and, unless nil,
-// output.wav (r.Samples samples). It fills r.Files.
+// WriteRecording writes a session's recording into dir/name atomically
+// (atomicfile.ReplaceDir: a temporary folder renamed into place):
+// session.json and, unless nil, output.wav (r.Samples samples). It fills
+// r.Files.
 func WriteRecording(dir, name string, r *Recording, output []float32) error {
 	if output != nil && len(output) != r.Samples {
 		return fmt.Errorf("session %s: %d output samples, the recording says %d", name, len(output), r.Samples)
 	}
-	tmp, err := os.MkdirTemp(dir, ".partial-"+name+"-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	r.Files = map[string]string{}
-	if output != nil {
-		path := filepath.Join(tmp, OutputName)
-		if err := audio.WriteWAV(path, output, proto.SampleRate); err != nil {
+	return atomicfile.ReplaceDir(filepath.Join(dir, name), ".partial-", func(tmp string) error {
+		r.Files = map[string]string{}
+		if output != nil {
+			path := filepath.Join(tmp, OutputName)
+			if err := audio.WriteWAV(path, output, proto.SampleRate); err != nil {
+				return fmt.Errorf("session %s: %w", name, err)
+			}
+			var err error
+			if r.Files[OutputName], err = digest.FileSHA256(path); err != nil {
+				return err
+			}
+		}
+		if err := r.Validate(); err != nil {
 			return fmt.Errorf("session %s: %w", name, err)
 		}
-		if r.Files[OutputName], err = digest.FileSHA256(path); err != nil {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
 			return err
 		}
-	}
-	if err := r.Validate(); err != nil {
-		return fmt.Errorf("session %s: %w", name, err)
-	}
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := agent.CheckRecordingSize(name, len(data)+1); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, RecordingName), append(data, '\n'), 0o644); err != nil {
-		return err
-	}
-	final := filepath.Join(dir, name)
-	if err := os.RemoveAll(final); err != nil {
-		return err
-	}
-	return os.Rename(tmp, final)
+		if err := agent.CheckRecordingSize(name, len(data)+1); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(tmp, RecordingName), append(data, '\n'), 0o644)
+	})
 }
