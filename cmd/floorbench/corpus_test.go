@@ -20,7 +20,7 @@ func TestCorpusGenerateRejectsBadInputWithOneLine(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--preset", "huge", "--seed", "1", "--out", t.TempDir()}, `floorbench: unknown preset "huge" (want one of [mptb tiny train])`},
+		{[]string{"--preset", "huge", "--seed", "1", "--out", t.TempDir()}, `floorbench: unknown preset "huge" (want one of [mptb tiny train unheard])`},
 		{[]string{"--preset", "tiny", "--seed", "-3", "--out", t.TempDir()}, `floorbench: --seed "-3": want a non-negative integer`},
 		{[]string{"--preset", "tiny", "--seed", "x1", "--out", t.TempDir()}, `floorbench: --seed "x1": want a non-negative integer`},
 		{[]string{"--preset", "tiny", "--seed", "1", "--out", full}, "floorbench: output folder " + full + " is not empty (use --force to replace the corpus in it)"},

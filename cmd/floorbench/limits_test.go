@@ -38,7 +38,7 @@ func TestSubmitRefusesWhatAWorkerCannotRun(t *testing.T) {
 		{"resamples", goodSpec + "bootstrap: {resamples: 1000000000}\n", []string{"bootstrap.resamples: 1000000000 is over the limit of 100000", "limits.resamples", "FLOORBENCH_LIMIT_RESAMPLES"}},
 		{"quantiles", goodSpec + "protocol: {n_quantiles: 1000000000}\n", []string{"n_quantiles: 1000000000 is over the limit of 10000", "limits.n_quantiles"}},
 		{"concurrency", goodSpec + "concurrency: 1000000000\n", []string{"concurrency: 1000000000 is over the limit of 1024", "limits.concurrency"}},
-		{"unknown preset", strings.Replace(goodSpec, "preset: tiny", "preset: huge", 1), []string{`corpora[0].generate.preset: unknown preset "huge" (want one of mptb, tiny, train)`}},
+		{"unknown preset", strings.Replace(goodSpec, "preset: tiny", "preset: huge", 1), []string{`corpora[0].generate.preset: unknown preset "huge" (want one of mptb, tiny, train, unheard)`}},
 		{"queue name", goodSpec + "queues: {gpu: \"gpu queue\\nx\"}\n", []string{`queues.gpu: (not quoted) is not a task queue name`}},
 	}
 	for _, c := range cases {
