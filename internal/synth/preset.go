@@ -69,18 +69,32 @@ const mptbSeconds = 100.0
 // interaction types x 10 conversations; in every cell the first two are
 // dev and the other eight test (48 / 192).
 func mptbPreset(seed uint64) Preset {
-	p := Preset{Name: "mptb"}
+	return cellsPreset("mptb", seed, 10, mptbSeconds, func(i int) dialogue.Split {
+		if i < 2 {
+			return dialogue.Dev
+		}
+		return dialogue.Test
+	}, nil)
+}
+
+// cellsPreset is a preset of perCell conversations in every cell of
+// speaker count (2 to 5) x interaction type, with ids
+// <name>-<n>p-<type>-<i>, split by their index i in the cell, of seconds
+// spread by lengthFactor on the conversation's own stream; mark, unless
+// nil, sets what the preset casts from.
+func cellsPreset(name string, seed uint64, perCell int, seconds float64, split func(i int) dialogue.Split, mark func(*ConversationSpec)) Preset {
+	p := Preset{Name: name}
 	for n := 2; n <= 5; n++ {
 		for _, typ := range dialogue.InteractionTypes {
-			for i := range 10 {
-				id := fmt.Sprintf("mptb-%dp-%s-%02d", n, typ, i)
-				split := dialogue.Test
-				if i < 2 {
-					split = dialogue.Dev
-				}
+			for i := range perCell {
+				id := fmt.Sprintf("%s-%dp-%s-%02d", name, n, typ, i)
 				rng := StreamFor(seed, id, "length")
-				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
-					Seconds: mptbSeconds * lengthFactor(rng), Overlap: presetOverlap})
+				c := ConversationSpec{ID: id, Split: split(i), Type: typ, Speakers: n,
+					Seconds: seconds * lengthFactor(rng), Overlap: presetOverlap}
+				if mark != nil {
+					mark(&c)
+				}
+				p.Conversations = append(p.Conversations, c)
 			}
 		}
 	}
@@ -125,22 +139,12 @@ const trainSeconds = 60.0
 // test: the training script's held-out validation, never an evaluation
 // split.
 func trainPreset(seed uint64) Preset {
-	p := Preset{Name: "train"}
-	for n := 2; n <= 5; n++ {
-		for _, typ := range dialogue.InteractionTypes {
-			for i := range 4 {
-				id := fmt.Sprintf("train-%dp-%s-%02d", n, typ, i)
-				split := dialogue.Dev
-				if i == 3 {
-					split = dialogue.Test
-				}
-				rng := StreamFor(seed, id, "length")
-				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
-					Seconds: trainSeconds * lengthFactor(rng), Overlap: presetOverlap, Train: true})
-			}
+	return cellsPreset("train", seed, 4, trainSeconds, func(i int) dialogue.Split {
+		if i == 3 {
+			return dialogue.Test
 		}
-	}
-	return p
+		return dialogue.Dev
+	}, func(c *ConversationSpec) { c.Train = true })
 }
 
 // unheardPreset is an evaluation corpus in voices a detector trained on
@@ -150,20 +154,10 @@ func trainPreset(seed uint64) Preset {
 // of mptb's planned length, cast from UnheardVoices and noised as mptb
 // is (white, pink or babble).
 func unheardPreset(seed uint64) Preset {
-	p := Preset{Name: "unheard"}
-	for n := 2; n <= 5; n++ {
-		for _, typ := range dialogue.InteractionTypes {
-			for i := range 3 {
-				id := fmt.Sprintf("unheard-%dp-%s-%02d", n, typ, i)
-				split := dialogue.Test
-				if i == 0 {
-					split = dialogue.Dev
-				}
-				rng := StreamFor(seed, id, "length")
-				p.Conversations = append(p.Conversations, ConversationSpec{ID: id, Split: split, Type: typ, Speakers: n,
-					Seconds: mptbSeconds * lengthFactor(rng), Overlap: presetOverlap, Unheard: true})
-			}
+	return cellsPreset("unheard", seed, 3, mptbSeconds, func(i int) dialogue.Split {
+		if i == 0 {
+			return dialogue.Dev
 		}
-	}
-	return p
+		return dialogue.Test
+	}, func(c *ConversationSpec) { c.Unheard = true })
 }
