@@ -8,7 +8,9 @@
 # (internal/detect/floorgru_test.go) holds floorbench's run of the file to.
 # With --no-rest it trains the ablation (own channel only) instead.
 # About 8 min of generation per draw and 16 min of training on 2 busy
-# cores (2026-12-06, load average about 20; models/floorgru/README.md).
+# cores (2026-12-06, load average about 20); from a fresh clone beside a
+# CI run, 26 min in all, and the shipped file's bytes
+# (models/floorgru/README.md).
 #
 #   scripts/train.sh [WORKDIR [--no-rest]]   (default /tmp/floorbench-train)
 #
