@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Reproduces floorgru, floorbench's own detector (models/floorgru), from a
-# clean clone: builds floorbench, generates the train preset twice (seeds
-# 4501 and 4502) and derives their gold, trains the model with Debian's
-# python3-torch on one thread (seed 4501; on a busy machine two threads
-# were several times slower), exports it to ONNX, and records its probabilities
-# on one tiny-corpus conversation, the values the Go test
+# clean clone: builds floorbench, generates six draws of the train preset
+# (seeds 4501 to 4506) and derives their gold, trains the model with
+# Debian's python3-torch on one thread (seed 4501, train/floorgru.py's
+# default recipe; on a busy machine two threads were several times
+# slower), exports it to ONNX, and records its probabilities on one
+# tiny-corpus conversation, the values the Go test
 # (internal/detect/floorgru_test.go) holds floorbench's run of the file to.
 # With --no-rest it trains the ablation (own channel only) instead.
-# About 8 min of generation per draw and 16 min of training on 2 busy
-# cores (2026-12-06, load average about 20); from a fresh clone beside a
-# CI run, 26 min in all, and the shipped file's bytes
-# (models/floorgru/README.md).
+# About a minute of generation per draw on a quiet machine and about
+# 20 min of training on one of its two cores (models/floorgru/README.md
+# has the measured run).
 #
 #   scripts/train.sh [WORKDIR [--no-rest]]   (default /tmp/floorbench-train)
 #
@@ -30,10 +30,10 @@ go build -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
 "$PY" -c 'import torch' || { echo "train.sh: needs PyTorch (Debian: apt-get install python3-torch)" >&2; exit 1; }
 
-# Two draws of the train preset (seeds 4501 and 4502): 192 conversations,
-# about twice the claims one draw has.
+# Six draws of the train preset (seeds 4501 to 4506): 576 conversations,
+# six times the claims one draw has.
 args=()
-for seed in 4501 4502; do
+for seed in 4501 4502 4503 4504 4505 4506; do
 	dir="$W/train-$seed"
 	if [ ! -f "$dir/corpus.json" ]; then
 		rm -rf "$dir"

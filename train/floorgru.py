@@ -6,11 +6,13 @@ inside the graph, and runs one GRU over both, giving the probabilities of
 an end of turn (EOT) and of an interruption (INT) of that speaker at 50 Hz.
 Its ONNX contract is the onnx family's: audio [batch, 2, 1696] (100 ms of
 new samples and the 96 before them that the first window needs), the GRU
-state [1, batch, 64] in and out, probs [batch, 5, 2] (models/floorgru).
+state [1, batch, 128] in and out, probs [batch, 5, 2] (models/floorgru).
 
 Usage (scripts/train.sh runs it):
   python3 train/floorgru.py train --corpus DIR --gold GOLD.json --out DIR
-      [--rest | --no-rest] [--epochs N] [--seed N]
+      [--rest | --no-rest] [--epochs N] [--seed N] [--hidden N]
+      [--eot-from S] [--int-from S] [--hold-weight W] [--int-other-weight W] [--neg-reach S]
+      (the defaults are the shipped recipe, models/floorgru/README.md)
   python3 train/floorgru.py record --model DIR --corpus DIR --conversation ID --out FILE
 
 Only numpy and torch (Debian's python3-torch); floorbench's tests never run it.
@@ -38,7 +40,7 @@ FPS = 50             # output frames a second
 OUT_HOP = RATE // FPS
 STEP_FRAMES = HOP // OUT_HOP
 MELS = 40
-HIDDEN = 64
+HIDDEN = 128
 
 
 def mel_filters(n_fft=WIN, n_mels=MELS, fmin=50.0, fmax=8000.0):
@@ -101,13 +103,14 @@ class FrontEnd(nn.Module):
 class FloorGRU(nn.Module):
     """Speaker-vs-rest log-mel features into one GRU; EOT and INT logits at 50 Hz."""
 
-    def __init__(self, rest=True):
+    def __init__(self, rest=True, hidden=HIDDEN):
         super().__init__()
         self.rest = rest
+        self.hidden = hidden
         self.front = FrontEnd()
-        self.proj = nn.Linear(2 * 2 * MELS, HIDDEN)
-        self.gru = nn.GRU(HIDDEN, HIDDEN, batch_first=True)
-        self.head = nn.Linear(HIDDEN, 2)
+        self.proj = nn.Linear(2 * 2 * MELS, hidden)
+        self.gru = nn.GRU(hidden, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, 2)
 
     def logits(self, feat, h=None):
         if not self.rest:
@@ -151,58 +154,62 @@ def features(front, row, fast=False):
 
 
 # Targets (docs/protocol.md#mptb-generated). The scorer credits the first
-# rising edge anywhere in [anchor - tau_pre, anchor + tau_max] and charges
-# one inside a negative span, so what tells a yield from a hold, or a claim
-# from a backchannel, may arrive late: the others taking up the floor, the
-# holder falling silent. A frame decided at t (its end) is therefore
-# positive from POS_FROM after an anchor (EOT from 0.1 s before it; INT
-# from 0.3 s after a claim's onset, where nothing yet tells it from a
-# backchannel, its first frames from tau_pre before it not scored) to
-# POS_AFTER after it (tau_pre before the speaker's next anchor of the task
-# at the latest), not scored until IGNORE_AFTER after it nor inside an
-# excluded interval; a frame in a
-# negative span (from tau_pre before it) weighs NEG_WEIGHT, a positive
-# POS_WEIGHT, each (EOT, INT), every other frame 1. A pause's first frames
-# cannot tell a hold from a yield, and the train preset has twelve yields
-# to a hold, so a hold frame weighs six positive ones: the track then
-# stays under the yields' late values in a pause's first frames; claims
-# are rare, so an INT positive weighs twice an EOT one.
-POS_FROM, POS_AFTER, IGNORE_AFTER = (-0.1, 0.3), 2.5, 4.0
+# rising edge anywhere in [anchor - tau_pre, anchor + tau_max], charges one
+# that lands in a negative's stretch, and lets every other prediction cost
+# nothing. What tells a yield from a hold (the others taking up the floor,
+# the pause outlasting a hold's) or a claim from a backchannel (the holder
+# falling silent) arrives a few hundred ms after the anchor, so a frame
+# decided at t (its end) is positive from pos_from after an anchor to
+# pos_after after it (tau_pre before the speaker's next anchor of the task
+# at the latest); the frames from tau_pre before the anchor to pos_from are
+# not scored (the evidence is not there yet), nor those from pos_after to
+# ignore_after, nor an excluded interval's. A negative (hold, backchannel)
+# is charged from tau_pre before it to its end under the span window and to
+# tau_max after its onset under the anchored one (docs/protocol.md#negative-window);
+# its frames are negative over that stretch, the anchored one when neg_reach
+# is tau_max, and weigh neg_weight; a positive weighs pos_weight; every other
+# frame is negative at other_weight, low on INT, where speech that opens a
+# turn after a pause costs nothing. Each pair is (EOT, INT).
 TAU_PRE = 0.25
-NEG_WEIGHT, POS_WEIGHT = (30.0, 3.0), (5.0, 10.0)
+RECIPE = {
+    "pos_from": (1.0, 0.3), "pos_after": 2.5, "ignore_after": 4.0, "neg_reach": 3.0,
+    "neg_weight": (20.0, 3.0), "pos_weight": (5.0, 10.0), "other_weight": (1.0, 0.3),
+}
 
 
-def targets(gold, speaker, frames):
+def targets(gold, speaker, frames, recipe=RECIPE):
     t = (np.arange(frames) + 1) / FPS
     y = np.zeros((frames, 2), np.float32)
     w = np.ones((frames, 2), np.float32)
     for col, task in enumerate(["eot", "int"]):
+        w[:, col] = recipe["other_weight"][col]
         anchors = sorted(e["time_s"] for e in gold[f"{task}_positive_events"] if e["speaker"] == speaker)
-        ends = [min(a + POS_AFTER, b - TAU_PRE) for a, b in zip(anchors, anchors[1:] + [math.inf])]
+        ends = [min(a + recipe["pos_after"], b - TAU_PRE) for a, b in zip(anchors, anchors[1:] + [math.inf])]
         for a, end in zip(anchors, ends):
-            w[(t > end) & (t <= a + IGNORE_AFTER), col] = 0
+            w[(t > end) & (t <= a + recipe["ignore_after"]), col] = 0
         for s in gold[f"{task}_negative_spans"]:
             if s["speaker"] == speaker:
-                w[(t >= s["start"] - TAU_PRE) & (t <= s["end"]), col] = NEG_WEIGHT[col]
+                reach = max(s["end"], s["start"] + recipe["neg_reach"])
+                w[(t >= s["start"] - TAU_PRE) & (t <= reach), col] = recipe["neg_weight"][col]
         for a, end in zip(anchors, ends):
-            w[(t >= a - TAU_PRE) & (t < a + POS_FROM[col]), col] = 0
-            pos = (t >= a + POS_FROM[col]) & (t <= end)
-            y[pos, col], w[pos, col] = 1, POS_WEIGHT[col]
+            w[(t >= a - TAU_PRE) & (t < a + recipe["pos_from"][col]), col] = 0
+            pos = (t >= a + recipe["pos_from"][col]) & (t <= end)
+            y[pos, col], w[pos, col] = 1, recipe["pos_weight"][col]
         for s in gold[f"{task}_excluded"]:
             if s["speaker"] == speaker:
                 w[(t >= s["start"]) & (t <= s["end"]), col] = 0
     return y, w
 
 
-def load(corpora, gold_paths, front):
+def load(corpora, gold_paths, front, recipe):
     """The rows of every corpus (each with its gold): dev rows train, test rows are held out."""
     data = {"dev": [], "test": []}
     for corpus, gold_path in zip(corpora, gold_paths):
-        load_corpus(corpus, gold_path, front, data)
+        load_corpus(corpus, gold_path, front, data, recipe)
     return data
 
 
-def load_corpus(corpus, gold_path, front, data):
+def load_corpus(corpus, gold_path, front, data, recipe):
     with open(os.path.join(corpus, "corpus.json")) as f:
         manifest = json.load(f)
     with open(gold_path) as f:
@@ -211,7 +218,7 @@ def load_corpus(corpus, gold_path, front, data):
         for k, row in enumerate(rows_of(corpus, conv)):
             feat = features(front, row, fast=True)
             frames = min(feat.shape[0], row.shape[1] // OUT_HOP)
-            y, w = targets(gold[conv["id"]], k + 1, frames)
+            y, w = targets(gold[conv["id"]], k + 1, frames, recipe)
             data[conv["split"]].append((feat[:frames], torch.from_numpy(y), torch.from_numpy(w)))
 
 
@@ -231,7 +238,7 @@ def normalise(front, data):
             x.copy_(((x.reshape(-1, MELS) - mean) / std).reshape(x.shape))
 
 
-def batches(rows, crop, batch, gen):
+def batches(rows, crop, batch, gen, recipe):
     """Random crops of `crop` frames (whole rows when shorter), `batch` at a time.
     A third of the crops start at the conversation's start, where the state
     is zero as it is when floorbench runs the model; a third hold an INT
@@ -245,7 +252,7 @@ def batches(rows, crop, batch, gen):
             last = max(0, x.shape[0] - crop)
             start = int(torch.randint(0, last + 1, (1,), generator=gen))
             u = torch.rand(1, generator=gen).item()
-            focus = torch.nonzero((y[:, 1] > 0) | (w[:, 1] == NEG_WEIGHT[1])).flatten()
+            focus = torch.nonzero((y[:, 1] > 0) | (w[:, 1] == recipe["neg_weight"][1])).flatten()
             if u < 1 / 3:
                 start = 0
             elif u < 2 / 3 and len(focus):
@@ -284,8 +291,11 @@ def train(args):
     started = time.time()
     if len(args.corpus) != len(args.gold):
         sys.exit(f"train: {len(args.corpus)} --corpus but {len(args.gold)} --gold; want one gold per corpus")
-    model = FloorGRU(rest=args.rest)
-    data = load(args.corpus, args.gold, model.front)
+    recipe = dict(RECIPE, pos_from=(args.eot_from, args.int_from), neg_reach=args.neg_reach,
+                  neg_weight=(args.hold_weight, RECIPE["neg_weight"][1]),
+                  other_weight=(RECIPE["other_weight"][0], args.int_other_weight))
+    model = FloorGRU(rest=args.rest, hidden=args.hidden)
+    data = load(args.corpus, args.gold, model.front, recipe)
     normalise(model.front, data)
     print(f"{len(data['dev'])} training rows, {len(data['test'])} held out; "
           f"{sum(p.numel() for p in model.parameters())} parameters; features in {time.time() - started:.0f} s", flush=True)
@@ -295,7 +305,7 @@ def train(args):
     for epoch in range(args.epochs):
         model.train()
         run, count = 0.0, 0
-        for x, y, w in batches(data["dev"], args.crop, args.batch, gen):
+        for x, y, w in batches(data["dev"], args.crop, args.batch, gen, recipe):
             loss, _ = loss_of(model, x, y, w)
             opt.zero_grad()
             loss.backward()
@@ -316,7 +326,8 @@ def train(args):
     torch.save(model.state_dict(), os.path.join(args.out, "floorgru.pt"))
     export(model, os.path.join(args.out, "floorgru.onnx"))
     with open(os.path.join(args.out, "training.json"), "w") as f:
-        json.dump({"seed": args.seed, "rest": args.rest, "epochs": args.epochs, "threads": args.threads,
+        json.dump({"seed": args.seed, "rest": args.rest, "hidden": args.hidden, "targets": recipe,
+                   "epochs": args.epochs, "threads": args.threads,
                    "crop": args.crop, "batch": args.batch, "lr": args.lr,
                    "torch": torch.__version__, "seconds": round(time.time() - started), "log": log}, f, indent=1)
 
@@ -324,7 +335,7 @@ def train(args):
 def export(model, path):
     model.eval()
     step = Step(model)
-    torch.onnx.export(step, (torch.zeros(1, 2, FRAME), torch.zeros(1, 1, HIDDEN)), path,
+    torch.onnx.export(step, (torch.zeros(1, 2, FRAME), torch.zeros(1, 1, model.hidden)), path,
                       input_names=["audio", "h"], output_names=["probs", "h_out"], opset_version=14,
                       dynamic_axes={"audio": {0: "batch"}, "h": {1: "batch"}, "probs": {0: "batch"}, "h_out": {1: "batch"}})
 
@@ -337,7 +348,8 @@ def record(args):
     with open(os.path.join(args.corpus, "corpus.json")) as f:
         conv = next(c for c in json.load(f)["conversations"] if c["id"] == args.conversation)
     with open(os.path.join(args.model, "training.json")) as f:
-        model = FloorGRU(rest=json.load(f)["rest"])
+        run = json.load(f)
+    model = FloorGRU(rest=run["rest"], hidden=run.get("hidden", 64))  # runs before v4 recorded no size: 64
     model.load_state_dict(torch.load(os.path.join(args.model, "floorgru.pt")))
     model.eval()
     out = {"conversation_id": conv["id"], "frame_rate_hz": FPS, "speakers": []}
@@ -362,7 +374,16 @@ def main():
                    help="floorbench gold --corpus DIR -o json (every split), one per --corpus, in their order")
     t.add_argument("--out", required=True)
     t.add_argument("--rest", action=argparse.BooleanOptionalAction, default=True)
-    t.add_argument("--epochs", type=int, default=8)
+    t.add_argument("--hidden", type=int, default=HIDDEN, help="GRU units")
+    t.add_argument("--eot-from", type=float, default=RECIPE["pos_from"][0],
+                   help="s after a yield's turn end its EOT positive frames start (earlier ones from tau_pre before are not scored)")
+    t.add_argument("--int-from", type=float, default=RECIPE["pos_from"][1], help="the same for a claim's onset on INT")
+    t.add_argument("--hold-weight", type=float, default=RECIPE["neg_weight"][0], help="an EOT negative (hold) frame's weight")
+    t.add_argument("--int-other-weight", type=float, default=RECIPE["other_weight"][1],
+                   help="an INT frame's weight outside every positive, negative and ignored stretch")
+    t.add_argument("--neg-reach", type=float, default=RECIPE["neg_reach"],
+                   help="s after a negative's onset its frames stay negative (3.0: the anchored window; 0: the span only)")
+    t.add_argument("--epochs", type=int, default=5)
     t.add_argument("--crop", type=int, default=750, help="frames per training crop (15 s)")
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--lr", type=float, default=3e-3)
