@@ -180,9 +180,8 @@ RECIPE = {
 def targets(gold, speaker, frames, recipe=RECIPE):
     t = (np.arange(frames) + 1) / FPS
     y = np.zeros((frames, 2), np.float32)
-    w = np.ones((frames, 2), np.float32)
+    w = np.tile(np.asarray(recipe["other_weight"], np.float32), (frames, 1))
     for col, task in enumerate(["eot", "int"]):
-        w[:, col] = recipe["other_weight"][col]
         anchors = sorted(e["time_s"] for e in gold[f"{task}_positive_events"] if e["speaker"] == speaker)
         ends = [min(a + recipe["pos_after"], b - TAU_PRE) for a, b in zip(anchors, anchors[1:] + [math.inf])]
         for a, end in zip(anchors, ends):
