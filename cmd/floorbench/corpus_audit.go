@@ -31,7 +31,14 @@ flagged. EOT is reported but not flagged unless --eot-shortcut-recall
 is set, since a silence timeout may honestly stay in budget at the price of
 latency. Corpora without a labelled dev split pick thresholds on the scored
 split itself, and the output says so. Unlabelled conversations are skipped
-and counted.`,
+and counted.
+
+--tracks-out DIR writes each rule's score tracks as the probability files
+detect writes (DIR/FEATURE/dev/probs-TASK.json and .../test/...), so that
+a leaderboard ranks a system beside the rules with paired comparisons:
+  floorbench leaderboard --dev-gold dev.json --test-gold test.json --bootstrap 10000 \
+    --system holder_silence=DIR/holder_silence/dev/probs-int.json,DIR/holder_silence/test/probs-int.json \
+    --system mine=probs/dev/probs-int.json,probs/test/probs-int.json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			r, err := audit.Run(cmd.Context(), args[0], o, commandLimits(cmd))
@@ -60,6 +67,7 @@ and counted.`,
 	f.Float64Var(&o.EOTFlagRecall, "eot-shortcut-recall", o.EOTFlagRecall, "in-budget EOT test recall that flags a feature as a shortcut (0: off)")
 	f.IntVar(&o.Resamples, "bootstrap", o.Resamples, "conversation-bootstrap resamples for 95% intervals (0: none)")
 	f.Uint64Var(&o.Seed, "seed", o.Seed, "bootstrap seed")
+	f.StringVar(&o.TracksDir, "tracks-out", "", "also write every rule's score tracks as probability files, DIR/FEATURE/{dev,test}/probs-TASK.json (a new or empty folder), for a leaderboard that pairs a system with the rules")
 	outputFlag(cmd, &output, resultFormats)
 	return cmd
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/floorbench/floorbench/internal/audit/auditfixture"
+	"github.com/floorbench/floorbench/internal/limits"
+	"github.com/floorbench/floorbench/internal/score"
 )
 
 func TestCorpusAuditBadInputIsOneLine(t *testing.T) {
@@ -94,5 +97,92 @@ func TestCorpusAuditOnIngestedCorpora(t *testing.T) {
 	stdout, stderr, code = run(t, "corpus", "audit", ami, "--bootstrap", "50")
 	if code != 0 || !strings.Contains(stdout, "no labelled dev split: thresholds picked on test itself") {
 		t.Errorf("ami: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// --tracks-out writes every rule's tracks as detect's probability files: a
+// leaderboard over them scores a rule exactly as the audit did (the same
+// threshold and test counts) and pairs it with another system. A second
+// audit into the filled folder fails in one line and leaves it as it was.
+func TestCorpusAuditTracksGoToALeaderboard(t *testing.T) {
+	// A rule as the audit scores it and a system as a leaderboard does.
+	type scored struct {
+		Name   string          `json:"name"`
+		System string          `json:"system"`
+		Theta  float64         `json:"theta"`
+		Test   json.RawMessage `json:"test"`
+	}
+	tmp := t.TempDir()
+	dir, tracks := filepath.Join(tmp, "corpus"), filepath.Join(tmp, "tracks")
+	if err := auditfixture.Write(dir, auditfixture.Shortcut(), 1); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "corpus", "audit", dir, "--bootstrap", "100", "--tracks-out", tracks, "-o", "json")
+	var audited struct {
+		Tasks []struct {
+			Task     string   `json:"task"`
+			Features []scored `json:"features"`
+		} `json:"tasks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &audited) != nil {
+		t.Fatalf("audit: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, task := range audited.Tasks {
+		for _, f := range task.Features {
+			for _, split := range []string{"dev", "test"} {
+				p := filepath.Join(tracks, f.Name, split, "probs-"+task.Task+".json")
+				if _, err := score.ReadProbs(p, limits.Default()); err != nil {
+					t.Errorf("%s: %v", p, err)
+				}
+			}
+		}
+	}
+	gold := map[string]string{}
+	for _, split := range []string{"dev", "test"} {
+		out, stderr, code := run(t, "gold", "--corpus", dir, "--split", split, "-o", "json")
+		gold[split] = filepath.Join(tmp, split+"-gold.json")
+		if code != 0 || os.WriteFile(gold[split], []byte(out), 0o644) != nil {
+			t.Fatalf("gold %s: exit %d %s", split, code, stderr)
+		}
+	}
+	system := func(name string) string {
+		return name + "=" + filepath.Join(tracks, name, "dev", "probs-int.json") + "," + filepath.Join(tracks, name, "test", "probs-int.json")
+	}
+	stdout, stderr, code = run(t, "leaderboard", "--dev-gold", gold["dev"], "--test-gold", gold["test"], "--bootstrap", "100",
+		"--system", system("overlap_run_length"), "--system", system("energy"), "-o", "json")
+	var lb struct {
+		Tasks []struct {
+			Rows   []scored `json:"rows"`
+			Paired []struct {
+				A string `json:"a"`
+				B string `json:"b"`
+			} `json:"paired"`
+		} `json:"tasks"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &lb) != nil || len(lb.Tasks) != 1 {
+		t.Fatalf("leaderboard: exit %d\n%s%s", code, stdout, stderr)
+	}
+	counts := func(raw json.RawMessage) (c struct{ TP, FN, FP, TN int }) {
+		json.Unmarshal(raw, &c)
+		return c
+	}
+	features, rows := audited.Tasks[1].Features, lb.Tasks[0].Rows
+	i := slices.IndexFunc(features, func(f scored) bool { return f.Name == "overlap_run_length" })
+	j := slices.IndexFunc(rows, func(r scored) bool { return r.System == "overlap_run_length" })
+	if i < 0 || j < 0 {
+		t.Fatalf("overlap_run_length: audit feature %d, leaderboard row %d", i, j)
+	}
+	rule, row := features[i], rows[j]
+	if row.Theta != rule.Theta || counts(row.Test) != counts(rule.Test) || counts(row.Test).TP == 0 {
+		t.Errorf("leaderboard row θ %v test %+v, audit θ %v test %+v", row.Theta, counts(row.Test), rule.Theta, counts(rule.Test))
+	}
+	if p := lb.Tasks[0].Paired; len(p) != 1 || p[0].A+p[0].B != "overlap_run_lengthenergy" && p[0].A+p[0].B != "energyoverlap_run_length" {
+		t.Errorf("paired %+v", p)
+	}
+	before, _ := os.ReadDir(tmp)
+	stdout, stderr, code = run(t, "corpus", "audit", dir, "--bootstrap", "0", "--tracks-out", tracks)
+	after, _ := os.ReadDir(tmp)
+	if code == 0 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tracks+": file already exists") || len(after) != len(before) {
+		t.Errorf("into a filled folder: exit %d, stdout %q, stderr %q, %d entries then %d", code, stdout, stderr, len(before), len(after))
 	}
 }

@@ -38,6 +38,10 @@ type Options struct {
 	Seed                         uint64
 	// Progress, when set, is called after each conversation is read.
 	Progress func() `json:"-"`
+	// TracksDir, when set, is a folder (new, or empty) that Run fills
+	// with every feature's score tracks of both splits as probability
+	// files (writeTracks), before it scores them.
+	TracksDir string `json:"-"`
 }
 
 // Defaults for Options.
@@ -121,6 +125,11 @@ func Run(ctx context.Context, dir string, o Options, lim limits.Limits) (*Report
 	}
 	r := &Report{SchemaVersion: SchemaVersion, Corpus: info, Params: newParams(o)}
 	features := Features(info.WordCounts)
+	if o.TracksDir != "" {
+		if err := writeTracks(o.TracksDir, splits, features, o.FrameRate); err != nil {
+			return nil, err
+		}
+	}
 	for _, task := range floor.Tasks {
 		ta := TaskAudit{Task: task}
 		var evals []*score.TaskEvaluation
