@@ -12,6 +12,7 @@ Usage (scripts/train.sh runs it):
   python3 train/floorgru.py train --corpus DIR --gold GOLD.json --out DIR
       [--rest | --no-rest] [--epochs N] [--seed N] [--hidden N]
       [--eot-from S] [--int-from S] [--hold-weight W] [--int-other-weight W] [--neg-reach S]
+      [--int-quiet S] [--int-wait S]
       (the defaults are the shipped recipe, models/floorgru/README.md)
   python3 train/floorgru.py record --model DIR --corpus DIR --conversation ID --out FILE
 
@@ -170,14 +171,46 @@ def features(front, row, fast=False):
 # is tau_max, and weigh neg_weight; a positive weighs pos_weight; every other
 # frame is negative at other_weight, low on INT, where speech that opens a
 # turn after a pause costs nothing. Each pair is (EOT, INT).
+#
+# A claim's INT evidence is the holder falling silent, which comes at a
+# different time after each onset (0.3 to 1 s on the train preset). With
+# int_quiet > 0 a claim's positive frames start where the others' sum has
+# been quiet int_quiet s since the onset (at pos_from at the soonest, at
+# int_wait after the onset at the latest: an overlap that long is evidence
+# too), not at a fixed pos_from, and the frames before are not scored: a
+# frame the holder still talks over is a backchannel's twin, and teaching it
+# positive teaches the model to fire on backchannels. Quiet is the rest's
+# 20 ms RMS below quiet_ratio times its row's 10th percentile (its noise);
+# the labels may read the whole row, the model never does. int_quiet 0
+# is v4's recipe (positive from pos_from after the onset).
 TAU_PRE = 0.25
 RECIPE = {
     "pos_from": (1.0, 0.3), "pos_after": 2.5, "ignore_after": 4.0, "neg_reach": 3.0,
     "neg_weight": (20.0, 3.0), "pos_weight": (5.0, 10.0), "other_weight": (1.0, 0.3),
+    "int_quiet": 0.4, "int_wait": 1.5, "quiet_ratio": 4.0,
 }
 
 
-def targets(gold, speaker, frames, recipe=RECIPE):
+def rest_quiet(rest, recipe=RECIPE):
+    """Per output frame, whether the others' sum is quiet (for the targets only)."""
+    n = len(rest) // OUT_HOP
+    rms = np.sqrt(np.mean(rest[: n * OUT_HOP].reshape(n, OUT_HOP).astype(np.float64) ** 2, axis=1))
+    return rms < recipe["quiet_ratio"] * max(np.quantile(rms, 0.1), 1e-6)
+
+
+def evidence(anchor, quiet, recipe):
+    """Seconds after a claim's onset its positive frames start (see above)."""
+    need = int(round(recipe["int_quiet"] * FPS))
+    first, last = int(anchor * FPS), min(len(quiet), int((anchor + recipe["int_wait"]) * FPS))
+    run = 0
+    for i in range(first, last):
+        run = run + 1 if quiet[i] else 0
+        if run >= need:
+            return max(recipe["pos_from"][1], (i + 1) / FPS - anchor)
+    return recipe["int_wait"]
+
+
+def targets(gold, speaker, frames, recipe=RECIPE, quiet=None):
     t = (np.arange(frames) + 1) / FPS
     y = np.zeros((frames, 2), np.float32)
     w = np.tile(np.asarray(recipe["other_weight"], np.float32), (frames, 1))
@@ -191,8 +224,11 @@ def targets(gold, speaker, frames, recipe=RECIPE):
                 reach = max(s["end"], s["start"] + recipe["neg_reach"])
                 w[(t >= s["start"] - TAU_PRE) & (t <= reach), col] = recipe["neg_weight"][col]
         for a, end in zip(anchors, ends):
-            w[(t >= a - TAU_PRE) & (t < a + recipe["pos_from"][col]), col] = 0
-            pos = (t >= a + recipe["pos_from"][col]) & (t <= end)
+            start = recipe["pos_from"][col]
+            if col == 1 and recipe["int_quiet"] > 0:
+                start = evidence(a, quiet, recipe)
+            w[(t >= a - TAU_PRE) & (t < a + start), col] = 0
+            pos = (t >= a + start) & (t <= end)
             y[pos, col], w[pos, col] = 1, recipe["pos_weight"][col]
         for s in gold[f"{task}_excluded"]:
             if s["speaker"] == speaker:
@@ -217,7 +253,7 @@ def load_corpus(corpus, gold_path, front, data, recipe):
         for k, row in enumerate(rows_of(corpus, conv)):
             feat = features(front, row, fast=True)
             frames = min(feat.shape[0], row.shape[1] // OUT_HOP)
-            y, w = targets(gold[conv["id"]], k + 1, frames, recipe)
+            y, w = targets(gold[conv["id"]], k + 1, frames, recipe, rest_quiet(row[1], recipe))
             data[conv["split"]].append((feat[:frames], torch.from_numpy(y), torch.from_numpy(w)))
 
 
@@ -292,7 +328,8 @@ def train(args):
         sys.exit(f"train: {len(args.corpus)} --corpus but {len(args.gold)} --gold; want one gold per corpus")
     recipe = dict(RECIPE, pos_from=(args.eot_from, args.int_from), neg_reach=args.neg_reach,
                   neg_weight=(args.hold_weight, RECIPE["neg_weight"][1]),
-                  other_weight=(RECIPE["other_weight"][0], args.int_other_weight))
+                  other_weight=(RECIPE["other_weight"][0], args.int_other_weight),
+                  int_quiet=args.int_quiet, int_wait=args.int_wait)
     model = FloorGRU(rest=args.rest, hidden=args.hidden)
     data = load(args.corpus, args.gold, model.front, recipe)
     normalise(model.front, data)
@@ -382,6 +419,10 @@ def main():
                    help="an INT frame's weight outside every positive, negative and ignored stretch")
     t.add_argument("--neg-reach", type=float, default=RECIPE["neg_reach"],
                    help="s after a negative's onset its frames stay negative (3.0: the anchored window; 0: the span only)")
+    t.add_argument("--int-quiet", type=float, default=RECIPE["int_quiet"],
+                   help="s the others must be quiet after a claim's onset before its INT positives start (0: --int-from after the onset)")
+    t.add_argument("--int-wait", type=float, default=RECIPE["int_wait"],
+                   help="s after a claim's onset its INT positives start at the latest with --int-quiet")
     t.add_argument("--epochs", type=int, default=5)
     t.add_argument("--crop", type=int, default=750, help="frames per training crop (15 s)")
     t.add_argument("--batch", type=int, default=16)
