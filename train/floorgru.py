@@ -210,7 +210,8 @@ def evidence(anchor, quiet, recipe):
     return recipe["int_wait"]
 
 
-def targets(gold, speaker, frames, recipe=RECIPE, quiet=None):
+def targets(gold, speaker, frames, quiet, recipe=RECIPE):
+    """One row's targets and weights; quiet is rest_quiet of its others' sum."""
     t = (np.arange(frames) + 1) / FPS
     y = np.zeros((frames, 2), np.float32)
     w = np.tile(np.asarray(recipe["other_weight"], np.float32), (frames, 1))
@@ -253,7 +254,7 @@ def load_corpus(corpus, gold_path, front, data, recipe):
         for k, row in enumerate(rows_of(corpus, conv)):
             feat = features(front, row, fast=True)
             frames = min(feat.shape[0], row.shape[1] // OUT_HOP)
-            y, w = targets(gold[conv["id"]], k + 1, frames, recipe, rest_quiet(row[1], recipe))
+            y, w = targets(gold[conv["id"]], k + 1, frames, rest_quiet(row[1], recipe), recipe)
             data[conv["split"]].append((feat[:frames], torch.from_numpy(y), torch.from_numpy(w)))
 
 
