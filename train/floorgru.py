@@ -14,6 +14,7 @@ Usage (scripts/train.sh runs it):
       [--eot-from S] [--int-from S] [--hold-weight W] [--int-other-weight W] [--neg-reach S]
       [--int-quiet S] [--int-wait S]
       (the defaults are the shipped recipe, models/floorgru/README.md)
+  python3 train/floorgru.py ensemble --member DIR --member DIR... --out DIR
   python3 train/floorgru.py record --model DIR --corpus DIR --conversation ID --out FILE
 
 Only numpy and torch (Debian's python3-torch); floorbench's tests never run it.
@@ -120,6 +121,32 @@ class FloorGRU(nn.Module):
         z, h = self.gru(torch.relu(self.proj(feat)), h)
         return self.head(z), h
 
+    def probs(self, feat, h=None):
+        z, h = self.logits(feat, h)
+        return torch.sigmoid(z), h
+
+
+class Ensemble(nn.Module):
+    """Several FloorGRUs trained alike with different seeds behind their one
+    front end (the same mel bins and normalisation: they read the same
+    rows): the mean of their probabilities, their states side by side in one
+    [1, batch, members x hidden] tensor."""
+
+    def __init__(self, members):
+        super().__init__()
+        for m in members[1:]:
+            for name, buf in m.front.named_buffers():
+                if not torch.equal(buf, getattr(members[0].front, name)):
+                    sys.exit(f"ensemble: members differ in front.{name}; want members trained on the same rows")
+        self.members = nn.ModuleList(members)
+        self.front = members[0].front
+        self.hidden = sum(m.hidden for m in members)
+
+    def probs(self, feat, h=None):
+        hs = [None] * len(self.members) if h is None else torch.split(h, [m.hidden for m in self.members], dim=2)
+        ps, outs = zip(*(m.probs(feat, hi) for m, hi in zip(self.members, hs)))
+        return torch.stack(ps).mean(0), torch.cat(outs, dim=2)
+
 
 class Step(nn.Module):
     """One model step as exported: the ONNX contract of models/floorgru."""
@@ -129,8 +156,7 @@ class Step(nn.Module):
         self.model = model
 
     def forward(self, audio, h):
-        z, h_out = self.model.logits(self.model.front(audio), h)
-        return torch.sigmoid(z), h_out
+        return self.model.probs(self.model.front(audio), h)
 
 
 def read_wav(path):
@@ -377,6 +403,39 @@ def export(model, path):
                       dynamic_axes={"audio": {0: "batch"}, "h": {1: "batch"}, "probs": {0: "batch"}, "h_out": {1: "batch"}})
 
 
+def load_model(path):
+    """A trained model or ensemble from its folder (floorgru.pt, training.json)."""
+    with open(os.path.join(path, "training.json")) as f:
+        run = json.load(f)
+    if "members" in run:
+        model = Ensemble([FloorGRU(rest=m["rest"], hidden=m["hidden"]) for m in run["members"]])
+    else:
+        model = FloorGRU(rest=run["rest"], hidden=run.get("hidden", 64))  # runs before v4 recorded no size: 64
+    model.load_state_dict(torch.load(os.path.join(path, "floorgru.pt")))
+    model.eval()
+    return model
+
+
+def ensemble(args):
+    """Joins trained models into one (Ensemble) and exports it."""
+    if len(args.member) < 2:
+        sys.exit("ensemble: want two --member or more")
+    runs, members = [], []
+    for path in args.member:
+        with open(os.path.join(path, "training.json")) as f:
+            run = json.load(f)
+        if "members" in run:
+            sys.exit(f"ensemble: {path} is an ensemble already; want single models")
+        runs.append(run)
+        members.append(load_model(path))
+    model = Ensemble(members)
+    os.makedirs(args.out, exist_ok=True)
+    torch.save(model.state_dict(), os.path.join(args.out, "floorgru.pt"))
+    export(model, os.path.join(args.out, "floorgru.onnx"))
+    with open(os.path.join(args.out, "training.json"), "w") as f:
+        json.dump({"hidden": model.hidden, "members": runs}, f, indent=1)
+
+
 def record(args):
     """The trained model's probabilities on one conversation, run over the
     whole channels at once (not step by step as floorbench runs the ONNX
@@ -384,17 +443,13 @@ def record(args):
     torch.set_num_threads(args.threads)
     with open(os.path.join(args.corpus, "corpus.json")) as f:
         conv = next(c for c in json.load(f)["conversations"] if c["id"] == args.conversation)
-    with open(os.path.join(args.model, "training.json")) as f:
-        run = json.load(f)
-    model = FloorGRU(rest=run["rest"], hidden=run.get("hidden", 64))  # runs before v4 recorded no size: 64
-    model.load_state_dict(torch.load(os.path.join(args.model, "floorgru.pt")))
-    model.eval()
+    model = load_model(args.model)
     out = {"conversation_id": conv["id"], "frame_rate_hz": FPS, "speakers": []}
     for row in rows_of(args.corpus, conv):
         steps = row.shape[1] // HOP  # the values floorbench's steps give
         with torch.no_grad():
-            z, _ = model.logits(features(model.front, row)[None, : steps * STEP_FRAMES])
-        p = torch.sigmoid(z[0]).numpy()
+            p, _ = model.probs(features(model.front, row)[None, : steps * STEP_FRAMES])
+        p = p[0].numpy()
         out["speakers"].append({"eot": [round(float(v), 6) for v in p[:, 0]],
                                 "int": [round(float(v), 6) for v in p[:, 1]]})
     with open(args.out, "w") as f:
@@ -430,6 +485,9 @@ def main():
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--seed", type=int, default=4501)
     t.add_argument("--threads", type=int, default=2)
+    e = sub.add_parser("ensemble")
+    e.add_argument("--member", required=True, action="append", help="a trained model's folder (repeatable)")
+    e.add_argument("--out", required=True)
     r = sub.add_parser("record")
     r.add_argument("--model", required=True)
     r.add_argument("--corpus", required=True)
@@ -437,7 +495,7 @@ def main():
     r.add_argument("--out", required=True)
     r.add_argument("--threads", type=int, default=2)
     args = ap.parse_args()
-    train(args) if args.cmd == "train" else record(args)
+    {"train": train, "ensemble": ensemble, "record": record}[args.cmd](args)
 
 
 if __name__ == "__main__":
