@@ -12,7 +12,7 @@ Usage (scripts/train.sh runs it):
   python3 train/floorgru.py train --corpus DIR --gold GOLD.json --out DIR
       [--rest | --no-rest] [--epochs N] [--seed N] [--hidden N]
       [--eot-from S] [--int-from S] [--hold-weight W] [--int-other-weight W] [--neg-reach S]
-      [--int-quiet S] [--int-wait S]
+      [--int-quiet S] [--int-wait S] [--eot-voiced S] [--eot-wait S]
       (the defaults are the shipped recipe, models/floorgru/README.md)
   python3 train/floorgru.py ensemble --member DIR --member DIR... --out DIR
   python3 train/floorgru.py record --model DIR --corpus DIR --conversation ID --out FILE
@@ -209,11 +209,18 @@ def features(front, row, fast=False):
 # 20 ms RMS below quiet_ratio times its row's 10th percentile (its noise);
 # the labels may read the whole row, the model never does. int_quiet 0
 # is v4's recipe (positive from pos_from after the onset).
+#
+# With eot_voiced > 0 a yield's EOT positives start eot_voiced after
+# another speaker has taken the floor up (taken_up; from events.json, which
+# only the targets read), at pos_from at the soonest and eot_wait at the
+# latest, so that silence alone is not taught as a yield (runs n and o of
+# models/floorgru; the shipped recipe keeps it off).
 TAU_PRE = 0.25
 RECIPE = {
     "pos_from": (1.0, 0.3), "pos_after": 2.5, "ignore_after": 4.0, "neg_reach": 3.0,
     "neg_weight": (20.0, 3.0), "pos_weight": (5.0, 10.0), "other_weight": (1.0, 0.3),
     "int_quiet": 0.4, "int_wait": 1.5, "quiet_ratio": 4.0,
+    "eot_voiced": 0.0, "eot_wait": 2.0,
 }
 
 
@@ -236,8 +243,21 @@ def evidence(anchor, quiet, recipe):
     return recipe["int_wait"]
 
 
-def targets(gold, speaker, frames, quiet, recipe=RECIPE):
-    """One row's targets and weights; quiet is rest_quiet of its others' sum."""
+def taken_up(anchor, turns, recipe):
+    """Seconds after a yield's turn end its EOT positive frames start with
+    eot_voiced > 0: eot_voiced after another speaker holds the floor (the
+    end itself when another's turn or interruption overlaps it, else the
+    next one's onset), at pos_from at the soonest and eot_wait at the
+    latest (a conversation's last turn: eot_wait)."""
+    up = [max(start, anchor) for start, end in turns if end >= anchor and start <= anchor + recipe["eot_wait"]]
+    if not up:
+        return recipe["eot_wait"]
+    return min(recipe["eot_wait"], max(recipe["pos_from"][0], min(up) - anchor + recipe["eot_voiced"]))
+
+
+def targets(gold, speaker, frames, quiet, recipe=RECIPE, turns=()):
+    """One row's targets and weights; quiet is rest_quiet of its others' sum,
+    turns the others' turns and interruptions, (start, end) (events.json)."""
     t = (np.arange(frames) + 1) / FPS
     y = np.zeros((frames, 2), np.float32)
     w = np.tile(np.asarray(recipe["other_weight"], np.float32), (frames, 1))
@@ -254,6 +274,8 @@ def targets(gold, speaker, frames, quiet, recipe=RECIPE):
             start = recipe["pos_from"][col]
             if col == 1 and recipe["int_quiet"] > 0:
                 start = evidence(a, quiet, recipe)
+            if col == 0 and recipe.get("eot_voiced", 0) > 0:
+                start = taken_up(a, turns, recipe)
             w[(t >= a - TAU_PRE) & (t < a + start), col] = 0
             pos = (t >= a + start) & (t <= end)
             y[pos, col], w[pos, col] = 1, recipe["pos_weight"][col]
@@ -277,10 +299,15 @@ def load_corpus(corpus, gold_path, front, data, recipe):
     with open(gold_path) as f:
         gold = json.load(f)["conversations"]
     for conv in manifest["conversations"]:
+        events = []
+        if recipe.get("eot_voiced", 0) > 0:
+            with open(os.path.join(corpus, conv["id"], "events.json")) as f:
+                events = json.load(f)["events"]
         for k, row in enumerate(rows_of(corpus, conv)):
             feat = features(front, row, fast=True)
             frames = min(feat.shape[0], row.shape[1] // OUT_HOP)
-            y, w = targets(gold[conv["id"]], k + 1, frames, rest_quiet(row[1], recipe), recipe)
+            turns = [(e["start"], e["end"]) for e in events if e["speaker"] != k + 1 and e["kind"] in ("TURN", "INTERRUPTION")]
+            y, w = targets(gold[conv["id"]], k + 1, frames, rest_quiet(row[1], recipe), recipe, turns)
             data[conv["split"]].append((feat[:frames], torch.from_numpy(y), torch.from_numpy(w)))
 
 
@@ -356,7 +383,8 @@ def train(args):
     recipe = dict(RECIPE, pos_from=(args.eot_from, args.int_from), neg_reach=args.neg_reach,
                   neg_weight=(args.hold_weight, RECIPE["neg_weight"][1]),
                   other_weight=(RECIPE["other_weight"][0], args.int_other_weight),
-                  int_quiet=args.int_quiet, int_wait=args.int_wait)
+                  int_quiet=args.int_quiet, int_wait=args.int_wait,
+                  eot_voiced=args.eot_voiced, eot_wait=args.eot_wait)
     model = FloorGRU(rest=args.rest, hidden=args.hidden)
     data = load(args.corpus, args.gold, model.front, recipe)
     normalise(model.front, data)
@@ -479,6 +507,10 @@ def main():
                    help="s the others must be quiet after a claim's onset before its INT positives start (0: --int-from after the onset)")
     t.add_argument("--int-wait", type=float, default=RECIPE["int_wait"],
                    help="s after a claim's onset its INT positives start at the latest with --int-quiet")
+    t.add_argument("--eot-voiced", type=float, default=RECIPE["eot_voiced"],
+                   help="s after another speaker takes a yielded floor up its EOT positives start (0: --eot-from after the turn end)")
+    t.add_argument("--eot-wait", type=float, default=RECIPE["eot_wait"],
+                   help="s after a yield's turn end its EOT positives start at the latest with --eot-voiced")
     t.add_argument("--epochs", type=int, default=5)
     t.add_argument("--crop", type=int, default=750, help="frames per training crop (15 s)")
     t.add_argument("--batch", type=int, default=16)

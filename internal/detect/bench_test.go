@@ -12,6 +12,8 @@ import (
 	"time"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/floorbench/floorbench/internal/limits"
 )
 
 // benchConversation is a minute of four-speaker conversation: each speaker
@@ -40,9 +42,12 @@ func benchConversation(b *testing.B) *Conversation {
 // second of wall time (x_realtime), which on a shared machine also counts
 // the time other processes held the core.
 func benchmarkDetector(b *testing.B, family string) {
+	benchmarkOpen(b, openSystem(b, family, runtimeFor(b, family)))
+}
+
+// benchmarkOpen is benchmarkDetector's loop over an opened system.
+func benchmarkOpen(b *testing.B, d Detector) {
 	c := benchConversation(b)
-	rt := runtimeFor(b, family)
-	d := openSystem(b, family, rt)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b.ResetTimer()
@@ -70,6 +75,24 @@ func threadCPU(b *testing.B) time.Duration {
 func BenchmarkRMS(b *testing.B)       { benchmarkDetector(b, "rms") }
 func BenchmarkWebRTCVAD(b *testing.B) { benchmarkDetector(b, "webrtcvad") }
 func BenchmarkSilero(b *testing.B)    { benchmarkDetector(b, "silero") }
+
+// BenchmarkFloorgru runs floorbench's own detector (models/floorgru) as
+// BenchmarkSilero runs Silero: each speaker's row reads its channel and the
+// others' sum, and gives EOT and INT at 50 Hz.
+//
+//	go test -run '^$' -bench 'Floorgru$' -benchtime 5x ./internal/detect/
+func BenchmarkFloorgru(b *testing.B) {
+	s, err := LoadSystem(floorgruSpec, limits.Default())
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := s.Open(onnxRuntime(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { d.Close() })
+	benchmarkOpen(b, d)
+}
 
 // BenchmarkSileroOverhead compares floorbench's Silero path (BenchmarkSilero)
 // with the floor under it: the same four channels' frames through a plain
@@ -190,6 +213,27 @@ func fillWindow(dst, ch []float32, end int) {
 //
 //	go test -run '^$' -bench SileroBatch -benchtime 3x ./internal/detect/
 func BenchmarkSileroBatch(b *testing.B) {
+	s, err := Builtin("silero")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkBatch(b, s)
+}
+
+// BenchmarkFloorgruBatch is BenchmarkSileroBatch for models/floorgru.
+//
+//	go test -run '^$' -bench FloorgruBatch -benchtime 3x ./internal/detect/
+func BenchmarkFloorgruBatch(b *testing.B) {
+	s, err := LoadSystem(floorgruSpec, limits.Default())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchmarkBatch(b, s)
+}
+
+// benchmarkBatch runs a model system's stage over the eight conversations
+// at each batch size.
+func benchmarkBatch(b *testing.B, s *System) {
 	c := benchConversation(b)
 	var convs []*Conversation
 	for i, speakers := range []int{2, 3, 4, 5, 2, 3, 4, 5} {
@@ -205,10 +249,6 @@ func BenchmarkSileroBatch(b *testing.B) {
 		audio += float64(len(conv.Channels)) * conv.Duration
 	}
 	rt := onnxRuntime(b)
-	s, err := Builtin("silero")
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, rows := range []int{1, 8, 16, 32, 64, 128} {
 		name := fmt.Sprintf("rows=%d", rows)
 		if rows == 1 {
