@@ -274,7 +274,7 @@ def targets(gold, speaker, frames, quiet, recipe=RECIPE, turns=()):
             start = recipe["pos_from"][col]
             if col == 1 and recipe["int_quiet"] > 0:
                 start = evidence(a, quiet, recipe)
-            if col == 0 and recipe.get("eot_voiced", 0) > 0:
+            if col == 0 and recipe["eot_voiced"] > 0:
                 start = taken_up(a, turns, recipe)
             w[(t >= a - TAU_PRE) & (t < a + start), col] = 0
             pos = (t >= a + start) & (t <= end)
@@ -300,7 +300,7 @@ def load_corpus(corpus, gold_path, front, data, recipe):
         gold = json.load(f)["conversations"]
     for conv in manifest["conversations"]:
         events = []
-        if recipe.get("eot_voiced", 0) > 0:
+        if recipe["eot_voiced"] > 0:
             with open(os.path.join(corpus, conv["id"], "events.json")) as f:
                 events = json.load(f)["events"]
         for k, row in enumerate(rows_of(corpus, conv)):
