@@ -432,7 +432,8 @@ def export(model, path):
 
 
 def load_model(path):
-    """A trained model or ensemble from its folder (floorgru.pt, training.json)."""
+    """A trained model or ensemble from its folder (floorgru.pt,
+    training.json), and the run training.json records."""
     with open(os.path.join(path, "training.json")) as f:
         run = json.load(f)
     if "members" in run:
@@ -441,7 +442,7 @@ def load_model(path):
         model = FloorGRU(rest=run["rest"], hidden=run.get("hidden", 64))  # runs before v4 recorded no size: 64
     model.load_state_dict(torch.load(os.path.join(path, "floorgru.pt")))
     model.eval()
-    return model
+    return model, run
 
 
 def ensemble(args):
@@ -450,12 +451,11 @@ def ensemble(args):
         sys.exit("ensemble: want two --member or more")
     runs, members = [], []
     for path in args.member:
-        with open(os.path.join(path, "training.json")) as f:
-            run = json.load(f)
+        model, run = load_model(path)
         if "members" in run:
             sys.exit(f"ensemble: {path} is an ensemble already; want single models")
         runs.append(run)
-        members.append(load_model(path))
+        members.append(model)
     model = Ensemble(members)
     os.makedirs(args.out, exist_ok=True)
     torch.save(model.state_dict(), os.path.join(args.out, "floorgru.pt"))
@@ -471,7 +471,7 @@ def record(args):
     torch.set_num_threads(args.threads)
     with open(os.path.join(args.corpus, "corpus.json")) as f:
         conv = next(c for c in json.load(f)["conversations"] if c["id"] == args.conversation)
-    model = load_model(args.model)
+    model, _ = load_model(args.model)
     out = {"conversation_id": conv["id"], "frame_rate_hz": FPS, "speakers": []}
     for row in rows_of(args.corpus, conv):
         steps = row.shape[1] // HOP  # the values floorbench's steps give
