@@ -29,6 +29,8 @@
 #   openai-sdk  Node.js and the official OpenAI SDK (npm openai and ws,
 #            pinned with their sha512 in scripts/openai-sdk/package-lock.json)
 #   test     every component the test suite needs
+#   torch    PyTorch from Debian (python3-torch), which only
+#            scripts/train.sh needs; no test does
 #
 # Tools are cached in $FLOORBENCH_TOOLS (default ~/.cache/floorbench/tools),
 # outside the work tree, so fresh clones on the same machine reuse them.
@@ -72,6 +74,10 @@ setup_opus() { apt_install libopus-dev libopusfile-dev pkg-config; }
 # Opus) and git, whose revision the binaries record: a fresh machine may
 # have only Go.
 setup_base() { apt_install gcc libc6-dev git ca-certificates && setup_opus; }
+
+# PyTorch from Debian, which trains floorgru (scripts/train.sh, train/);
+# floorbench runs the exported ONNX file and no test imports torch.
+setup_torch() { apt_install python3-torch; }
 
 # npm_extract PACKAGE@VERSION MEMBER DEST SHA256: takes one file out of an npm
 # package with `npm pack` (the packages' install scripts download from the
@@ -265,6 +271,7 @@ for c in "${components[@]}"; do
 	kubeconform) setup_kubeconform ;;
 	staticcheck) setup_staticcheck ;;
 	openai-sdk) setup_openai_sdk ;;
+	torch) setup_torch ;;
 	test) setup_base; setup_speech; setup_browser; setup_latex; setup_onnx; setup_temporal; setup_minio; setup_kube; setup_helm; setup_kubeconform; setup_kubeschemas; setup_staticcheck; setup_openai_sdk ;;
 	*) echo "setup: unknown component $c" >&2; exit 2 ;;
 	esac

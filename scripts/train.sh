@@ -24,11 +24,13 @@ W=${1:-/tmp/floorbench-train}
 REST=${2:---rest}
 PY=${PYTHON:-/usr/bin/python3}
 mkdir -p "$W"
-FLOORBENCH_TOOLS=$(scripts/setup.sh speech)
+# A fresh machine with only Go: the C toolchain and Opus the build links,
+# the speech programs the generator calls, and Debian's PyTorch.
+FLOORBENCH_TOOLS=$(scripts/setup.sh base speech torch)
 export FLOORBENCH_TOOLS
 go build -o "$W/floorbench" ./cmd/floorbench
 fb="$W/floorbench"
-"$PY" -c 'import torch' || { echo "train.sh: needs PyTorch (Debian: apt-get install python3-torch)" >&2; exit 1; }
+"$PY" -c 'import torch' || { echo "train.sh: $PY cannot import torch (scripts/setup.sh torch installs Debian's python3-torch for /usr/bin/python3)" >&2; exit 1; }
 
 # Six draws of the train preset (seeds 4501 to 4506): 576 conversations,
 # six times the claims one draw has.
