@@ -215,10 +215,14 @@ def features(front, row, fast=False):
 # only the targets read), at pos_from at the soonest and eot_wait at the
 # latest, so that silence alone is not taught as a yield (runs n and o of
 # models/floorgru; the shipped recipe keeps it off).
+#
+# v6 (the shipped recipe) starts a yield's EOT positives 1.5 s after its end
+# (v5: 1.0 s) and weighs a hold's frames 40 (v5: 20): runs r1 to r4 of
+# models/floorgru, chosen on two train-preset draws no run trained on.
 TAU_PRE = 0.25
 RECIPE = {
-    "pos_from": (1.0, 0.3), "pos_after": 2.5, "ignore_after": 4.0, "neg_reach": 3.0,
-    "neg_weight": (20.0, 3.0), "pos_weight": (5.0, 10.0), "other_weight": (1.0, 0.3),
+    "pos_from": (1.5, 0.3), "pos_after": 2.5, "ignore_after": 4.0, "neg_reach": 3.0,
+    "neg_weight": (40.0, 3.0), "pos_weight": (5.0, 10.0), "other_weight": (1.0, 0.3),
     "int_quiet": 0.4, "int_wait": 1.5, "quiet_ratio": 4.0,
     "eot_voiced": 0.0, "eot_wait": 2.0,
 }
@@ -515,7 +519,7 @@ def main():
     t.add_argument("--crop", type=int, default=750, help="frames per training crop (15 s)")
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--lr", type=float, default=3e-3)
-    t.add_argument("--seed", type=int, default=4501)
+    t.add_argument("--seed", type=int, default=4504)
     t.add_argument("--threads", type=int, default=2)
     e = sub.add_parser("ensemble")
     e.add_argument("--member", required=True, action="append", help="a trained model's folder (repeatable)")
