@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
 # Reproduces floorgru, floorbench's own detector (models/floorgru), from a
 # clean clone: builds floorbench, generates six draws of the train preset
-# (seeds 4501 to 4506) and derives their gold, trains the model with
-# Debian's python3-torch on one thread (train/floorgru.py's defaults:
-# the shipped recipe and its seed, 4504; on a busy machine two threads
-# were several times slower), exports it to ONNX, and records its probabilities on one
-# tiny-corpus conversation, the values the Go test
-# (internal/detect/floorgru_test.go) holds floorbench's run of the file to.
-# With --no-rest it trains the ablation (own channel only) instead.
+# (seeds 4501 to 4506) and derives their gold, trains four members of the
+# shipped recipe (train/floorgru.py's defaults) at seeds 4501 to 4504 with
+# Debian's python3-torch, two at a time on one thread each (on a busy
+# machine two threads a run were several times slower), joins them into
+# one model that gives their mean (train/floorgru.py ensemble), exports it
+# to ONNX, and records its probabilities on one tiny-corpus conversation,
+# the values the Go test (internal/detect/floorgru_test.go) holds
+# floorbench's run of the file to.
+# With --no-rest it trains the ablation instead: one member (seed 4504) on
+# its own channel only.
 # About a minute of generation per draw on a quiet machine and about
-# 20 min of training on one of its two cores (models/floorgru/README.md
-# has the measured run).
+# 45 min of training on its two cores (models/floorgru/README.md has the
+# measured run).
 #
 #   scripts/train.sh [WORKDIR [--no-rest]]   (default /tmp/floorbench-train)
 #
-# WORKDIR keeps the corpus, the gold, the weights and training.json (the
-# losses per epoch and the run's time); copy WORKDIR/model/floorgru.onnx,
-# training.json and floorgru-tiny.json into models/floorgru/ and
-# internal/detect/testdata/ to ship a new model.
+# WORKDIR keeps the corpus, the gold, each member's weights and log, the
+# joined model and its training.json (every member's losses per epoch and
+# time); copy WORKDIR/model/floorgru.onnx, training.json and
+# floorgru-tiny.json into models/floorgru/ and internal/detect/testdata/
+# to ship a new model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 W=${1:-/tmp/floorbench-train}
@@ -45,9 +49,32 @@ for seed in 4501 4502 4503 4504 4505 4506; do
 	args+=(--corpus "$dir" --gold "$dir-gold.json")
 done
 
-model="$W/model"
-[ "$REST" = --no-rest ] && model="$W/model-own"
-nice -n 15 "$PY" train/floorgru.py train "${args[@]}" --out "$model" "$REST" --threads 1
+# One member: train/floorgru.py's recipe at one seed, its log beside it.
+member() {
+	local out="$W/member-$1${2:-}"
+	nice -n 15 "$PY" train/floorgru.py train "${args[@]}" --out "$out" "$REST" --seed "$1" --threads 1 > "$out.log" 2>&1 ||
+		{ echo "train.sh: member $1 failed; its log: $out.log" >&2; return 1; }
+}
+# Two at a time (one per core), each pair waited for and checked.
+pair() {
+	local a b ra=0 rb=0
+	member "$1" & a=$!
+	member "$2" & b=$!
+	wait "$a" || ra=$?
+	wait "$b" || rb=$?
+	[ "$ra" = 0 ] && [ "$rb" = 0 ]
+}
+
+if [ "$REST" = --no-rest ]; then
+	model="$W/member-4504-own"
+	member 4504 -own
+else
+	model="$W/model"
+	pair 4501 4502
+	pair 4503 4504
+	"$PY" train/floorgru.py ensemble --out "$model" \
+		--member "$W/member-4501" --member "$W/member-4502" --member "$W/member-4503" --member "$W/member-4504"
+fi
 
 if [ ! -f "$W/tiny/corpus.json" ]; then
 	rm -rf "$W/tiny"
