@@ -12,8 +12,8 @@
 # With --no-rest it trains the ablation instead: one member (seed 4504) on
 # its own channel only.
 # About a minute of generation per draw on a quiet machine and about
-# 45 min of training on its two cores (models/floorgru/README.md has the
-# measured run).
+# 35 min of training on its two cores: four members of about 17 min, two
+# at a time (models/floorgru/README.md has the measured run).
 #
 #   scripts/train.sh [WORKDIR [--no-rest]]   (default /tmp/floorbench-train)
 #

@@ -6,7 +6,9 @@ inside the graph, and runs one GRU over both, giving the probabilities of
 an end of turn (EOT) and of an interruption (INT) of that speaker at 50 Hz.
 Its ONNX contract is the onnx family's: audio [batch, 2, 1696] (100 ms of
 new samples and the 96 before them that the first window needs), the GRU
-state [1, batch, 128] in and out, probs [batch, 5, 2] (models/floorgru).
+state [1, batch, 128] in and out (an ensemble's: its members' side by
+side, [1, batch, 512] for the shipped four), probs [batch, 5, 2]
+(models/floorgru).
 
 Usage (scripts/train.sh runs it):
   python3 train/floorgru.py train --corpus DIR --gold GOLD.json --out DIR
@@ -216,9 +218,10 @@ def features(front, row, fast=False):
 # latest, so that silence alone is not taught as a yield (runs n and o of
 # models/floorgru; the shipped recipe keeps it off).
 #
-# v6 (the shipped recipe) starts a yield's EOT positives 1.5 s after its end
-# (v5: 1.0 s) and weighs a hold's frames 40 (v5: 20): runs r1 to r4 of
-# models/floorgru, chosen on two train-preset draws no run trained on.
+# The shipped recipe (since v6) starts a yield's EOT positives 1.5 s after
+# its end (v5: 1.0 s) and weighs a hold's frames 40 (v5: 20): runs r1 to r4
+# of models/floorgru, chosen on two train-preset draws no run trained on;
+# v7, the shipped file, is the four runs joined (scripts/train.sh).
 TAU_PRE = 0.25
 RECIPE = {
     "pos_from": (1.5, 0.3), "pos_after": 2.5, "ignore_after": 4.0, "neg_reach": 3.0,
