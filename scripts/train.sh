@@ -9,8 +9,8 @@
 # to ONNX, and records its probabilities on one tiny-corpus conversation,
 # the values the Go test (internal/detect/floorgru_test.go) holds
 # floorbench's run of the file to.
-# With --no-rest it trains the ablation instead: one member (seed 4504) on
-# its own channel only.
+# With --no-rest it trains the ablation instead: the same four members on
+# their own channel only, joined the same way (WORKDIR/model-own).
 # About a minute of generation per draw on a quiet machine and about
 # 35 min of training on its two cores: four members of about 17 min, two
 # at a time (models/floorgru/README.md has the measured run).
@@ -55,26 +55,23 @@ member() {
 	nice -n 15 "$PY" train/floorgru.py train "${args[@]}" --out "$out" "$REST" --seed "$1" --threads 1 > "$out.log" 2>&1 ||
 		{ echo "train.sh: member $1 failed; its log: $out.log" >&2; return 1; }
 }
-# Two at a time (one per core), each pair waited for and checked.
+# Two at a time (one per core), each pair waited for and checked; $3 is
+# the members' folder suffix.
 pair() {
 	local a b ra=0 rb=0
-	member "$1" & a=$!
-	member "$2" & b=$!
+	member "$1" "${3:-}" & a=$!
+	member "$2" "${3:-}" & b=$!
 	wait "$a" || ra=$?
 	wait "$b" || rb=$?
 	[ "$ra" = 0 ] && [ "$rb" = 0 ]
 }
 
-if [ "$REST" = --no-rest ]; then
-	model="$W/member-4504-own"
-	member 4504 -own
-else
-	model="$W/model"
-	pair 4501 4502
-	pair 4503 4504
-	"$PY" train/floorgru.py ensemble --out "$model" \
-		--member "$W/member-4501" --member "$W/member-4502" --member "$W/member-4503" --member "$W/member-4504"
-fi
+sfx="" model="$W/model"
+[ "$REST" = --no-rest ] && sfx=-own model="$W/model-own"
+pair 4501 4502 "$sfx"
+pair 4503 4504 "$sfx"
+"$PY" train/floorgru.py ensemble --out "$model" \
+	--member "$W/member-4501$sfx" --member "$W/member-4502$sfx" --member "$W/member-4503$sfx" --member "$W/member-4504$sfx"
 
 if [ ! -f "$W/tiny/corpus.json" ]; then
 	rm -rf "$W/tiny"
