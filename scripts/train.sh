@@ -49,29 +49,33 @@ for seed in 4501 4502 4503 4504 4505 4506; do
 	args+=(--corpus "$dir" --gold "$dir-gold.json")
 done
 
+# The members' seeds, and their folders' suffix (-own for the ablation).
+seeds=(4501 4502 4503 4504)
+sfx="" model="$W/model"
+[ "$REST" = --no-rest ] && sfx=-own model="$W/model-own"
+
 # One member: train/floorgru.py's recipe at one seed, its log beside it.
 member() {
-	local out="$W/member-$1${2:-}"
+	local out="$W/member-$1$sfx"
 	nice -n 15 "$PY" train/floorgru.py train "${args[@]}" --out "$out" "$REST" --seed "$1" --threads 1 > "$out.log" 2>&1 ||
 		{ echo "train.sh: member $1 failed; its log: $out.log" >&2; return 1; }
 }
-# Two at a time (one per core), each pair waited for and checked; $3 is
-# the members' folder suffix.
+# Two at a time (one per core), each pair waited for and checked.
 pair() {
 	local a b ra=0 rb=0
-	member "$1" "${3:-}" & a=$!
-	member "$2" "${3:-}" & b=$!
+	member "$1" & a=$!
+	member "$2" & b=$!
 	wait "$a" || ra=$?
 	wait "$b" || rb=$?
 	[ "$ra" = 0 ] && [ "$rb" = 0 ]
 }
 
-sfx="" model="$W/model"
-[ "$REST" = --no-rest ] && sfx=-own model="$W/model-own"
-pair 4501 4502 "$sfx"
-pair 4503 4504 "$sfx"
-"$PY" train/floorgru.py ensemble --out "$model" \
-	--member "$W/member-4501$sfx" --member "$W/member-4502$sfx" --member "$W/member-4503$sfx" --member "$W/member-4504$sfx"
+members=()
+for ((i = 0; i < ${#seeds[@]}; i += 2)); do
+	pair "${seeds[i]}" "${seeds[i + 1]}"
+	members+=(--member "$W/member-${seeds[i]}$sfx" --member "$W/member-${seeds[i + 1]}$sfx")
+done
+"$PY" train/floorgru.py ensemble --out "$model" "${members[@]}"
 
 if [ ! -f "$W/tiny/corpus.json" ]; then
 	rm -rf "$W/tiny"
